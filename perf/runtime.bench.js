@@ -1,0 +1,106 @@
+// One tool call through the full runtime path, side by side with a bare call, ajv-only
+// validation, and cockatiel's retry+breaker+timeout composite with the same validation.
+import Ajv from 'ajv';
+import { ConsecutiveBreaker, ExponentialBackoff, TimeoutStrategy, circuitBreaker, handleAll, handleWhen, retry, timeout, wrap } from 'cockatiel';
+import { createRuntime, defineTool, HttpError } from '../dist/index.js';
+import { compare, fmtNs, table } from './harness.js';
+
+const inputSchema = {
+  type: 'object',
+  properties: { city: { type: 'string', minLength: 1 }, unit: { enum: ['celsius', 'fahrenheit'], default: 'celsius' }, days: { type: 'integer', minimum: 1, maximum: 7 } },
+  required: ['city'],
+};
+const outputSchema = {
+  type: 'object',
+  properties: { city: { type: 'string' }, temperature: { type: 'number' }, condition: { type: 'string' } },
+  required: ['city', 'temperature', 'condition'],
+};
+const args = { city: 'Paris', unit: 'celsius', days: 3 };
+const weather = async (a) => ({ city: a.city, temperature: 18, condition: 'cloudy' });
+const badRequest = async () => {
+  throw new HttpError(400, 'unknown city');
+};
+
+export async function run() {
+  const ajv = new Ajv.default({ allErrors: true, coerceTypes: true, useDefaults: true, strict: false });
+  const validateIn = ajv.compile(inputSchema);
+  const validateOut = ajv.compile(outputSchema);
+
+  const records = [];
+  const sink = { enqueue: (r) => void (records.length > 10_000 ? (records.length = 0) : records.push(r)) };
+  const rt = createRuntime({
+    tools: [
+      defineTool({ name: 'get_weather', description: 'w', input: inputSchema, output: outputSchema, idempotent: true, timeoutMs: 10_000, execute: weather }),
+      defineTool({ name: 'bad_request', description: 'b', input: inputSchema, idempotent: true, timeoutMs: 10_000, execute: badRequest }),
+    ],
+    recorder: sink,
+  });
+
+  const policy = wrap(
+    retry(handleAll, { maxAttempts: 3, backoff: new ExponentialBackoff() }),
+    circuitBreaker(handleAll, { halfOpenAfter: 10_000, breaker: new ConsecutiveBreaker(5) }),
+    timeout(10_000, TimeoutStrategy.Cooperative),
+  );
+  const failPolicy = wrap(
+    retry(handleWhen((e) => !(e instanceof HttpError) || e.status >= 500), { maxAttempts: 3, backoff: new ExponentialBackoff() }),
+    circuitBreaker(handleAll, { halfOpenAfter: 10_000, breaker: new ConsecutiveBreaker(1e9) }),
+    timeout(10_000, TimeoutStrategy.Cooperative),
+  );
+
+  const success = await compare({
+    bare: () => weather(args),
+    'ajv only': async () => {
+      const a = { ...args };
+      if (!validateIn(a)) throw new Error('invalid');
+      const out = await weather(a);
+      if (!validateOut(out)) throw new Error('bad output');
+      return out;
+    },
+    'cockatiel wrap(retry, breaker, timeout) + ajv': () =>
+      policy.execute(async ({ signal }) => {
+        const a = { ...args };
+        if (!validateIn(a)) throw new Error('invalid');
+        const out = await weather(a, signal);
+        if (!validateOut(out)) throw new Error('bad output');
+        return out;
+      }),
+    'faultline full path': async () => {
+      const r = await rt.execute('get_weather', args);
+      if (!r.ok) throw new Error(`unexpected failure: ${r.error.message}`);
+    },
+  });
+
+  const failure = await compare({
+    'cockatiel + ajv, 400 not retried': async () => {
+      try {
+        await failPolicy.execute(async () => {
+          const a = { ...args };
+          if (!validateIn(a)) throw new Error('invalid');
+          return badRequest();
+        });
+      } catch {
+        // the caller has to classify it and write feedback itself
+      }
+    },
+    'faultline: classified failure + feedback + record': async () => {
+      const r = await rt.execute('bad_request', args);
+      if (r.ok) throw new Error('expected a failure');
+    },
+  });
+
+  await rt.close();
+  const cockatiel = success['cockatiel wrap(retry, breaker, timeout) + ajv'].medianNs;
+  const rows = Object.entries(success).map(([name, m]) => [name, fmtNs(m.medianNs), fmtNs(m.p95Ns), (cockatiel / m.medianNs).toFixed(2) + 'x']);
+  const failRows = Object.entries(failure).map(([name, m]) => [name, fmtNs(m.medianNs), fmtNs(m.p95Ns)]);
+  const full = success['faultline full path'].medianNs;
+  return {
+    title: 'Runtime: one call through the full path',
+    markdown: [
+      table(['success path', 'median', 'p95', 'speed vs cockatiel'], rows),
+      '',
+      table(['failure path (HTTP 400, not retried)', 'median', 'p95'], failRows),
+      '',
+      `faultline full path vs cockatiel composite: ${(cockatiel / full).toFixed(2)}x faster (goal >= 5x); median ${fmtNs(full)} (goal < 3 us).`,
+    ].join('\n'),
+  };
+}

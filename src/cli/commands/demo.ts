@@ -1,0 +1,59 @@
+/**
+ * `faultline demo`: a session of tool calls failing in different ways, run through the runtime
+ * on a virtual clock, printing how each call was classified and what the agent is told.
+ */
+import { Command } from 'commander';
+import { createVirtualClock } from '../../runtime/clock.js';
+import { createRuntime } from '../../runtime/runtime.js';
+import type { ToolExecutionRecord } from '../../record/types.js';
+import { createDemoTools, DEMO_CALLS, type DemoState } from '../demo-tools.js';
+import { formatTable } from '../format-table.js';
+import { writeLine, type CliContext } from '../io.js';
+
+export function demoCommand(ctx: CliContext): Command {
+  return new Command('demo')
+    .description('Run a short agent session whose tools fail in different ways, and show what the runtime makes of each call')
+    .option('--json', 'print the records as JSON lines')
+    .action(async (opts: { json?: boolean }) => {
+      const { io } = ctx;
+      const state: DemoState = { ordersCreated: 0, salesCalls: 0, translateCalls: 0 };
+      const clock = createVirtualClock({ startMs: Date.UTC(2026, 2, 29, 14, 0, 0) });
+      const records: ToolExecutionRecord[] = [];
+      const rt = createRuntime({ tools: createDemoTools(state), clock, seed: 1, onRecord: (r) => records.push(r), context: { agent: 'demo' } });
+      const session = rt.session();
+      const shown: { call: number; record: ToolExecutionRecord }[] = [];
+      for (const [i, call] of DEMO_CALLS.entries()) {
+        const r = await session.execute(call.tool, call.args, { intent: call.intent });
+        if (r.fallbackFrom !== undefined) shown.push({ call: i + 1, record: r.fallbackFrom.record });
+        shown.push({ call: i + 1, record: r.record });
+      }
+      await rt.close();
+
+      if (opts.json === true) {
+        for (const record of records) writeLine(io.stdout, JSON.stringify(record));
+        return;
+      }
+      writeLine(io.stdout, `faultline demo: ${DEMO_CALLS.length} tool calls, ${records.length} records, ${(clock.slept / 1000).toFixed(1)} s of backoff waited on a virtual clock`);
+      writeLine(io.stdout);
+      writeLine(
+        io.stdout,
+        formatTable(shown, [
+          { header: '#', value: (s) => s.call, align: 'right' },
+          { header: 'tool', value: (s) => s.record.tool_name },
+          { header: 'status', value: (s) => s.record.status },
+          { header: 'stage/category/type', value: (s) => (s.record.failure_type === null ? '' : `${s.record.failure_stage}/${s.record.failure_category}/${s.record.failure_type}`) },
+          { header: 'code', value: (s) => s.record.error_code ?? '' },
+          { header: 'tries', value: (s) => s.record.attempts.length, align: 'right' },
+          { header: 'recovery', value: (s) => s.record.recovery },
+          { header: 'action', value: (s) => s.record.feedback?.action ?? '' },
+        ]),
+      );
+      writeLine(io.stdout);
+      writeLine(io.stdout, 'Feedback the agent received:');
+      for (const s of shown) {
+        if (s.record.feedback !== null) writeLine(io.stdout, `  #${s.call} ${s.record.tool_name}: ${s.record.feedback.hint}`);
+      }
+      writeLine(io.stdout);
+      writeLine(io.stdout, `Orders actually created by create_order: ${state.ordersCreated} (the runtime did not retry the timed-out write).`);
+    });
+}

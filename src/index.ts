@@ -1,0 +1,52 @@
+/**
+ * faultline: a tool runtime for LLM agents in which every tool call, above all every failed one,
+ * is data. See DESIGN.md for the architecture and README.md for a tour.
+ */
+export { createRuntime } from './runtime/runtime.js';
+export type {
+  CallError,
+  CallFeedback,
+  CredentialRefresher,
+  ExecuteOptions,
+  ExecuteResult,
+  FallbackInfo,
+  RecordSink,
+  Runtime,
+  RuntimeOptions,
+  Session,
+  ToolInfo,
+} from './runtime/runtime.js';
+export { defineTool, isTool } from './runtime/define-tool.js';
+export type { JsonSchema, Tool, ToolAnnotations, ToolContext, ToolSpec } from './runtime/define-tool.js';
+export { AuthError, BusinessError, HttpError, ParameterError, ToolError, toolError } from './runtime/tool-errors.js';
+export type { AuthFailureType, BusinessFailureType, ParameterFailureType, ToolErrorOptions } from './runtime/tool-errors.js';
+export { createVirtualClock, systemClock } from './runtime/clock.js';
+export type { Clock, SchedulingClock, VirtualClock, VirtualClockOptions } from './runtime/clock.js';
+export { classifyError, classifyHttpStatus, classifyOutput } from './runtime/classify.js';
+export type { Classification } from './runtime/classify.js';
+export { buildFeedback } from './runtime/feedback.js';
+export type { Feedback, FeedbackContext, FeedbackOverride, FeedbackOverrides } from './runtime/feedback.js';
+export { backoffCeiling, backoffDelay, seededRandom, DEFAULT_BACKOFF } from './runtime/backoff.js';
+export type { BackoffOptions } from './runtime/backoff.js';
+export { decideRetry, DEFAULT_RETRY } from './runtime/retry-policy.js';
+export type { RetryDecision, RetryOptions, StopReason } from './runtime/retry-policy.js';
+export { ConsecutiveBreaker, DEFAULT_BREAKER } from './runtime/breaker.js';
+export type { Admission, BreakerOptions, BreakerSnapshot } from './runtime/breaker.js';
+export { parseRetryAfter } from './runtime/retry-after.js';
+export type { ValidationIssue, ValidationIssueCode } from './runtime/validate.js';
+
+export { FaultlineError, ConfigError, DuplicateToolError, RuntimeClosedError, ToolDefinitionError } from './errors.js';
+
+export * from './taxonomy.js';
+export type {
+  AttemptOutcome,
+  AttemptRecord,
+  BreakerStateName,
+  FallbackLink,
+  InjectedFault,
+  RecordFeedback,
+  RecoveryMode,
+  ToolExecutionRecord,
+} from './record/types.js';
+export { RECORD_SCHEMA_VERSION } from './record/types.js';
+export { paramsHash, canonicalJson } from './record/params-hash.js';

@@ -1,0 +1,1297 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ConfigError } from '../errors.js';
+import { createPostgresStore } from '../store/postgres/postgres-store.js';
+import { createSqliteStore } from '../store/sqlite/sqlite-store.js';
+import type { Store } from '../store/types.js';
+import { makeFailureRecord, makeRecord } from './fixture.js';
+import {
+  createRecorder,
+  RecordsRejectedError,
+  StoreWriteTimeoutError,
+  type Recorder,
+  type RecorderOptions,
+} from './recorder.js';
+import { readSpoolBatches } from './spool.js';
+import type { ToolExecutionRecord } from './types.js';
+
+/** Above the largest pid_max Linux allows (2^22), so never alive. */
+const DEAD_PID = 999_999_999;
+
+/**
+ * A store whose insert can be switched to fail or to hang, so outages are simulated exactly.
+ * Rows are keyed by execution_id like the real stores; `duplicates` counts re-inserted ids.
+ */
+class ControllableStore implements Store {
+  readonly kind = 'memory' as const;
+  readonly rows = new Map<string, ToolExecutionRecord>();
+  /** Size of every insert call, in order, including failed ones. */
+  readonly calls: number[] = [];
+  duplicates = 0;
+  /** How often each id was part of a successful insert. */
+  readonly accepted = new Map<string, number>();
+  active = 0;
+  maxActive = 0;
+  behavior: 'up' | 'fail' | 'hang' | 'throw-sync' = 'up';
+  /** Ids the store refuses like a database refusing a bad row: the whole batch fails. */
+  readonly refuse = new Set<string>();
+  /** Inserts containing one of these ids fail until the count runs out: a record caught in one dropped connection after another. */
+  readonly flaky = new Map<string, number>();
+  private gate: Promise<void> | null = null;
+  private openGate: (() => void) | null = null;
+
+  /** Holds every insert until `release()`; they then succeed or fail by `behavior`. */
+  hold(): void {
+    this.gate = new Promise((resolve) => {
+      this.openGate = resolve;
+    });
+  }
+
+  release(): void {
+    this.openGate?.();
+    this.gate = null;
+    this.openGate = null;
+  }
+
+  insert(records: readonly ToolExecutionRecord[]): Promise<void> {
+    this.calls.push(records.length);
+    if (this.behavior === 'throw-sync') throw new Error('store blew up synchronously');
+    return this.insertAsync(records);
+  }
+
+  private async insertAsync(records: readonly ToolExecutionRecord[]): Promise<void> {
+    this.active++;
+    this.maxActive = Math.max(this.maxActive, this.active);
+    try {
+      if (this.gate !== null) await this.gate;
+      if (this.behavior === 'hang') await new Promise<never>(() => undefined);
+      if (this.behavior === 'fail') throw new Error('connection refused');
+      for (const record of records) {
+        const left = this.flaky.get(record.execution_id) ?? 0;
+        if (left > 0) {
+          this.flaky.set(record.execution_id, left - 1);
+          throw new Error('connection reset');
+        }
+      }
+      const bad = records.find((record) => this.refuse.has(record.execution_id));
+      if (bad !== undefined) throw new RangeError(`invalid record ${bad.execution_id}`);
+      for (const record of records) {
+        this.accepted.set(record.execution_id, (this.accepted.get(record.execution_id) ?? 0) + 1);
+        if (this.rows.has(record.execution_id)) this.duplicates++;
+        else this.rows.set(record.execution_id, record);
+      }
+    } finally {
+      this.active--;
+    }
+  }
+
+  async get(executionId: string): Promise<ToolExecutionRecord | null> {
+    return this.rows.get(executionId) ?? null;
+  }
+
+  async count(): Promise<number> {
+    return this.rows.size;
+  }
+
+  async close(): Promise<void> {}
+
+  // The recorder only writes; the read side belongs to the store contract suite.
+  query = unused;
+  toolStats = unused;
+  failureBreakdown = unused;
+  hourly = unused;
+  signatures = unused;
+}
+
+function unused(): Promise<never> {
+  return Promise.reject(new Error('not used by the recorder'));
+}
+
+class ManualClock {
+  constructor(public time = 1_000_000) {}
+  now(): number {
+    return this.time;
+  }
+  advance(ms: number): void {
+    this.time += ms;
+  }
+}
+
+let dir: string;
+let recorders: Recorder[] = [];
+let unhandled: unknown[] = [];
+const onUnhandled = (reason: unknown): void => {
+  unhandled.push(reason);
+};
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'faultline-recorder-'));
+  recorders = [];
+  unhandled = [];
+  process.on('unhandledRejection', onUnhandled);
+});
+
+afterEach(async () => {
+  vi.useRealTimers();
+  await Promise.all(recorders.map((recorder) => recorder.close()));
+  process.off('unhandledRejection', onUnhandled);
+  rmSync(dir, { recursive: true, force: true });
+  expect(unhandled).toEqual([]);
+});
+
+/** A recorder with test-friendly defaults: spool in the temp dir, long interval, no real-time probes. */
+function recorder(store: Store, options: Partial<RecorderOptions> = {}): Recorder {
+  const created = createRecorder({
+    store,
+    spool: { path: join(dir, 'spool', 'test.jsonl') },
+    flushIntervalMs: 60_000,
+    retry: { initialDelayMs: 60_000, maxDelayMs: 240_000 },
+    ...options,
+  });
+  recorders.push(created);
+  return created;
+}
+
+function records(count: number, overrides: Partial<ToolExecutionRecord> = {}): ToolExecutionRecord[] {
+  return Array.from({ length: count }, () => makeRecord(overrides));
+}
+
+/** Lets queued microtasks, I/O callbacks and immediates run. */
+async function turn(times = 3): Promise<void> {
+  for (let i = 0; i < times; i++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+function spoolFiles(): string[] {
+  const spoolDir = join(dir, 'spool');
+  return existsSync(spoolDir) ? readdirSync(spoolDir).map((name) => join(spoolDir, name)) : [];
+}
+
+async function idsOnDisk(): Promise<string[]> {
+  const found: string[] = [];
+  for (const path of spoolFiles()) {
+    for await (const batch of readSpoolBatches(path, { batchSize: 10_000 })) {
+      for (const record of batch.records) found.push(record.execution_id);
+    }
+  }
+  return found;
+}
+
+function expectExactlyOnce(store: ControllableStore, sent: readonly ToolExecutionRecord[]): void {
+  expect(store.rows.size).toBe(sent.length);
+  for (const record of sent) expect(store.rows.has(record.execution_id)).toBe(true);
+}
+
+describe('batching', () => {
+  it('flushes when batchSize records are queued, after the enqueue call returns', async () => {
+    const store = new ControllableStore();
+    const rec = recorder(store, { batchSize: 100 });
+    const batch = records(100);
+    for (const record of batch.slice(0, 99)) expect(rec.enqueue(record)).toBeUndefined();
+    await turn();
+    expect(store.calls).toEqual([]);
+
+    expect(rec.enqueue(batch[99] as ToolExecutionRecord)).toBeUndefined();
+    // Never synchronously inside enqueue.
+    expect(store.calls).toEqual([]);
+    await turn();
+    expect(store.calls).toEqual([100]);
+    expect(rec.stats()).toMatchObject({ enqueued: 100, written: 100, queued: 0 });
+  });
+
+  it('sends at most batchSize per insert and keeps one flush in flight', async () => {
+    const store = new ControllableStore();
+    store.hold();
+    const rec = recorder(store, { batchSize: 100 });
+    const sent = records(350);
+    for (const record of sent) rec.enqueue(record);
+    await turn();
+    expect(store.calls).toEqual([100]);
+    store.release();
+    await rec.flush();
+    expect(store.calls).toEqual([100, 100, 100, 50]);
+    expect(store.maxActive).toBe(1);
+    expectExactlyOnce(store, sent);
+  });
+
+  it('flushes a partial batch on the interval', async () => {
+    vi.useFakeTimers();
+    const store = new ControllableStore();
+    const rec = recorder(store, { batchSize: 100, flushIntervalMs: 250, spool: false });
+    for (const record of records(10)) rec.enqueue(record);
+    await vi.advanceTimersByTimeAsync(249);
+    expect(store.calls).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(store.calls).toEqual([10]);
+    for (const record of records(3)) rec.enqueue(record);
+    await vi.advanceTimersByTimeAsync(250);
+    expect(store.calls).toEqual([10, 3]);
+  });
+
+  it('flush() writes everything queued before it was called', async () => {
+    const store = new ControllableStore();
+    const rec = recorder(store, { batchSize: 512 });
+    const sent = records(20);
+    for (const record of sent) rec.enqueue(record);
+    await rec.flush();
+    expectExactlyOnce(store, sent);
+    expect(rec.stats()).toMatchObject({ written: 20, queued: 0, storeHealthy: true });
+  });
+});
+
+describe('overflow', () => {
+  it('drops and counts records beyond maxQueue', async () => {
+    const store = new ControllableStore();
+    const rec = recorder(store, { batchSize: 10, maxQueue: 10, overflow: 'drop' });
+    const sent = records(15);
+    for (const record of sent) expect(rec.enqueue(record)).toBeUndefined();
+    expect(rec.stats()).toMatchObject({ enqueued: 15, dropped: 5, queued: 10 });
+    await rec.flush();
+    expectExactlyOnce(store, sent.slice(0, 10));
+  });
+
+  it('blocks with a promise until there is room, and keeps order', async () => {
+    const store = new ControllableStore();
+    store.hold();
+    const rec = recorder(store, { batchSize: 5, maxQueue: 10, overflow: 'block' });
+    const sent = records(12);
+    for (const record of sent.slice(0, 10)) expect(rec.enqueue(record)).toBeUndefined();
+    const eleventh = rec.enqueue(sent[10] as ToolExecutionRecord);
+    const twelfth = rec.enqueue(sent[11] as ToolExecutionRecord);
+    expect(eleventh).toBeInstanceOf(Promise);
+    expect(twelfth).toBeInstanceOf(Promise);
+    let admitted = 0;
+    void eleventh?.then(() => admitted++);
+    void twelfth?.then(() => admitted++);
+    await turn();
+    expect(admitted).toBe(0);
+    expect(rec.stats()).toMatchObject({ queued: 10, waiting: 2, dropped: 0 });
+
+    store.release();
+    await Promise.all([eleventh, twelfth]);
+    expect(admitted).toBe(2);
+    await rec.flush();
+    expect([...store.rows.keys()]).toEqual(sent.map((record) => record.execution_id));
+    expect(rec.stats().dropped).toBe(0);
+  });
+});
+
+describe('durable mode', () => {
+  it('resolves enqueue only after the insert holding the record completed', async () => {
+    const store = new ControllableStore();
+    store.hold();
+    const rec = recorder(store, { mode: 'durable' });
+    const record = makeRecord();
+    const done = rec.enqueue(record);
+    expect(done).toBeInstanceOf(Promise);
+    let resolved = false;
+    void done?.then(() => {
+      resolved = true;
+    });
+    await turn();
+    expect(store.calls).toEqual([1]);
+    expect(resolved).toBe(false);
+
+    store.release();
+    await done;
+    expect(store.rows.has(record.execution_id)).toBe(true);
+  });
+
+  it('groups records enqueued during a write into the next insert', async () => {
+    const store = new ControllableStore();
+    store.hold();
+    const rec = recorder(store, { mode: 'durable' });
+    const first = rec.enqueue(makeRecord());
+    await turn();
+    const rest = records(5).map((record) => rec.enqueue(record));
+    store.release();
+    await Promise.all([first, ...rest]);
+    expect(store.calls).toEqual([1, 5]);
+  });
+
+  it('resolves once the record is fsync\'d to the spool when the store fails', async () => {
+    const store = new ControllableStore();
+    store.behavior = 'fail';
+    const rec = recorder(store, { mode: 'durable' });
+    const record = makeRecord();
+    await rec.enqueue(record);
+    expect(await idsOnDisk()).toEqual([record.execution_id]);
+    expect(rec.stats()).toMatchObject({ spooled: 1, storeHealthy: false });
+  });
+});
+
+describe('close', () => {
+  it('flushes, is idempotent, and drops (counts) records enqueued afterwards', async () => {
+    const store = new ControllableStore();
+    const rec = recorder(store);
+    const sent = records(3);
+    for (const record of sent) rec.enqueue(record);
+    const first = rec.close();
+    expect(rec.close()).toBe(first);
+    await first;
+    expectExactlyOnce(store, sent);
+    expect(rec.enqueue(makeRecord())).toBeUndefined();
+    expect(rec.stats()).toMatchObject({ enqueued: 4, dropped: 1, written: 3 });
+    await rec.flush();
+    expect(store.calls).toEqual([3]);
+  });
+
+  it('stops the interval timer', async () => {
+    vi.useFakeTimers();
+    const store = new ControllableStore();
+    const rec = recorder(store, { flushIntervalMs: 100, spool: false });
+    await rec.close();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('resolves pending durable and blocked callers even when records cannot be written', async () => {
+    const store = new ControllableStore();
+    store.behavior = 'fail';
+    const rec = recorder(store, { spool: false, mode: 'durable', maxQueue: 2, batchSize: 2, overflow: 'block' });
+    const pending = records(4).map((record) => rec.enqueue(record));
+    await turn();
+    await rec.close();
+    await expect(Promise.all(pending)).resolves.toBeDefined();
+    expect(rec.stats()).toMatchObject({ dropped: 4, queued: 0, waiting: 0 });
+  });
+});
+
+describe('store outage with a spool', () => {
+  it('spools failed batches, recovers, replays, and ends with every record stored exactly once', async () => {
+    const store = new ControllableStore();
+    const clock = new ManualClock();
+    const errors: unknown[] = [];
+    const rec = recorder(store, { batchSize: 50, clock, onError: (error) => errors.push(error) });
+
+    const before = records(120);
+    for (const record of before) rec.enqueue(record);
+    await rec.flush();
+    store.behavior = 'fail';
+    const during = records(230);
+    for (const record of during) rec.enqueue(record);
+    await rec.flush();
+
+    expect(rec.stats()).toMatchObject({ storeHealthy: false, written: 120, spooled: 230 });
+    // Only the first failing batch touched the store, plus the health check that re-inserts the
+    // last stored record to tell an outage from a refused record; the rest went straight to disk.
+    expect(store.calls).toEqual([50, 50, 20, 50, 1]);
+    expect((await idsOnDisk()).sort()).toEqual(during.map((record) => record.execution_id).sort());
+    expect(errors).toHaveLength(1);
+
+    store.behavior = 'up';
+    const after = records(40);
+    for (const record of after) rec.enqueue(record);
+    clock.advance(60_000);
+    await rec.flush();
+
+    expect(rec.stats()).toMatchObject({ storeHealthy: true, replayed: 230, written: 160, pendingSpoolFiles: 0 });
+    expectExactlyOnce(store, [...before, ...during, ...after]);
+    expect(spoolFiles()).toEqual([]);
+    expect(errors).toHaveLength(1);
+  });
+
+  it('backs off exponentially between probes, measured on the injected clock', async () => {
+    const store = new ControllableStore();
+    const clock = new ManualClock();
+    const rec = recorder(store, { clock, retry: { initialDelayMs: 60_000, maxDelayMs: 200_000 } });
+    store.behavior = 'fail';
+    rec.enqueue(makeRecord());
+    await rec.flush();
+    const probesSoFar = (): number => store.calls.length - 1;
+
+    const expectProbeAfter = async (delay: number): Promise<void> => {
+      const before = probesSoFar();
+      clock.advance(delay - 1);
+      await rec.flush();
+      expect(probesSoFar()).toBe(before);
+      clock.advance(1);
+      await rec.flush();
+      expect(probesSoFar()).toBe(before + 1);
+    };
+    await expectProbeAfter(60_000);
+    await expectProbeAfter(120_000);
+    await expectProbeAfter(200_000);
+    await expectProbeAfter(200_000);
+    expect(rec.stats().failedFlushes).toBe(5);
+  });
+
+  it('probes on a real timer too, without any flush call', async () => {
+    const store = new ControllableStore();
+    const rec = recorder(store, { retry: { initialDelayMs: 20, maxDelayMs: 40 } });
+    store.behavior = 'fail';
+    const sent = records(5);
+    for (const record of sent) rec.enqueue(record);
+    await rec.flush();
+    expect(rec.stats().storeHealthy).toBe(false);
+    store.behavior = 'up';
+    await vi.waitFor(() => expect(rec.stats().storeHealthy).toBe(true), { timeout: 2000 });
+    await vi.waitFor(() => expect(store.rows.size).toBe(5), { timeout: 2000 });
+    expectExactlyOnce(store, sent);
+  });
+
+  it('reports once per outage, and swallows errors thrown by onError', async () => {
+    const store = new ControllableStore();
+    const clock = new ManualClock();
+    const errors: unknown[] = [];
+    const rec = recorder(store, {
+      batchSize: 10,
+      clock,
+      onError: (error) => {
+        errors.push(error);
+        throw new Error('handler bug');
+      },
+    });
+    store.behavior = 'fail';
+    for (let round = 0; round < 3; round++) {
+      for (const record of records(25)) rec.enqueue(record);
+      await rec.flush();
+      clock.advance(300_000);
+      await rec.flush();
+    }
+    expect(errors).toHaveLength(1);
+    expect((errors[0] as Error).message).toBe('connection refused');
+
+    store.behavior = 'up';
+    clock.advance(300_000);
+    await rec.flush();
+    expect(rec.stats().storeHealthy).toBe(true);
+
+    store.behavior = 'fail';
+    rec.enqueue(makeRecord());
+    await rec.flush();
+    expect(errors).toHaveLength(2);
+    store.behavior = 'up';
+    await rec.close();
+    expect(store.rows.size).toBe(76);
+  });
+
+  it('treats a hanging insert as a failure after insertTimeoutMs and loses nothing', async () => {
+    const store = new ControllableStore();
+    store.behavior = 'hang';
+    const errors: unknown[] = [];
+    const rec = recorder(store, { insertTimeoutMs: 30, onError: (error) => errors.push(error) });
+    const sent = records(7);
+    for (const record of sent) rec.enqueue(record);
+    await rec.flush();
+    expect(errors).toHaveLength(1);
+    expect(StoreWriteTimeoutError.isInstance(errors[0])).toBe(true);
+    // No health check after a timeout: a hanging store would only hold the queue up longer.
+    expect(store.calls).toEqual([7]);
+    expect(rec.stats()).toMatchObject({ spooled: 7, storeHealthy: false });
+    store.behavior = 'up';
+    await rec.close();
+    expectExactlyOnce(store, sent);
+    expect(spoolFiles()).toEqual([]);
+  });
+
+  it('treats an insert that throws synchronously like any failure', async () => {
+    const store = new ControllableStore();
+    store.behavior = 'throw-sync';
+    const rec = recorder(store);
+    const sent = records(4);
+    for (const record of sent) rec.enqueue(record);
+    await rec.flush();
+    expect(rec.stats()).toMatchObject({ spooled: 4, storeHealthy: false });
+    store.behavior = 'up';
+    await rec.close();
+    expectExactlyOnce(store, sent);
+  });
+
+  it('leaves the spool on disk when the store is still down at close', async () => {
+    const store = new ControllableStore();
+    store.behavior = 'fail';
+    const rec = recorder(store);
+    const sent = records(9);
+    for (const record of sent) rec.enqueue(record);
+    await rec.close();
+    expect(store.rows.size).toBe(0);
+    expect((await idsOnDisk()).sort()).toEqual(sent.map((record) => record.execution_id).sort());
+  });
+
+  it('keeps memory bounded by maxQueue while 200k records go to disk, then stores them all', async () => {
+    const store = new ControllableStore();
+    store.behavior = 'fail';
+    const maxQueue = 5_000;
+    const rec = recorder(store, { batchSize: 1_000, maxQueue, overflow: 'block' });
+    const total = 200_000;
+    const sentIds: string[] = [];
+    let maxQueued = 0;
+    for (let i = 0; i < total; i++) {
+      const record = makeRecord({ attempts: [], input_params: null, raw_output: null });
+      sentIds.push(record.execution_id);
+      const wait = rec.enqueue(record);
+      if (wait !== undefined) await wait;
+      const queued = rec.stats().queued;
+      if (queued > maxQueued) maxQueued = queued;
+    }
+    await rec.flush();
+    expect(maxQueued).toBeLessThanOrEqual(maxQueue);
+    expect(rec.stats()).toMatchObject({ queued: 0, dropped: 0, spooled: total });
+
+    const onDisk = await idsOnDisk();
+    expect(onDisk.length).toBe(total);
+    expect(new Set(onDisk).size).toBe(total);
+
+    store.behavior = 'up';
+    await rec.close();
+    expect(store.rows.size).toBe(total);
+    for (const id of sentIds) if (!store.rows.has(id)) throw new Error(`lost ${id}`);
+    expect(store.duplicates).toBe(0);
+    expect(spoolFiles()).toEqual([]);
+  }, 120_000);
+});
+
+describe('spool replay on start', () => {
+  it('replays the spool a previous run left at the same path', async () => {
+    const down = new ControllableStore();
+    down.behavior = 'fail';
+    const first = recorder(down);
+    const sent = records(30);
+    for (const record of sent) first.enqueue(record);
+    await first.close();
+    expect(spoolFiles()).toHaveLength(1);
+
+    const store = new ControllableStore();
+    const second = recorder(store);
+    await vi.waitFor(() => expect(store.rows.size).toBe(30));
+    expectExactlyOnce(store, sent);
+    await vi.waitFor(() => expect(spoolFiles()).toEqual([]));
+    expect(second.stats()).toMatchObject({ replayed: 30, pendingSpoolFiles: 0 });
+  });
+
+  it('replays spools of dead processes in the directory, and not those of live ones', async () => {
+    const spoolDir = join(dir, 'spool');
+    const orphaned = records(12);
+    const otherLive = records(2);
+    mkdirSync(spoolDir, { recursive: true });
+    writeFileSync(join(spoolDir, `${DEAD_PID}-abc.jsonl`), orphaned.map((r) => `${JSON.stringify(r)}\n`).join(''));
+    // pid 1 always exists.
+    writeFileSync(join(spoolDir, '1-live.jsonl'), otherLive.map((r) => `${JSON.stringify(r)}\n`).join(''));
+
+    const store = new ControllableStore();
+    const rec = recorder(store, { spool: { path: join(spoolDir, `${process.pid}-me.jsonl`) } });
+    await rec.close();
+    expectExactlyOnce(store, orphaned);
+    expect(readdirSync(spoolDir)).toEqual(['1-live.jsonl']);
+  });
+
+  it('skips and counts malformed spool lines without losing the good ones', async () => {
+    const spoolDir = join(dir, 'spool');
+    mkdirSync(spoolDir, { recursive: true });
+    const good = records(5);
+    const lines = good.map((record) => JSON.stringify(record));
+    lines.splice(1, 0, '{"this is": "not a record"}');
+    lines.splice(3, 0, '%%% garbage');
+    lines.push(JSON.stringify(makeRecord()).slice(0, 30));
+    writeFileSync(join(spoolDir, 'test.jsonl'), `${lines.join('\n')}\n`);
+
+    const store = new ControllableStore();
+    const rec = recorder(store);
+    await rec.close();
+    expectExactlyOnce(store, good);
+    expect(rec.stats().malformedSpoolLines).toBe(3);
+    expect(spoolFiles()).toEqual([]);
+  });
+
+  it('resumes a replay that failed half-way without counting records twice', async () => {
+    const spoolDir = join(dir, 'spool');
+    mkdirSync(spoolDir, { recursive: true });
+    const left = records(30);
+    writeFileSync(join(spoolDir, 'test.jsonl'), left.map((r) => `${JSON.stringify(r)}\n`).join(''));
+
+    const store = new ControllableStore();
+    const clock = new ManualClock();
+    // Let the first two batches of 10 in, then fail.
+    const insert = store.insert.bind(store);
+    let allowed = 2;
+    store.insert = (batch) => {
+      if (allowed-- <= 0) store.behavior = 'fail';
+      return insert(batch);
+    };
+    const rec = recorder(store, { batchSize: 10, clock });
+    await vi.waitFor(() => expect(rec.stats().storeHealthy).toBe(false));
+    expect(store.rows.size).toBe(20);
+    expect(rec.stats().replayed).toBe(20);
+
+    store.behavior = 'up';
+    allowed = Infinity;
+    clock.advance(60_000);
+    await rec.flush();
+    expectExactlyOnce(store, left);
+    // The first 20 went in once; the only repeat is the probe, which re-inserts the last stored record.
+    const probeId = left[19]?.execution_id;
+    for (const record of left) {
+      expect(store.accepted.get(record.execution_id), record.execution_id).toBe(record.execution_id === probeId ? 2 : 1);
+    }
+    expect(rec.stats()).toMatchObject({ replayed: 30, storeHealthy: true });
+  });
+});
+
+describe('records the store refuses', () => {
+  async function rejectedOnDisk(): Promise<string[]> {
+    const path = join(dir, 'spool', 'rejected-test.jsonl');
+    const found: string[] = [];
+    for await (const batch of readSpoolBatches(path, { batchSize: 1000 })) found.push(...batch.records.map((r) => r.execution_id));
+    return found;
+  }
+
+  it('sets a refused record aside and stores the rest of its batch, without declaring an outage', async () => {
+    const store = new ControllableStore();
+    const errors: unknown[] = [];
+    const rec = recorder(store, { batchSize: 64, onError: (error) => errors.push(error) });
+    const warmup = records(3);
+    for (const record of warmup) rec.enqueue(record);
+    await rec.flush();
+
+    const batch = records(64);
+    const poison = batch[37] as ToolExecutionRecord;
+    store.refuse.add(poison.execution_id);
+    for (const record of batch) rec.enqueue(record);
+    await rec.flush();
+
+    expectExactlyOnce(store, [...warmup, ...batch.filter((record) => record !== poison)]);
+    expect(rec.stats()).toMatchObject({ rejected: 1, storeHealthy: true, spooled: 0, written: 66, failedFlushes: 0 });
+    expect(errors).toHaveLength(1);
+    expect(RecordsRejectedError.isInstance(errors[0])).toBe(true);
+    expect((errors[0] as RecordsRejectedError).executionIds).toEqual([poison.execution_id]);
+    expect(await rejectedOnDisk()).toEqual([poison.execution_id]);
+  });
+
+  it('tells a refused record from an outage before anything was ever stored', async () => {
+    const store = new ControllableStore();
+    const rec = recorder(store, { batchSize: 10 });
+    const batch = records(10);
+    store.refuse.add(batch[0]?.execution_id ?? '');
+    store.refuse.add(batch[4]?.execution_id ?? '');
+    for (const record of batch) rec.enqueue(record);
+    await rec.flush();
+    expectExactlyOnce(store, batch.filter((_, i) => i !== 0 && i !== 4));
+    expect(rec.stats()).toMatchObject({ rejected: 2, storeHealthy: true });
+    expect((await rejectedOnDisk()).sort()).toEqual([batch[0]?.execution_id, batch[4]?.execution_id].sort());
+  });
+
+  it('does not mistake a record caught in failures that merely coincided for a refused one', async () => {
+    const store = new ControllableStore();
+    const errors: unknown[] = [];
+    const rec = recorder(store, { batchSize: 8, onError: (error) => errors.push(error) });
+    const warmup = records(2);
+    for (const record of warmup) rec.enqueue(record);
+    await rec.flush();
+
+    const batch = records(8);
+    // The batch, its half, its quarter and the record alone all fail; only the retry of the record alone succeeds.
+    store.flaky.set(batch[6]?.execution_id ?? '', 4);
+    for (const record of batch) rec.enqueue(record);
+    await rec.flush();
+
+    expectExactlyOnce(store, [...warmup, ...batch]);
+    expect(rec.stats()).toMatchObject({ rejected: 0, storeHealthy: true, spooled: 0, failedFlushes: 0 });
+    expect(errors).toEqual([]);
+  });
+
+  it('declares an outage, not a refused record, when the store goes down while isolating', async () => {
+    const store = new ControllableStore();
+    const clock = new ManualClock();
+    const rec = recorder(store, { batchSize: 8, clock });
+    const warmup = records(2);
+    for (const record of warmup) rec.enqueue(record);
+    await rec.flush();
+
+    const batch = records(8);
+    // The last record, so no later write in the bisection would notice the outage by itself.
+    const suspect = batch[7]?.execution_id ?? '';
+    store.flaky.set(suspect, 5);
+    const insert = store.insert.bind(store);
+    let suspectCalls = 0;
+    store.insert = (records) => {
+      const result = insert(records);
+      // After the retry of the suspect alone, the whole store goes away.
+      if (records.some((record) => record.execution_id === suspect) && ++suspectCalls === 5) store.behavior = 'fail';
+      return result;
+    };
+    for (const record of batch) rec.enqueue(record);
+    await rec.flush();
+    expect(suspectCalls).toBe(5);
+    expect(rec.stats()).toMatchObject({ rejected: 0, storeHealthy: false, spooled: 8 });
+
+    store.behavior = 'up';
+    clock.advance(60_000);
+    await rec.flush();
+    expectExactlyOnce(store, [...warmup, ...batch]);
+    expect(rec.stats()).toMatchObject({ rejected: 0, storeHealthy: true });
+  });
+
+  it('declares an outage, not a refused record, when the health check fails too', async () => {
+    const store = new ControllableStore();
+    const clock = new ManualClock();
+    const rec = recorder(store, { batchSize: 4, clock });
+    const warmup = records(1);
+    rec.enqueue(warmup[0] as ToolExecutionRecord);
+    await rec.flush();
+    const batch = records(4);
+    store.flaky.set(batch[1]?.execution_id ?? '', 1);
+    store.flaky.set(warmup[0]?.execution_id ?? '', 1);
+    for (const record of batch) rec.enqueue(record);
+    await rec.flush();
+    expect(rec.stats()).toMatchObject({ rejected: 0, storeHealthy: false, spooled: 4 });
+    clock.advance(60_000);
+    await rec.flush();
+    expectExactlyOnce(store, [...warmup, ...batch]);
+    expect(rec.stats()).toMatchObject({ rejected: 0, storeHealthy: true, replayed: 4 });
+  });
+
+  it('treats the store going down mid-isolation as an outage, and isolates after recovery', async () => {
+    const store = new ControllableStore();
+    const clock = new ManualClock();
+    const rec = recorder(store, { batchSize: 20, clock });
+    const warmup = records(2);
+    for (const record of warmup) rec.enqueue(record);
+    await rec.flush();
+
+    const batch = records(20);
+    const poison = batch[5] as ToolExecutionRecord;
+    store.refuse.add(poison.execution_id);
+    // The batch fails because of the poison, and then the store is gone for the health check.
+    const insert = store.insert.bind(store);
+    store.insert = (records) => {
+      const result = insert(records);
+      if (records.some((record) => record.execution_id === poison.execution_id)) store.behavior = 'fail';
+      return result;
+    };
+    for (const record of batch) rec.enqueue(record);
+    await rec.flush();
+    expect(rec.stats()).toMatchObject({ rejected: 0, storeHealthy: false, spooled: 20 });
+
+    store.behavior = 'up';
+    store.insert = insert;
+    clock.advance(60_000);
+    await rec.flush();
+    expectExactlyOnce(store, [...warmup, ...batch.filter((record) => record !== poison)]);
+    expect(rec.stats()).toMatchObject({ rejected: 1, storeHealthy: true, replayed: 19, pendingSpoolFiles: 0 });
+    expect(await rejectedOnDisk()).toEqual([poison.execution_id]);
+    expect(spoolFiles()).toEqual([join(dir, 'spool', 'rejected-test.jsonl')]);
+  });
+
+  it('counts and reports refused records it cannot keep when the spool is disabled', async () => {
+    const store = new ControllableStore();
+    const errors: unknown[] = [];
+    const rec = recorder(store, { spool: false, batchSize: 4, onError: (error) => errors.push(error) });
+    const batch = records(4);
+    store.refuse.add(batch[2]?.execution_id ?? '');
+    for (const record of batch) rec.enqueue(record);
+    await rec.flush();
+    expect(store.rows.size).toBe(3);
+    expect(rec.stats().rejected).toBe(1);
+    expect((errors[0] as RecordsRejectedError).keptAt).toBeNull();
+  });
+});
+
+describe('store outage without a spool', () => {
+  it('holds up to maxQueue in memory, drops the rest, and writes the held ones after recovery', async () => {
+    const store = new ControllableStore();
+    const clock = new ManualClock();
+    store.behavior = 'fail';
+    const rec = recorder(store, { spool: false, batchSize: 10, maxQueue: 25, clock });
+    const sent = records(40);
+    for (const record of sent) {
+      rec.enqueue(record);
+      await turn(1);
+    }
+    await rec.flush();
+    expect(rec.stats()).toMatchObject({ queued: 25, dropped: 15, storeHealthy: false });
+
+    store.behavior = 'up';
+    clock.advance(60_000);
+    await rec.flush();
+    expect(rec.stats()).toMatchObject({ queued: 0, storeHealthy: true, written: 25 });
+    expectExactlyOnce(store, sent.slice(0, 25));
+  });
+
+  it('blocks producers while the store is down and lets them through after recovery', async () => {
+    const store = new ControllableStore();
+    const clock = new ManualClock();
+    store.behavior = 'fail';
+    const rec = recorder(store, { spool: false, batchSize: 5, maxQueue: 10, overflow: 'block', clock });
+    const sent = records(14);
+    const waits = sent.map((record) => rec.enqueue(record));
+    await rec.flush();
+    expect(waits.filter((wait) => wait !== undefined)).toHaveLength(4);
+    expect(rec.stats()).toMatchObject({ queued: 10, waiting: 4, dropped: 0 });
+
+    store.behavior = 'up';
+    clock.advance(60_000);
+    await rec.flush();
+    await Promise.all(waits);
+    await rec.flush();
+    expect([...store.rows.keys()]).toEqual(sent.map((record) => record.execution_id));
+  });
+});
+
+describe('summary mode', () => {
+  it('stores first-time successes as summaries and keeps failures and recoveries whole', async () => {
+    const store = new ControllableStore();
+    const rec = recorder(store, { successRecords: 'summary' });
+    const plain = makeRecord({ input_params: { q: 'x'.repeat(100) } });
+    const retried = makeRecord({ recovery: 'auto_recovered', retry_count: 1 });
+    const failed = makeFailureRecord({ failure_stage: 'execution', failure_category: 'network', failure_type: 'timeout' });
+    for (const record of [plain, retried, failed]) rec.enqueue(record);
+    await rec.flush();
+
+    expect(store.rows.get(plain.execution_id)).toMatchObject({ summary_only: true, input_params: null, raw_output: null, attempts: [] });
+    expect(store.rows.get(retried.execution_id)).toEqual(retried);
+    expect(store.rows.get(failed.execution_id)).toEqual(failed);
+  });
+});
+
+describe('options', () => {
+  it('rejects invalid options with a ConfigError naming the field', () => {
+    const store = new ControllableStore();
+    const cases: Array<[Partial<RecorderOptions>, string]> = [
+      [{ batchSize: 0 }, 'batchSize'],
+      [{ maxQueue: 1.5 }, 'maxQueue'],
+      [{ flushIntervalMs: -1 }, 'flushIntervalMs'],
+      [{ retry: { initialDelayMs: 1000, maxDelayMs: 10 } }, 'retry.maxDelayMs'],
+      [{ mode: 'eventual' as 'durable' }, 'mode'],
+      [{ spool: { path: '' } }, 'spool.path'],
+    ];
+    for (const [options, field] of cases) {
+      let caught: unknown;
+      try {
+        createRecorder({ store, spool: false, ...options });
+      } catch (error) {
+        caught = error;
+      }
+      expect(ConfigError.isInstance(caught), field).toBe(true);
+      expect((caught as ConfigError).field).toBe(field);
+    }
+  });
+
+  it('caps batchSize at maxQueue so a full queue always makes a batch', async () => {
+    const store = new ControllableStore();
+    const rec = recorder(store, { batchSize: 100, maxQueue: 8 });
+    for (const record of records(8)) rec.enqueue(record);
+    await turn();
+    expect(store.calls).toEqual([8]);
+  });
+
+  it('does not touch the disk while the store is healthy', async () => {
+    const store = new ControllableStore();
+    const rec = recorder(store);
+    for (const record of records(50)) rec.enqueue(record);
+    await rec.close();
+    expect(existsSync(join(dir, 'spool'))).toBe(false);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Against the real stores: kill the store mid-run and prove nothing is lost and nothing doubled.
+// ---------------------------------------------------------------------------------------------
+
+const HOUR = 3_600_000;
+
+/**
+ * Writes `perRound` records per round through the recorder, yielding between rounds so flushes,
+ * probes and replays interleave with the writes. `between(round)` breaks and heals the store.
+ */
+async function writeContinuously(
+  rec: Recorder,
+  options: { rounds: number; perRound: number; between: (round: number) => Promise<void> | void },
+): Promise<ToolExecutionRecord[]> {
+  const sent: ToolExecutionRecord[] = [];
+  for (let round = 0; round < options.rounds; round++) {
+    await options.between(round);
+    for (let i = 0; i < options.perRound; i++) {
+      const record = makeRecord({ step_index: round * options.perRound + i, trace_id: `trace-${round}` });
+      sent.push(record);
+      const wait = rec.enqueue(record);
+      if (wait !== undefined) await wait;
+    }
+    await sleep(5);
+  }
+  return sent;
+}
+
+/** Every sent id is stored, no other id is, and the rollups counted each record once. */
+async function expectStoredExactlyOnce(store: Store, sent: readonly ToolExecutionRecord[]): Promise<void> {
+  expect(await store.count()).toBe(sent.length);
+  const stored = await store.query({ limit: sent.length + 100 });
+  expect(stored).toHaveLength(sent.length);
+  expect(new Set(stored.map((record) => record.execution_id))).toEqual(new Set(sent.map((record) => record.execution_id)));
+  const stats = await store.toolStats({ since: 0, until: Date.now() + HOUR });
+  expect(stats.reduce((sum, row) => sum + row.total, 0)).toBe(sent.length);
+}
+
+describe('with the SQLite store', () => {
+  let stores: Store[] = [];
+  let holders: Database.Database[] = [];
+  afterEach(async () => {
+    for (const holder of holders) if (holder.open) holder.close();
+    for (const store of stores) await store.close();
+    stores = [];
+    holders = [];
+  });
+
+  /** A second connection that takes the write lock and keeps it past the store's busy_timeout. */
+  function lockHolder(path: string): { lock(): void; unlock(): void } {
+    const holder = new Database(path);
+    holder.pragma('busy_timeout = 0');
+    holders.push(holder);
+    return {
+      lock: () => holder.exec('BEGIN EXCLUSIVE'),
+      unlock: () => holder.exec('COMMIT'),
+    };
+  }
+
+  it('loses nothing while the database is locked by another connection mid-run', async () => {
+    const path = join(dir, 'faultline.db');
+    const store = createSqliteStore({ path, busyTimeoutMs: 20 });
+    stores.push(store);
+    const holder = lockHolder(path);
+    const errors: unknown[] = [];
+    const rec = recorder(store, {
+      batchSize: 25,
+      flushIntervalMs: 10,
+      retry: { initialDelayMs: 30, maxDelayMs: 120 },
+      onError: (error) => errors.push(error),
+    });
+    let sawOutage = false;
+    const sent = await writeContinuously(rec, {
+      rounds: 90,
+      perRound: 20,
+      between: (round) => {
+        if (round === 20) holder.lock();
+        if (round > 20 && round < 60 && !rec.stats().storeHealthy) sawOutage = true;
+        if (round === 60) holder.unlock();
+      },
+    });
+    await rec.close();
+
+    expect(sawOutage).toBe(true);
+    expect(errors.length).toBeGreaterThanOrEqual(1);
+    const stats = rec.stats();
+    expect(stats.spooled).toBeGreaterThan(0);
+    expect(stats).toMatchObject({ storeHealthy: true, dropped: 0, queued: 0 });
+    expect(stats.written + stats.replayed).toBe(sent.length);
+    await expectStoredExactlyOnce(store, sent);
+    expect(spoolFiles()).toEqual([]);
+  });
+
+  it('in durable mode, every acknowledged record is in the database or on disk, even during the lock', async () => {
+    const path = join(dir, 'durable.db');
+    const store = createSqliteStore({ path, busyTimeoutMs: 20 });
+    stores.push(store);
+    const holder = lockHolder(path);
+    const rec = recorder(store, { mode: 'durable', batchSize: 10 });
+    const acknowledged: ToolExecutionRecord[] = [];
+    holder.lock();
+    for (let i = 0; i < 15; i++) {
+      const record = makeRecord({ step_index: i });
+      await rec.enqueue(record);
+      acknowledged.push(record);
+    }
+    // Nothing reached the database, so each acknowledged record must already be fsync'd to the spool.
+    expect(new Set(await idsOnDisk())).toEqual(new Set(acknowledged.map((record) => record.execution_id)));
+    holder.unlock();
+    await rec.close();
+    await expectStoredExactlyOnce(store, acknowledged);
+  });
+
+  it('replays what a previous process spooled when the database was unavailable', async () => {
+    const path = join(dir, 'restart.db');
+    const first = createSqliteStore({ path, busyTimeoutMs: 20 });
+    stores.push(first);
+    const holder = lockHolder(path);
+    holder.lock();
+    const before = recorder(first);
+    const sent = records(40);
+    for (const record of sent) before.enqueue(record);
+    await before.close();
+    expect((await idsOnDisk()).length).toBe(40);
+    holder.unlock();
+
+    const second = createSqliteStore({ path });
+    stores.push(second);
+    const after = recorder(second);
+    await after.close();
+    await expectStoredExactlyOnce(second, sent);
+    expect(spoolFiles()).toEqual([]);
+  });
+});
+
+const PG_URL = process.env['FAULTLINE_TEST_PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** Why the server cannot be used, or null when it can. */
+async function pgUnavailable(url: string): Promise<string | null> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return null;
+  } catch (error) {
+    return error instanceof Error && error.message !== '' ? error.message : String((error as { code?: unknown }).code);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** The URL without its password, for messages. */
+function shownUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(unparseable FAULTLINE_TEST_PG_URL)';
+  }
+}
+
+const pgReason = await pgUnavailable(PG_URL);
+if (pgReason !== null) {
+  if (process.env['CI'] === 'true') throw new Error(`PostgreSQL at ${shownUrl(PG_URL)} is required when CI=true: ${pgReason}`);
+  console.warn(`skipping recorder tests against PostgreSQL: cannot reach ${shownUrl(PG_URL)}: ${pgReason}`);
+}
+const describePg = pgReason === null ? describe : describe.skip;
+
+/**
+ * A TCP proxy in front of PostgreSQL that can be taken down (every connection cut, new ones
+ * refused) and brought back on the same port: a store outage the store cannot tell from a real one.
+ */
+class OutageProxy {
+  private server: net.Server | null = null;
+  private readonly sockets = new Set<net.Socket>();
+  port = 0;
+
+  constructor(
+    private readonly targetHost: string,
+    private readonly targetPort: number,
+  ) {}
+
+  async start(): Promise<void> {
+    const server = net.createServer((client) => {
+      const upstream = net.connect(this.targetPort, this.targetHost);
+      for (const socket of [client, upstream]) {
+        this.sockets.add(socket);
+        socket.on('close', () => this.sockets.delete(socket));
+        socket.on('error', () => {
+          client.destroy();
+          upstream.destroy();
+        });
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.port, '127.0.0.1', () => resolve());
+    });
+    this.server = server;
+    const address = server.address();
+    if (address !== null && typeof address === 'object') this.port = address.port;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = null;
+    for (const socket of this.sockets) socket.destroy();
+    if (server !== null) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
+/** Passes everything through to a real store, counting the inserts it failed. */
+class FailureCountingStore implements Store {
+  failures = 0;
+  readonly kind: Store['kind'];
+  constructor(private readonly inner: Store) {
+    this.kind = inner.kind;
+  }
+  async insert(records: readonly ToolExecutionRecord[]): Promise<void> {
+    try {
+      await this.inner.insert(records);
+    } catch (error) {
+      this.failures++;
+      throw error;
+    }
+  }
+  get: Store['get'] = (id) => this.inner.get(id);
+  query: Store['query'] = (query) => this.inner.query(query);
+  count: Store['count'] = (query) => this.inner.count(query);
+  toolStats: Store['toolStats'] = (filter) => this.inner.toolStats(filter);
+  failureBreakdown: Store['failureBreakdown'] = (filter) => this.inner.failureBreakdown(filter);
+  hourly: Store['hourly'] = (filter) => this.inner.hourly(filter);
+  signatures: Store['signatures'] = (filter) => this.inner.signatures(filter);
+  close: Store['close'] = () => this.inner.close();
+}
+
+describePg('with the PostgreSQL store', () => {
+  const runId = randomBytes(4).toString('hex');
+  let counter = 0;
+  const schemas: string[] = [];
+  let stores: Store[] = [];
+  let proxy: OutageProxy | null = null;
+  const target = new URL(PG_URL);
+
+  function freshSchema(): string {
+    const name = `faultline_recorder_${runId}_${counter++}`;
+    schemas.push(name);
+    return name;
+  }
+
+  function urlVia(port: number): string {
+    const url = new URL(PG_URL);
+    url.hostname = '127.0.0.1';
+    url.port = String(port);
+    return url.toString();
+  }
+
+  afterEach(async () => {
+    for (const store of stores) await store.close();
+    stores = [];
+    await proxy?.stop();
+    proxy = null;
+  });
+
+  afterAll(async () => {
+    const admin = new pg.Client({ connectionString: PG_URL });
+    await admin.connect();
+    try {
+      for (const name of schemas) await admin.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(name)} CASCADE`);
+    } finally {
+      await admin.end();
+    }
+  });
+
+  it('loses nothing when the server becomes unreachable mid-run and comes back', async () => {
+    proxy = new OutageProxy(target.hostname, target.port === '' ? 5432 : Number(target.port));
+    await proxy.start();
+    const schema = freshSchema();
+    const store = await createPostgresStore({ url: urlVia(proxy.port), schema, max: 4 });
+    stores.push(store);
+    const errors: unknown[] = [];
+    const rec = recorder(store, {
+      batchSize: 25,
+      flushIntervalMs: 10,
+      retry: { initialDelayMs: 30, maxDelayMs: 120 },
+      onError: (error) => errors.push(error),
+    });
+    const outage = proxy;
+    let sawOutage = false;
+    const sent = await writeContinuously(rec, {
+      rounds: 90,
+      perRound: 20,
+      between: async (round) => {
+        if (round === 20) await outage.stop();
+        if (round > 20 && round < 60 && !rec.stats().storeHealthy) sawOutage = true;
+        if (round === 60) await outage.start();
+      },
+    });
+    await rec.close();
+
+    expect(sawOutage).toBe(true);
+    expect(errors.length).toBeGreaterThanOrEqual(1);
+    const stats = rec.stats();
+    expect(stats.spooled).toBeGreaterThan(0);
+    expect(stats).toMatchObject({ storeHealthy: true, dropped: 0, queued: 0 });
+    expect(stats.written + stats.replayed).toBe(sent.length);
+
+    const direct = await createPostgresStore({ url: PG_URL, schema });
+    stores.push(direct);
+    await expectStoredExactlyOnce(direct, sent);
+    expect(spoolFiles()).toEqual([]);
+  });
+
+  it('loses nothing while its connections are terminated over and over', async () => {
+    const schema = freshSchema();
+    const applicationName = `faultline_rec_${runId}_${counter}`;
+    const store = new FailureCountingStore(await createPostgresStore({ url: PG_URL, schema, applicationName, max: 4 }));
+    stores.push(store);
+    const killer = new pg.Client({ connectionString: PG_URL });
+    killer.on('error', () => undefined);
+    await killer.connect();
+    const rec = recorder(store, { batchSize: 25, flushIntervalMs: 10, retry: { initialDelayMs: 20, maxDelayMs: 80 } });
+
+    let killing = true;
+    let terminated = 0;
+    let sent: ToolExecutionRecord[] = [];
+    try {
+      const kills = (async () => {
+        await sleep(100);
+        while (killing) {
+          const result = await killer.query<{ killed: boolean }>(
+            'SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity WHERE application_name = $1',
+            [applicationName],
+          );
+          terminated += result.rows.filter((row) => row.killed).length;
+          await sleep(3);
+        }
+      })();
+      sent = await writeContinuously(rec, {
+        rounds: 100,
+        perRound: 20,
+        between: (round) => {
+          if (round === 70) killing = false;
+        },
+      });
+      killing = false;
+      await kills;
+    } finally {
+      killing = false;
+      await killer.end();
+    }
+    await rec.close();
+
+    expect(terminated).toBeGreaterThan(0);
+    // The kills did hit writes in flight, and not one record was mistaken for a refused one.
+    expect(store.failures).toBeGreaterThan(0);
+    expect(rec.stats().rejected).toBe(0);
+    expect(rec.stats()).toMatchObject({ storeHealthy: true, dropped: 0, queued: 0 });
+    await expectStoredExactlyOnce(store, sent);
+    expect(spoolFiles()).toEqual([]);
+  });
+
+  it('sets aside a record PostgreSQL refuses (a non-UUID id) and stores the rest', async () => {
+    const schema = freshSchema();
+    const store = await createPostgresStore({ url: PG_URL, schema });
+    stores.push(store);
+    const errors: unknown[] = [];
+    const rec = recorder(store, { batchSize: 50, onError: (error) => errors.push(error) });
+    const good = records(99);
+    const poison = makeRecord({ execution_id: 'not-a-uuid' });
+    for (const record of [...good.slice(0, 60), poison, ...good.slice(60)]) rec.enqueue(record);
+    await rec.close();
+
+    await expectStoredExactlyOnce(store, good);
+    expect(rec.stats()).toMatchObject({ rejected: 1, storeHealthy: true, spooled: 0 });
+    expect(errors.map((error) => RecordsRejectedError.isInstance(error))).toEqual([true]);
+    expect((errors[0] as RecordsRejectedError).executionIds).toEqual(['not-a-uuid']);
+  });
+
+  it('in durable mode, acknowledges only records that are in the database or on disk', async () => {
+    proxy = new OutageProxy(target.hostname, target.port === '' ? 5432 : Number(target.port));
+    await proxy.start();
+    const schema = freshSchema();
+    const store = await createPostgresStore({ url: urlVia(proxy.port), schema, max: 2 });
+    stores.push(store);
+    const rec = recorder(store, { mode: 'durable' });
+    const direct = await createPostgresStore({ url: PG_URL, schema });
+    stores.push(direct);
+
+    const first = makeRecord();
+    await rec.enqueue(first);
+    expect(await direct.get(first.execution_id)).not.toBeNull();
+
+    await proxy.stop();
+    const during = records(5);
+    for (const record of during) await rec.enqueue(record);
+    expect(new Set(await idsOnDisk())).toEqual(new Set(during.map((record) => record.execution_id)));
+
+    await proxy.start();
+    await rec.close();
+    await expectStoredExactlyOnce(direct, [first, ...during]);
+  });
+});

@@ -1,0 +1,437 @@
+/**
+ * The built-in redaction rules: value patterns for secrets and personal data, and the key names
+ * whose values are secret. Token formats follow gitleaks' rule set (config/gitleaks.toml), widened
+ * where gitleaks pins exact lengths: a redactor would rather mask a slightly odd key than leak it.
+ *
+ * Why not an existing package: secretlint's rules are async linters that report source locations
+ * over a whole file, one package per provider; the hot path here needs synchronous
+ * replace-in-place over short strings with a shared pre-filter, so the patterns live here.
+ */
+
+/** A value pattern. Matches are replaced by `mask(match)`, or by `[REDACTED]`. */
+export interface RedactionRule {
+  /** Stable name, used in tests and docs. */
+  id: string;
+  /** What to look for. A missing global flag is added. */
+  pattern: RegExp;
+  /** Return false to leave a match alone (checksums, entropy). */
+  validate?: (match: string) => boolean;
+  /** What to put instead of the match; default `[REDACTED]`. */
+  mask?: (match: string) => string;
+}
+
+/** The replacement for a whole value. */
+export const REDACTED = '[REDACTED]';
+
+/*
+ * Pre-filter flags. A rule only runs on a string whose scan raised one of the flags it needs; the
+ * scan (in redact.ts) is one pass over the string's bytes, so ordinary text pays for nothing else.
+ */
+export const F_AT = 1 << 0;
+export const F_DIGITS = 1 << 1;
+export const F_PEM = 1 << 2;
+export const F_SK = 1 << 3;
+export const F_GH = 1 << 4;
+export const F_SLACK = 1 << 5;
+export const F_AWS = 1 << 6;
+export const F_AWS_CONTEXT = 1 << 7;
+export const F_GOOGLE = 1 << 8;
+export const F_JWT = 1 << 9;
+export const F_BEARER = 1 << 10;
+export const F_BASIC = 1 << 11;
+/** The text may hold a sensitive key name (`password=…`, `"token": …`). */
+export const F_KEY = 1 << 12;
+
+/** A built-in rule plus the pre-filter flags that can make it match. */
+export interface BuiltinRule extends RedactionRule {
+  needs: number;
+  mask: (match: string) => string;
+}
+
+/**
+ * Trigrams (case-insensitive; `-` stands for `-` or `_`, `0` for any digit) that raise each flag.
+ * Chosen to sit inside every spelling of the thing they announce (`api_key`, `x-api-key`, `apiKey`
+ * all contain `api`) and to be rare in ordinary JSON and prose, which then skips the rules.
+ */
+export const TRIGGER_TRIGRAMS: readonly (readonly [string, number])[] = [
+  ['---', F_PEM],
+  ['sk-', F_SK],
+  ['rk-', F_SK],
+  ['ghp', F_GH],
+  ['gho', F_GH],
+  ['ghu', F_GH],
+  ['ghs', F_GH],
+  ['ghr', F_GH],
+  ['b-p', F_GH],
+  ['xox', F_SLACK],
+  ['xap', F_SLACK],
+  ['ks.', F_SLACK],
+  ['kia', F_AWS],
+  ['sia', F_AWS],
+  ['bia', F_AWS],
+  ['cca', F_AWS],
+  ['a0t', F_AWS],
+  ['aws', F_AWS_CONTEXT | F_KEY],
+  ['aiz', F_GOOGLE],
+  ['eyj', F_JWT],
+  ['bea', F_BEARER | F_KEY],
+  ['asi', F_BASIC],
+  ['pas', F_KEY],
+  ['pwd', F_KEY],
+  ['ecr', F_KEY],
+  ['ede', F_KEY],
+  ['tok', F_KEY],
+  ['aut', F_KEY],
+  ['oki', F_KEY],
+  ['ssi', F_KEY],
+  ['api', F_KEY],
+  ['riv', F_KEY],
+  ['cce', F_KEY],
+  ['gni', F_KEY],
+  ['ypt', F_KEY],
+  ['jwt', F_KEY],
+  ['otp', F_KEY],
+];
+
+// ---------------------------------------------------------------------------------------------
+// Key names
+
+/** Normalized key names (lowercase, `-` and `_` removed) that mark a secret anywhere inside. */
+export const SECRET_KEY_PARTS: readonly string[] = [
+  'password',
+  'passwd',
+  'passphrase',
+  'secret',
+  'apikey',
+  'privatekey',
+  'credential',
+  // Chinese field names: password, pass phrase, secret key (two spellings), token.
+  '密码',
+  '口令',
+  '密钥',
+  '秘钥',
+  '令牌',
+];
+
+/**
+ * Normalized key-name endings that mark a secret. Endings rather than substrings, so that
+ * `token_count`, `authorized`, `session_timeout` or `cookie_consent` describe a secret without
+ * being one, while `github_token`, `basic_auth` and `set-cookie` hold one.
+ */
+export const SECRET_KEY_SUFFIXES: readonly string[] = [
+  'pwd',
+  'passcode',
+  'token',
+  'auth',
+  'authorization',
+  'cookie',
+  'cookies',
+  'session',
+  'sessionid',
+  'sessid',
+  'sessionkey',
+  'accesskey',
+  'signingkey',
+  'encryptionkey',
+  'jwt',
+  'otp',
+  'bearer',
+];
+
+/** Exact normalized names that are secret but too short to match by ending (`bypass`). */
+export const SECRET_KEY_EXACT: readonly string[] = ['pass'];
+
+/**
+ * Key names ending in `token` that are not credentials: usage counters (`max_token`) and
+ * pagination cursors, which are opaque but useless to an attacker and needed to debug paging.
+ */
+export const BENIGN_TOKEN_PREFIXES: readonly string[] = [
+  'max',
+  'min',
+  'num',
+  'total',
+  'prompt',
+  'completion',
+  'input',
+  'output',
+  'cached',
+  'reasoning',
+  'remaining',
+];
+export const BENIGN_TOKEN_SUFFIXES: readonly string[] = [
+  'pagetoken',
+  'nexttoken',
+  'continuationtoken',
+  'synctoken',
+  'cursortoken',
+  'idempotencytoken',
+];
+
+/**
+ * `session_id` is how the runtime groups calls in `context_snapshot`, so these spellings are a
+ * trace key and stay. `sessionid` written as one lowercase word (Django's cookie), `PHPSESSID`,
+ * `JSESSIONID` and `session_token` are the cookie-style secret and are redacted.
+ */
+const TRACE_SESSION_KEY = /^session[-_]id$/i;
+const TRACE_SESSION_CAMEL = /^sessionI[dD]$/;
+
+/** Lowercase and drop `-`, `_` and spaces, so `X-Api-Key`, `x_api_key`, `xApiKey` and `API Key` compare equal. */
+export function normalizeKey(key: string): string {
+  return key.toLowerCase().replace(/[-_\s]/g, '');
+}
+
+/** Whether a key name, by the built-in list alone, holds a secret. */
+export function isBuiltinSecretKey(raw: string, normalized: string): boolean {
+  for (const part of SECRET_KEY_PARTS) if (normalized.includes(part)) return true;
+  if (SECRET_KEY_EXACT.includes(normalized)) return true;
+  for (const suffix of SECRET_KEY_SUFFIXES) {
+    if (!normalized.endsWith(suffix)) continue;
+    if (suffix === 'token') {
+      for (const p of BENIGN_TOKEN_PREFIXES) if (normalized.startsWith(p)) return false;
+      for (const s of BENIGN_TOKEN_SUFFIXES) if (normalized.endsWith(s)) return false;
+    }
+    if (suffix === 'sessionid') {
+      const last = raw.slice(raw.lastIndexOf('.') + 1);
+      if (TRACE_SESSION_KEY.test(last) || TRACE_SESSION_CAMEL.test(last)) return false;
+    }
+    return true;
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validators
+
+/** Luhn (mod 10) over a string of digits. */
+export function luhnValid(digits: string): boolean {
+  let sum = 0;
+  let double = false;
+  for (let i = digits.length - 1; i >= 0; i--) {
+    let d = digits.charCodeAt(i) - 48;
+    if (double) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+    double = !double;
+  }
+  return sum % 10 === 0;
+}
+
+/**
+ * A payment card: 13-19 digits, Luhn-valid, and an issuer prefix that exists (2221-2720, 3-6).
+ * The prefix check is what keeps epoch-millisecond timestamps (starting with 1) and compact dates
+ * (20240101…) out, which pass Luhn one time in ten.
+ */
+export function isCardNumber(match: string): boolean {
+  const digits = match.replace(/[ -]/g, '');
+  if (digits.length < 13 || digits.length > 19) return false;
+  const first = digits.charCodeAt(0) - 48;
+  if (first === 2) {
+    const iin = Number(digits.slice(0, 4));
+    if (iin < 2221 || iin > 2720) return false;
+  } else if (first < 3 || first > 6) {
+    return false;
+  }
+  return luhnValid(digits);
+}
+
+const ID_WEIGHTS = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2] as const;
+const ID_CHECK = '10X98765432';
+
+/** A mainland China resident ID number with a valid GB 11643 check character. */
+export function isCnResidentId(match: string): boolean {
+  if (match.length !== 18) return false;
+  let sum = 0;
+  for (let i = 0; i < 17; i++) sum += (match.charCodeAt(i) - 48) * ID_WEIGHTS[i]!;
+  return ID_CHECK[sum % 11] === match[17]!.toUpperCase();
+}
+
+/**
+ * Random-looking enough to be a credential: has a digit and two character classes, or is long and
+ * mixed-case. Keeps `Bearer authentication` and `sk-learn-compatible` out.
+ */
+export function looksRandom(token: string): boolean {
+  let lower = 0;
+  let upper = 0;
+  let digit = 0;
+  for (let i = 0; i < token.length; i++) {
+    const c = token.charCodeAt(i);
+    if (c >= 97 && c <= 122) lower = 1;
+    else if (c >= 65 && c <= 90) upper = 1;
+    else if (c >= 48 && c <= 57) digit = 1;
+  }
+  if (digit === 1 && lower + upper >= 1) return true;
+  return token.length >= 20 && lower + upper === 2;
+}
+
+/** `Basic` credentials are base64 of `user:password`. */
+function isBasicCredential(match: string): boolean {
+  const token = match.slice(match.search(/\s/) + 1).trim();
+  if (token.length % 4 !== 0) return false;
+  const decoded = Buffer.from(token, 'base64').toString('latin1');
+  if (!decoded.includes(':')) return false;
+  for (let i = 0; i < decoded.length; i++) {
+    const c = decoded.charCodeAt(i);
+    if (c < 32 || c > 126) return false;
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Masks
+
+const ELLIPSIS = '…';
+
+function keepPrefix(prefix: RegExp): (match: string) => string {
+  return (match) => {
+    const m = prefix.exec(match);
+    return `${m === null ? '' : m[0]}${ELLIPSIS}${REDACTED}`;
+  };
+}
+
+function maskPhone(match: string): string {
+  const digits = match.replace(/[^\d+]/g, '');
+  const local = digits.slice(-11);
+  const country = digits.length > 11 ? `${digits.slice(0, digits.length - 11)} ` : '';
+  return `${country}${local.slice(0, 3)}****${local.slice(7)}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Value rules, in the order they run. Earlier rules consume text later ones would mis-read:
+// `Bearer eyJ…` is an auth header before it is a JWT; a card number is masked before the phone
+// rule could see eleven of its digits.
+
+/** The built-in value rules, applied before any user rules. */
+export const BUILTIN_RULES: readonly BuiltinRule[] = [
+  {
+    id: 'private-key',
+    needs: F_PEM,
+    // A record may be truncated mid-key, so a block without its END line runs to the end of the
+    // string it sits in (a JSON string ends at the first unescaped quote), unless it is already a mask.
+    pattern:
+      /-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----|(?!…)[^"]*)/g,
+    mask: (match) => {
+      const begin = /^-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----/.exec(match)![0];
+      const end = /-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----$/.exec(match);
+      return `${begin}${ELLIPSIS}${REDACTED}${end === null ? '' : end[0]}`;
+    },
+  },
+  {
+    id: 'url-credentials',
+    needs: F_AT,
+    // The password runs to the last `@` before the path, so an unescaped `@` inside it is covered.
+    pattern: /\b[a-zA-Z][a-zA-Z0-9+.-]{1,19}:\/\/[^\s:@/?#"'<>\\]*:[^\s/?#"'<>\\]+@/g,
+    mask: (match) => `${match.slice(0, match.indexOf(':', match.indexOf('://') + 3) + 1)}${REDACTED}@`,
+  },
+  {
+    id: 'bearer-token',
+    needs: F_BEARER,
+    pattern: /\bBearer[ \t]+[A-Za-z0-9._~+/-]{8,}=*/gi,
+    validate: (match) => looksRandom(match.slice(6).trim()),
+    mask: (match) => `${match.slice(0, 6)} ${REDACTED}`,
+  },
+  {
+    id: 'basic-auth',
+    needs: F_BASIC,
+    pattern: /\bBasic[ \t]+[A-Za-z0-9+/]{6,}={0,2}(?![A-Za-z0-9+/=])/gi,
+    validate: isBasicCredential,
+    mask: (match) => `${match.slice(0, 5)} ${REDACTED}`,
+  },
+  {
+    id: 'jwt',
+    needs: F_JWT,
+    pattern: /\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g,
+    mask: () => `eyJ${ELLIPSIS}${REDACTED}`,
+  },
+  {
+    id: 'anthropic-api-key',
+    needs: F_SK,
+    pattern: /\bsk-ant-[A-Za-z0-9_-]{20,}/g,
+    mask: keepPrefix(/^sk-ant-(?:[a-z]+\d\d-)?/),
+  },
+  {
+    id: 'openai-api-key',
+    needs: F_SK,
+    pattern: /\bsk-(?!ant-)[A-Za-z0-9_-]{20,}/g,
+    validate: (match) => match.includes('T3BlbkFJ') || looksRandom(match.slice(3)),
+    mask: keepPrefix(/^sk-(?:(?:proj|svcacct|admin|None)-)?/),
+  },
+  {
+    id: 'stripe-key',
+    needs: F_SK,
+    pattern: /\b[sr]k_(?:live|test|prod)_[A-Za-z0-9]{10,}/g,
+    mask: keepPrefix(/^[sr]k_[a-z]+_/),
+  },
+  {
+    id: 'github-token',
+    needs: F_GH,
+    pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})/g,
+    mask: keepPrefix(/^(?:gh[pousr]_|github_pat_)/),
+  },
+  {
+    id: 'slack-token',
+    needs: F_SLACK,
+    pattern: /\b(?:xox[abeoprs]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,})/g,
+    mask: keepPrefix(/^x[a-z]{3}-/),
+  },
+  {
+    id: 'slack-webhook',
+    needs: F_SLACK,
+    pattern: /(?:https?:\/\/)?hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9+/_-]{10,}/g,
+    mask: keepPrefix(/^.*?hooks\.slack\.com\/[a-z]+\//),
+  },
+  {
+    id: 'aws-access-key-id',
+    needs: F_AWS,
+    pattern: /\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b/g,
+    mask: keepPrefix(/^[A-Z0-9]{4}/),
+  },
+  {
+    id: 'aws-secret-access-key',
+    needs: F_AWS_CONTEXT,
+    // gitleaks' approach for secrets with no prefix of their own: a keyword, an assignment, then
+    // the 40-character value. The keyword and assignment are kept so the mask still says what it was.
+    pattern:
+      /(?<![A-Za-z0-9])aws[\w .-]{0,40}?["']?[ \t]*(?:=>|[:=,])[ \t]*["']?[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/gi,
+    validate: (match) => {
+      const secret = match.slice(-40);
+      return /[a-z]/.test(secret) && /[A-Z]/.test(secret) && /\d/.test(secret);
+    },
+    mask: (match) => `${match.slice(0, -40)}${REDACTED}`,
+  },
+  {
+    id: 'google-api-key',
+    needs: F_GOOGLE,
+    pattern: /\bAIza[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])/g,
+    mask: keepPrefix(/^AIza/),
+  },
+  {
+    id: 'email',
+    needs: F_AT,
+    // The lookbehind pins each attempt to the start of a run, which keeps long `@`-less runs linear.
+    pattern: /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9-]{1,63}\.)+[A-Za-z]{2,24}(?![A-Za-z0-9-])/g,
+    mask: (match) => `[EMAIL]@${match.slice(match.indexOf('@') + 1)}`,
+  },
+  {
+    id: 'cn-resident-id',
+    needs: F_DIGITS,
+    pattern: /(?<!\d)[1-9]\d{5}(?:18|19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dXx](?!\d)/g,
+    validate: isCnResidentId,
+    mask: (match) => `${match.slice(0, 6)}${'*'.repeat(11)}${match.slice(17)}`,
+  },
+  {
+    id: 'payment-card',
+    needs: F_DIGITS,
+    // Not inside a longer digit run, nor the fractional part of a number.
+    pattern: /(?<![\d.])(?<!\d[ -])\d(?:[ -]?\d){12,18}(?!\d)(?![ -]\d)/g,
+    validate: isCardNumber,
+    mask: (match) => `[CARD ${ELLIPSIS}${match.replace(/[ -]/g, '').slice(-4)}]`,
+  },
+  {
+    id: 'cn-mobile',
+    needs: F_DIGITS,
+    pattern: /(?<![\d.])(?<!\d[ -])(?:\+?86[ -]?)?1[3-9]\d(?:[ -]?\d{4}){2}(?!\d)(?![ -]\d)/g,
+    mask: maskPhone,
+  },
+];

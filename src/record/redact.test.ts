@@ -1,0 +1,678 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { makeRecord } from './fixture.js';
+import { BUILTIN_RULES, createRedactor, defaultRedactor, type RedactionRule } from './redact.js';
+import { SECRET_KEY_EXACT, SECRET_KEY_PARTS, SECRET_KEY_SUFFIXES } from './redact-rules.js';
+import type { ToolExecutionRecord } from './types.js';
+
+// Every secret below is assembled at run time, so this file does not itself trip secret scanners.
+const j = (...parts: string[]): string => parts.join('');
+
+/** A valid mainland China resident ID for a 17-digit body (GB 11643 check character). */
+function cnId(body: string): string {
+  const weights = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];
+  let sum = 0;
+  for (let i = 0; i < 17; i++) sum += Number(body[i]) * weights[i]!;
+  return body + '10X98765432'[sum % 11]!;
+}
+
+interface Secret {
+  /** Which built-in rule should catch it. */
+  rule: string;
+  /** The text as it would appear. */
+  text: string;
+  /** Substrings that must not survive redaction. */
+  secretParts: string[];
+}
+
+const openaiBody = j('R4nd0mT0k3n', 'AbCdEfGhIjKlMnOpQrStUvWxYz012345');
+const anthropicBody = j('aB3dEfGhIjKlMnOpQrStUvWxYz0123456789', '-_aB3dEfGhIjKlMnOpQrStUvWxYz0123456789', 'aB3dEfGhIjKlMnOpQrSt', 'AA');
+const awsSecret = j('wJalrXUtnFEMI/K7MDENG/', 'bPxRfiCYzEXAMPLEKEY');
+const jwt = j(
+  'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9',
+  '.',
+  'eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkFsaWNlIn0',
+  '.',
+  'SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c',
+);
+const pemBody = j('MIIEowIBAAKCAQEA7bq3xQ9rTz', 'W1k4V8pHcN2sLmYf0aJdEgUiOo', '\n', 'Xy5Zb6Cc7Dd8Ee9Ff0Gg1Hh2Ii3Jj4Kk5Ll6Mm7');
+const basicPassword = j('wonder', 'land42');
+const id1 = cnId('11010519491231002');
+const id2 = cnId('44030619900307123');
+
+const SECRETS: Secret[] = [
+  { rule: 'openai-api-key', text: j('sk-proj-', openaiBody), secretParts: [openaiBody] },
+  {
+    rule: 'openai-api-key',
+    text: j('sk-', 'Xy9AbCdEfGhIjKlMnOpQr', 'T3BlbkFJ', 'StUvWxYz0123456789aB'),
+    secretParts: ['Xy9AbCdEfGhIjKlMnOpQr'],
+  },
+  { rule: 'anthropic-api-key', text: j('sk-ant-api03-', anthropicBody), secretParts: [anthropicBody.slice(0, 30)] },
+  { rule: 'aws-access-key-id', text: j('AKIA', 'Z3XAMPLE7QWERTY2'), secretParts: ['Z3XAMPLE7QWERTY2'] },
+  { rule: 'aws-access-key-id', text: j('ASIA', 'QWERTY234567ABCD'), secretParts: ['QWERTY234567ABCD'] },
+  { rule: 'aws-secret-access-key', text: j('aws_secret_access_key = ', awsSecret), secretParts: [awsSecret] },
+  { rule: 'github-token', text: j('ghp_', 'aB3dEfGhIjKlMnOpQrStUvWxYz0123456789'), secretParts: ['aB3dEfGhIjKlMnOpQrStUvWxYz0123456789'] },
+  { rule: 'github-token', text: j('gho_', 'Zz9dEfGhIjKlMnOpQrStUvWxYz0123456789'), secretParts: ['Zz9dEfGhIjKlMnOpQrStUvWxYz0123456789'] },
+  { rule: 'github-token', text: j('ghs_', 'Yy8dEfGhIjKlMnOpQrStUvWxYz0123456789'), secretParts: ['Yy8dEfGhIjKlMnOpQrStUvWxYz0123456789'] },
+  {
+    rule: 'github-token',
+    text: j('github_pat_', '11ABCDEFG0', 'abcdefghijkl_MNOPQRSTUVWXYZ0123456789abcdefghijklmnopqrstuvwxyzABCDEF'),
+    secretParts: ['abcdefghijkl_MNOPQRSTUVWXYZ0123456789'],
+  },
+  {
+    rule: 'slack-token',
+    text: j('xoxb-', '1234567890123-1234567890123-', 'AbCdEfGhIjKlMnOpQrStUvWx'),
+    secretParts: ['1234567890123-1234567890123', 'AbCdEfGhIjKlMnOpQrStUvWx'],
+  },
+  {
+    rule: 'slack-token',
+    text: j('xoxp-', '2234567890123-2234567890123-2234567890123-', 'a1b2c3d4e5f6a1b2c3d4e5f6a1b2c3d4'),
+    secretParts: ['a1b2c3d4e5f6a1b2c3d4e5f6a1b2c3d4'],
+  },
+  {
+    rule: 'slack-webhook',
+    text: j('https://hooks.slack.com/services/', 'T0A1B2C3D/B4E5F6G7H/', 'Xk9Lm8Nn7Oo6Pp5Qq4Rr3Ss2'),
+    secretParts: ['T0A1B2C3D/B4E5F6G7H', 'Xk9Lm8Nn7Oo6Pp5Qq4Rr3Ss2'],
+  },
+  { rule: 'stripe-key', text: j('sk_live_', '51H8xYzAbCdEfGhIjKlMnOpQr'), secretParts: ['51H8xYzAbCdEfGhIjKlMnOpQr'] },
+  { rule: 'stripe-key', text: j('rk_live_', '51Q9wErTyUiOpAsDfGhJkLzXc'), secretParts: ['51Q9wErTyUiOpAsDfGhJkLzXc'] },
+  { rule: 'stripe-key', text: j('sk_test_', '4eC39HqLyjWDarjtT1zdp7dc'), secretParts: ['4eC39HqLyjWDarjtT1zdp7dc'] },
+  { rule: 'google-api-key', text: j('AIza', 'SyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q'), secretParts: ['SyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q'] },
+  { rule: 'bearer-token', text: j('Authorization: Bearer ', 'f81d4fae7dec11d0a76500a0c91e6bf6'), secretParts: ['f81d4fae7dec11d0a76500a0c91e6bf6'] },
+  { rule: 'bearer-token', text: j('sent bearer ', 'Q29tcGxleFRva2VuMTIz.x-y_z~'), secretParts: ['Q29tcGxleFRva2VuMTIz'] },
+  {
+    rule: 'basic-auth',
+    text: j('Basic ', Buffer.from(j('alice:', basicPassword)).toString('base64')),
+    secretParts: [Buffer.from(j('alice:', basicPassword)).toString('base64')],
+  },
+  { rule: 'jwt', text: jwt, secretParts: [jwt.split('.')[1]!, jwt.split('.')[2]!] },
+  {
+    rule: 'private-key',
+    text: j('-----BEGIN ', 'RSA PRIVATE KEY-----\n', pemBody, '\n-----END RSA ', 'PRIVATE KEY-----'),
+    secretParts: ['MIIEowIBAAKCAQEA7bq3xQ9rTz', 'Xy5Zb6Cc7Dd8Ee9Ff0Gg1Hh2Ii3Jj4Kk5Ll6Mm7'],
+  },
+  {
+    rule: 'private-key',
+    text: j('-----BEGIN ', 'OPENSSH PRIVATE KEY-----\n', 'b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ', '\n-----END OPENSSH ', 'PRIVATE KEY-----'),
+    secretParts: ['b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ'],
+  },
+  {
+    rule: 'url-credentials',
+    text: j('postgres://app_user:', 'Sup3rS3cretPw', '@db.internal:5432/app'),
+    secretParts: ['Sup3rS3cretPw'],
+  },
+  { rule: 'url-credentials', text: j('redis://:', 'r3d1sP@ss', '@cache:6379/0'), secretParts: ['r3d1sP', 'ss@cache'] },
+  { rule: 'email', text: j('alice.smith', '@example.com'), secretParts: ['alice.smith'] },
+  { rule: 'email', text: j('ops+alerts', '@corp.example.co.uk'), secretParts: ['ops+alerts'] },
+  { rule: 'cn-mobile', text: j('138', '1234', '5678'), secretParts: ['13812345678', '1234'] },
+  { rule: 'cn-mobile', text: j('+86 ', '139-8765-', '4321'), secretParts: ['139-8765-4321', '8765'] },
+  { rule: 'cn-resident-id', text: id1, secretParts: [id1, '19491231'] },
+  { rule: 'cn-resident-id', text: id2, secretParts: [id2, '19900307'] },
+  { rule: 'payment-card', text: j('4242 4242 ', '4242 4242'), secretParts: ['4242 4242 4242 4242', '4242424242424242'] },
+  { rule: 'payment-card', text: j('5555', '5555', '5555', '4444'), secretParts: ['5555555555554444'] },
+  { rule: 'payment-card', text: j('3782-822463-', '10005'), secretParts: ['3782-822463-10005', '822463'] },
+];
+
+/** Puts `secret` into every text field of a record, in the shapes tools produce. */
+function recordWith(secret: string): ToolExecutionRecord {
+  return makeRecord({
+    status: 'failure',
+    input_params: {
+      query: `look up ${secret} please`,
+      nested: { deeper: { note: secret, list: ['x', `item ${secret}`] } },
+      list: [secret, { inner: `(${secret})` }],
+      json: JSON.stringify({ body: { text: `value=${secret}` } }),
+    },
+    raw_output: JSON.stringify({ ok: false, body: `upstream echoed ${secret}`, nested: JSON.stringify({ s: secret }) }),
+    error_message: `request failed for ${secret}: 401`,
+    error_stack: `Error: bad credential ${secret}\n    at call (/app/tool.js:10:5)\n    at run (/app/runtime.js:3:1)`,
+    context_snapshot: { intent: `find ${secret}`, session_id: 'sess-42', extra: [secret] },
+    feedback: { action: 'escalate_to_user', hint: `the call sent ${secret}`, retryable: false, retry_after_ms: null },
+    fault: { kind: 'http_error', params: { status: 401, echoed: secret, list: [`x ${secret}`] } },
+    fallback: { role: 'primary', to: 'backup_tool', reason: `primary leaked ${secret}` },
+  });
+}
+
+const KEY_SECRETS: Record<string, unknown> = {
+  password: 'kv-secret-password',
+  passwd: 'kv-secret-passwd',
+  pwd: 'kv-secret-pwd',
+  secret: 'kv-secret-secret',
+  client_secret: 'kv-secret-client',
+  api_key: 'kv-secret-api-key',
+  apikey: 'kv-secret-apikey',
+  'x-api-key': 'kv-secret-x-api-key',
+  access_token: 'kv-secret-access',
+  refresh_token: 'kv-secret-refresh',
+  id_token: 'kv-secret-id',
+  token: 'kv-secret-token',
+  auth: 'kv-secret-auth',
+  Authorization: 'kv-secret-authorization',
+  'Proxy-Authorization': 'kv-secret-proxy',
+  cookie: 'kv-secret-cookie',
+  'Set-Cookie': 'kv-secret-set-cookie',
+  session: 'kv-secret-session',
+  session_token: 'kv-secret-session-token',
+  sessionid: 'kv-secret-sessionid',
+  private_key: 'kv-secret-private-key',
+  credentials: { user: 'kv-secret-cred-user', nested: ['kv-secret-cred-list'] },
+  PASSWORD_HASH: 'kv-secret-hash',
+  dbPassword: 'kv-secret-camel',
+};
+
+const BENIGN = {
+  max_tokens: 512,
+  token_count: 17,
+  prompt_tokens: 12,
+  completion_tokens: 30,
+  total_tokens: 42,
+  tokens: 3,
+  usage: { input_tokens: 7, output_tokens: 9, max_token: 100 },
+  text: 'The weather in Paris is cloudy with light winds from the west.',
+  created_at: '2024-05-01T10:00:00.000Z',
+  date: '2024-05-01',
+  compact_date: '20240501123045',
+  epoch_ms: 1714557600000,
+  epoch_text: '1714557600000',
+  uuid: '0190a6e2-7b5c-7d3e-9f10-123456789abc',
+  order_id: 'ORD-12345678',
+  not_luhn: '4242424242424241',
+  not_luhn_spaced: '4111 1111 1111 1112',
+  eleven_digits: '23456789012',
+  eleven_other: '12345678901',
+  id_bad_checksum: '110105194912310021',
+  url: 'https://api.example.com/v1/weather?city=Paris&days=3',
+  session_id: 'sess-8f2c1d',
+  sessionId: 'sess-9a0b',
+  city: 'Paris',
+  unit: 'celsius',
+  zh: '今天北京天气晴朗，最高气温二十五度，适合出行。',
+  zh_mixed: '订单号 ORD-20240501 已发货，预计3天送达。',
+  page_token: 'CiAKGjBpNDd2Nmp2Zml2cXRiX',
+  token_type: 'bearer',
+  authenticated: true,
+  author: 'Ann Lee',
+  idempotency_key: 'b9f3c2a1-0d4e-4f5a-8b6c-7d8e9f0a1b2c',
+  version: '1.2.3',
+  price: 19.99,
+  phone_like_float: 0.13812345678,
+  words: 'basic plan, bearer of news, passing grade, automatic token bucket',
+  path: '/usr/local/lib/node_modules/app/index.js',
+  sk_like: 'task-runner-worker-pool',
+};
+
+describe('value rules', () => {
+  it('has a corpus entry for every built-in rule', () => {
+    const covered = new Set(SECRETS.map((s) => s.rule));
+    for (const rule of BUILTIN_RULES) expect(covered, rule.id).toContain(rule.id);
+  });
+
+  it.each(SECRETS.map((s) => [s.rule, s] as const))('%s: gone from every text field of a record', (_rule, secret) => {
+    const out = JSON.stringify(defaultRedactor.record(recordWith(secret.text)));
+    for (const part of secret.secretParts) expect(out).not.toContain(part);
+    // The surrounding text is still there.
+    expect(out).toContain('upstream echoed');
+    expect(out).toContain('sess-42');
+  });
+
+  it.each(SECRETS.map((s) => [s.rule, s] as const))('%s: caught on its own and inside a sentence', (_rule, secret) => {
+    for (const text of [secret.text, `x ${secret.text} y`, `"${secret.text}"`, `(${secret.text}),`]) {
+      const out = defaultRedactor.text(text);
+      for (const part of secret.secretParts) expect(out).not.toContain(part);
+    }
+  });
+
+  it('is idempotent', () => {
+    for (const secret of SECRETS) {
+      const once = defaultRedactor.text(`a ${secret.text} b`);
+      expect(defaultRedactor.text(once)).toBe(once);
+    }
+  });
+
+  it('keeps JSON text valid when a mask replaces a JSON number', () => {
+    const out = defaultRedactor.text(JSON.stringify({ phone: 13812345678, pan: 4242424242424242, name: 'x' }));
+    expect(JSON.parse(out)).toEqual({ phone: '138****5678', pan: '[CARD …4242]', name: 'x' });
+  });
+
+  it('masks personal data used as an object key', () => {
+    const email = j('ann', '@example.com');
+    expect(defaultRedactor.value({ [email]: { visits: 3 } })).toEqual({ '[EMAIL]@example.com': { visits: 3 } });
+    expect(defaultRedactor.text(JSON.stringify({ [email]: 1 }))).toBe('{"[EMAIL]@example.com":1}');
+  });
+
+  it('redacts long digit values held as numbers', () => {
+    expect(defaultRedactor.value({ phone: 13812345678 })).toEqual({ phone: '138****5678' });
+    expect(defaultRedactor.value({ pan: 4242424242424242 })).toEqual({ pan: '[CARD …4242]' });
+    expect(defaultRedactor.value({ at: 1714557600000, n: 13 })).toEqual({ at: 1714557600000, n: 13 });
+  });
+
+  it('finds secrets in strings longer than the scan buffer', () => {
+    const filler = 'lorem ipsum dolor sit amet '.repeat(400);
+    const key = j('ghp_', 'aB3dEfGhIjKlMnOpQrStUvWxYz0123456789');
+    const out = defaultRedactor.text(`${filler}${key} ${filler}你好${j('13912', '345678')}`);
+    expect(out).not.toContain('aB3dEfGhIjKlMnOpQrStUvWxYz0123456789');
+    expect(out).not.toContain('13912345678');
+    expect(out.length).toBeGreaterThan(20000);
+  });
+});
+
+describe('masks keep enough shape to debug', () => {
+  const r = defaultRedactor;
+  it.each([
+    [j('sk-proj-', openaiBody), 'sk-proj-…[REDACTED]'],
+    [j('sk-ant-api03-', anthropicBody), 'sk-ant-api03-…[REDACTED]'],
+    [j('ghp_', 'aB3dEfGhIjKlMnOpQrStUvWxYz0123456789'), 'ghp_…[REDACTED]'],
+    [j('github_pat_', '11ABCDEFG0abcdefghijkl_MNOPQRSTUVWXYZ0123456789'), 'github_pat_…[REDACTED]'],
+    [j('xoxb-', '1234567890123-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx'), 'xoxb-…[REDACTED]'],
+    [j('sk_live_', '51H8xYzAbCdEfGhIjKlMnOpQr'), 'sk_live_…[REDACTED]'],
+    [j('AKIA', 'Z3XAMPLE7QWERTY2'), 'AKIA…[REDACTED]'],
+    [j('AIza', 'SyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q'), 'AIza…[REDACTED]'],
+    [jwt, 'eyJ…[REDACTED]'],
+    [j('Bearer ', 'f81d4fae7dec11d0a76500a0c91e6bf6'), 'Bearer [REDACTED]'],
+    [j('Basic ', Buffer.from('bob:pw12345').toString('base64')), 'Basic [REDACTED]'],
+    [j('4242 4242 ', '4242 4242'), '[CARD …4242]'],
+    [j('3782-822463-', '10005'), '[CARD …0005]'],
+    [j('alice.smith', '@example.com'), '[EMAIL]@example.com'],
+    [j('138', '1234', '5678'), '138****5678'],
+    [j('+86 ', '139-8765-4321'), '+86 139****4321'],
+    [id1, `${id1.slice(0, 6)}***********${id1.slice(17)}`],
+    [j('postgres://app_user:', 'pw', '@db:5432/app'), 'postgres://app_user:[REDACTED]@db:5432/app'],
+    [
+      j('https://hooks.slack.com/services/', 'T0A1B2C3D/B4E5F6G7H/Xk9Lm8Nn7Oo6Pp5Qq4Rr3Ss2'),
+      'https://hooks.slack.com/services/…[REDACTED]',
+    ],
+    [
+      j('-----BEGIN ', 'EC PRIVATE KEY-----\nMHcCAQEE\n-----END EC ', 'PRIVATE KEY-----'),
+      '-----BEGIN EC PRIVATE KEY-----…[REDACTED]-----END EC PRIVATE KEY-----',
+    ],
+  ])('%s', (input, expected) => {
+    expect(r.text(input)).toBe(expected);
+  });
+
+  it('keeps the key and assignment around an AWS secret', () => {
+    expect(r.text(j('AWS_SECRET_ACCESS_KEY=', awsSecret))).toBe('AWS_SECRET_ACCESS_KEY=[REDACTED]');
+  });
+
+  it('masks a private key cut off by truncation', () => {
+    const cut = JSON.stringify({ key: j('-----BEGIN ', 'PRIVATE KEY-----\n', pemBody) }).slice(0, -2);
+    const out = r.text(cut);
+    expect(out).not.toContain('MIIEowIBAAKCAQEA7bq3xQ9rTz');
+    expect(out).toContain('-----BEGIN PRIVATE KEY-----…[REDACTED]');
+  });
+});
+
+describe('key rules', () => {
+  const r = defaultRedactor;
+  const secretValues = (v: unknown): string[] =>
+    JSON.stringify(v)
+      .match(/kv-secret-[a-z-]+/g)
+      ?.map((s) => s) ?? [];
+
+  it('replaces the whole value under a secret key, in objects and arrays at any depth', () => {
+    const input = { a: { b: [{ ...KEY_SECRETS }, KEY_SECRETS] }, top: KEY_SECRETS };
+    const out = r.value(input);
+    expect(secretValues(out)).toEqual([]);
+    expect(out.top['credentials']).toBe('[REDACTED]');
+    expect(out.top['Set-Cookie']).toBe('[REDACTED]');
+  });
+
+  it('applies to JSON held inside strings and re-serializes it', () => {
+    expect(r.value({ body: '{"password":"x"}' })).toEqual({ body: '{"password":"[REDACTED]"}' });
+    expect(r.text('{"password":"x","user":"bob"}')).toBe('{"password":"[REDACTED]","user":"bob"}');
+    const nested = JSON.stringify({ outer: JSON.stringify({ deep: { ...KEY_SECRETS } }) });
+    const out = r.text(nested);
+    expect(secretValues(out)).toEqual([]);
+    expect(JSON.parse(JSON.parse(out).outer)).toMatchObject({ deep: { password: '[REDACTED]', credentials: '[REDACTED]' } });
+  });
+
+  it('applies to key/value pairs in free text, truncated JSON and double-encoded JSON', () => {
+    const cases = [
+      'login failed password=kv-secret-a&user=bob',
+      'api_key: kv-secret-b, retrying',
+      "config {'client_secret': 'kv-secret-c'}",
+      '{"user":"bob","token":"kv-secret-d","city":"Par',
+      '{"credentials":{"user":"kv-secret-e","x":1},"a":',
+      JSON.stringify({ body: JSON.stringify({ password: 'kv-secret-f' }) }).slice(0, -3),
+      'Cookie: sid=kv-secret-g; theme=kv-secret-h\nAccept: */*',
+      'Authorization: Token kv-secret-i',
+      '"set-cookie": ["kv-secret-j=1", "b=2"]',
+    ];
+    for (const text of cases) expect(secretValues(r.text(text)), text).toEqual([]);
+    expect(r.text('Authorization: Token abc\nAccept: */*')).toBe('Authorization: Token [REDACTED]\nAccept: */*');
+    expect(r.text('Cookie: a=1; b=2\nHost: x')).toBe('Cookie: [REDACTED]\nHost: x');
+    expect(r.text('password=hunter2&user=bob')).toBe('password=[REDACTED]&user=bob');
+  });
+
+  it('are applied in every field of a record', () => {
+    const json = JSON.stringify({ ok: false, headers: { ...KEY_SECRETS } });
+    const rec = makeRecord({
+      input_params: { request: { ...KEY_SECRETS }, batch: [KEY_SECRETS], raw: json },
+      raw_output: json,
+      error_message: 'login failed: password=kv-secret-msg, api_key: kv-secret-msg2',
+      error_stack: 'Error: token=kv-secret-stack\n    at x (/a.js:1:1)',
+      context_snapshot: { session_id: 'sess-7', auth: { ...KEY_SECRETS } },
+      feedback: { action: 'escalate_to_user', hint: 'refresh_token=kv-secret-hint expired', retryable: false, retry_after_ms: null },
+      fault: { kind: 'http_error', params: { ...KEY_SECRETS } },
+    });
+    const out = r.record(rec);
+    expect(secretValues(out)).toEqual([]);
+    expect(out.context_snapshot['session_id']).toBe('sess-7');
+    expect(JSON.parse(out.raw_output!)).toMatchObject({ ok: false, headers: { password: '[REDACTED]' } });
+  });
+
+  it('keeps JSON text valid when a numeric secret is replaced in place', () => {
+    const cut = '{"password":123456,"city":"Paris","pad":"';
+    expect(r.text(cut)).toBe('{"password":"[REDACTED]","city":"Paris","pad":"');
+  });
+
+  it('redacts numbers and booleans under clearly secret keys', () => {
+    expect(r.value({ password: 123456, secret: true, pin_pwd: 0 })).toEqual({
+      password: '[REDACTED]',
+      secret: '[REDACTED]',
+      pin_pwd: '[REDACTED]',
+    });
+  });
+
+  it('keeps null and undefined under secret keys (nothing to hide, and useful to see)', () => {
+    expect(r.value({ password: null, token: undefined })).toEqual({ password: null, token: undefined });
+  });
+
+  it('treats session_id as a trace key but redacts cookie-style session values', () => {
+    const out = r.value({ session_id: 's-1', sessionId: 's-2', 'Session-Id': 's-3', sessionid: 'x', PHPSESSID: 'y', session: 'z' });
+    expect(out).toEqual({
+      session_id: 's-1',
+      sessionId: 's-2',
+      'Session-Id': 's-3',
+      sessionid: '[REDACTED]',
+      PHPSESSID: '[REDACTED]',
+      session: '[REDACTED]',
+    });
+  });
+});
+
+describe('benign values', () => {
+  const r = defaultRedactor;
+
+  it('come through byte-identical, as the same reference', () => {
+    const input = structuredClone(BENIGN);
+    expect(r.value(input)).toBe(input);
+    expect(JSON.stringify(input)).toBe(JSON.stringify(BENIGN));
+  });
+
+  it('come through byte-identical as text', () => {
+    const json = JSON.stringify(BENIGN);
+    expect(r.text(json)).toBe(json);
+    for (const v of Object.values(BENIGN)) {
+      const s = typeof v === 'string' ? v : JSON.stringify(v);
+      expect(r.text(s)).toBe(s);
+      expect(r.text(`note: ${s} (end)`)).toBe(`note: ${s} (end)`);
+    }
+  });
+
+  it('leave a whole record untouched, as the same reference', () => {
+    const json = JSON.stringify(BENIGN);
+    const rec = makeRecord({
+      input_params: BENIGN,
+      raw_output: json,
+      error_message: 'upstream returned 503 at 2024-05-01T10:00:00Z for ORD-12345678',
+      error_stack: 'Error: upstream\n    at fetch (/app/node_modules/undici/index.js:120:9)',
+      context_snapshot: { intent: 'weather lookup', session_id: 'sess-8f2c1d', model: 'gpt-4o-mini' },
+      feedback: { action: 'retry', hint: 'retry in 2000 ms', retryable: true, retry_after_ms: 2000 },
+      fault: { kind: 'latency', params: { delay_ms: 2000, max_tokens: 512 } },
+    });
+    expect(r.record(rec)).toBe(rec);
+  });
+
+  it('keep dates as ISO strings', () => {
+    const at = new Date('2024-05-01T10:00:00.000Z');
+    const input = { at, nested: [at] };
+    expect(JSON.stringify(r.value(input))).toBe(JSON.stringify(input));
+  });
+});
+
+describe('options', () => {
+  it('custom rules run after the built-ins, always globally, with validate and mask', () => {
+    const employee: RedactionRule = { id: 'employee', pattern: /EMP-(\d{6})/, mask: (m) => `EMP-…${m.slice(-2)}` };
+    const even: RedactionRule = { id: 'even', pattern: /\bZ\d\b/, validate: (m) => Number(m.slice(1)) % 2 === 0 };
+    const r = createRedactor({ rules: [employee, even] });
+    expect(r.text('EMP-123456 and EMP-654321, Z2 Z3')).toBe('EMP-…56 and EMP-…21, [REDACTED] Z3');
+    expect(r.value({ who: ['EMP-111111'] })).toEqual({ who: ['EMP-…11'] });
+    // Short strings still get user rules; built-ins still apply.
+    expect(r.text('Z4')).toBe('[REDACTED]');
+    expect(r.text(j('mail ', 'bob', '@example.com EMP-000001'))).toBe('mail [EMAIL]@example.com EMP-…01');
+    // The caller's RegExp is not modified.
+    expect(employee.pattern.global).toBe(false);
+  });
+
+  it('a throwing user rule fails closed instead of throwing', () => {
+    const r = createRedactor({
+      rules: [
+        { id: 'bad-validate', pattern: /AAA\d+/, validate: () => { throw new Error('boom'); } },
+        { id: 'bad-mask', pattern: /BBB\d+/, mask: () => { throw new Error('boom'); } },
+      ],
+    });
+    expect(r.text('AAA1 BBB2')).toBe('[REDACTED] [REDACTED]');
+  });
+
+  it('custom string keys match any spelling, in objects, JSON text and free text', () => {
+    const r = createRedactor({ keys: ['tenant_key'] });
+    expect(r.value({ 'Tenant-Key': 'a', tenantKey: 'b', TENANT_KEY: 'c', tenant: 'd' })).toEqual({
+      'Tenant-Key': '[REDACTED]',
+      tenantKey: '[REDACTED]',
+      TENANT_KEY: '[REDACTED]',
+      tenant: 'd',
+    });
+    expect(r.text('{"tenant-key":"abc","x":1}')).toBe('{"tenant-key":"[REDACTED]","x":1}');
+    expect(r.text('using tenantKey=abc123 now')).toBe('using tenantKey=[REDACTED] now');
+  });
+
+  it('custom RegExp keys are tested against the raw key, case-insensitively', () => {
+    const r = createRedactor({ keys: [/^x-internal-/] });
+    expect(r.value({ 'X-Internal-Route': 'r1', 'x-public': 'p' })).toEqual({ 'X-Internal-Route': '[REDACTED]', 'x-public': 'p' });
+    expect(r.text('{"x-internal-hop":"h"}')).toBe('{"x-internal-hop":"[REDACTED]"}');
+  });
+
+  it('allowKeys wins over built-in and custom keys, but value rules still apply', () => {
+    const r = createRedactor({ allowKeys: ['session', 'Api-Key'], keys: ['session'] });
+    const email = j('eve', '@example.com');
+    expect(r.value({ session: 'visible', api_key: email, password: 'p' })).toEqual({
+      session: 'visible',
+      api_key: '[EMAIL]@example.com',
+      password: '[REDACTED]',
+    });
+  });
+
+  it('enabled: false passes everything through untouched', () => {
+    const r = createRedactor({ enabled: false, keys: ['x'] });
+    const input = { password: 'p', text: j('sk-proj-', openaiBody) };
+    expect(r.value(input)).toBe(input);
+    expect(r.text(input.text)).toBe(input.text);
+    const rec = recordWith(input.text);
+    expect(r.record(rec)).toBe(rec);
+  });
+
+  it('maxDepth replaces deeper objects', () => {
+    const r = createRedactor({ maxDepth: 2 });
+    expect(r.value({ a: { b: { c: { d: 1 } }, s: 'ok' } })).toEqual({ a: { b: { c: '[TRUNCATED_DEPTH]' }, s: 'ok' } });
+    let deep: unknown = 'leaf';
+    for (let i = 0; i < 100; i++) deep = [deep];
+    expect(JSON.stringify(defaultRedactor.value(deep))).toContain('[TRUNCATED_DEPTH]');
+  });
+});
+
+describe('references and mutation', () => {
+  const r = defaultRedactor;
+
+  it('returns the same reference when nothing changed, at every level', () => {
+    const params = { city: 'Paris', unit: 'celsius', days: 3 };
+    expect(r.value(params)).toBe(params);
+    const tree = { a: [1, { b: 'x' }], c: { d: { e: null } } };
+    expect(r.value(tree)).toBe(tree);
+    const text = 'plain text without anything sensitive in it';
+    expect(r.text(text)).toBe(text);
+  });
+
+  it('copies only the path to a change; untouched subtrees keep their identity', () => {
+    const keep = { deep: ['x', { y: 1 }] };
+    const input = { keep, change: { password: 'p', other: 'o' }, list: [keep, 'plain'] };
+    const out = r.value(input);
+    expect(out).not.toBe(input);
+    expect(out.keep).toBe(keep);
+    expect(out.list).toBe(input.list);
+    expect(out.change).toEqual({ password: '[REDACTED]', other: 'o' });
+  });
+
+  it('never mutates its input, even when frozen', () => {
+    const input = Object.freeze({
+      password: 'p',
+      nested: Object.freeze({ email: j('ann', '@example.com'), list: Object.freeze(['x', j('bob', '@example.com')]) }),
+    });
+    const before = JSON.stringify(input);
+    r.value(input);
+    const rec = Object.freeze(recordWith(j('sk-proj-', openaiBody)));
+    const recBefore = JSON.stringify(rec);
+    r.record(rec);
+    expect(JSON.stringify(input)).toBe(before);
+    expect(JSON.stringify(rec)).toBe(recBefore);
+  });
+
+  it('returns a copy of the record with only the changed fields replaced', () => {
+    const rec = recordWith(j('sk-proj-', openaiBody));
+    const out = r.record(rec);
+    expect(out).not.toBe(rec);
+    expect(out.attempts).toBe(rec.attempts);
+    expect(out.execution_id).toBe(rec.execution_id);
+    expect(out.feedback?.action).toBe('escalate_to_user');
+    expect(out.fault?.kind).toBe('http_error');
+  });
+});
+
+describe('odd input', () => {
+  const r = defaultRedactor;
+
+  it('replaces cycles with [CIRCULAR] but not shared references', () => {
+    const a: Record<string, unknown> = { name: 'a' };
+    a['self'] = a;
+    const arr: unknown[] = [1];
+    arr.push(arr);
+    const shared = { s: 1 };
+    expect(r.value(a)).toEqual({ name: 'a', self: '[CIRCULAR]' });
+    expect(r.value(arr)).toEqual([1, '[CIRCULAR]']);
+    const dag = { x: shared, y: shared };
+    expect(r.value(dag)).toBe(dag);
+    const m = new Map<string, unknown>();
+    m.set('me', m);
+    expect(r.value(m)).toEqual({ me: '[CIRCULAR]' });
+  });
+
+  it('converts values JSON cannot hold', () => {
+    const err = new Error(j('failed for ', 'ann', '@example.com'));
+    const out = r.value({
+      date: new Date('2024-05-01T00:00:00.000Z'),
+      bad: new Date(Number.NaN),
+      buf: Buffer.from('hello'),
+      u8: new Uint8Array(7),
+      ab: new ArrayBuffer(3),
+      map: new Map<unknown, unknown>([
+        ['password', 'p'],
+        [1, 'one'],
+      ]),
+      set: new Set(['a', j('bob', '@example.com')]),
+      fn: () => 1,
+      sym: Symbol('s'),
+      big: 12345678901234567890n,
+      err,
+      url: new URL('https://user:pw@example.com/x'),
+      boxed: new String('boxed'),
+    });
+    expect(out).toMatchObject({
+      date: '2024-05-01T00:00:00.000Z',
+      bad: 'Invalid Date',
+      buf: '[BINARY 5 bytes]',
+      u8: '[BINARY 7 bytes]',
+      ab: '[BINARY 3 bytes]',
+      map: { password: '[REDACTED]', 1: 'one' },
+      set: ['a', '[EMAIL]@example.com'],
+      fn: '[FUNCTION]',
+      sym: '[SYMBOL]',
+      big: '12345678901234567890',
+      err: { name: 'Error', message: 'failed for [EMAIL]@example.com' },
+      url: 'https://user:[REDACTED]@example.com/x',
+      boxed: 'boxed',
+    });
+    expect(JSON.stringify(out)).not.toContain('ann@');
+  });
+
+  it('survives getters and proxies that throw', () => {
+    const hostile = {
+      ok: 1,
+      get boom(): never {
+        throw new Error('no');
+      },
+    };
+    expect(r.value({ hostile })).toEqual({ hostile: '[UNREADABLE]' });
+    const proxy = new Proxy(
+      {},
+      {
+        ownKeys() {
+          throw new Error('no');
+        },
+      },
+    );
+    expect(r.value([proxy, 'x'])).toEqual(['[UNREADABLE]', 'x']);
+  });
+
+  it('never throws on arbitrary values', () => {
+    fc.assert(
+      fc.property(fc.anything({ withBigInt: true, withDate: true, withMap: true, withSet: true, withTypedArray: true }), (v) => {
+        r.value(v);
+        r.text(JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? String(x) : x)) ?? '');
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('text is idempotent on arbitrary strings', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 200 }), (s) => {
+        const once = r.text(s);
+        expect(r.text(once)).toBe(once);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('key names in other scripts and shapes', () => {
+  const r = defaultRedactor;
+
+  it('the text pre-filter lets every built-in key name through, in every spelling', () => {
+    // A key the trigram table missed would leave JSON text unparsed and `key=value` unscanned.
+    for (const name of [...SECRET_KEY_PARTS, ...SECRET_KEY_SUFFIXES, ...SECRET_KEY_EXACT]) {
+      const snake = name.replace(/(key|token|id|secret|auth)$/, '_$1');
+      const prefixed = SECRET_KEY_EXACT.includes(name) ? [] : [`my_${name}`];
+      for (const key of [name, name.toUpperCase(), snake, snake.replace(/_/g, '-'), ...prefixed]) {
+        if (/^session[-_]id$/.test(key)) continue; // the trace key, tested above
+        expect(r.text(`{"${key}":"kv-secret-x"}`), key).toBe(`{"${key}":"[REDACTED]"}`);
+        expect(r.text(`${key}=kv-secret-x`), key).toBe(`${key}=[REDACTED]`);
+      }
+    }
+  });
+
+  it('knows Chinese field names, as object keys and in text', () => {
+    expect(r.value({ 用户密码: 'p', 访问令牌: 't', 城市: '北京' })).toEqual({ 用户密码: '[REDACTED]', 访问令牌: '[REDACTED]', 城市: '北京' });
+    expect(r.text('{"密码":"kv-secret-zh","城市":"北京"}')).toBe('{"密码":"[REDACTED]","城市":"北京"}');
+    expect(r.text('登录失败，密码：kv-secret-zh2')).toBe('登录失败，密码：[REDACTED]');
+  });
+
+  it('treats quoted keys with spaces and CLI flags as keys', () => {
+    expect(r.text('{"API Key": "kv-secret-k", "x": 1')).toBe('{"API Key": "[REDACTED]", "x": 1');
+    expect(r.text('run --password=kv-secret-cli --verbose')).toBe('run --password=[REDACTED] --verbose');
+  });
+
+  it('leaves comparisons, paths and URLs alone', () => {
+    for (const text of ['if token == null', 'a <= b', 'std::token::next', 'https://example.com/token', 'x => token']) {
+      expect(r.text(text)).toBe(text);
+    }
+  });
+});

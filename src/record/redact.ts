@@ -1,0 +1,887 @@
+/**
+ * Redaction: runs on every record before it leaves the process (store, export, listeners), so it
+ * sits on the hot path of every tool call. Two kinds of rule:
+ *
+ * - **Key rules.** A value under a secret key name (`password`, `api_key`, `set-cookie`, …) is
+ *   replaced whole. They apply to object keys, to JSON held inside strings, and to `key=value` /
+ *   `key: value` pairs in free text.
+ * - **Value rules.** Secret-shaped substrings (provider API keys, JWTs, auth headers, PEM keys,
+ *   URL passwords, e-mail addresses, China mobile and resident ID numbers, payment cards) are
+ *   masked wherever they appear, keeping enough shape to debug (`sk-proj-…[REDACTED]`).
+ *
+ * Speed comes from doing nothing for clean input: one byte pass over each string raises flags for
+ * what it might hold, only flagged rules run, and `value()` hands back the very same reference when
+ * nothing changed, so callers can skip copies.
+ */
+import type { ToolExecutionRecord } from './types.js';
+import {
+  BUILTIN_RULES,
+  F_AT,
+  F_DIGITS,
+  F_KEY,
+  REDACTED,
+  SECRET_KEY_PARTS,
+  TRIGGER_TRIGRAMS,
+  isBuiltinSecretKey,
+  normalizeKey,
+  type RedactionRule,
+} from './redact-rules.js';
+
+export { BUILTIN_RULES, REDACTED, type RedactionRule } from './redact-rules.js';
+
+/** Options for {@link createRedactor}. */
+export interface RedactOptions {
+  /** Default true. False makes every method return its input untouched. */
+  enabled?: boolean;
+  /**
+   * Extra secret key names. Strings match the whole key case-insensitively after removing `-`, `_`
+   * and spaces (`'x-tenant-key'` matches `X_Tenant_Key` and `xTenantKey`); RegExps are tested against the
+   * raw key, case-insensitively. RegExp keys make every JSON-looking string go through key
+   * scanning, which costs more on large outputs.
+   */
+  keys?: readonly (string | RegExp)[];
+  /** Key names never treated as secret (compared like string `keys`). Value rules still apply. */
+  allowKeys?: readonly string[];
+  /** Extra value rules, applied after the built-ins, to strings of any length. */
+  rules?: readonly RedactionRule[];
+  /** Default 32. Objects nested deeper are replaced by `[TRUNCATED_DEPTH]`. */
+  maxDepth?: number;
+}
+
+/** Removes secrets from values, text and whole records. Never throws and never mutates input. */
+export interface Redactor {
+  /**
+   * Deep-redacts objects, arrays and strings (including JSON held in strings). Returns the same
+   * reference when nothing needed changing. Values JSON cannot hold are converted: Dates to ISO
+   * strings, binary to `[BINARY n bytes]`, Maps and Sets to objects and arrays, BigInts to strings,
+   * functions to `[FUNCTION]`, cycles to `[CIRCULAR]`; so the result is typed `T` for convenience.
+   * @example redactor.value({ user: 'ann', password: 'hunter2' }) // { user: 'ann', password: '[REDACTED]' }
+   */
+  value<T>(value: T): T;
+  /**
+   * Redacts free text (messages, stacks, raw output): value rules plus `key=value` pairs, and, when
+   * the whole string is JSON holding a secret key, the parsed JSON re-serialized.
+   * @example redactor.text('Authorization: Bearer 9f8e7d6c5b4a39281706') // 'Authorization: Bearer [REDACTED]'
+   */
+  text(value: string): string;
+  /**
+   * Redacts every text field of a record: input_params, raw_output, error_message, error_stack,
+   * context_snapshot, feedback.hint, fault.params, fallback.reason. Returns the same record when
+   * nothing changed, otherwise a shallow copy with the changed fields.
+   */
+  record(record: ToolExecutionRecord): ToolExecutionRecord;
+}
+
+const TRUNCATED_DEPTH = '[TRUNCATED_DEPTH]';
+const CIRCULAR = '[CIRCULAR]';
+const FUNCTION = '[FUNCTION]';
+const SYMBOL = '[SYMBOL]';
+/** A getter or proxy threw while being read. */
+const UNREADABLE = '[UNREADABLE]';
+const DEFAULT_MAX_DEPTH = 32;
+/** Built-in rules never match fewer characters than this, so shorter strings skip the scan. */
+const MIN_SCAN_LENGTH = 6;
+/** Key classifications are memoised; a runaway set of distinct keys just starts the memo over. */
+const KEY_CACHE_LIMIT = 4096;
+
+// ---------------------------------------------------------------------------------------------
+// Pre-filter. One pass per string looks up each trigram, over a 32-letter alphabet (letters
+// case-folded, any digit, `-` and `_` as one, `@`, `.`, everything else), in a table of flags for
+// possible token prefixes and secret key names; `@` flags e-mails and URL passwords; three digits
+// in a row send the string to a sparse probe for runs long enough for phones, IDs and cards.
+// A regex alternation over all of this costs several times more in V8, and reading bytes is
+// cheaper than charCodeAt, so strings past a few words are encoded to UTF-8 first.
+
+/** The alphabet letter of each byte; 0 for anything the rules do not key on. */
+const LETTER = new Uint8Array(256);
+for (let c = 0; c < 128; c++) {
+  if (c >= 97 && c <= 122) LETTER[c] = c - 96;
+  else if (c >= 65 && c <= 90) LETTER[c] = c - 64;
+  else if (c >= 48 && c <= 57) LETTER[c] = 27;
+  else if (c === 45 || c === 95) LETTER[c] = 28;
+  else if (c === 64) LETTER[c] = 29;
+  else if (c === 46) LETTER[c] = 30;
+}
+const DIGIT_LETTER = 27;
+const AT_LETTER = 29;
+const TRIGRAM_MASK = 0x7fff;
+/** Internal: three digits in a row, confirmed by `hasDigitRun` before it becomes F_DIGITS. */
+const DIGIT_TRIPLE = 1 << 15;
+
+/** Table index of the trigram at `at`, or -1 if it has a character outside the alphabet. */
+function trigramIndex(text: string, at: number): number {
+  let index = 0;
+  for (let i = at; i < at + 3; i++) {
+    const c = text.charCodeAt(i);
+    const letter = c < 128 ? LETTER[c]! : 0;
+    if (letter === 0) return -1;
+    index = (index << 5) | letter;
+  }
+  return index;
+}
+
+const BASE_TRIGRAMS = new Uint16Array(TRIGRAM_MASK + 1);
+for (const [trigram, flags] of TRIGGER_TRIGRAMS) BASE_TRIGRAMS[trigramIndex(trigram, 0)]! |= flags;
+BASE_TRIGRAMS[(DIGIT_LETTER << 10) | (DIGIT_LETTER << 5) | DIGIT_LETTER]! |= DIGIT_TRIPLE;
+for (let i = 0; i < 1 << 10; i++) BASE_TRIGRAMS[(i << 5) | AT_LETTER]! |= F_AT;
+
+/** Built-in key names outside the trigram alphabet (Chinese), looked for only in non-ASCII text. */
+const NON_ASCII_KEY_HINT = new RegExp(SECRET_KEY_PARTS.filter((part) => /[^\x00-\x7f]/.test(part)).join('|'));
+
+const SHORT_SCAN = 24;
+const SCAN_BUFFER = new Uint8Array(4096);
+const ENCODER = new TextEncoder();
+
+function scan(s: string, trigrams: Uint16Array): number {
+  let flags = 0;
+  let t = 0;
+  let wide = false;
+  // Bytes of the string when it fit one buffer load, so the digit probe can read bytes too.
+  let single = -1;
+  const n = s.length;
+  if (n <= SHORT_SCAN) {
+    let any = 0;
+    for (let i = 0; i < n; i++) {
+      const c = s.charCodeAt(i);
+      any |= c;
+      t = ((t << 5) | (c < 128 ? LETTER[c]! : 0)) & TRIGRAM_MASK;
+      flags |= trigrams[t]!;
+    }
+    wide = any > 127;
+  } else {
+    let rest = s;
+    for (;;) {
+      const { read, written } = ENCODER.encodeInto(rest, SCAN_BUFFER);
+      if (written !== read) wide = true;
+      for (let i = 0; i < written; i++) {
+        t = ((t << 5) | LETTER[SCAN_BUFFER[i]!]!) & TRIGRAM_MASK;
+        flags |= trigrams[t]!;
+      }
+      if (read >= rest.length) {
+        if (rest === s) single = written;
+        break;
+      }
+      rest = rest.slice(read);
+    }
+  }
+  if ((flags & DIGIT_TRIPLE) !== 0) {
+    flags &= ~DIGIT_TRIPLE;
+    if (single >= 0 ? hasDigitRunInBuffer(single) : hasDigitRun(s)) flags |= F_DIGITS;
+  }
+  if (wide && (flags & F_KEY) === 0 && NON_ASCII_KEY_HINT.test(s)) flags |= F_KEY;
+  return flags;
+}
+
+/** 2 for a digit, 1 for a space or dash (they may sit inside a phone or card number), else 0. */
+const RUN_BYTE = new Uint8Array(256);
+for (let c = 48; c <= 57; c++) RUN_BYTE[c] = 2;
+RUN_BYTE[32] = 1;
+RUN_BYTE[45] = 1;
+
+/**
+ * Whether some run of digits, spaces and dashes holds 11 or more digits (the shortest phone).
+ * Any such run spans 11 bytes, so probing every 11th byte finds it.
+ */
+function hasDigitRunInBuffer(length: number): boolean {
+  for (let i = 10; i < length; i += 11) {
+    if (RUN_BYTE[SCAN_BUFFER[i]!] === 0) continue;
+    let digits = 0;
+    for (let j = i; j >= 0; j--) {
+      const r = RUN_BYTE[SCAN_BUFFER[j]!]!;
+      if (r === 0) break;
+      digits += r >> 1;
+    }
+    for (let j = i + 1; j < length; j++) {
+      const r = RUN_BYTE[SCAN_BUFFER[j]!]!;
+      if (r === 0) break;
+      digits += r >> 1;
+    }
+    if (digits >= 11) return true;
+  }
+  return false;
+}
+
+function isRunChar(c: number): boolean {
+  return (c >= 48 && c <= 57) || c === 32 || c === 45;
+}
+
+/** {@link hasDigitRunInBuffer} over the string's characters, for strings too long for one load. */
+function hasDigitRun(s: string): boolean {
+  const n = s.length;
+  for (let i = 10; i < n; i += 11) {
+    if (!isRunChar(s.charCodeAt(i))) continue;
+    let digits = 0;
+    for (let j = i; j >= 0; j--) {
+      const c = s.charCodeAt(j);
+      if (!isRunChar(c)) break;
+      if (c >= 48) digits++;
+    }
+    for (let j = i + 1; j < n; j++) {
+      const c = s.charCodeAt(j);
+      if (!isRunChar(c)) break;
+      if (c >= 48) digits++;
+    }
+    if (digits >= 11) return true;
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Key/value pairs in text.
+
+function isSpace(c: number): boolean {
+  return c === 32 || c === 9 || c === 10 || c === 13;
+}
+
+/** Characters of an unquoted key: ASCII word characters, `$ . -`, and letters of other scripts. */
+function isKeyChar(c: number): boolean {
+  if (c < 128) {
+    return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36 || c === 46 || c === 45;
+  }
+  return (
+    (c >= 0xc0 && c <= 0x24f) ||
+    (c >= 0x370 && c <= 0x52f) ||
+    (c >= 0x3040 && c <= 0x30ff) ||
+    (c >= 0x3400 && c <= 0x9fff) ||
+    (c >= 0xac00 && c <= 0xd7af)
+  );
+}
+
+const MAX_TEXT_KEY = 64;
+
+/**
+ * Walks the `key: value`, `key=value`, `key => value`, `"key": value` and `\"key\": value` pairs of
+ * a text. It jumps from separator to separator with indexOf and reads the key backwards, which is
+ * several times cheaper than a key-matching regex on text that has few separators.
+ */
+class KeyCursor {
+  keyStart = 0;
+  keyEnd = 0;
+  /** `"`, `'`, `\"`, `\'` or empty: how the key was quoted. */
+  quote = '';
+  /** Whether the separator was a colon (headers), not `=`. */
+  colon = false;
+  valueStart = 0;
+  private colonAt: number;
+  private equalsAt: number;
+  private wideAt: number;
+
+  constructor(private readonly s: string) {
+    this.colonAt = s.indexOf(':');
+    this.equalsAt = s.indexOf('=');
+    this.wideAt = s.indexOf('\uff1a');
+  }
+
+  /** Continue from `index`, skipping separators inside a value already handled. */
+  skipTo(index: number): void {
+    if (this.colonAt !== -1 && this.colonAt < index) this.colonAt = this.s.indexOf(':', index);
+    if (this.equalsAt !== -1 && this.equalsAt < index) this.equalsAt = this.s.indexOf('=', index);
+    if (this.wideAt !== -1 && this.wideAt < index) this.wideAt = this.s.indexOf('\uff1a', index);
+  }
+
+  next(): boolean {
+    const s = this.s;
+    for (;;) {
+      let p = -1;
+      if (this.colonAt !== -1) p = this.colonAt;
+      if (this.equalsAt !== -1 && (p === -1 || this.equalsAt < p)) p = this.equalsAt;
+      if (this.wideAt !== -1 && (p === -1 || this.wideAt < p)) p = this.wideAt;
+      if (p === -1) return false;
+      const sep = s.charCodeAt(p);
+      if (p === this.colonAt) this.colonAt = s.indexOf(':', p + 1);
+      else if (p === this.equalsAt) this.equalsAt = s.indexOf('=', p + 1);
+      else this.wideAt = s.indexOf('\uff1a', p + 1);
+
+      let valueStart = p + 1;
+      const before = s.charCodeAt(p - 1);
+      const after = s.charCodeAt(p + 1);
+      if (sep === 61) {
+        // `==`, `!=`, `<=`, `>=` compare; `=>` assigns.
+        if (after === 61 || before === 61 || before === 33 || before === 60 || before === 62) continue;
+        if (after === 62) valueStart++;
+      } else if (sep === 58) {
+        // `::` paths and `scheme://` are not pairs.
+        if (after === 58 || before === 58 || (after === 47 && s.charCodeAt(p + 2) === 47)) continue;
+      }
+
+      let j = p - 1;
+      while (j >= 0 && isSpace(s.charCodeAt(j))) j--;
+      const q = s.charCodeAt(j);
+      let keyStart: number;
+      let keyEnd: number;
+      let quote = '';
+      if (q === 34 || q === 39) {
+        const escaped = s.charCodeAt(j - 1) === 92;
+        keyEnd = escaped ? j - 1 : j;
+        let k = keyEnd - 1;
+        const limit = Math.max(0, keyEnd - MAX_TEXT_KEY - 1);
+        while (k >= limit && s.charCodeAt(k) !== q && s.charCodeAt(k) !== 10) k--;
+        if (k < limit || s.charCodeAt(k) !== q) continue;
+        if (escaped !== (s.charCodeAt(k - 1) === 92)) continue;
+        keyStart = k + 1;
+        quote = escaped ? `\\${s[j]!}` : s[j]!;
+      } else {
+        keyEnd = j + 1;
+        while (j >= 0 && isKeyChar(s.charCodeAt(j))) j--;
+        keyStart = j + 1;
+        const first = s.charCodeAt(keyStart);
+        if (keyEnd - keyStart > MAX_TEXT_KEY || (first >= 48 && first <= 57)) continue;
+      }
+      if (keyEnd <= keyStart) continue;
+      while (valueStart < s.length && (s.charCodeAt(valueStart) === 32 || s.charCodeAt(valueStart) === 9)) valueStart++;
+      this.keyStart = keyStart;
+      this.keyEnd = keyEnd;
+      this.quote = quote;
+      this.colon = sep !== 61;
+      this.valueStart = valueStart;
+      return true;
+    }
+  }
+}
+
+const NOT_REDACTED_BARE = new Set(['null', 'undefined', 'None', 'nil']);
+/** Header values that carry spaces and `;` (`Cookie: a=1; b=2`) run to the end of the line. */
+const HEADER_KEY_SUFFIXES = ['cookie', 'cookies', 'authorization'];
+const AUTH_SCHEME = /^([A-Za-z][\w-]*)[ \t]+\S/;
+
+/** How a value in text is delimited, which decides what replaces it. */
+const QUOTED = 0;
+const STRUCTURED = 1;
+const BARE = 2;
+
+interface RuleRunner {
+  pattern: RegExp;
+  replacer: (match: string) => string;
+}
+
+const BUILTIN_RUNNERS: readonly (RuleRunner & { needs: number })[] = BUILTIN_RULES.map((rule) => {
+  const { validate, mask } = rule;
+  return {
+    pattern: rule.pattern,
+    needs: rule.needs,
+    replacer: validate === undefined ? mask : (match: string) => (validate(match) ? mask(match) : match),
+  };
+});
+
+function compileRule(rule: RedactionRule): RuleRunner {
+  // Always a private copy, so the caller's lastIndex is never touched; sticky would stop at gaps.
+  const flags = rule.pattern.flags.replace(/[gy]/g, '') + 'g';
+  const pattern = new RegExp(rule.pattern.source, flags);
+  const { validate, mask } = rule;
+  const replacer = (match: string): string => {
+    if (validate !== undefined) {
+      let keep = false;
+      try {
+        keep = !validate(match);
+      } catch {
+        // A validator that breaks must not let its match through.
+      }
+      if (keep) return match;
+    }
+    if (mask === undefined) return REDACTED;
+    try {
+      const masked = mask(match);
+      return typeof masked === 'string' ? masked : REDACTED;
+    } catch {
+      return REDACTED;
+    }
+  };
+  return { pattern, replacer };
+}
+
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') {
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  } else {
+    target[key] = value;
+  }
+}
+
+function looksLikeJson(s: string): boolean {
+  let i = 0;
+  while (i < s.length && s.charCodeAt(i) <= 32) i++;
+  const first = s.charCodeAt(i);
+  if (first !== 123 && first !== 91) return false;
+  let j = s.length - 1;
+  while (j > i && s.charCodeAt(j) <= 32) j--;
+  const last = s.charCodeAt(j);
+  return last === 125 || last === 93;
+}
+
+const NOT_JSON = Symbol('not-json');
+
+function parseJson(s: string): unknown {
+  try {
+    return JSON.parse(s) as unknown;
+  } catch {
+    return NOT_JSON;
+  }
+}
+
+/** End of a quoted value starting at `at` (the quote); escapes counted so `\"` does not end it. */
+function quotedEnd(s: string, at: number, quote: number, escapedLevel: boolean): number {
+  for (let i = at + (escapedLevel ? 2 : 1); i < s.length; i++) {
+    if (s.charCodeAt(i) !== quote) continue;
+    let backslashes = 0;
+    for (let j = i - 1; j >= at && s.charCodeAt(j) === 92; j--) backslashes++;
+    // In JSON inside a JSON string the closing quote is `\"` (one backslash); `\\\"` is a quote
+    // escaped inside the inner string.
+    if (escapedLevel ? backslashes % 4 === 1 : backslashes % 2 === 0) return i + 1;
+  }
+  return s.length;
+}
+
+/** End of a `{…}` or `[…]` value, honoring strings; the rest of the text if it never closes. */
+function structuredEnd(s: string, at: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = at; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++;
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) depth++;
+    else if (c === 125 || c === 93) {
+      depth--;
+      if (depth === 0) return i + 1;
+    }
+  }
+  return s.length;
+}
+
+function bareEnd(s: string, at: number, toLineEnd: boolean): number {
+  let i = at;
+  for (; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 10 || c === 13 || c === 34 || c === 92) break;
+    if (toLineEnd) continue;
+    // whitespace " ' , ; & ) } ] < >
+    if (c <= 32 || c === 39 || c === 44 || c === 59 || c === 38 || c === 41 || c === 125 || c === 93) break;
+    if (c === 60 || c === 62) break;
+  }
+  while (i > at && s.charCodeAt(i - 1) <= 32) i--;
+  return i;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The redactor.
+
+/** Objects being walked, to spot cycles; shared, since redaction is synchronous. */
+const ancestors: object[] = [];
+
+const PASSTHROUGH: Redactor = {
+  value: <T>(value: T): T => value,
+  text: (value: string): string => value,
+  record: (record: ToolExecutionRecord): ToolExecutionRecord => record,
+};
+
+/**
+ * Builds a redactor. Construction does the expensive part (compiling rules, key tables), so make
+ * one per runtime and reuse it.
+ * @example
+ * const redactor = createRedactor({ keys: ['tenant_key'], rules: [{ id: 'order', pattern: /ORD-\d{8}/ }] });
+ * redactor.record(record);
+ */
+export function createRedactor(options: RedactOptions = {}): Redactor {
+  if (options.enabled === false) return PASSTHROUGH;
+
+  const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
+  const allowKeys = new Set((options.allowKeys ?? []).map(normalizeKey));
+  const extraKeys = new Set<string>();
+  const extraKeyPatterns: RegExp[] = [];
+  let trigrams = BASE_TRIGRAMS;
+  // Whether some secret key cannot be spotted by trigrams, so any `:` or `=` must be looked at.
+  let keyGateAlways = false;
+  for (const key of options.keys ?? []) {
+    if (typeof key !== 'string') {
+      extraKeyPatterns.push(new RegExp(key.source, key.flags.replace(/[gyi]/g, '') + 'i'));
+      keyGateAlways = true;
+      continue;
+    }
+    extraKeys.add(normalizeKey(key));
+    if (trigrams === BASE_TRIGRAMS) trigrams = BASE_TRIGRAMS.slice();
+    // Every trigram of both spellings (`-` and `_` are one letter), so the key is seen as
+    // `x_tenant_key`, `X-Tenant-Key` or `xTenantKey`. A name with characters outside the alphabet
+    // cannot be spotted this way and falls back to looking at every `:` and `=`.
+    for (const form of [normalizeKey(key), key.toLowerCase()]) {
+      if (form.length < 3) keyGateAlways = true;
+      for (let i = 0; i + 3 <= form.length; i++) {
+        const index = trigramIndex(form, i);
+        if (index < 0) keyGateAlways = true;
+        else trigrams[index]! |= F_KEY;
+      }
+    }
+  }
+  const userRules = (options.rules ?? []).map(compileRule);
+
+  /**
+   * Per key name: true when its value is secret; false when the name is ordinary; a string when
+   * the name itself holds something value rules mask (`{"ann@example.com": …}`), to use instead.
+   */
+  const keyCache = new Map<string, boolean | string>();
+
+  function classifyKey(key: string): boolean {
+    const normalized = normalizeKey(key);
+    if (allowKeys.has(normalized)) return false;
+    if (extraKeys.has(normalized)) return true;
+    for (const pattern of extraKeyPatterns) if (pattern.test(key)) return true;
+    return isBuiltinSecretKey(key, normalized);
+  }
+
+  function keyInfo(key: string): boolean | string {
+    let info = keyCache.get(key);
+    if (info === undefined) {
+      info = classifyKey(key);
+      if (!info) {
+        const masked = applyUserRules(applyValueRules(key, key.length >= MIN_SCAN_LENGTH ? scan(key, trigrams) & ~F_KEY : 0));
+        if (masked !== key) info = masked;
+      }
+      if (keyCache.size >= KEY_CACHE_LIMIT) keyCache.clear();
+      keyCache.set(key, info);
+    }
+    return info;
+  }
+
+  function isSecretKey(key: string): boolean {
+    return keyInfo(key) === true;
+  }
+
+  function applyValueRules(s: string, flags: number): string {
+    let out = s;
+    if (flags !== 0) {
+      for (const rule of BUILTIN_RUNNERS) {
+        if ((rule.needs & flags) !== 0) out = out.replace(rule.pattern, rule.replacer);
+      }
+    }
+    return out;
+  }
+
+  function applyUserRules(s: string): string {
+    let out = s;
+    if (userRules.length !== 0) for (const rule of userRules) out = out.replace(rule.pattern, rule.replacer);
+    return out;
+  }
+
+  function hasSecretKey(s: string): boolean {
+    const cursor = new KeyCursor(s);
+    while (cursor.next()) if (isSecretKey(s.slice(cursor.keyStart, cursor.keyEnd))) return true;
+    return false;
+  }
+
+  function redactKeyValues(s: string): string {
+    const cursor = new KeyCursor(s);
+    let out = '';
+    let last = 0;
+    while (cursor.next()) {
+      const key = s.slice(cursor.keyStart, cursor.keyEnd);
+      if (!isSecretKey(key)) continue;
+      const keyQuote = cursor.quote;
+      const start = cursor.valueStart;
+      const c = s.charCodeAt(start);
+      let end: number;
+      let kind: number;
+      if (c === 34 || c === 39) {
+        end = quotedEnd(s, start, c, false);
+        kind = QUOTED;
+      } else if (c === 92 && (s.charCodeAt(start + 1) === 34 || s.charCodeAt(start + 1) === 39)) {
+        end = quotedEnd(s, start, s.charCodeAt(start + 1), true);
+        kind = QUOTED;
+      } else if (c === 123 || c === 91) {
+        end = structuredEnd(s, start);
+        kind = STRUCTURED;
+      } else {
+        const normalized = normalizeKey(key);
+        const header = keyQuote === '' && cursor.colon && HEADER_KEY_SUFFIXES.some((h) => normalized.endsWith(h));
+        end = bareEnd(s, start, header);
+        kind = BARE;
+      }
+      if (end <= start) continue;
+      const value = s.slice(start, end);
+      let masked: string;
+      if (kind === QUOTED) {
+        const open = value.charCodeAt(0) === 92 ? value.slice(0, 2) : value[0]!;
+        masked = `${open}${REDACTED}${open}`;
+      } else if (kind === BARE && NOT_REDACTED_BARE.has(value)) {
+        masked = value;
+      } else if (keyQuote.endsWith('"')) {
+        // Inside JSON text the replacement must stay a JSON string.
+        masked = `${keyQuote}${REDACTED}${keyQuote}`;
+      } else {
+        const scheme = kind === BARE ? AUTH_SCHEME.exec(value) : null;
+        masked = scheme === null ? REDACTED : `${scheme[1]!} ${REDACTED}`;
+      }
+      if (masked !== value) {
+        out += s.slice(last, start) + masked;
+        last = end;
+      }
+      cursor.skipTo(end);
+    }
+    return last === 0 ? s : out + s.slice(last);
+  }
+
+  function redactString(s: string, depth: number): string {
+    let flags = 0;
+    if (s.length >= MIN_SCAN_LENGTH) {
+      flags = scan(s, trigrams);
+      if (keyGateAlways && (flags & F_KEY) === 0 && (s.includes(':') || s.includes('=') || s.includes('\uff1a'))) {
+        flags |= F_KEY;
+      }
+    }
+    if (flags === 0 && userRules.length === 0) return s;
+    let triedJson = false;
+    if ((flags & F_KEY) !== 0) {
+      if (!hasSecretKey(s)) {
+        flags &= ~F_KEY;
+      } else if (looksLikeJson(s)) {
+        triedJson = true;
+        const redacted = redactJson(s, depth);
+        if (redacted !== undefined) return redacted;
+      }
+    }
+    let out = s;
+    // Key/value pairs first, so a bare value is cut at its real end rather than at the `]` of a
+    // mask a value rule left inside it.
+    if ((flags & F_KEY) !== 0) out = redactKeyValues(out);
+    out = applyUserRules(applyValueRules(out, flags));
+    // Masks written into JSON text can turn a number into a bare word; when the text parses, redo
+    // it value by value so it stays JSON. Keep the textual result if that finds nothing.
+    if (out !== s && !triedJson && looksLikeJson(s)) {
+      const redacted = redactJson(s, depth);
+      if (redacted !== undefined && redacted !== s) return redacted;
+    }
+    return out;
+  }
+
+  /** The JSON text redacted value by value and re-serialized; undefined if it does not parse. */
+  function redactJson(s: string, depth: number): string | undefined {
+    const parsed = parseJson(s);
+    if (parsed === NOT_JSON) return undefined;
+    const redacted = walk(parsed, depth);
+    return redacted === parsed ? s : JSON.stringify(redacted);
+  }
+
+  function redactNumber(n: number, depth: number): unknown {
+    const s = String(n);
+    const redacted = redactString(s, depth);
+    return redacted === s ? n : redacted;
+  }
+
+  function walk(v: unknown, depth: number): unknown {
+    switch (typeof v) {
+      case 'string':
+        return redactString(v, depth);
+      case 'number':
+        // Eleven digits is the shortest personal number (a phone) worth checking.
+        return v >= 1e10 && Number.isInteger(v) ? redactNumber(v, depth) : v;
+      case 'object':
+        return v === null ? v : walkObject(v, depth);
+      case 'boolean':
+      case 'undefined':
+        return v;
+      case 'bigint':
+        return redactString(String(v), depth);
+      case 'function':
+        return FUNCTION;
+      default:
+        return SYMBOL;
+    }
+  }
+
+  function walkObject(o: object, depth: number): unknown {
+    if (depth > maxDepth) return TRUNCATED_DEPTH;
+    for (let i = 0; i < ancestors.length; i++) if (ancestors[i] === o) return CIRCULAR;
+    if (Array.isArray(o)) return walkArray(o, depth);
+    const proto: unknown = Object.getPrototypeOf(o);
+    if (proto === Object.prototype || proto === null) return walkPlain(o as Record<string, unknown>, depth);
+    return walkSpecial(o, depth);
+  }
+
+  // Each level catches its own throw (a getter, a proxy trap), so the pop after it always runs;
+  // a try/finally here costs more than the catch.
+  function walkPlain(o: Record<string, unknown>, depth: number): unknown {
+    ancestors.push(o);
+    let result: unknown;
+    try {
+      result = walkPlainEntries(o, depth);
+    } catch {
+      result = UNREADABLE;
+    }
+    ancestors.pop();
+    return result;
+  }
+
+  function walkPlainEntries(o: Record<string, unknown>, depth: number): unknown {
+    const keys = Object.keys(o);
+    let out: Record<string, unknown> | undefined;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
+      const val = o[key];
+      const info = keyInfo(key);
+      let next: unknown;
+      let outKey = key;
+      if (info === true) {
+        next = val === null || val === undefined ? val : REDACTED;
+      } else {
+        next = walk(val, depth + 1);
+        if (info !== false) outKey = info;
+      }
+      if (out === undefined) {
+        if (outKey === key && Object.is(next, val)) continue;
+        out = {};
+        for (let j = 0; j < i; j++) setOwn(out, keys[j]!, o[keys[j]!]);
+      }
+      setOwn(out, outKey, next);
+    }
+    return out ?? o;
+  }
+
+  function walkArray(o: readonly unknown[], depth: number): unknown {
+    ancestors.push(o);
+    let result: unknown;
+    try {
+      result = walkArrayItems(o, depth);
+    } catch {
+      result = UNREADABLE;
+    }
+    ancestors.pop();
+    return result;
+  }
+
+  function walkArrayItems(o: readonly unknown[], depth: number): unknown {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < o.length; i++) {
+      const val = o[i];
+      const next = walk(val, depth + 1);
+      if (out === undefined) {
+        if (Object.is(next, val)) continue;
+        out = o.slice(0, i);
+      }
+      out.push(next);
+    }
+    return out ?? o;
+  }
+
+  /** Walks a converted stand-in for `original`, keeping `original` on the cycle stack. */
+  function walkConverted(original: object, converted: unknown, depth: number): unknown {
+    ancestors.push(original);
+    try {
+      return walk(converted, depth);
+    } finally {
+      ancestors.pop();
+    }
+  }
+
+  function walkSpecial(o: object, depth: number): unknown {
+    try {
+      if (o instanceof Date) return Number.isNaN(o.getTime()) ? 'Invalid Date' : o.toISOString();
+      if (ArrayBuffer.isView(o)) return `[BINARY ${o.byteLength} bytes]`;
+      if (o instanceof ArrayBuffer || (typeof SharedArrayBuffer === 'function' && o instanceof SharedArrayBuffer)) return `[BINARY ${o.byteLength} bytes]`;
+      if (o instanceof Map) {
+        const plain: Record<string, unknown> = {};
+        for (const [k, v] of o) setOwn(plain, typeof k === 'string' ? k : String(k), v);
+        return walkConverted(o, plain, depth);
+      }
+      if (o instanceof Set) return walkConverted(o, Array.from(o), depth);
+      if (o instanceof Error) {
+        const plain: Record<string, unknown> = { name: o.name, message: o.message };
+        if (o.stack !== undefined) plain['stack'] = o.stack;
+        if (o.cause !== undefined) plain['cause'] = o.cause;
+        for (const key of Object.keys(o)) setOwn(plain, key, (o as unknown as Record<string, unknown>)[key]);
+        return walkConverted(o, plain, depth);
+      }
+      if (o instanceof RegExp) return redactString(String(o), depth);
+      if (o instanceof String || o instanceof Number || o instanceof Boolean) return walk(o.valueOf(), depth);
+      const toJSON = (o as { toJSON?: unknown }).toJSON;
+      if (typeof toJSON === 'function') {
+        const json: unknown = toJSON.call(o);
+        if (json !== o) return walkConverted(o, json, depth);
+      }
+      // Any other class instance: its own enumerable fields, as JSON.stringify would see them.
+      return walkPlain(o as Record<string, unknown>, depth);
+    } catch {
+      return UNREADABLE;
+    }
+  }
+
+  function value<T>(input: T): T {
+    const mark = ancestors.length;
+    try {
+      return walk(input, 0) as T;
+    } catch {
+      return UNREADABLE as T;
+    } finally {
+      // Only after a throw is the stack not already back where it was; setting length is slow.
+      if (ancestors.length !== mark) ancestors.length = mark;
+    }
+  }
+
+  function text(input: string): string {
+    if (typeof input !== 'string') return value(input);
+    const mark = ancestors.length;
+    try {
+      return redactString(input, 0);
+    } catch {
+      return UNREADABLE;
+    } finally {
+      if (ancestors.length !== mark) ancestors.length = mark;
+    }
+  }
+
+  function textOrValue<T>(input: T): T {
+    if (input === null || input === undefined) return input;
+    return typeof input === 'string' ? (text(input) as T) : value(input);
+  }
+
+  function record(r: ToolExecutionRecord): ToolExecutionRecord {
+    if (typeof r !== 'object' || r === null) return value(r);
+    const input = textOrValue(r.input_params);
+    const rawOutput = textOrValue(r.raw_output);
+    const errorMessage = textOrValue(r.error_message);
+    const errorStack = textOrValue(r.error_stack);
+    const context = textOrValue(r.context_snapshot);
+    let feedback = r.feedback;
+    if (feedback !== null && typeof feedback === 'object') {
+      const hint = textOrValue(feedback.hint);
+      if (hint !== feedback.hint) feedback = { ...feedback, hint };
+    }
+    let fault = r.fault;
+    if (fault !== null && typeof fault === 'object' && fault.params !== undefined) {
+      const params = textOrValue(fault.params);
+      if (params !== fault.params) fault = { ...fault, params };
+    }
+    let fallback = r.fallback;
+    if (fallback !== null && typeof fallback === 'object') {
+      const reason = textOrValue(fallback.reason);
+      if (reason !== fallback.reason) fallback = { ...fallback, reason };
+    }
+    if (
+      input === r.input_params &&
+      rawOutput === r.raw_output &&
+      errorMessage === r.error_message &&
+      errorStack === r.error_stack &&
+      context === r.context_snapshot &&
+      feedback === r.feedback &&
+      fault === r.fault &&
+      fallback === r.fallback
+    ) {
+      return r;
+    }
+    return {
+      ...r,
+      input_params: input,
+      raw_output: rawOutput,
+      error_message: errorMessage,
+      error_stack: errorStack,
+      context_snapshot: context,
+      feedback,
+      fault,
+      fallback,
+    };
+  }
+
+  return { value, text, record };
+}
+
+/** A redactor with the built-in rules and no extras. */
+export const defaultRedactor: Redactor = createRedactor();

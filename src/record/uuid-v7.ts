@@ -1,0 +1,78 @@
+/**
+ * UUIDv7 ids (RFC 9562), time-ordered so that inserts land at the end of the primary-key index.
+ *
+ * Written here rather than taken from the `uuid` package because ids are minted on every tool
+ * call, and the package draws fresh random bytes from the OS per id (~0.5 us); drawing them from
+ * a pre-filled pool costs a tenth of that. Within one millisecond ids stay strictly increasing:
+ * the 12-bit `rand_a` field is a counter started at a random value each millisecond
+ * (RFC 9562 section 6.2, method 1), with the remaining 62 bits random.
+ */
+import { randomFillSync } from 'node:crypto';
+
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+const POOL_SIZE = 16 * 1024;
+const pool = new Uint8Array(POOL_SIZE);
+let poolOffset = POOL_SIZE;
+
+function randomBytes(count: number): number {
+  if (poolOffset + count > POOL_SIZE) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  const at = poolOffset;
+  poolOffset += count;
+  return at;
+}
+
+let lastMs = -1;
+let counter = 0;
+
+/** A new UUIDv7 for the given time (epoch ms, default now). */
+export function uuidv7(ms: number = Date.now()): string {
+  let t = Math.floor(ms);
+  if (t > lastMs) {
+    lastMs = t;
+    const at = randomBytes(2);
+    // Start low in the 12-bit range so thousands of ids fit in the same millisecond.
+    counter = ((pool[at]! << 8) | pool[at + 1]!) & 0x1ff;
+  } else {
+    // Same (or an earlier, if the clock stepped back) millisecond: keep ordering by counting up.
+    t = lastMs;
+    counter++;
+    if (counter > 0xfff) {
+      lastMs++;
+      t = lastMs;
+      counter = 0;
+    }
+  }
+  const r = randomBytes(8);
+  const high = Math.floor(t / 0x10000); // top 32 bits of the 48-bit timestamp
+  const low = t % 0x10000; // bottom 16 bits
+  return (
+    HEX[(high >>> 24) & 0xff]! +
+    HEX[(high >>> 16) & 0xff]! +
+    HEX[(high >>> 8) & 0xff]! +
+    HEX[high & 0xff]! +
+    '-' +
+    HEX[(low >>> 8) & 0xff]! +
+    HEX[low & 0xff]! +
+    '-' +
+    HEX[0x70 | (counter >>> 8)]! +
+    HEX[counter & 0xff]! +
+    '-' +
+    HEX[0x80 | (pool[r]! & 0x3f)]! +
+    HEX[pool[r + 1]!]! +
+    '-' +
+    HEX[pool[r + 2]!]! +
+    HEX[pool[r + 3]!]! +
+    HEX[pool[r + 4]!]! +
+    HEX[pool[r + 5]!]! +
+    HEX[pool[r + 6]!]! +
+    HEX[pool[r + 7]!]!
+  );
+}
+
+/** The epoch ms encoded in a UUIDv7. */
+export function uuidv7Time(id: string): number {
+  return parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
+}

@@ -1,0 +1,110 @@
+/**
+ * A per-tool consecutive-failure circuit breaker.
+ *
+ *   closed --(N consecutive counted failures)--> open --(cooldown elapsed)--> half_open
+ *   half_open --(probe succeeds)--> closed;  half_open --(probe fails)--> open (cooldown restarts)
+ *
+ * Only failures of the tool itself are counted (see `countsAgainstBreaker`); the caller decides
+ * what counts and reports it. In half_open exactly one probe runs; other calls are rejected
+ * until it settles. State can be saved and restored, e.g. across restarts or via a shared store.
+ */
+import type { BreakerStateName } from '../record/types.js';
+
+export interface BreakerOptions {
+  /** Consecutive counted failures that open the circuit. Default 5. */
+  failureThreshold: number;
+  /** How long the circuit stays open before a probe is allowed. Default 30 s. */
+  cooldownMs: number;
+}
+
+export const DEFAULT_BREAKER: Readonly<BreakerOptions> = { failureThreshold: 5, cooldownMs: 30_000 };
+
+/** A serializable snapshot of one breaker. */
+export interface BreakerSnapshot {
+  state: BreakerStateName;
+  consecutiveFailures: number;
+  /** Epoch ms when the circuit last opened, or null. */
+  openedAt: number | null;
+  /** Total times this breaker has opened. */
+  trips: number;
+}
+
+/** The breaker's answer to "may this call run?". `probe`: yes, as the single half-open probe. */
+export type Admission = 'allow' | 'probe' | 'reject';
+
+export class ConsecutiveBreaker {
+  private state: BreakerStateName = 'closed';
+  private failures = 0;
+  private openedAt: number | null = null;
+  private probeInFlight = false;
+  private trips = 0;
+
+  constructor(readonly options: BreakerOptions) {}
+
+  get currentState(): BreakerStateName {
+    return this.state;
+  }
+
+  /** Asks to run a call at `now`. A `probe` admission must be settled with one of the on* calls. */
+  admit(now: number): Admission {
+    if (this.state === 'closed') return 'allow';
+    if (this.state === 'open') {
+      if (this.openedAt !== null && now - this.openedAt < this.options.cooldownMs) return 'reject';
+      this.state = 'half_open';
+      this.probeInFlight = false;
+    }
+    if (this.probeInFlight) return 'reject';
+    this.probeInFlight = true;
+    return 'probe';
+  }
+
+  /** The state a caller would see now, without claiming the probe. */
+  peek(now: number): BreakerStateName {
+    if (this.state === 'open' && this.openedAt !== null && now - this.openedAt >= this.options.cooldownMs) return 'half_open';
+    return this.state;
+  }
+
+  onSuccess(): void {
+    this.failures = 0;
+    this.probeInFlight = false;
+    this.state = 'closed';
+    this.openedAt = null;
+  }
+
+  /** A counted failure. Returns true when this failure opened the circuit. */
+  onFailure(now: number): boolean {
+    this.probeInFlight = false;
+    if (this.state === 'half_open') return this.open(now);
+    this.failures++;
+    if (this.state === 'closed' && this.failures >= this.options.failureThreshold) return this.open(now);
+    return false;
+  }
+
+  /**
+   * The call ended in a way that says nothing about the tool's health (a parameter error, a
+   * cancellation). Frees the half-open probe slot without changing the state.
+   */
+  onNeutral(): void {
+    this.probeInFlight = false;
+  }
+
+  snapshot(): BreakerSnapshot {
+    return { state: this.state, consecutiveFailures: this.failures, openedAt: this.openedAt, trips: this.trips };
+  }
+
+  restore(snapshot: BreakerSnapshot): void {
+    this.state = snapshot.state;
+    this.failures = snapshot.consecutiveFailures;
+    this.openedAt = snapshot.openedAt;
+    this.trips = snapshot.trips;
+    this.probeInFlight = false;
+  }
+
+  private open(now: number): boolean {
+    this.state = 'open';
+    this.openedAt = now;
+    this.failures = 0;
+    this.trips++;
+    return true;
+  }
+}

@@ -1,0 +1,747 @@
+/**
+ * The tool runtime: validate -> breaker -> execute (timeout, signal) -> classify -> retry? ->
+ * validate output -> feedback -> record. Tool failures come back as values, never as throws.
+ */
+import { DuplicateToolError, RuntimeClosedError, ToolDefinitionError } from '../errors.js';
+import { isoTime } from '../record/iso-time.js';
+import { paramsHash } from '../record/params-hash.js';
+import { createRedactor, type RedactOptions, type Redactor } from '../record/redact.js';
+import { uuidv7 } from '../record/uuid-v7.js';
+import { DEFAULT_MAX_OUTPUT_CHARS, toJsonText, trimStack, truncateText } from '../record/truncate.js';
+import {
+  RECORD_SCHEMA_VERSION,
+  type AttemptRecord,
+  type FallbackLink,
+  type RecordFeedback,
+  type RecoveryMode,
+  type ToolExecutionRecord,
+} from '../record/types.js';
+import { countsAgainstBreaker, type CallStatus, type FailureCategory, type FailureStage, type FeedbackAction } from '../taxonomy.js';
+import { seededRandom } from './backoff.js';
+import { ConsecutiveBreaker, DEFAULT_BREAKER, type BreakerOptions, type BreakerSnapshot } from './breaker.js';
+import { classifyError, classifyOutput, timeoutClassification, type Classification } from './classify.js';
+import { canSchedule, systemClock, type Clock } from './clock.js';
+import { definedOnly, isTool, type JsonSchema, type Tool, type ToolAnnotations, type ToolContext } from './define-tool.js';
+import { buildFeedback, type FeedbackOverrides } from './feedback.js';
+import { DEFAULT_RETRY, decideRetry, type RetryOptions, type StopReason } from './retry-policy.js';
+import { closestNames } from './suggest.js';
+import { describeIssues, failureTypeOf, type ValidationIssue } from './validate.js';
+
+/** Where records go. A `Recorder` (see record/recorder.ts) is one; so is anything with `enqueue`. */
+export interface RecordSink {
+  /** Returns a promise only when the caller must wait (durable writes, backpressure). */
+  enqueue(record: ToolExecutionRecord): Promise<void> | undefined;
+  flush?(): Promise<void>;
+  close?(): Promise<void>;
+}
+
+/** Called when the runtime refreshes credentials after an auth failure. Return false if it could not. */
+export type CredentialRefresher = (info: { toolName: string; error: CallError }) => Promise<boolean | void> | boolean | void;
+
+export interface RuntimeOptions {
+  tools: readonly Tool[];
+  /** Where records go. Default: none besides `onRecord` (the stores come with `openRuntime`). */
+  recorder?: RecordSink;
+  clock?: Clock;
+  /** Seed for retry jitter, for reproducible runs. Default: Math.random. */
+  seed?: number;
+  /** Redaction of everything recorded; on by default. `false` disables it (not recommended). */
+  redact?: RedactOptions | false;
+  /** Defaults for every tool; a tool's own settings win. */
+  retry?: Partial<RetryOptions>;
+  breaker?: Partial<BreakerOptions>;
+  feedback?: FeedbackOverrides;
+  /** Enables one retry after an auth failure, when this succeeds. */
+  refreshCredential?: CredentialRefresher;
+  /** Called synchronously with every record. Errors it throws are routed to `onListenerError`. */
+  onRecord?: (record: ToolExecutionRecord) => void;
+  onListenerError?: (error: unknown, where: string) => void;
+  /** Raw output kept per record. Default 2000 characters. */
+  maxOutputChars?: number;
+  /** Fields added to every record's context_snapshot (agent, model, deployment, ...). */
+  context?: Record<string, unknown>;
+}
+
+export interface ExecuteOptions {
+  traceId?: string;
+  stepIndex?: number;
+  /** What the agent is trying to do, in its words: the anchor for semantic checks later. */
+  intent?: string;
+  sessionId?: string;
+  agent?: string;
+  model?: string;
+  /** More context_snapshot fields. */
+  context?: Record<string, unknown>;
+  /** Cancels the call (and its retries). */
+  signal?: AbortSignal;
+  /** Reuse a key across logical calls (e.g. an agent repeating a write it is unsure about). */
+  idempotencyKey?: string;
+}
+
+export interface CallError {
+  stage: FailureStage;
+  category: FailureCategory;
+  type: string;
+  code: string;
+  message: string;
+  retryable: boolean;
+  retryAfterMs?: number;
+  status?: number;
+  /** For parameter failures: exactly what to fix. */
+  issues?: ValidationIssue[];
+  /** The error body the tool or service returned (redacted). */
+  body?: unknown;
+}
+
+export interface CallFeedback {
+  action: FeedbackAction;
+  hint: string;
+  retryable: boolean;
+  retryAfterMs?: number;
+}
+
+export interface FallbackInfo {
+  tool: string;
+  reason: string;
+  record: ToolExecutionRecord;
+}
+
+export type ExecuteResult<Output = unknown> =
+  | { ok: true; output: Output; record: ToolExecutionRecord; fallbackFrom?: FallbackInfo }
+  | { ok: false; error: CallError; feedback: CallFeedback; record: ToolExecutionRecord; partial?: unknown; fallbackFrom?: FallbackInfo };
+
+/** What an agent needs to know about a tool to call it. */
+export interface ToolInfo {
+  name: string;
+  description: string;
+  inputSchema: JsonSchema;
+  outputSchema?: JsonSchema;
+  annotations?: ToolAnnotations;
+  idempotent: boolean;
+}
+
+/** A trace: calls made through it share a trace id and get consecutive step indexes. */
+export interface Session {
+  readonly traceId: string;
+  execute<Output = unknown>(toolName: string, args: unknown, options?: Omit<ExecuteOptions, 'traceId' | 'stepIndex'>): Promise<ExecuteResult<Output>>;
+}
+
+export interface Runtime {
+  execute<Output = unknown>(toolName: string, args: unknown, options?: ExecuteOptions): Promise<ExecuteResult<Output>>;
+  session(options?: Omit<ExecuteOptions, 'stepIndex' | 'signal' | 'idempotencyKey'>): Session;
+  readonly tools: readonly ToolInfo[];
+  readonly breakers: {
+    state(toolName: string): BreakerSnapshot | undefined;
+    snapshot(): Record<string, BreakerSnapshot>;
+    restore(snapshot: Record<string, BreakerSnapshot>): void;
+  };
+  /** Writes everything recorded so far. */
+  flush(): Promise<void>;
+  /** Flushes and releases the recorder. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+interface RegisteredTool {
+  tool: Tool;
+  retry: RetryOptions;
+  breaker: ConsecutiveBreaker;
+}
+
+type AttemptResult =
+  | { kind: 'ok'; value: unknown }
+  | { kind: 'error'; error: unknown }
+  | { kind: 'timeout' }
+  | { kind: 'cancelled'; reason: unknown };
+
+/** One logical call's bookkeeping, shared by its attempts. */
+interface Call {
+  id: string;
+  toolName: string;
+  args: unknown;
+  options: ExecuteOptions;
+  traceId: string;
+  stepIndex: number;
+  startedAt: number;
+  attempts: AttemptRecord[];
+  idempotencyKey: string | undefined;
+  fallback: FallbackLink | null;
+}
+
+/** The context handed to `execute`. The AbortController is made only if the tool asks for the signal. */
+class AttemptContext implements ToolContext {
+  private controller: AbortController | undefined;
+  constructor(
+    private readonly call: Call,
+    readonly attempt: number,
+    readonly clock: Clock,
+  ) {}
+  get signal(): AbortSignal {
+    this.controller ??= new AbortController();
+    return this.controller.signal;
+  }
+  get idempotencyKey(): string {
+    return (this.call.idempotencyKey ??= this.call.options.idempotencyKey ?? uuidv7());
+  }
+  get traceId(): string {
+    return this.call.traceId;
+  }
+  get toolName(): string {
+    return this.call.toolName;
+  }
+  abort(reason: unknown): void {
+    this.controller?.abort(reason);
+  }
+}
+
+const MAX_TRACKED_TRACES = 10_000;
+
+/**
+ * Creates a runtime over a set of tools.
+ *
+ * @example
+ * const rt = createRuntime({ tools: [getWeather], onRecord: (r) => console.log(r.status) });
+ * const r = await rt.execute('get_weather', { city: 'Paris' }, { traceId: 'run-1', intent: 'weather in Paris tomorrow' });
+ * if (!r.ok) console.log(r.feedback.action, r.feedback.hint);
+ * await rt.close();
+ */
+export function createRuntime(options: RuntimeOptions): Runtime {
+  if (typeof options !== 'object' || options === null || !Array.isArray(options.tools)) {
+    throw new ToolDefinitionError('(runtime)', 'createRuntime needs { tools: [...] }');
+  }
+  const clock = options.clock ?? systemClock;
+  const random = options.seed === undefined ? Math.random : seededRandom(options.seed);
+  const redactor: Redactor | undefined = options.redact === false ? undefined : createRedactor(options.redact ?? {});
+  const maxOutputChars = options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS;
+  const runtimeRetry: RetryOptions = { ...DEFAULT_RETRY, ...definedOnly(options.retry) };
+  const runtimeBreaker: BreakerOptions = { ...DEFAULT_BREAKER, ...definedOnly(options.breaker) };
+  const recorder = options.recorder;
+  const onRecord = options.onRecord;
+  const reportListenerError =
+    options.onListenerError ??
+    ((error: unknown, where: string) => {
+      process.emitWarning(`faultline: ${where} threw: ${error instanceof Error ? error.message : String(error)}`);
+    });
+
+  const registry = new Map<string, RegisteredTool>();
+  for (const tool of options.tools) {
+    if (!isTool(tool)) throw new ToolDefinitionError(String((tool as { name?: unknown })?.name), 'tools must be created with defineTool()');
+    if (registry.has(tool.name)) throw new DuplicateToolError(tool.name);
+    registry.set(tool.name, {
+      tool,
+      retry: { ...runtimeRetry, ...tool.retry },
+      breaker: new ConsecutiveBreaker({ ...runtimeBreaker, ...tool.breaker }),
+    });
+  }
+  for (const { tool } of registry.values()) {
+    if (tool.fallback !== undefined && !registry.has(tool.fallback)) {
+      throw new ToolDefinitionError(tool.name, `fallback "${tool.fallback}" is not a registered tool`);
+    }
+  }
+  const toolInfos: ToolInfo[] = [...registry.values()].map(({ tool }) => ({
+    name: tool.name,
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    ...(tool.outputSchema !== undefined ? { outputSchema: tool.outputSchema } : {}),
+    ...(tool.annotations !== undefined ? { annotations: tool.annotations } : {}),
+    idempotent: tool.idempotent,
+  }));
+
+  const stepCounters = new Map<string, number>();
+  let closed = false;
+  let closing: Promise<void> | undefined;
+
+  function nextStep(traceId: string): number {
+    const step = stepCounters.get(traceId) ?? 0;
+    if (step === 0 && stepCounters.size >= MAX_TRACKED_TRACES) {
+      const oldest = stepCounters.keys().next().value;
+      if (oldest !== undefined) stepCounters.delete(oldest);
+    }
+    stepCounters.set(traceId, step + 1);
+    return step;
+  }
+
+  function newCall(toolName: string, args: unknown, opts: ExecuteOptions, startedAt: number): Call {
+    const id = uuidv7(startedAt);
+    const traceId = opts.traceId ?? id;
+    return {
+      id,
+      toolName,
+      args,
+      options: opts,
+      traceId,
+      stepIndex: opts.stepIndex ?? (opts.traceId === undefined ? 0 : nextStep(traceId)),
+      startedAt,
+      attempts: [],
+      idempotencyKey: undefined,
+      fallback: null,
+    };
+  }
+
+  function runAttempt(entry: RegisteredTool, args: unknown, ctx: AttemptContext, signal: AbortSignal | undefined, startedAt: number): Promise<AttemptResult> {
+    const timeoutMs = entry.tool.timeoutMs;
+    return new Promise<AttemptResult>((resolve) => {
+      let settled = false;
+      let cancelTimer: () => void;
+      let onCallerAbort: (() => void) | undefined;
+      const settle = (result: AttemptResult) => {
+        if (settled) return;
+        settled = true;
+        cancelTimer();
+        if (onCallerAbort !== undefined) signal!.removeEventListener('abort', onCallerAbort);
+        resolve(result);
+      };
+      const onTimeout = () => {
+        if (settled) return;
+        ctx.abort(new DOMException(`${entry.tool.name} timed out after ${timeoutMs} ms`, 'TimeoutError'));
+        settle({ kind: 'timeout' });
+      };
+      const deadline = startedAt + timeoutMs;
+      if (canSchedule(clock)) {
+        cancelTimer = clock.schedule(deadline, onTimeout);
+      } else {
+        const stopSleep = new AbortController();
+        clock.sleep(timeoutMs, stopSleep.signal).then(onTimeout, () => undefined);
+        cancelTimer = () => stopSleep.abort();
+      }
+      if (signal !== undefined) {
+        onCallerAbort = () => {
+          ctx.abort(signal.reason);
+          settle({ kind: 'cancelled', reason: signal.reason });
+        };
+        signal.addEventListener('abort', onCallerAbort, { once: true });
+      }
+      let pending: unknown;
+      try {
+        pending = entry.tool.execute(args, ctx);
+      } catch (error) {
+        settle({ kind: 'error', error });
+        return;
+      }
+      if (pending !== null && typeof (pending as PromiseLike<unknown>)?.then === 'function') {
+        (pending as PromiseLike<unknown>).then(
+          (value) => settle({ kind: 'ok', value }),
+          (error: unknown) => settle({ kind: 'error', error }),
+        );
+      } else {
+        settle({ kind: 'ok', value: pending });
+      }
+    });
+  }
+
+  function emit(record: ToolExecutionRecord): Promise<void> | undefined {
+    if (onRecord !== undefined) {
+      try {
+        onRecord(record);
+      } catch (error) {
+        try {
+          reportListenerError(error, 'onRecord');
+        } catch {
+          // A failing error handler must not break the call either.
+        }
+      }
+    }
+    return recorder?.enqueue(record);
+  }
+
+  function redactValue<T>(value: T): T {
+    return redactor === undefined ? value : redactor.value(value);
+  }
+  function redactText(text: string): string {
+    return redactor === undefined ? text : redactor.text(text);
+  }
+
+  function contextSnapshot(opts: ExecuteOptions): Record<string, unknown> {
+    if (options.context === undefined && opts.intent === undefined && opts.sessionId === undefined && opts.agent === undefined && opts.model === undefined && opts.context === undefined) {
+      return {};
+    }
+    const snapshot: Record<string, unknown> = {};
+    if (options.context !== undefined) Object.assign(snapshot, options.context);
+    if (opts.intent !== undefined) snapshot['intent'] = opts.intent;
+    if (opts.sessionId !== undefined) snapshot['session_id'] = opts.sessionId;
+    if (opts.agent !== undefined) snapshot['agent'] = opts.agent;
+    if (opts.model !== undefined) snapshot['model'] = opts.model;
+    if (opts.context !== undefined) Object.assign(snapshot, opts.context);
+    return redactValue(snapshot);
+  }
+
+  interface Ending {
+    status: CallStatus;
+    classification?: Classification;
+    issues?: ValidationIssue[];
+    output?: unknown;
+    feedback?: RecordFeedback;
+    recovery: RecoveryMode;
+    breaker: ConsecutiveBreaker | undefined;
+    idempotent: boolean;
+    /** When the call ended, if the caller already read the clock. */
+    endedAt?: number;
+  }
+
+  function buildRecord(call: Call, end: Ending): ToolExecutionRecord {
+    const params = redactValue(call.args);
+    const c = end.classification;
+    let rawOutput: string | null = null;
+    let outputLength: number | null = null;
+    const shown = end.output !== undefined ? end.output : c?.body;
+    if (shown !== undefined) {
+      const text = toJsonText(redactValue(shown));
+      outputLength = text.length;
+      rawOutput = truncateText(text, maxOutputChars);
+    }
+    const now = end.endedAt ?? clock.now();
+    return {
+      execution_id: call.id,
+      trace_id: call.traceId,
+      step_index: call.stepIndex,
+      tool_name: call.toolName,
+      status: end.status,
+      failure_stage: c?.stage ?? null,
+      failure_category: c?.category ?? null,
+      failure_type: c?.type ?? null,
+      error_code: c?.code ?? null,
+      input_params: params,
+      params_hash: paramsHash(params),
+      raw_output: rawOutput,
+      output_length: outputLength,
+      // The classification's message and issues arrive redacted (see finishFailure).
+      error_message: c === undefined ? null : end.issues !== undefined ? `${c.message}: ${describeIssues(end.issues)}` : c.message,
+      error_stack: c?.stack === undefined ? null : redactText(trimStack(c.stack) ?? ''),
+      duration_ms: Math.max(0, now - call.startedAt),
+      retry_count: Math.max(0, call.attempts.length - 1),
+      attempts: call.attempts,
+      breaker_state: end.breaker?.currentState ?? 'closed',
+      idempotent: end.idempotent,
+      fault: null,
+      feedback: end.feedback ?? null,
+      recovery: end.recovery,
+      fallback: call.fallback,
+      context_snapshot: contextSnapshot(call.options),
+      created_at: isoTime(call.startedAt),
+      schema_version: RECORD_SCHEMA_VERSION,
+      summary_only: false,
+    };
+  }
+
+  // Not async: on the common path (no backpressure) the result is returned without an extra
+  // promise, which saves microtask turns on every successful call.
+  function finishSuccess(call: Call, entry: RegisteredTool, output: unknown, recovered: boolean, endedAt: number): ExecuteResult | Promise<ExecuteResult> {
+    const record = buildRecord(call, {
+      endedAt,
+      status: 'success',
+      output,
+      recovery: recovered ? 'auto_recovered' : 'none',
+      breaker: entry.breaker,
+      idempotent: entry.tool.idempotent,
+    });
+    const result: ExecuteResult = { ok: true, output, record };
+    const wait = emit(record);
+    return wait === undefined ? result : wait.then(() => result);
+  }
+
+  interface FailureDetails {
+    status: CallStatus;
+    classification: Classification;
+    issues?: ValidationIssue[];
+    entry: RegisteredTool | undefined;
+    stopReason: StopReason | undefined;
+    suggestions?: string[];
+    retryAfterMs?: number;
+    fallbackTool?: string;
+    recovery?: RecoveryMode;
+  }
+
+  function failureFeedback(call: Call, d: FailureDetails): RecordFeedback {
+    const tool = d.entry?.tool;
+    const c = d.classification;
+    const feedback = buildFeedback(
+      {
+        toolName: call.toolName,
+        classification: c,
+        issues: d.issues,
+        attempts: call.attempts.length,
+        ambiguousWrite: c.ambiguous && tool !== undefined && !tool.idempotent && call.attempts.length > 0,
+        canRefreshCredential: options.refreshCredential !== undefined,
+        fallbackTool: d.fallbackTool ?? tool?.fallback,
+        suggestions: d.suggestions ?? [],
+        retryAfterMs: d.retryAfterMs ?? c.retryAfterMs,
+      },
+      [tool?.feedback, options.feedback],
+    );
+    return { action: feedback.action, hint: feedback.hint, retryable: feedback.retryable, retry_after_ms: feedback.retryAfterMs ?? null };
+  }
+
+  async function finishFailure(call: Call, failure: FailureDetails): Promise<ExecuteResult & { ok: false }> {
+    // Messages and issues can quote secrets back (an echoed token, a key sent as an enum value);
+    // they reach the record and the agent's context, so both see only the redacted text.
+    const d: FailureDetails = { ...failure, classification: { ...failure.classification, message: redactText(failure.classification.message) } };
+    if (failure.issues !== undefined) d.issues = redactValue(failure.issues);
+    const feedback = failureFeedback(call, d);
+    const record = buildRecord(call, {
+      status: d.status,
+      classification: d.classification,
+      ...(d.issues !== undefined ? { issues: d.issues } : {}),
+      feedback,
+      recovery: d.recovery ?? 'needs_decision',
+      breaker: d.entry?.breaker,
+      idempotent: d.entry?.tool.idempotent ?? false,
+    });
+    const wait = emit(record);
+    if (wait !== undefined) await wait;
+    const c = d.classification;
+    const error: CallError = {
+      stage: c.stage,
+      category: c.category,
+      type: c.type,
+      code: c.code,
+      message: record.error_message ?? c.message,
+      retryable: feedback.retryable,
+    };
+    if (feedback.retry_after_ms !== null) error.retryAfterMs = feedback.retry_after_ms;
+    if (c.status !== undefined) error.status = c.status;
+    if (d.issues !== undefined) error.issues = d.issues;
+    if (c.body !== undefined) error.body = redactValue(c.body);
+    const callFeedback: CallFeedback = { action: feedback.action, hint: feedback.hint, retryable: feedback.retryable };
+    if (feedback.retry_after_ms !== null) callFeedback.retryAfterMs = feedback.retry_after_ms;
+    const result: ExecuteResult & { ok: false } = { ok: false, error, feedback: callFeedback, record };
+    if (c.partial !== undefined) result.partial = c.partial;
+    return result;
+  }
+
+  function rejection(stage: FailureStage, category: FailureCategory, type: string, code: string, message: string): Classification {
+    return {
+      stage,
+      category,
+      type,
+      code,
+      message,
+      stack: undefined,
+      status: undefined,
+      retryAfterMs: undefined,
+      ambiguous: false,
+      body: undefined,
+      partial: undefined,
+    };
+  }
+
+  function toCallError(c: Classification): CallError {
+    return { stage: c.stage, category: c.category, type: c.type, code: c.code, message: c.message, retryable: false };
+  }
+
+  async function viaFallback(call: Call, entry: RegisteredTool, failure: FailureDetails, reason: string, depth: number): Promise<ExecuteResult> {
+    const fallbackName = entry.tool.fallback!;
+    call.fallback = { role: 'primary', to: fallbackName, reason };
+    const fallbackResult = await run(fallbackName, call.args, call.options, depth + 1, {
+      role: 'fallback',
+      from: call.toolName,
+      primary_execution_id: call.id,
+      reason,
+    });
+    const primary = await finishFailure(call, { ...failure, fallbackTool: fallbackName, recovery: fallbackResult.ok ? 'auto_recovered' : 'needs_decision' });
+    return { ...fallbackResult, fallbackFrom: { tool: call.toolName, reason, record: primary.record } };
+  }
+
+  async function run(toolName: string, args: unknown, opts: ExecuteOptions, depth: number, fallbackOf: FallbackLink | null): Promise<ExecuteResult> {
+    const startedAt = clock.now();
+    const call = newCall(toolName, args, opts, startedAt);
+    call.fallback = fallbackOf;
+    if (fallbackOf !== null) call.stepIndex = opts.stepIndex ?? call.stepIndex;
+
+    const entry = registry.get(toolName);
+    if (entry === undefined) {
+      const suggestions = closestNames(toolName, registry.keys());
+      return finishFailure(call, {
+        status: 'rejected',
+        classification: rejection('request_build', 'parameter', 'unknown_tool', 'UNKNOWN_TOOL', `unknown tool "${toolName}"`),
+        entry: undefined,
+        stopReason: undefined,
+        suggestions,
+      });
+    }
+    const tool = entry.tool;
+
+    const validated = tool.validateInput(args);
+    if (!validated.ok) {
+      const type = failureTypeOf(validated.issues);
+      return finishFailure(call, {
+        status: 'rejected',
+        classification: rejection('param_validation', 'parameter', type, 'INVALID_ARGUMENTS', `invalid arguments for ${toolName}`),
+        issues: validated.issues,
+        entry,
+        stopReason: undefined,
+      });
+    }
+
+    const breaker = entry.breaker;
+    if (breaker.admit(startedAt) === 'reject') {
+      const snapshot = breaker.snapshot();
+      const remaining = snapshot.openedAt === null ? undefined : Math.max(0, snapshot.openedAt + breaker.options.cooldownMs - startedAt);
+      const failure: FailureDetails = {
+        status: 'rejected',
+        classification: rejection('execution', 'system', 'circuit_open', 'CIRCUIT_OPEN', `the circuit for ${toolName} is open`),
+        entry,
+        stopReason: 'circuit_open',
+        ...(remaining !== undefined ? { retryAfterMs: remaining } : {}),
+      };
+      if (tool.fallback !== undefined && depth === 0) return viaFallback(call, entry, failure, 'circuit_open', depth);
+      return finishFailure(call, failure);
+    }
+
+    const signal = opts.signal;
+    const safeToRepeat = tool.idempotent || tool.idempotencyKey;
+    let canRefresh = options.refreshCredential !== undefined;
+    let refreshed = false;
+    let delay = 0;
+    for (let attempt = 0; ; attempt++) {
+      if (delay > 0) {
+        try {
+          await clock.sleep(delay, signal);
+        } catch {
+          breaker.onNeutral();
+          return finishFailure(call, {
+            status: 'failure',
+            classification: rejection('execution', 'system', 'cancelled', 'ABORTED', `the call to ${toolName} was cancelled`),
+            entry,
+            stopReason: 'cancelled',
+          });
+        }
+      }
+      if (attempt > 0 && breaker.currentState === 'open') {
+        // Another call opened the circuit while this one was waiting to retry.
+        break;
+      }
+      const attemptStart = attempt === 0 ? startedAt : clock.now();
+      const ctx = new AttemptContext(call, attempt, clock);
+      const result = await runAttempt(entry, validated.value, ctx, signal, attemptStart);
+      const attemptEnd = clock.now();
+
+      let classification: Classification | undefined;
+      let issues: ValidationIssue[] | undefined;
+      let output: unknown;
+      switch (result.kind) {
+        case 'ok':
+          output = result.value;
+          classification = classifyOutput(output, attemptEnd);
+          if (classification === undefined && tool.validateOutput !== undefined) {
+            const checked = tool.validateOutput(output);
+            if (!checked.ok) {
+              issues = checked.issues;
+              classification = rejection('result_parse', 'system', 'output_schema_mismatch', 'OUTPUT_SCHEMA_MISMATCH', `${toolName} returned output that does not match its schema`);
+              classification.body = output;
+            }
+          }
+          break;
+        case 'error':
+          classification = classifyError(result.error, attemptEnd);
+          break;
+        case 'timeout':
+          classification = timeoutClassification(tool.timeoutMs);
+          break;
+        case 'cancelled':
+          classification = rejection('execution', 'system', 'cancelled', 'ABORTED', `the call to ${toolName} was cancelled`);
+          break;
+      }
+
+      call.attempts.push({
+        attempt,
+        started_at: isoTime(attemptStart),
+        duration_ms: attemptEnd - attemptStart,
+        outcome: classification === undefined ? 'success' : result.kind === 'timeout' ? 'timeout' : 'failure',
+        failure_type: classification?.type ?? null,
+        error_code: classification?.code ?? null,
+        delay_before_ms: delay,
+      });
+
+      if (classification === undefined) {
+        breaker.onSuccess();
+        return finishSuccess(call, entry, output, attempt > 0 || refreshed, attemptEnd);
+      }
+
+      let tripped = false;
+      if (countsAgainstBreaker(classification.category, classification.type)) tripped = breaker.onFailure(attemptEnd);
+      else breaker.onNeutral();
+
+      const decision: ReturnType<typeof decideRetry> = tripped
+        ? { kind: 'stop', reason: 'circuit_open' }
+        : decideRetry(classification, { attempt, safeToRepeat, canRefresh }, entry.retry, random);
+
+      if (decision.kind === 'refresh_credential') {
+        canRefresh = false;
+        let ok = false;
+        try {
+          ok = (await options.refreshCredential!({ toolName, error: toCallError(classification) })) !== false;
+        } catch (error) {
+          reportListenerError(error, 'refreshCredential');
+        }
+        if (ok) {
+          refreshed = true;
+          delay = 0;
+          continue;
+        }
+      } else if (decision.kind === 'retry') {
+        delay = decision.delayMs;
+        continue;
+      }
+
+      const stopReason: StopReason = decision.kind === 'stop' ? decision.reason : 'not_retryable';
+      const failure: FailureDetails = {
+        status: classification.type === 'timeout' ? 'timeout' : 'failure',
+        classification,
+        ...(issues !== undefined ? { issues } : {}),
+        entry,
+        stopReason,
+      };
+      const exhaustedRateLimit = classification.category === 'rate_limit';
+      if (tool.fallback !== undefined && depth === 0 && (tripped || exhaustedRateLimit)) {
+        return viaFallback(call, entry, failure, tripped ? 'circuit_open' : 'rate_limit_exhausted', depth);
+      }
+      return finishFailure(call, failure);
+    }
+    // Reached only when another call opened the circuit between this call's attempts.
+    const last = call.attempts[call.attempts.length - 1]!;
+    const classification = rejection('execution', 'system', 'circuit_open', 'CIRCUIT_OPEN', `the circuit for ${toolName} opened during retries (last failure: ${last.failure_type ?? 'unknown'})`);
+    const failure: FailureDetails = { status: 'failure', classification, entry, stopReason: 'circuit_open' };
+    if (tool.fallback !== undefined && depth === 0) return viaFallback(call, entry, failure, 'circuit_open', depth);
+    return finishFailure(call, failure);
+  }
+
+  const runtime: Runtime = {
+    execute<Output>(toolName: string, args: unknown, opts: ExecuteOptions = {}): Promise<ExecuteResult<Output>> {
+      if (closed) return Promise.reject(new RuntimeClosedError());
+      return run(toolName, args, opts, 0, null) as Promise<ExecuteResult<Output>>;
+    },
+    session(sessionOptions = {}) {
+      const traceId = sessionOptions.traceId ?? uuidv7();
+      let step = 0;
+      return {
+        traceId,
+        execute<Output>(toolName: string, args: unknown, opts: Omit<ExecuteOptions, 'traceId' | 'stepIndex'> = {}) {
+          return runtime.execute<Output>(toolName, args, { ...sessionOptions, ...opts, traceId, stepIndex: step++ });
+        },
+      };
+    },
+    tools: toolInfos,
+    breakers: {
+      state: (name) => registry.get(name)?.breaker.snapshot(),
+      snapshot() {
+        const out: Record<string, BreakerSnapshot> = {};
+        for (const [name, entry] of registry) out[name] = entry.breaker.snapshot();
+        return out;
+      },
+      restore(snapshot) {
+        for (const [name, state] of Object.entries(snapshot)) registry.get(name)?.breaker.restore(state);
+      },
+    },
+    async flush() {
+      await recorder?.flush?.();
+    },
+    close() {
+      closed = true;
+      closing ??= (async () => {
+        await recorder?.close?.();
+      })();
+      return closing;
+    },
+  };
+  return runtime;
+}
+

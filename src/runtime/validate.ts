@@ -1,0 +1,287 @@
+/**
+ * Argument and output validation with Ajv, compiled once per tool.
+ *
+ * Input validation normalizes before it rejects, because agents get small things wrong that
+ * have only one sensible reading: it fills defaults, coerces "123" to 123 where the schema says
+ * number, and matches enum values case-insensitively or through declared synonyms
+ * (`"x-synonyms": { "ascending": "asc" }` next to the `enum`). Extra properties pass unless the
+ * schema forbids them. Whatever is still wrong comes back as issues with a code, a path and a
+ * message the agent can act on.
+ *
+ * Output validation is strict: no coercion, no defaults, because a tool that starts returning
+ * "123" where it promised a number is exactly the drift worth catching.
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { ParameterFailureType } from './tool-errors.js';
+
+export type ValidationIssueCode =
+  | 'missing_required'
+  | 'type_mismatch'
+  | 'enum_mismatch'
+  | 'boundary_violation'
+  | 'unknown_property'
+  | 'format_mismatch'
+  | 'schema_mismatch';
+
+/** One thing wrong with a value, precise enough for an agent to fix it. */
+export interface ValidationIssue {
+  code: ValidationIssueCode;
+  /** Where, e.g. `filters.region` or `items[2].qty`; empty for the value itself. */
+  path: string;
+  message: string;
+  /** What the schema allows, when it says (allowed values, a bound, a type). */
+  expected?: unknown;
+  /** What was sent, when it is a scalar. */
+  received?: unknown;
+}
+
+export type ValidationResult = { ok: true; value: unknown } | { ok: false; issues: ValidationIssue[] };
+
+export type Validator = (value: unknown) => ValidationResult;
+
+export const SYNONYMS_KEYWORD = 'x-synonyms';
+
+// ajv-formats ships CommonJS with `module.exports = formatsPlugin` and a `.default` alias.
+const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (
+  ajv: Ajv,
+) => Ajv;
+
+function makeAjv(normalizing: boolean): Ajv {
+  const ajv = new Ajv({
+    allErrors: true,
+    strict: false,
+    verbose: true,
+    coerceTypes: normalizing,
+    useDefaults: normalizing,
+  });
+  addFormats(ajv);
+  ajv.addKeyword({ keyword: SYNONYMS_KEYWORD, schemaType: 'object' });
+  return ajv;
+}
+
+const inputAjv = makeAjv(true);
+const outputAjv = makeAjv(false);
+
+/** Compiles a schema, throwing the Ajv error (the caller wraps it with the tool's name). */
+export function compileInputValidator(schema: object): Validator {
+  const validate = inputAjv.compile(withoutMetaSchema(schema));
+  return (value) => {
+    // Ajv normalizes in place; the caller's arguments (and the record of them) stay as sent.
+    const data = cloneJson(value);
+    if (validate(data)) return { ok: true, value: data };
+    if (fixEnums(data, validate.errors ?? []) && validate(data)) return { ok: true, value: data };
+    return { ok: false, issues: toIssues(validate.errors ?? []) };
+  };
+}
+
+export function compileOutputValidator(schema: object): Validator {
+  const validate: ValidateFunction = outputAjv.compile(withoutMetaSchema(schema));
+  return (value) => (validate(value) ? { ok: true, value } : { ok: false, issues: toIssues(validate.errors ?? []) });
+}
+
+/** The failure type a set of issues amounts to: the first issue decides. */
+export function failureTypeOf(issues: readonly ValidationIssue[]): ParameterFailureType {
+  const code = issues[0]?.code;
+  switch (code) {
+    case 'missing_required':
+    case 'type_mismatch':
+    case 'enum_mismatch':
+    case 'boundary_violation':
+      return code;
+    default:
+      return 'schema_mismatch';
+  }
+}
+
+/** One line listing the issues, for messages and hints. */
+export function describeIssues(issues: readonly ValidationIssue[], max = 5): string {
+  const shown = issues.slice(0, max).map((i) => (i.path === '' ? i.message : `${i.path}: ${i.message}`));
+  if (issues.length > max) shown.push(`and ${issues.length - max} more`);
+  return shown.join('; ');
+}
+
+// Ajv's default meta-schema is draft-07; tools written for 2019-09/2020-12 (zod's default, many
+// MCP servers) use the same keywords for argument objects, so the declaration is dropped rather
+// than refused.
+function withoutMetaSchema(schema: object): object {
+  if (!('$schema' in schema)) return schema;
+  const { $schema: _ignored, ...rest } = schema as Record<string, unknown>;
+  return rest;
+}
+
+function isPlainObject(value: object): boolean {
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/** Copies plain objects and arrays (what JSON arguments are made of); other objects are shared. */
+export function cloneJson(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(cloneJson);
+  if (!isPlainObject(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) out[key] = cloneJson((value as Record<string, unknown>)[key]);
+  return out;
+}
+
+function decodePointer(pointer: string): string[] {
+  if (pointer === '') return [];
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+/** Rewrites enum values that match case-insensitively or by synonym. Returns whether any changed. */
+function fixEnums(data: unknown, errors: readonly ErrorObject[]): boolean {
+  let changed = false;
+  for (const error of errors) {
+    if (error.keyword !== 'enum' || typeof error.data !== 'string') continue;
+    const allowed = (error.params as { allowedValues?: unknown[] }).allowedValues ?? [];
+    const replacement = matchEnum(error.data, allowed, (error.parentSchema as Record<string, unknown> | undefined)?.[SYNONYMS_KEYWORD]);
+    if (replacement === undefined) continue;
+    const segments = decodePointer(error.instancePath);
+    const last = segments.pop();
+    if (last === undefined) continue;
+    let parent: unknown = data;
+    for (const segment of segments) parent = (parent as Record<string, unknown> | undefined)?.[segment];
+    if (parent === null || typeof parent !== 'object') continue;
+    (parent as Record<string, unknown>)[last] = replacement;
+    changed = true;
+  }
+  return changed;
+}
+
+function canonical(text: string): string {
+  return text.trim().toLowerCase().replace(/[\s_-]+/g, '');
+}
+
+function matchEnum(received: string, allowed: readonly unknown[], synonyms: unknown): unknown {
+  const wanted = canonical(received);
+  for (const value of allowed) {
+    if (typeof value === 'string' && canonical(value) === wanted) return value;
+  }
+  if (synonyms !== null && typeof synonyms === 'object') {
+    for (const [alias, target] of Object.entries(synonyms as Record<string, unknown>)) {
+      if (canonical(alias) === wanted && allowed.includes(target)) return target;
+    }
+  }
+  return undefined;
+}
+
+/** `/items/0/qty` -> `items[0].qty` */
+export function formatPath(pointer: string): string {
+  let out = '';
+  for (const segment of decodePointer(pointer)) {
+    if (/^\d+$/.test(segment)) out += `[${segment}]`;
+    else if (/^[A-Za-z_$][\w$]*$/.test(segment)) out += out === '' ? segment : `.${segment}`;
+    else out += `[${JSON.stringify(segment)}]`;
+  }
+  return out;
+}
+
+function joinPath(base: string, key: string): string {
+  return formatPath(`${base}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+}
+
+function scalar(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  return Array.isArray(value) ? `array(${value.length})` : 'object';
+}
+
+function show(value: unknown): string {
+  const s = JSON.stringify(scalar(value));
+  return s === undefined ? String(value) : s.length > 60 ? `${s.slice(0, 57)}...` : s;
+}
+
+const BOUNDS: Record<string, string> = {
+  minimum: '>=',
+  maximum: '<=',
+  exclusiveMinimum: '>',
+  exclusiveMaximum: '<',
+};
+
+function toIssue(error: ErrorObject): ValidationIssue | undefined {
+  const path = formatPath(error.instancePath);
+  const params = error.params as Record<string, unknown>;
+  const received = scalar(error.data);
+  switch (error.keyword) {
+    case 'required': {
+      const missing = String(params['missingProperty']);
+      return { code: 'missing_required', path: joinPath(error.instancePath, missing), message: `required property "${missing}" is missing` };
+    }
+    case 'dependentRequired':
+    case 'dependencies':
+      return { code: 'missing_required', path, message: error.message ?? 'a required property is missing' };
+    case 'type':
+      return {
+        code: 'type_mismatch',
+        path,
+        message: `must be ${String(params['type'])}, got ${show(error.data)}`,
+        expected: params['type'],
+        received,
+      };
+    case 'enum': {
+      const allowed = (params['allowedValues'] as unknown[]) ?? [];
+      return {
+        code: 'enum_mismatch',
+        path,
+        message: `must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}; got ${show(error.data)}`,
+        expected: allowed,
+        received,
+      };
+    }
+    case 'const':
+      return { code: 'enum_mismatch', path, message: `must be ${JSON.stringify(params['allowedValue'])}; got ${show(error.data)}`, expected: params['allowedValue'], received };
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+    case 'exclusiveMaximum':
+      return {
+        code: 'boundary_violation',
+        path,
+        message: `must be ${BOUNDS[error.keyword]} ${String(params['limit'])}, got ${show(error.data)}`,
+        expected: { [error.keyword]: params['limit'] },
+        received,
+      };
+    case 'minLength':
+    case 'maxLength':
+    case 'minItems':
+    case 'maxItems':
+    case 'minProperties':
+    case 'maxProperties':
+    case 'multipleOf':
+      return { code: 'boundary_violation', path, message: `${error.message ?? 'out of bounds'}, got ${show(error.data)}`, expected: { [error.keyword]: params['limit'] ?? params['multipleOf'] }, received };
+    case 'additionalProperties': {
+      const extra = String(params['additionalProperty']);
+      return { code: 'unknown_property', path: joinPath(error.instancePath, extra), message: `unknown property "${extra}" is not allowed` };
+    }
+    case 'format':
+      return { code: 'format_mismatch', path, message: `must be a valid ${String(params['format'])}, got ${show(error.data)}`, expected: params['format'], received };
+    case 'pattern':
+      return { code: 'format_mismatch', path, message: `must match ${String(params['pattern'])}, got ${show(error.data)}`, expected: params['pattern'], received };
+    // anyOf/oneOf report their branches' errors separately; the summary line adds nothing an agent can act on.
+    case 'anyOf':
+    case 'oneOf':
+    case 'if':
+      return undefined;
+    default:
+      return { code: 'schema_mismatch', path, message: error.message ?? 'does not match the schema', received };
+  }
+}
+
+function toIssues(errors: readonly ErrorObject[]): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const seen = new Set<string>();
+  for (const error of errors) {
+    const issue = toIssue(error);
+    if (issue === undefined) continue;
+    const key = `${issue.code}|${issue.path}|${issue.message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    issues.push(issue);
+  }
+  if (issues.length === 0) issues.push({ code: 'schema_mismatch', path: '', message: 'does not match the schema' });
+  return issues;
+}

@@ -1,0 +1,211 @@
+/**
+ * An in-process Store: records and rollups live in Maps. For tests, examples and embedding where
+ * nothing has to survive the process. It keeps the same rollups as the database adapters, so its
+ * analytics answers match theirs exactly.
+ */
+import { FaultlineError } from '../../errors.js';
+import type { ToolExecutionRecord } from '../../record/types.js';
+import {
+  addCounters,
+  aggregateBatch,
+  createdAtMs,
+  failureBreakdownFromRows,
+  hourlyFromRows,
+  hourRange,
+  signatureInWindow,
+  signaturesFromRows,
+  toolStatsFromRows,
+  type DurationRollupRow,
+  type FailureRollupRow,
+  type HourlyRollupRow,
+  type SignatureRollupRow,
+} from '../rollup.js';
+import type {
+  FailureBreakdownRow,
+  FailureSignature,
+  HourlyPoint,
+  RecordQuery,
+  StatsFilter,
+  Store,
+  ToolStats,
+} from '../types.js';
+
+const DEFAULT_LIMIT = 1000;
+const SEP = '\u001f';
+
+interface Entry {
+  record: ToolExecutionRecord;
+  createdMs: number;
+}
+
+/**
+ * Creates an empty in-memory store.
+ * @example
+ * const store = createMemoryStore();
+ * await store.insert([record]);
+ */
+export function createMemoryStore(): Store {
+  return new MemoryStore();
+}
+
+class MemoryStore implements Store {
+  readonly kind = 'memory' as const;
+  readonly #byId = new Map<string, Entry>();
+  /** Entries sorted by execution_id; rebuilt lazily because UUIDv7 batches usually arrive in order. */
+  #sorted: Entry[] = [];
+  #sortedIsStale = false;
+  readonly #hourly = new Map<string, HourlyRollupRow>();
+  readonly #durations = new Map<string, DurationRollupRow>();
+  readonly #failures = new Map<string, FailureRollupRow>();
+  readonly #signatures = new Map<string, SignatureRollupRow>();
+  #closed = false;
+
+  async insert(records: readonly ToolExecutionRecord[]): Promise<void> {
+    this.#assertOpen();
+    const inserted: ToolExecutionRecord[] = [];
+    const insertedMs: number[] = [];
+    const fresh = new Map<string, Entry>();
+    // Validate and clone everything before touching state, so a bad record leaves the store as it was.
+    for (const record of records) {
+      if (this.#byId.has(record.execution_id) || fresh.has(record.execution_id)) continue;
+      const entry = { record: structuredClone(record), createdMs: createdAtMs(record) };
+      fresh.set(record.execution_id, entry);
+      inserted.push(entry.record);
+      insertedMs.push(entry.createdMs);
+    }
+    if (inserted.length === 0) return;
+    const delta = aggregateBatch(inserted, insertedMs);
+
+    for (const [id, entry] of fresh) {
+      const last = this.#sorted[this.#sorted.length - 1];
+      if (last !== undefined && last.record.execution_id > id) this.#sortedIsStale = true;
+      this.#sorted.push(entry);
+      this.#byId.set(id, entry);
+    }
+    for (const row of delta.hourly) {
+      const key = row.tool_name + SEP + row.hour_ms;
+      const current = this.#hourly.get(key);
+      if (current === undefined) this.#hourly.set(key, { ...row });
+      else addCounters(current, row);
+    }
+    for (const row of delta.durations) {
+      const key = row.tool_name + SEP + row.hour_ms + SEP + row.bucket;
+      const current = this.#durations.get(key);
+      if (current === undefined) this.#durations.set(key, { ...row });
+      else current.count += row.count;
+    }
+    for (const row of delta.failures) {
+      const key = [row.tool_name, row.hour_ms, row.failure_stage, row.failure_category, row.failure_type].join(SEP);
+      const current = this.#failures.get(key);
+      if (current === undefined) this.#failures.set(key, { ...row });
+      else current.count += row.count;
+    }
+    for (const row of delta.signatures) {
+      const current = this.#signatures.get(row.signature);
+      if (current === undefined) {
+        this.#signatures.set(row.signature, { ...row });
+      } else {
+        current.count += row.count;
+        current.first_seen_ms = Math.min(current.first_seen_ms, row.first_seen_ms);
+        current.last_seen_ms = Math.max(current.last_seen_ms, row.last_seen_ms);
+      }
+    }
+  }
+
+  async get(executionId: string): Promise<ToolExecutionRecord | null> {
+    this.#assertOpen();
+    const entry = this.#byId.get(executionId);
+    return entry === undefined ? null : structuredClone(entry.record);
+  }
+
+  async query(query: RecordQuery): Promise<ToolExecutionRecord[]> {
+    this.#assertOpen();
+    const limit = query.limit ?? DEFAULT_LIMIT;
+    const desc = query.order === 'desc';
+    const sorted = this.#sortedEntries();
+    const out: ToolExecutionRecord[] = [];
+    if (limit <= 0) return out;
+    const matches = this.#matcher(query);
+    const { afterId } = query;
+    for (let k = 0; k < sorted.length; k++) {
+      const entry = sorted[desc ? sorted.length - 1 - k : k]!;
+      const id = entry.record.execution_id;
+      // The cursor means "after it in the requested order", so descending pages move back in time.
+      if (afterId !== undefined && (desc ? id >= afterId : id <= afterId)) continue;
+      if (!matches(entry)) continue;
+      out.push(structuredClone(entry.record));
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+
+  async count(query: Omit<RecordQuery, 'afterId' | 'limit' | 'order'> = {}): Promise<number> {
+    this.#assertOpen();
+    const matches = this.#matcher(query);
+    let n = 0;
+    for (const entry of this.#byId.values()) if (matches(entry)) n += 1;
+    return n;
+  }
+
+  async toolStats(filter: StatsFilter): Promise<ToolStats[]> {
+    this.#assertOpen();
+    return toolStatsFromRows(this.#inRange(this.#hourly.values(), filter), this.#inRange(this.#durations.values(), filter));
+  }
+
+  async failureBreakdown(filter: StatsFilter): Promise<FailureBreakdownRow[]> {
+    this.#assertOpen();
+    return failureBreakdownFromRows(this.#inRange(this.#failures.values(), filter));
+  }
+
+  async hourly(filter: StatsFilter): Promise<HourlyPoint[]> {
+    this.#assertOpen();
+    return hourlyFromRows(this.#inRange(this.#hourly.values(), filter), this.#inRange(this.#durations.values(), filter));
+  }
+
+  async signatures(filter: StatsFilter): Promise<FailureSignature[]> {
+    this.#assertOpen();
+    const rows = [...this.#signatures.values()].filter(
+      (s) => signatureInWindow(s.last_seen_ms, filter) && (filter.toolName === undefined || s.tool_name === filter.toolName),
+    );
+    return signaturesFromRows(rows);
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new FaultlineError('the memory store is closed');
+  }
+
+  #sortedEntries(): Entry[] {
+    if (this.#sortedIsStale) {
+      this.#sorted.sort((a, b) => (a.record.execution_id < b.record.execution_id ? -1 : 1));
+      this.#sortedIsStale = false;
+    }
+    return this.#sorted;
+  }
+
+  #matcher(query: Omit<RecordQuery, 'afterId' | 'limit' | 'order'>): (entry: Entry) => boolean {
+    const { traceId, toolName, statuses, since, until } = query;
+    const statusSet = statuses === undefined ? undefined : new Set<string>(statuses);
+    return (entry) => {
+      const r = entry.record;
+      if (traceId !== undefined && r.trace_id !== traceId) return false;
+      if (toolName !== undefined && r.tool_name !== toolName) return false;
+      if (statusSet !== undefined && !statusSet.has(r.status)) return false;
+      if (since !== undefined && entry.createdMs < since) return false;
+      if (until !== undefined && entry.createdMs >= until) return false;
+      return true;
+    };
+  }
+
+  *#inRange<T extends { tool_name: string; hour_ms: number }>(rows: Iterable<T>, filter: StatsFilter): Iterable<T> {
+    const { fromHourMs, untilHourMs } = hourRange(filter);
+    for (const row of rows) {
+      if (row.hour_ms < fromHourMs || row.hour_ms >= untilHourMs) continue;
+      if (filter.toolName !== undefined && row.tool_name !== filter.toolName) continue;
+      yield row;
+    }
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * Turns a store spec (the `store` runtime option, the CLI's `--db`) into a Store.
+ */
+import { isAbsolute, resolve } from 'node:path';
+import { ConfigError } from '../errors.js';
+import { createMemoryStore } from './memory/memory-store.js';
+import { createSqliteStore } from './sqlite/sqlite-store.js';
+import type { Store } from './types.js';
+
+/** Where the SQLite store lives when no spec is given, relative to the working directory. */
+export const DEFAULT_SQLITE_PATH = '.faultline/faultline.db';
+
+export interface OpenStoreOptions {
+  /** Base for relative SQLite paths. Default `process.cwd()`. */
+  cwd?: string;
+  /** Open a SQLite store read-only (for reporting commands). Ignored by the other kinds. */
+  readonly?: boolean;
+}
+
+/** The forms {@link openStore} accepts, for error and help text. */
+export const STORE_SPEC_FORMS =
+  "a path ending in .db/.sqlite/.sqlite3, 'sqlite:PATH', ':memory:' or 'memory:', or a postgres:// / postgresql:// URL";
+
+const SQLITE_EXTENSIONS = /\.(?:db|sqlite3?)$/i;
+
+/** Shape check for a Store passed through untouched; adapters are not classes callers can see. */
+function isStore(value: unknown): value is Store {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Store).insert === 'function' &&
+    typeof (value as Store).query === 'function' &&
+    typeof (value as Store).close === 'function'
+  );
+}
+
+interface PostgresModule {
+  createPostgresStore(options: { url: string }): Promise<Store> | Store;
+}
+
+// Held in a variable so that the compiler does not resolve it: the PostgreSQL adapter, and `pg`
+// with it, are only loaded by users who ask for them.
+const POSTGRES_MODULE = './postgres/postgres-store.js';
+
+async function openPostgres(url: string): Promise<Store> {
+  let mod: PostgresModule;
+  try {
+    mod = (await import(POSTGRES_MODULE)) as PostgresModule;
+  } catch (error) {
+    throw new ConfigError(`the PostgreSQL store is unavailable: ${(error as Error).message.split('\n')[0]}`, 'store', {
+      cause: error,
+    });
+  }
+  return mod.createPostgresStore({ url });
+}
+
+function redactUrl(spec: string): string {
+  return spec.replace(/\/\/[^@/]*@/, '//***@');
+}
+
+/**
+ * Opens the store a spec names.
+ *
+ * - `undefined`: SQLite at {@link DEFAULT_SQLITE_PATH} under `cwd`;
+ * - a Store: returned as is;
+ * - `':memory:'` or `'memory:'`: a fresh in-memory store;
+ * - `'sqlite:PATH'` (also `sqlite://PATH`), or a path ending in `.db`, `.sqlite` or `.sqlite3`: SQLite;
+ * - `postgres://…` or `postgresql://…`: PostgreSQL.
+ *
+ * @throws ConfigError with a one-line message for anything else, or when the store cannot be opened.
+ * @example
+ * const store = await openStore(process.env.FAULTLINE_DB); // '.faultline/faultline.db' when unset
+ */
+export async function openStore(spec: string | Store | undefined, options: OpenStoreOptions = {}): Promise<Store> {
+  if (spec !== undefined && typeof spec !== 'string') {
+    if (isStore(spec)) return spec;
+    throw new ConfigError(`store must be a Store object or a string: ${STORE_SPEC_FORMS}`, 'store');
+  }
+  const cwd = options.cwd ?? process.cwd();
+  const sqlite = (path: string): Store =>
+    createSqliteStore({
+      path: path === ':memory:' || isAbsolute(path) ? path : resolve(cwd, path),
+      ...(options.readonly === undefined ? {} : { readonly: options.readonly }),
+    });
+
+  if (spec === undefined) return sqlite(DEFAULT_SQLITE_PATH);
+  const trimmed = spec.trim();
+  if (trimmed === ':memory:' || trimmed === 'memory:') return createMemoryStore();
+  if (/^postgres(?:ql)?:\/\//i.test(trimmed)) return openPostgres(trimmed);
+  if (/^sqlite:/i.test(trimmed)) {
+    // `sqlite://rel.db` and `sqlite:///abs.db` are common URL spellings of `sqlite:PATH`.
+    const path = trimmed.slice('sqlite:'.length).replace(/^\/\//, '');
+    if (path === '') throw new ConfigError(`store spec 'sqlite:' needs a path; expected ${STORE_SPEC_FORMS}`, 'store');
+    return sqlite(path);
+  }
+  if (SQLITE_EXTENSIONS.test(trimmed)) return sqlite(trimmed);
+  throw new ConfigError(`unknown store ${JSON.stringify(redactUrl(trimmed))}; expected ${STORE_SPEC_FORMS}`, 'store');
+}

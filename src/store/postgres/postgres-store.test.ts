@@ -1,0 +1,476 @@
+import { randomBytes } from 'node:crypto';
+import net from 'node:net';
+import pg from 'pg';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { ConfigError, FaultlineError } from '../../errors.js';
+import { makeFailureRecord, makeRecord } from '../../record/fixture.js';
+import type { ToolExecutionRecord } from '../../record/types.js';
+import { CONTRACT_T0, contractDataset, runStoreContract } from '../contract.test-helpers.js';
+import { LATEST_VERSION, MIGRATIONS } from './migrations.js';
+import { createPostgresStore, INSERT_CHUNK_ROWS } from './postgres-store.js';
+
+const PG_URL = process.env['FAULTLINE_TEST_PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
+const RUN_ID = randomBytes(4).toString('hex');
+const HOUR = 3_600_000;
+
+/** Why the server cannot be used, or null when it can. */
+async function probe(url: string): Promise<string | null> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return null;
+  } catch (error) {
+    return error instanceof Error && error.message !== '' ? error.message : String((error as { code?: unknown }).code);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** The test URL without its password, for messages. */
+function shownUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(unparseable FAULTLINE_TEST_PG_URL)';
+  }
+}
+
+const unavailable = await probe(PG_URL);
+if (unavailable !== null) {
+  if (process.env['CI'] === 'true') {
+    throw new Error(`PostgreSQL at ${shownUrl(PG_URL)} is required when CI=true: ${unavailable}`);
+  }
+  console.warn(`skipping PostgreSQL store tests: cannot reach ${shownUrl(PG_URL)}: ${unavailable}`);
+}
+const describePg = unavailable === null ? describe : describe.skip;
+
+let schemaCounter = 0;
+const createdSchemas = new Set<string>();
+/** A schema name private to this test file run, so parallel files and reruns never collide. */
+function freshSchema(label: string): string {
+  const name = `faultline_test_${RUN_ID}_${label}_${schemaCounter++}`;
+  createdSchemas.add(name);
+  return name;
+}
+
+let adminPool: pg.Pool | undefined;
+function admin(): pg.Pool {
+  adminPool ??= new pg.Pool({ connectionString: PG_URL, max: 2 });
+  return adminPool;
+}
+
+async function dropSchemas(): Promise<void> {
+  if (unavailable !== null) return;
+  for (const name of createdSchemas) await admin().query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(name)} CASCADE`);
+  createdSchemas.clear();
+  await adminPool?.end();
+  adminPool = undefined;
+}
+
+const { host: PG_HOST, port: PG_PORT } = (() => {
+  const url = new URL(PG_URL);
+  return { host: url.hostname, port: url.port === '' ? 5432 : Number(url.port) };
+})();
+
+function urlWith(changes: { host?: string; port?: number; username?: string }): string {
+  const url = new URL(PG_URL);
+  if (changes.host !== undefined) url.hostname = changes.host;
+  if (changes.port !== undefined) url.port = String(changes.port);
+  if (changes.username !== undefined) url.username = changes.username;
+  return url.toString();
+}
+
+function bulk(n: number, tool = 'bulk_tool'): ToolExecutionRecord[] {
+  return Array.from({ length: n }, (_, i) =>
+    i % 4 === 0
+      ? makeFailureRecord({
+          tool_name: tool,
+          created_at: new Date(CONTRACT_T0 + i * 1000).toISOString(),
+          failure_stage: 'execution',
+          failure_category: 'network',
+          failure_type: 'timeout',
+          error_message: `timed out after ${i}ms`,
+          duration_ms: i % 700,
+        })
+      : makeRecord({
+          tool_name: tool,
+          created_at: new Date(CONTRACT_T0 + i * 1000).toISOString(),
+          input_params: { city: `city-${i % 10}`, n: i },
+          duration_ms: i % 700,
+        }),
+  );
+}
+
+const everything = { since: CONTRACT_T0 - 24 * HOUR, until: CONTRACT_T0 + 48 * HOUR };
+
+describePg('postgres', () => {
+  runStoreContract(
+    'postgres',
+    () => createPostgresStore({ url: PG_URL, schema: freshSchema('contract'), max: 4 }),
+    dropSchemas,
+  );
+});
+
+describePg('postgres store', () => {
+  afterAll(dropSchemas);
+
+  describe('migrations', () => {
+    it('are numbered 1..n in order, so LATEST_VERSION is the last one', () => {
+      expect(MIGRATIONS.map((m) => m.version)).toEqual(MIGRATIONS.map((_, i) => i + 1));
+      expect(LATEST_VERSION).toBe(MIGRATIONS.length);
+    });
+
+    it('apply once when several stores open the same new schema at the same time', async () => {
+      const schema = freshSchema('race');
+      const stores = await Promise.all(
+        Array.from({ length: 5 }, () => createPostgresStore({ url: PG_URL, schema, max: 2 })),
+      );
+      try {
+        const { rows } = await admin().query<{ version: number }>(
+          `SELECT version FROM "${schema}".schema_migrations ORDER BY version`,
+        );
+        expect(rows.map((r) => r.version)).toEqual(MIGRATIONS.map((m) => m.version));
+        // Every store works against the one schema they raced to create.
+        await Promise.all(stores.map((store, i) => store.insert(bulk(10, `tool_${i}`))));
+        expect(await stores[0]!.count()).toBe(50);
+      } finally {
+        await Promise.all(stores.map((s) => s.close()));
+      }
+    });
+
+    it('are a no-op when the schema is already current', async () => {
+      const schema = freshSchema('reopen');
+      const first = await createPostgresStore({ url: PG_URL, schema });
+      await first.insert(bulk(3));
+      await first.close();
+      const second = await createPostgresStore({ url: PG_URL, schema });
+      expect(await second.count()).toBe(3);
+      await second.close();
+      const { rows } = await admin().query(`SELECT version FROM "${schema}".schema_migrations`);
+      expect(rows).toHaveLength(MIGRATIONS.length);
+    });
+
+    it('refuse a schema written by a newer version with a ConfigError', async () => {
+      const schema = freshSchema('newer');
+      await (await createPostgresStore({ url: PG_URL, schema })).close();
+      await admin().query(`INSERT INTO "${schema}".schema_migrations (version, name) VALUES ($1, 'from the future')`, [
+        LATEST_VERSION + 1,
+      ]);
+      const opening = createPostgresStore({ url: PG_URL, schema });
+      await expect(opening).rejects.toSatisfy(ConfigError.isInstance);
+      await expect(opening).rejects.toThrow(`is at version ${LATEST_VERSION + 1}, newer than this faultline supports`);
+    });
+
+    it('quote the schema name, so any name is safe', async () => {
+      const schema = freshSchema('Odd "name"; DROP');
+      const store = await createPostgresStore({ url: PG_URL, schema });
+      await store.insert(bulk(2));
+      expect(await store.count()).toBe(2);
+      await store.close();
+      const { rows } = await admin().query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
+      expect(rows).toHaveLength(1);
+    });
+  });
+
+  describe('indexes', () => {
+    it('has seed 001 indexes and a GIN index that serves JSONB containment on input_params', async () => {
+      const schema = freshSchema('gin');
+      const store = await createPostgresStore({ url: PG_URL, schema });
+      try {
+        const records = bulk(400);
+        await store.insert(records);
+        const { rows: indexes } = await admin().query<{ indexdef: string }>(
+          'SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND tablename = $2',
+          [schema, 'tool_executions'],
+        );
+        const defs = indexes.map((r) => r.indexdef).join('\n');
+        expect(defs).toContain('(tool_name, status)');
+        expect(defs).toMatch(/\(failure_type\) WHERE \(status <> 'success'::text\)/);
+        expect(defs).toContain('(created_at DESC)');
+        expect(defs).toContain('USING gin (input_params jsonb_path_ops)');
+
+        const client = await admin().connect();
+        try {
+          await client.query('BEGIN');
+          await client.query('SET LOCAL enable_seqscan = off');
+          const containment = `SELECT execution_id FROM "${schema}".tool_executions WHERE input_params @> $1::jsonb`;
+          const plan = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${containment}`, ['{"city":"city-3"}']);
+          const planText = plan.rows.map((r) => r['QUERY PLAN']).join('\n');
+          expect(planText).toContain('Bitmap Index Scan on idx_input_params');
+          const found = await client.query<{ execution_id: string }>(containment, ['{"city":"city-3"}']);
+          const expected = records.filter((r) => (r.input_params as { city?: string }).city === 'city-3');
+          expect(expected.length).toBeGreaterThan(0);
+          expect(found.rows.map((r) => r.execution_id).sort()).toEqual(expected.map((r) => r.execution_id).sort());
+          await client.query('ROLLBACK');
+        } finally {
+          client.release();
+        }
+      } finally {
+        await store.close();
+      }
+    });
+  });
+
+  describe('opening', () => {
+    it('reports a closed port as one clean line', async () => {
+      const opening = createPostgresStore({ url: 'postgres://postgres@127.0.0.1:1/test', schema: freshSchema('x') });
+      await expect(opening).rejects.toSatisfy(ConfigError.isInstance);
+      await expect(opening).rejects.toThrow(/^could not connect to PostgreSQL at 127\.0\.0\.1:1: ECONNREFUSED$/);
+    });
+
+    it('reports an unknown host by its errno code', async () => {
+      const opening = createPostgresStore({ url: 'postgres://postgres@no-such-host.invalid:5432/test' });
+      await expect(opening).rejects.toThrow(
+        /^could not connect to PostgreSQL at no-such-host\.invalid:5432: (ENOTFOUND|EAI_AGAIN)$/,
+      );
+    });
+
+    it('reports a refused login with the server reason, on one line', async () => {
+      const opening = createPostgresStore({ url: urlWith({ username: 'faultline_no_such_role' }) });
+      await expect(opening).rejects.toSatisfy(ConfigError.isInstance);
+      const error = (await opening.catch((e: unknown) => e)) as Error;
+      expect(error.message.startsWith(`could not connect to PostgreSQL at ${PG_HOST}:${PG_PORT}: `)).toBe(true);
+      expect(error.message).toContain('faultline_no_such_role');
+      expect(error.message).not.toContain('\n');
+    });
+
+    it('rejects a malformed URL or a foreign scheme before connecting, without echoing it', async () => {
+      await expect(createPostgresStore({ url: 'not a url' })).rejects.toSatisfy(ConfigError.isInstance);
+      const mysql = createPostgresStore({ url: 'mysql://u:s3cret@h/db' });
+      await expect(mysql).rejects.toThrow('scheme must be postgres:// or postgresql://');
+      await expect(mysql).rejects.not.toThrow('s3cret');
+    });
+
+    it('rejects an unusable schema name or pool size', async () => {
+      await expect(createPostgresStore({ url: PG_URL, schema: '' })).rejects.toSatisfy(ConfigError.isInstance);
+      await expect(createPostgresStore({ url: PG_URL, schema: 'x'.repeat(64) })).rejects.toSatisfy(ConfigError.isInstance);
+      await expect(createPostgresStore({ url: PG_URL, max: 0 })).rejects.toSatisfy(ConfigError.isInstance);
+    });
+  });
+
+  describe('insert', () => {
+    it('stores 5,000 records in one call, across several statements, counted once in the rollups', async () => {
+      expect(INSERT_CHUNK_ROWS).toBeLessThan(5000);
+      const schema = freshSchema('bulk');
+      const store = await createPostgresStore({ url: PG_URL, schema });
+      try {
+        const records = bulk(5000);
+        await store.insert(records);
+        expect(await store.count()).toBe(5000);
+        const [stats] = await store.toolStats(everything);
+        expect(stats).toMatchObject({ tool_name: 'bulk_tool', total: 5000, timeout: 0, failure: 1250 });
+        const last = records[records.length - 1]!;
+        expect(await store.get(last.execution_id)).toStrictEqual(last);
+
+        // Re-inserting the whole batch, and a batch that overlaps it, changes nothing.
+        await store.insert(records);
+        await store.insert([...records.slice(4990), ...bulk(5, 'late_tool')]);
+        expect(await store.count()).toBe(5005);
+        const { rows } = await admin().query<{ total: string }>(
+          `SELECT sum(total) AS total FROM "${schema}".rollup_hourly WHERE tool_name = 'bulk_tool'`,
+        );
+        expect(Number(rows[0]!.total)).toBe(5000);
+        expect((await store.toolStats({ ...everything, toolName: 'bulk_tool' }))[0]).toEqual(stats);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('counts a batch once when two stores insert it concurrently', async () => {
+      const schema = freshSchema('concurrent');
+      const [a, b] = await Promise.all([
+        createPostgresStore({ url: PG_URL, schema }),
+        createPostgresStore({ url: PG_URL, schema }),
+      ]);
+      try {
+        const data = contractDataset(300);
+        await Promise.all([a!.insert(data), b!.insert([...data].reverse()), a!.insert(data.slice(100, 200))]);
+        expect(await b!.count()).toBe(300);
+        const stats = await a!.toolStats(everything);
+        expect(stats.reduce((sum, s) => sum + s.total, 0)).toBe(300);
+        const sigs = await b!.signatures(everything);
+        expect(sigs.reduce((sum, s) => sum + s.count, 0)).toBe(data.filter((r) => r.status !== 'success').length);
+      } finally {
+        await Promise.all([a!.close(), b!.close()]);
+      }
+    });
+
+    it('leaves the database untouched when a record in the batch is invalid', async () => {
+      const store = await createPostgresStore({ url: PG_URL, schema: freshSchema('invalid') });
+      try {
+        const good = makeRecord({ created_at: '2025-03-10T08:00:00.000Z' });
+        const bad = { ...makeRecord(), created_at: 'yesterday' };
+        await expect(store.insert([good, bad])).rejects.toThrow(/invalid created_at/);
+        await expect(store.insert([good, { ...makeRecord(), execution_id: 'exec-1' }])).rejects.toThrow(
+          /invalid execution_id/,
+        );
+        expect(await store.count()).toBe(0);
+        expect(await store.toolStats(everything)).toEqual([]);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('stores text PostgreSQL cannot hold (NUL, lone surrogates) with U+FFFD in their place', async () => {
+      const store = await createPostgresStore({ url: PG_URL, schema: freshSchema('nul') });
+      try {
+        const record = makeFailureRecord({
+          failure_stage: 'execution',
+          failure_category: 'system',
+          failure_type: 'runtime_error',
+          error_message: 'bad\u0000byte',
+          raw_output: 'a\u0000b',
+          input_params: { 'k\u0000': 'v\u0000', lone: 'x\ud800y', pair: '😀', literal: '\\u0000 stays' },
+        });
+        await store.insert([record]);
+        expect(await store.get(record.execution_id)).toStrictEqual({
+          ...record,
+          error_message: 'bad\ufffdbyte',
+          raw_output: 'a\ufffdb',
+          input_params: { 'k\ufffd': 'v\ufffd', lone: 'x\ufffdy', pair: '😀', literal: '\\u0000 stays' },
+        });
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('rejects while the server is unreachable and succeeds on retry without double counting', async () => {
+      const proxy = await startProxy(PG_HOST, PG_PORT);
+      const store = await createPostgresStore({ url: urlWith({ host: '127.0.0.1', port: proxy.port }), schema: freshSchema('outage'), max: 2 });
+      try {
+        const first = bulk(20, 'flaky_tool');
+        await store.insert(first.slice(0, 10));
+        await proxy.stop();
+        await expect(store.insert(first)).rejects.toThrow();
+        await proxy.restart();
+        await store.insert(first);
+        expect(await store.count()).toBe(20);
+        const [stats] = await store.toolStats(everything);
+        expect(stats).toMatchObject({ tool_name: 'flaky_tool', total: 20 });
+      } finally {
+        await store.close();
+        await proxy.stop();
+      }
+    });
+  });
+
+  describe('queries', () => {
+    it('treat non-UUID ids as unknown rather than failing', async () => {
+      const store = await createPostgresStore({ url: PG_URL, schema: freshSchema('ids') });
+      try {
+        const records = bulk(5);
+        await store.insert(records);
+        expect(await store.get('not-a-uuid')).toBeNull();
+        expect(await store.get(records[2]!.execution_id.toUpperCase())).toStrictEqual(records[2]);
+        const sorted = records.map((r) => r.execution_id).sort();
+        expect((await store.query({ afterId: sorted[2]!.toUpperCase() })).map((r) => r.execution_id)).toEqual(sorted.slice(3));
+        expect(await store.query({ afterId: '~' })).toEqual([]);
+        expect(await store.query({ afterId: '' })).toHaveLength(5);
+        expect(await store.query({ limit: Infinity })).toHaveLength(5);
+        expect(await store.query({ limit: 2.7 })).toHaveLength(2);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('accept unbounded and fractional windows', async () => {
+      const store = await createPostgresStore({ url: PG_URL, schema: freshSchema('windows') });
+      try {
+        const record = makeRecord({ created_at: new Date(CONTRACT_T0 + 2).toISOString(), tool_name: 'w' });
+        await store.insert([record]);
+        const all = { since: -Infinity, until: Infinity };
+        expect(await store.count({ since: -Infinity, until: Infinity })).toBe(1);
+        expect(await store.count({ since: CONTRACT_T0 + 1.5 })).toBe(1);
+        expect(await store.count({ since: CONTRACT_T0 + 2.5 })).toBe(0);
+        expect(await store.count({ until: CONTRACT_T0 + 2.5 })).toBe(1);
+        expect((await store.toolStats(all)).map((s) => s.total)).toEqual([1]);
+        expect(await store.hourly(all)).toHaveLength(1);
+        expect(await store.signatures(all)).toEqual([]);
+      } finally {
+        await store.close();
+      }
+    });
+  });
+
+  describe('lifecycle', () => {
+    it('uses a caller-owned pool without ending it, and refuses use after close', async () => {
+      const pool = new pg.Pool({ connectionString: PG_URL, max: 2 });
+      try {
+        const store = await createPostgresStore({ url: 'unused', pool, schema: freshSchema('pool') });
+        await store.insert(bulk(3));
+        await store.close();
+        await store.close();
+        await expect(store.insert(bulk(1))).rejects.toSatisfy(FaultlineError.isInstance);
+        await expect(store.count()).rejects.toThrow('the PostgreSQL store is closed');
+        const { rows } = await pool.query('SELECT 1 AS ok');
+        expect(rows).toEqual([{ ok: 1 }]);
+      } finally {
+        await pool.end();
+      }
+    });
+
+    it('ends the pool it created, so no connection stays open', async () => {
+      const applicationName = `faultline_test_${RUN_ID}_lifecycle`;
+      const store = await createPostgresStore({ url: PG_URL, schema: freshSchema('ends'), applicationName });
+      await store.insert(bulk(2));
+      const open = async () =>
+        (await admin().query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1', [applicationName]))
+          .rows[0].n as number;
+      expect(await open()).toBeGreaterThan(0);
+      await store.close();
+      // The server drops a backend a moment after the client's Terminate message; an idle pool
+      // that was not ended would keep its connections for 10 s, far past this wait.
+      await vi.waitFor(async () => expect(await open()).toBe(0), { timeout: 2000, interval: 25 });
+    });
+  });
+});
+
+interface Proxy {
+  port: number;
+  stop(): Promise<void>;
+  restart(): Promise<void>;
+}
+
+/** A TCP forwarder whose stop() cuts every live connection, to simulate the server going away. */
+async function startProxy(targetHost: string, targetPort: number): Promise<Proxy> {
+  const sockets = new Set<net.Socket>();
+  let server: net.Server | undefined;
+  let port = 0;
+  const listen = () =>
+    new Promise<void>((resolve, reject) => {
+      const s = net.createServer((client) => {
+        const upstream = net.connect(targetPort, targetHost);
+        for (const socket of [client, upstream]) {
+          sockets.add(socket);
+          socket.on('close', () => sockets.delete(socket));
+          socket.on('error', () => undefined);
+        }
+        client.pipe(upstream).pipe(client);
+        client.on('close', () => upstream.destroy());
+        upstream.on('close', () => client.destroy());
+      });
+      s.once('error', reject);
+      s.listen(port, '127.0.0.1', () => {
+        port = (s.address() as net.AddressInfo).port;
+        server = s;
+        resolve();
+      });
+    });
+  await listen();
+  return {
+    get port() {
+      return port;
+    },
+    async stop() {
+      const s = server;
+      server = undefined;
+      for (const socket of sockets) socket.destroy();
+      if (s !== undefined) await new Promise<void>((resolve) => s.close(() => resolve()));
+    },
+    restart: listen,
+  };
+}

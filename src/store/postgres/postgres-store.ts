@@ -1,0 +1,441 @@
+/**
+ * The PostgreSQL Store, for teams: many agent processes write to one database. Records go to
+ * `tool_executions` (seed 001's table, JSONB columns, a GIN index on `input_params`); analytics
+ * read hourly rollups that are updated in the same transaction as each insert.
+ */
+import pg from 'pg';
+import { ConfigError, FaultlineError } from '../../errors.js';
+import type { ToolExecutionRecord } from '../../record/types.js';
+import {
+  aggregateBatch,
+  createdAtMs,
+  failureBreakdownFromRows,
+  hourlyFromRows,
+  hourRange,
+  ROLLUP_COUNTER_FIELDS,
+  signaturesFromRows,
+  toolStatsFromRows,
+  type BreakdownRowInput,
+  type BucketRowInput,
+  type CounterRowInput,
+  type Numeric,
+  type SignatureRowInput,
+} from '../rollup.js';
+import type {
+  FailureBreakdownRow,
+  FailureSignature,
+  HourlyPoint,
+  RecordQuery,
+  StatsFilter,
+  Store,
+  ToolStats,
+} from '../types.js';
+import { migrate } from './migrations.js';
+import { connectionError, parsePostgresUrl, type ConnectionTarget } from './open-error.js';
+import { columnArrays, RECORD_COLUMN_LIST, RESULT_TYPES, rowToRecord, UNNEST_RECORD_COLUMNS } from './record-row.js';
+import { createRollupWriter, type RollupWriter } from './rollup-upsert.js';
+import { quoteSchemaName } from './schema-name.js';
+
+/** Options for {@link createPostgresStore}. */
+export interface PostgresStoreOptions {
+  /** `postgres://user:password@host:port/database`. Used to create the pool unless `pool` is given. */
+  url: string;
+  /** The PostgreSQL schema holding the store's tables; created if missing. Default `faultline`. */
+  schema?: string;
+  /** A pool owned by the caller. The store uses it but never ends it. */
+  pool?: pg.Pool;
+  /** Maximum connections of the pool the store creates. Default 10. Ignored with `pool`. */
+  max?: number;
+  /**
+   * `application_name` of the store's connections, visible in `pg_stat_activity`. Default
+   * `faultline`. Ignored with `pool`.
+   */
+  applicationName?: string;
+}
+
+const DEFAULT_SCHEMA = 'faultline';
+const DEFAULT_LIMIT = 1000;
+const CONNECT_TIMEOUT_MS = 10_000;
+/**
+ * Rows per INSERT statement. `unnest` keeps the parameter count at one per column whatever the
+ * row count, so this only bounds the size of one protocol message; batches larger than this are
+ * still one transaction.
+ */
+export const INSERT_CHUNK_ROWS = 2000;
+/** Deadlocks are retried; rows are locked in a fixed order, so they need an unusual interleaving. */
+const DEADLOCK_RETRIES = 3;
+const DEADLOCK_DETECTED = '40P01';
+const COUNTER_SUMS = ROLLUP_COUNTER_FIELDS.map((c) => `sum(${c}) AS ${c}`).join(', ');
+const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Opens (and if needed creates or migrates) a PostgreSQL store.
+ *
+ * @throws ConfigError with a one-line message when the URL is invalid, the server cannot be
+ * reached or refuses the login, or the schema was written by a newer faultline.
+ * @example
+ * const store = await createPostgresStore({ url: 'postgres://app@db:5432/agents' });
+ * await store.insert(records);
+ * const stats = await store.toolStats({ since: Date.now() - 86_400_000, until: Date.now() });
+ * await store.close();
+ */
+export async function createPostgresStore(options: PostgresStoreOptions): Promise<Store> {
+  const schemaName = options.schema ?? DEFAULT_SCHEMA;
+  const schema = quoteSchemaName(schemaName);
+  const ownsPool = options.pool === undefined;
+  let pool: pg.Pool;
+  let target: ConnectionTarget;
+  if (options.pool !== undefined) {
+    pool = options.pool;
+    const { connectionString, host, port } = pool.options;
+    target =
+      connectionString !== undefined
+        ? parsePostgresUrl(connectionString)
+        : { host: host ?? 'localhost', port: port ?? 5432 };
+  } else {
+    target = parsePostgresUrl(options.url);
+    if (options.max !== undefined && !(Number.isInteger(options.max) && options.max > 0)) {
+      throw new ConfigError('PostgreSQL pool size (max) must be a positive integer', 'max');
+    }
+    pool = new pg.Pool({
+      connectionString: options.url,
+      max: options.max ?? 10,
+      application_name: options.applicationName ?? 'faultline',
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    });
+    // An idle connection that the server drops emits 'error' on the pool; unhandled, that would
+    // crash the process. The pool discards the client, and the next query reports the outage.
+    pool.on('error', () => undefined);
+    // pg-pool drops its own listener when it hands a client out, and the server's FATAL message
+    // (pg_terminate_backend, a restart) can arrive in the same socket read that completed the
+    // checkout, before our code gets the client: every client keeps a listener of its own.
+    pool.on('connect', (client) => client.on('error', () => undefined));
+  }
+
+  try {
+    let connected = false;
+    await withClient(pool, async (client) => {
+      connected = true;
+      await migrate(client, schemaName, schema);
+    }).catch((error: unknown) => {
+      if (!connected) throw connectionError(target, error);
+      if (ConfigError.isInstance(error)) throw error;
+      throw new ConfigError(
+        `could not prepare PostgreSQL schema "${schemaName}" at ${target.host}:${target.port}: ${oneLine(error)}`,
+        'schema',
+        { cause: error },
+      );
+    });
+  } catch (error) {
+    if (ownsPool) await pool.end().catch(() => undefined);
+    throw error;
+  }
+  return new PostgresStore(pool, ownsPool, schema);
+}
+
+/**
+ * Runs `work` on a client checked out of `pool`. While checked out, a client has no 'error'
+ * listener of the pool's, and a connection dropped between queries would otherwise surface as an
+ * uncaught exception; here it fails the next query instead. A client that failed in any way is
+ * destroyed rather than returned to the pool, since its transaction state is unknown.
+ */
+async function withClient<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  const onError = () => undefined;
+  client.on('error', onError);
+  let failed = false;
+  try {
+    return await work(client);
+  } catch (error) {
+    failed = true;
+    throw error;
+  } finally {
+    // A destroyed client can still deliver the server's FATAL message (e.g. from
+    // pg_terminate_backend) after release; it keeps its listener so that is not an uncaught
+    // 'error'. A client going back to the pool gets the pool's listener instead.
+    if (!failed) client.off('error', onError);
+    client.release(failed);
+  }
+}
+
+function oneLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  const newline = text.indexOf('\n');
+  return newline === -1 ? text : text.slice(0, newline);
+}
+
+interface Filters {
+  where: string;
+  values: unknown[];
+}
+
+class PostgresStore implements Store {
+  readonly kind = 'postgres' as const;
+  readonly #pool: pg.Pool;
+  readonly #ownsPool: boolean;
+  readonly #schema: string;
+  readonly #rollups: RollupWriter;
+  readonly #insertSql: string;
+  #closing: Promise<void> | undefined;
+
+  constructor(pool: pg.Pool, ownsPool: boolean, schema: string) {
+    this.#pool = pool;
+    this.#ownsPool = ownsPool;
+    this.#schema = schema;
+    this.#rollups = createRollupWriter(schema);
+    this.#insertSql =
+      `INSERT INTO ${schema}.tool_executions (${RECORD_COLUMN_LIST}) SELECT * FROM ${UNNEST_RECORD_COLUMNS} ` +
+      `ON CONFLICT (execution_id) DO NOTHING RETURNING execution_id`;
+  }
+
+  async insert(records: readonly ToolExecutionRecord[]): Promise<void> {
+    this.#assertOpen();
+    // Everything that can reject a record is checked before a connection is taken, so a bad
+    // batch leaves the database untouched.
+    const unique = new Map<string, { record: ToolExecutionRecord; createdMs: number }>();
+    for (const record of records) {
+      if (!CANONICAL_UUID.test(record.execution_id)) {
+        // The column is a uuid: PostgreSQL would reject the whole batch on every retry.
+        throw new RangeError(`record has an invalid execution_id (expected a UUID): ${JSON.stringify(record.execution_id)}`);
+      }
+      const key = record.execution_id.toLowerCase();
+      if (!unique.has(key)) unique.set(key, { record, createdMs: createdAtMs(record) });
+    }
+    if (unique.size === 0) return;
+    // Sorted so that concurrent batches sharing ids lock them in the same order.
+    const batch = [...unique.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, entry]) => entry);
+
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.#insertOnce(batch);
+        return;
+      } catch (error) {
+        const code = (error as { code?: unknown }).code;
+        if (code !== DEADLOCK_DETECTED || attempt >= DEADLOCK_RETRIES) throw error;
+      }
+    }
+  }
+
+  async #insertOnce(batch: readonly { record: ToolExecutionRecord; createdMs: number }[]): Promise<void> {
+    await withClient(this.#pool, async (client) => {
+      await client.query('BEGIN');
+      try {
+        const inserted = new Set<string>();
+        for (let start = 0; start < batch.length; start += INSERT_CHUNK_ROWS) {
+          const chunk = batch.slice(start, start + INSERT_CHUNK_ROWS).map((entry) => entry.record);
+          const result = await client.query<{ execution_id: string }>(this.#insertSql, columnArrays(chunk));
+          for (const row of result.rows) inserted.add(row.execution_id);
+        }
+        // Only rows that were really inserted count: a retried batch must not inflate the rollups.
+        const fresh = batch.filter((entry) => inserted.has(entry.record.execution_id.toLowerCase()));
+        if (fresh.length > 0) {
+          const delta = aggregateBatch(
+            fresh.map((entry) => entry.record),
+            fresh.map((entry) => entry.createdMs),
+          );
+          await this.#rollups.apply(client, delta);
+        }
+        await client.query('COMMIT');
+      } catch (error) {
+        // The original error is the one worth reporting; withClient destroys the client anyway.
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
+  }
+
+  async get(executionId: string): Promise<ToolExecutionRecord | null> {
+    this.#assertOpen();
+    // Not a UUID means it cannot be stored here; asking PostgreSQL would raise a cast error instead.
+    if (!CANONICAL_UUID.test(executionId)) return null;
+    const [row] = await this.#rows<Record<string, unknown>>(
+      `SELECT ${RECORD_COLUMN_LIST} FROM ${this.#schema}.tool_executions WHERE execution_id = $1::uuid`,
+      [executionId],
+    );
+    return row === undefined ? null : rowToRecord(row);
+  }
+
+  async query(query: RecordQuery): Promise<ToolExecutionRecord[]> {
+    this.#assertOpen();
+    const limit = query.limit ?? DEFAULT_LIMIT;
+    if (limit <= 0) return [];
+    const desc = query.order === 'desc';
+    const filters = recordFilters(query);
+    const conditions = filters.where === '' ? [] : [filters.where];
+    const values = filters.values;
+    if (query.afterId !== undefined) {
+      const op = desc ? '<' : '>';
+      if (CANONICAL_UUID.test(query.afterId)) {
+        values.push(query.afterId.toLowerCase());
+        conditions.push(`execution_id ${op} $${values.length}::uuid`);
+      } else {
+        // A cursor that is not a UUID still orders against the ids as text, as in the other
+        // stores, rather than failing the cast; it just cannot use the primary key index.
+        values.push(query.afterId);
+        conditions.push(`execution_id::text ${op} $${values.length} COLLATE "C"`);
+      }
+    }
+    // LIMIT NULL is no limit, which is what an infinite limit asks for.
+    values.push(Number.isFinite(limit) ? Math.floor(limit) : null);
+    const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
+    const rows = await this.#rows<Record<string, unknown>>(
+      `SELECT ${RECORD_COLUMN_LIST} FROM ${this.#schema}.tool_executions ${where} ` +
+        `ORDER BY execution_id ${desc ? 'DESC' : 'ASC'} LIMIT $${values.length}`,
+      values,
+    );
+    return rows.map(rowToRecord);
+  }
+
+  async count(query: Omit<RecordQuery, 'afterId' | 'limit' | 'order'> = {}): Promise<number> {
+    this.#assertOpen();
+    const filters = recordFilters(query);
+    const where = filters.where === '' ? '' : `WHERE ${filters.where}`;
+    const [row] = await this.#rows<{ n: number }>(
+      `SELECT count(*) AS n FROM ${this.#schema}.tool_executions ${where}`,
+      filters.values,
+    );
+    return row?.n ?? 0;
+  }
+
+  async toolStats(filter: StatsFilter): Promise<ToolStats[]> {
+    this.#assertOpen();
+    const { where, values } = rollupFilters(filter);
+    return this.#snapshot(async (client) => {
+      const counters = await this.#rows<CounterRowInput>(
+        `SELECT tool_name, ${COUNTER_SUMS} FROM ${this.#schema}.rollup_hourly WHERE ${where} GROUP BY tool_name`,
+        values,
+        client,
+      );
+      const buckets = await this.#rows<BucketRowInput>(
+        `SELECT tool_name, bucket, sum(count) AS count FROM ${this.#schema}.rollup_duration
+          WHERE ${where} GROUP BY tool_name, bucket`,
+        values,
+        client,
+      );
+      return toolStatsFromRows(counters, buckets);
+    });
+  }
+
+  async failureBreakdown(filter: StatsFilter): Promise<FailureBreakdownRow[]> {
+    this.#assertOpen();
+    const { where, values } = rollupFilters(filter);
+    const rows = await this.#rows<BreakdownRowInput>(
+      `SELECT tool_name, failure_stage, failure_category, failure_type, sum(count) AS count
+         FROM ${this.#schema}.rollup_failures WHERE ${where}
+        GROUP BY tool_name, failure_stage, failure_category, failure_type`,
+      values,
+    );
+    return failureBreakdownFromRows(rows);
+  }
+
+  async hourly(filter: StatsFilter): Promise<HourlyPoint[]> {
+    this.#assertOpen();
+    const { where, values } = rollupFilters(filter);
+    return this.#snapshot(async (client) => {
+      const counters = await this.#rows<CounterRowInput & { hour_ms: Numeric }>(
+        `SELECT hour_ms, tool_name, ${ROLLUP_COUNTER_FIELDS.join(', ')} FROM ${this.#schema}.rollup_hourly WHERE ${where}`,
+        values,
+        client,
+      );
+      const buckets = await this.#rows<BucketRowInput & { hour_ms: Numeric }>(
+        `SELECT hour_ms, tool_name, bucket, count FROM ${this.#schema}.rollup_duration WHERE ${where}`,
+        values,
+        client,
+      );
+      return hourlyFromRows(counters, buckets);
+    });
+  }
+
+  async signatures(filter: StatsFilter): Promise<FailureSignature[]> {
+    this.#assertOpen();
+    const values: unknown[] = [msParam(filter.since), msParam(filter.until)];
+    let where = 'last_seen_ms >= $1 AND last_seen_ms < $2';
+    if (filter.toolName !== undefined) {
+      values.push(filter.toolName);
+      where += ' AND tool_name = $3';
+    }
+    const rows = await this.#rows<SignatureRowInput>(
+      `SELECT signature, tool_name, failure_stage, failure_type, error_code, normalized_message,
+              first_seen_ms, last_seen_ms, count
+         FROM ${this.#schema}.failure_signatures WHERE ${where}`,
+      values,
+    );
+    return signaturesFromRows(rows);
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= this.#ownsPool ? this.#pool.end() : Promise.resolve();
+    return this.#closing;
+  }
+
+  #assertOpen(): void {
+    if (this.#closing !== undefined) throw new FaultlineError('the PostgreSQL store is closed');
+  }
+
+  /** Runs a statement with the store's result parsers; `Row` describes the selected columns. */
+  async #rows<Row>(text: string, values: unknown[], client: pg.Pool | pg.PoolClient = this.#pool): Promise<Row[]> {
+    const result = await client.query({ text, values, types: RESULT_TYPES });
+    return result.rows as Row[];
+  }
+
+  /**
+   * Runs dependent reads (counters, then the duration buckets that go with them) in one snapshot,
+   * so that an insert committing between them cannot make them disagree.
+   */
+  #snapshot<T>(reads: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return withClient(this.#pool, async (client) => {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const result = await reads(client);
+      await client.query('COMMIT');
+      return result;
+    });
+  }
+}
+
+/** WHERE conditions (without the keyword) and parameters for the raw-record filters. */
+function recordFilters(query: Omit<RecordQuery, 'afterId' | 'limit' | 'order'>): Filters {
+  const conditions: string[] = [];
+  const values: unknown[] = [];
+  const add = (sql: (placeholder: string) => string, value: unknown) => {
+    values.push(value);
+    conditions.push(sql(`$${values.length}`));
+  };
+  if (query.traceId !== undefined) add((p) => `trace_id = ${p}`, query.traceId);
+  if (query.toolName !== undefined) add((p) => `tool_name = ${p}`, query.toolName);
+  if (query.statuses !== undefined) add((p) => `status = ANY(${p}::text[])`, [...query.statuses]);
+  if (query.since !== undefined) add((p) => `created_at >= ${p}::timestamptz`, isoParam(query.since));
+  if (query.until !== undefined) add((p) => `created_at < ${p}::timestamptz`, isoParam(query.until));
+  return { where: conditions.join(' AND '), values };
+}
+
+/**
+ * A window bound as a timestamptz parameter. Stored times are whole milliseconds, so rounding a
+ * fractional bound up keeps both `>=` and `<` exact; bounds beyond the Date range mean
+ * "everything" or "nothing" rather than an error.
+ */
+function isoParam(ms: number): string {
+  const whole = Math.ceil(ms);
+  if (whole > MAX_DATE_MS) return 'infinity';
+  if (whole < -MAX_DATE_MS) return '-infinity';
+  return new Date(whole).toISOString();
+}
+
+const MAX_DATE_MS = 8.64e15;
+
+/** A window bound over bigint epoch-ms columns: whole, and inside the bigint range. */
+function msParam(ms: number): number {
+  const whole = Math.ceil(ms);
+  return Math.min(Math.max(whole, Number.MIN_SAFE_INTEGER), Number.MAX_SAFE_INTEGER);
+}
+
+/** The hour range (and tool) of a stats window, over the per-hour rollup tables. */
+function rollupFilters(filter: StatsFilter): Filters {
+  const { fromHourMs, untilHourMs } = hourRange(filter);
+  const values: unknown[] = [msParam(fromHourMs), msParam(untilHourMs)];
+  let where = 'hour_ms >= $1 AND hour_ms < $2';
+  if (filter.toolName !== undefined) {
+    values.push(filter.toolName);
+    where += ' AND tool_name = $3';
+  }
+  return { where, values };
+}

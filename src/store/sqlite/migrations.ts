@@ -1,0 +1,181 @@
+/**
+ * Versioned SQLite schema. Migrations are an ordered list; `schema_migrations` records which ones
+ * a database has. Opening a database applies the missing ones in one transaction, and refuses a
+ * database written by a newer faultline instead of guessing at its schema.
+ */
+import type { Database } from 'better-sqlite3';
+import { ConfigError } from '../../errors.js';
+
+/** One schema step. `up` runs inside the migration transaction; it must not manage transactions. */
+export interface SqliteMigration {
+  version: number;
+  name: string;
+  up: string | ((db: Database) => void);
+}
+
+const COUNTER_COLUMNS = `
+  total INTEGER NOT NULL DEFAULT 0,
+  success INTEGER NOT NULL DEFAULT 0,
+  failure INTEGER NOT NULL DEFAULT 0,
+  timeout INTEGER NOT NULL DEFAULT 0,
+  rejected INTEGER NOT NULL DEFAULT 0,
+  retried_calls INTEGER NOT NULL DEFAULT 0,
+  retries INTEGER NOT NULL DEFAULT 0,
+  breaker_trips INTEGER NOT NULL DEFAULT 0,
+  param_validation_failures INTEGER NOT NULL DEFAULT 0,
+  duration_sum REAL NOT NULL DEFAULT 0`;
+
+/**
+ * Version 1: seed 001's `tool_executions` table (every record field; JSON as TEXT), its three
+ * indexes, and the hourly rollups. `created_ms` duplicates `created_at` as epoch ms so that time
+ * ranges are integer index scans; seed 001's `created_at DESC` index lives on it.
+ */
+const V1_INITIAL = `
+CREATE TABLE tool_executions (
+  execution_id TEXT PRIMARY KEY,
+  trace_id TEXT NOT NULL,
+  step_index INTEGER NOT NULL,
+  tool_name TEXT NOT NULL,
+  status TEXT NOT NULL,
+  failure_stage TEXT,
+  failure_category TEXT,
+  failure_type TEXT,
+  error_code TEXT,
+  input_params TEXT,
+  params_hash TEXT NOT NULL,
+  raw_output TEXT,
+  output_length INTEGER,
+  error_message TEXT,
+  error_stack TEXT,
+  duration_ms REAL NOT NULL,
+  retry_count INTEGER NOT NULL DEFAULT 0,
+  attempts TEXT NOT NULL,
+  breaker_state TEXT NOT NULL,
+  idempotent INTEGER NOT NULL,
+  fault TEXT,
+  feedback TEXT,
+  recovery TEXT NOT NULL,
+  fallback TEXT,
+  context_snapshot TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  created_ms INTEGER NOT NULL,
+  schema_version INTEGER NOT NULL,
+  summary_only INTEGER NOT NULL
+);
+CREATE INDEX idx_tool_status ON tool_executions (tool_name, status);
+CREATE INDEX idx_failure_type ON tool_executions (failure_type) WHERE status != 'success';
+CREATE INDEX idx_created_at ON tool_executions (created_ms DESC);
+CREATE INDEX idx_trace ON tool_executions (trace_id, step_index);
+
+CREATE TABLE rollup_hourly (
+  hour_ms INTEGER NOT NULL,
+  tool_name TEXT NOT NULL,${COUNTER_COLUMNS},
+  PRIMARY KEY (hour_ms, tool_name)
+) WITHOUT ROWID;
+
+CREATE TABLE rollup_duration (
+  hour_ms INTEGER NOT NULL,
+  tool_name TEXT NOT NULL,
+  bucket INTEGER NOT NULL,
+  count INTEGER NOT NULL,
+  PRIMARY KEY (hour_ms, tool_name, bucket)
+) WITHOUT ROWID;
+
+CREATE TABLE rollup_failures (
+  hour_ms INTEGER NOT NULL,
+  tool_name TEXT NOT NULL,
+  failure_stage TEXT NOT NULL,
+  failure_category TEXT NOT NULL,
+  failure_type TEXT NOT NULL,
+  count INTEGER NOT NULL,
+  PRIMARY KEY (hour_ms, tool_name, failure_stage, failure_category, failure_type)
+) WITHOUT ROWID;
+
+CREATE TABLE failure_signatures (
+  signature TEXT PRIMARY KEY,
+  tool_name TEXT NOT NULL,
+  failure_stage TEXT NOT NULL,
+  failure_type TEXT NOT NULL,
+  error_code TEXT,
+  normalized_message TEXT NOT NULL,
+  first_seen_ms INTEGER NOT NULL,
+  last_seen_ms INTEGER NOT NULL,
+  count INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX idx_signatures_last_seen ON failure_signatures (last_seen_ms);
+`;
+
+/** Every migration faultline knows, oldest first. Append only; never edit a released one. */
+export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [{ version: 1, name: 'initial schema', up: V1_INITIAL }];
+
+const MIGRATIONS_TABLE = `
+CREATE TABLE IF NOT EXISTS schema_migrations (
+  version INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  applied_at TEXT NOT NULL
+)`;
+
+function assertWellFormed(migrations: readonly SqliteMigration[]): void {
+  migrations.forEach((m, i) => {
+    // A gap or reordering is a programming error in this package, not a user's configuration.
+    if (m.version !== i + 1) throw new Error(`SQLite migration #${i} has version ${m.version}, expected ${i + 1}`);
+  });
+}
+
+/** The schema version recorded in `db` (0 for a database faultline has never touched). */
+export function schemaVersion(db: Database): number {
+  const table = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`).get();
+  if (table === undefined) return 0;
+  const row = db.prepare('SELECT max(version) AS v FROM schema_migrations').get() as { v: number | null };
+  return row.v ?? 0;
+}
+
+function newerVersionError(location: string, found: number, latest: number): ConfigError {
+  return new ConfigError(
+    `SQLite store ${location} has schema version ${found}, newer than this faultline supports (${latest}); upgrade faultline to open it`,
+    'store',
+  );
+}
+
+/**
+ * Brings `db` up to the latest version in `migrations`, applying the missing ones in a single
+ * IMMEDIATE transaction (so two processes opening a new database do not both migrate it).
+ * Returns the versions applied. `location` names the database in error messages.
+ * @throws ConfigError when the database is newer than `migrations`.
+ */
+export function migrate(db: Database, location: string, migrations: readonly SqliteMigration[] = SQLITE_MIGRATIONS): number[] {
+  assertWellFormed(migrations);
+  const latest = migrations.length;
+  const applied: number[] = [];
+  const run = db.transaction(() => {
+    db.exec(MIGRATIONS_TABLE);
+    const current = schemaVersion(db);
+    if (current > latest) throw newerVersionError(location, current, latest);
+    const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+    for (const m of migrations.slice(current)) {
+      if (typeof m.up === 'string') db.exec(m.up);
+      else m.up(db);
+      record.run(m.version, m.name, new Date().toISOString());
+      applied.push(m.version);
+    }
+  });
+  run.immediate();
+  return applied;
+}
+
+/**
+ * For read-only opens, which cannot migrate: checks that `db` is exactly at the latest version.
+ * @throws ConfigError when it is older (naming the fix) or newer.
+ */
+export function assertCurrent(db: Database, location: string, migrations: readonly SqliteMigration[] = SQLITE_MIGRATIONS): void {
+  assertWellFormed(migrations);
+  const latest = migrations.length;
+  const current = schemaVersion(db);
+  if (current > latest) throw newerVersionError(location, current, latest);
+  if (current < latest) {
+    throw new ConfigError(
+      `SQLite store ${location} has schema version ${current}, older than ${latest}; open it once without readonly to migrate it`,
+      'store',
+    );
+  }
+}
