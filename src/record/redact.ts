@@ -34,10 +34,10 @@ export interface RedactOptions {
   /** Default true. False makes every method return its input untouched. */
   enabled?: boolean;
   /**
-   * Extra secret key names. Strings match the whole key case-insensitively after removing `-`, `_`
-   * and spaces (`'x-tenant-key'` matches `X_Tenant_Key` and `xTenantKey`); RegExps are tested against the
-   * raw key, case-insensitively. RegExp keys make every JSON-looking string go through key
-   * scanning, which costs more on large outputs.
+   * Extra secret key names. Strings match the whole key case-insensitively after removing `-`,
+   * `_` and spaces (`'x-tenant-key'` matches `X_Tenant_Key` and `xTenantKey`); RegExps are tested
+   * against the raw key, case-insensitively. RegExp keys make every string holding a `:` or `=` go
+   * through key scanning, which costs more on large outputs.
    */
   keys?: readonly (string | RegExp)[];
   /** Key names never treated as secret (compared like string `keys`). Value rules still apply. */
@@ -59,8 +59,9 @@ export interface Redactor {
    */
   value<T>(value: T): T;
   /**
-   * Redacts free text (messages, stacks, raw output): value rules plus `key=value` pairs, and, when
-   * the whole string is JSON holding a secret key, the parsed JSON re-serialized.
+   * Redacts free text (messages, stacks, raw output): value rules plus `key=value` pairs. When the
+   * whole string is JSON and something in it is secret, it is redacted value by value and
+   * re-serialized, so it stays valid JSON; text that does not parse (truncated) is redacted in place.
    * @example redactor.text('Authorization: Bearer 9f8e7d6c5b4a39281706') // 'Authorization: Bearer [REDACTED]'
    */
   text(value: string): string;
@@ -105,7 +106,7 @@ for (let c = 0; c < 128; c++) {
 const DIGIT_LETTER = 27;
 const AT_LETTER = 29;
 const TRIGRAM_MASK = 0x7fff;
-/** Internal: three digits in a row, confirmed by `hasDigitRun` before it becomes F_DIGITS. */
+/** Internal: three digits in a row, confirmed by a digit-run probe before it becomes F_DIGITS. */
 const DIGIT_TRIPLE = 1 << 15;
 
 /** Table index of the trigram at `at`, or -1 if it has a character outside the alphabet. */
@@ -236,7 +237,9 @@ function isSpace(c: number): boolean {
 /** Characters of an unquoted key: ASCII word characters, `$ . -`, and letters of other scripts. */
 function isKeyChar(c: number): boolean {
   if (c < 128) {
-    return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36 || c === 46 || c === 45;
+    return (
+      (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36 || c === 46 || c === 45
+    );
   }
   return (
     (c >= 0xc0 && c <= 0x24f) ||
@@ -328,7 +331,9 @@ class KeyCursor {
         if (keyEnd - keyStart > MAX_TEXT_KEY || (first >= 48 && first <= 57)) continue;
       }
       if (keyEnd <= keyStart) continue;
-      while (valueStart < s.length && (s.charCodeAt(valueStart) === 32 || s.charCodeAt(valueStart) === 9)) valueStart++;
+      while (valueStart < s.length && (s.charCodeAt(valueStart) === 32 || s.charCodeAt(valueStart) === 9)) {
+        valueStart++;
+      }
       this.keyStart = keyStart;
       this.keyEnd = keyEnd;
       this.quote = quote;
@@ -502,16 +507,18 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
     extraKeys.add(normalizeKey(key));
     if (trigrams === BASE_TRIGRAMS) trigrams = BASE_TRIGRAMS.slice();
     // Every trigram of both spellings (`-` and `_` are one letter), so the key is seen as
-    // `x_tenant_key`, `X-Tenant-Key` or `xTenantKey`. A name with characters outside the alphabet
-    // cannot be spotted this way and falls back to looking at every `:` and `=`.
+    // `x_tenant_key`, `X-Tenant-Key` or `xTenantKey`. A name with no trigram inside the alphabet
+    // (short, or in another script) falls back to looking at every `:` and `=`.
+    let marked = 0;
     for (const form of [normalizeKey(key), key.toLowerCase()]) {
-      if (form.length < 3) keyGateAlways = true;
       for (let i = 0; i + 3 <= form.length; i++) {
         const index = trigramIndex(form, i);
-        if (index < 0) keyGateAlways = true;
-        else trigrams[index]! |= F_KEY;
+        if (index < 0) continue;
+        trigrams[index]! |= F_KEY;
+        marked++;
       }
     }
+    if (marked === 0) keyGateAlways = true;
   }
   const userRules = (options.rules ?? []).map(compileRule);
 
@@ -534,7 +541,8 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
     if (info === undefined) {
       info = classifyKey(key);
       if (!info) {
-        const masked = applyUserRules(applyValueRules(key, key.length >= MIN_SCAN_LENGTH ? scan(key, trigrams) & ~F_KEY : 0));
+        const flags = key.length >= MIN_SCAN_LENGTH ? scan(key, trigrams) & ~F_KEY : 0;
+        const masked = applyUserRules(applyValueRules(key, flags));
         if (masked !== key) info = masked;
       }
       if (keyCache.size >= KEY_CACHE_LIMIT) keyCache.clear();
@@ -592,7 +600,8 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
         kind = STRUCTURED;
       } else {
         const normalized = normalizeKey(key);
-        const header = keyQuote === '' && cursor.colon && HEADER_KEY_SUFFIXES.some((h) => normalized.endsWith(h));
+        const header =
+          keyQuote === '' && cursor.colon && HEADER_KEY_SUFFIXES.some((suffix) => normalized.endsWith(suffix));
         end = bareEnd(s, start, header);
         kind = BARE;
       }
@@ -775,8 +784,9 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
   function walkSpecial(o: object, depth: number): unknown {
     try {
       if (o instanceof Date) return Number.isNaN(o.getTime()) ? 'Invalid Date' : o.toISOString();
-      if (ArrayBuffer.isView(o)) return `[BINARY ${o.byteLength} bytes]`;
-      if (o instanceof ArrayBuffer || (typeof SharedArrayBuffer === 'function' && o instanceof SharedArrayBuffer)) return `[BINARY ${o.byteLength} bytes]`;
+      if (ArrayBuffer.isView(o) || o instanceof ArrayBuffer || o instanceof SharedArrayBuffer) {
+        return `[BINARY ${o.byteLength} bytes]`;
+      }
       if (o instanceof Map) {
         const plain: Record<string, unknown> = {};
         for (const [k, v] of o) setOwn(plain, typeof k === 'string' ? k : String(k), v);

@@ -22,6 +22,8 @@ export interface AttemptRecord {
   error_code: string | null;
   /** How long the runtime waited before this attempt (backoff or Retry-After); 0 for the first. */
   delay_before_ms: number;
+  /** The kind of fault injected into this attempt, if any (see `fault` on the record). */
+  fault_kind?: string | null;
 }
 
 /** Machine-readable feedback for the agent (seed 001 section 3.5). */
@@ -79,6 +81,7 @@ export interface ToolExecutionRecord {
   attempts: AttemptRecord[];
   breaker_state: BreakerStateName;
   idempotent: boolean;
+  /** The first fault injected into this call (ground truth for scoring and training); per-attempt kinds are in `attempts`. */
   fault: InjectedFault | null;
   feedback: RecordFeedback | null;
   recovery: RecoveryMode;

@@ -728,6 +728,7 @@ describe('runtime: circuit breaker', () => {
     const r = await rt.execute('primary', {});
     expect(r).toMatchObject({ ok: true, output: 'b', fallbackFrom: { reason: 'rate_limit_exhausted' } });
     expect(r.fallbackFrom!.record.retry_count).toBe(1);
+    expect(r.fallbackFrom!.record.feedback).toMatchObject({ action: 'use_fallback', hint: expect.stringContaining('went to backup') });
   });
 });
 
@@ -821,5 +822,94 @@ describe('runtime: API misuse throws typed errors', () => {
     await rt.close();
     await rt.close();
     await expect(rt.execute('x', {})).rejects.toBeInstanceOf(RuntimeClosedError);
+  });
+});
+
+describe('runtime: fault injection seam', () => {
+  it('applies planned faults per attempt and records the first as ground truth', async () => {
+    let executions = 0;
+    const { rt } = setup(
+      [
+        {
+          name: 'get_stock',
+          description: 's',
+          input: objectInput,
+          idempotent: true,
+          execute: () => {
+            executions++;
+            return { qty: 5 };
+          },
+        },
+      ],
+      {
+        faults: {
+          plan: ({ attempt }) =>
+            attempt === 0
+              ? {
+                  fault: { kind: 'http_status', rule_id: 'r1', params: { status: 503 } },
+                  replace: async () => {
+                    throw new HttpError(503, 'injected');
+                  },
+                }
+              : attempt === 1
+                ? { fault: { kind: 'partial', rule_id: 'r2' }, transform: (out) => ({ ...(out as object), partial: true }) }
+                : undefined,
+        },
+      },
+    );
+    const r = await rt.execute('get_stock', {});
+    expect(r).toMatchObject({ ok: true, output: { qty: 5, partial: true } });
+    expect(executions).toBe(1);
+    expect(r.record.fault).toEqual({ kind: 'http_status', rule_id: 'r1', params: { status: 503 } });
+    expect(r.record.attempts.map((a) => a.fault_kind)).toEqual(['http_status', 'partial']);
+  });
+
+  it('commit-then-drop: the side effect happens, the caller sees a timeout, and nothing is repeated', async () => {
+    let orders = 0;
+    const { rt } = setup(
+      [
+        {
+          name: 'create_order',
+          description: 'c',
+          input: objectInput,
+          timeoutMs: 2000,
+          execute: () => {
+            orders++;
+            return { id: orders };
+          },
+        },
+      ],
+      {
+        faults: {
+          plan: () => ({
+            fault: { kind: 'commit_then_drop' },
+            replace: async (ctx, runTool) => {
+              await runTool();
+              await ctx.clock.sleep(60_000);
+              return undefined;
+            },
+          }),
+        },
+      },
+    );
+    const r = await rt.execute('create_order', {});
+    expect(orders).toBe(1);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.feedback.action).toBe('verify_state');
+    expect(r.record).toMatchObject({ status: 'timeout', fault: { kind: 'commit_then_drop' } });
+  });
+
+  it('an injector that throws is reported and ignored', async () => {
+    const errors: string[] = [];
+    const { rt } = setup([{ name: 'n', description: 'n', input: objectInput, execute: () => 1 }], {
+      faults: {
+        plan: () => {
+          throw new Error('bad plan');
+        },
+      },
+      onListenerError: (e, where) => errors.push(`${where}: ${(e as Error).message}`),
+    });
+    expect((await rt.execute('n', {})).ok).toBe(true);
+    expect(errors).toEqual(['faults.plan: bad plan']);
   });
 });

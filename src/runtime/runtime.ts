@@ -16,6 +16,8 @@ import {
   type RecoveryMode,
   type ToolExecutionRecord,
 } from '../record/types.js';
+import type { FaultInjector, PlannedFault } from '../faults/injector.js';
+import type { InjectedFault } from '../record/types.js';
 import { countsAgainstBreaker, type CallStatus, type FailureCategory, type FailureStage, type FeedbackAction } from '../taxonomy.js';
 import { seededRandom } from './backoff.js';
 import { ConsecutiveBreaker, DEFAULT_BREAKER, type BreakerOptions, type BreakerSnapshot } from './breaker.js';
@@ -60,6 +62,8 @@ export interface RuntimeOptions {
   maxOutputChars?: number;
   /** Fields added to every record's context_snapshot (agent, model, deployment, ...). */
   context?: Record<string, unknown>;
+  /** Injects faults into tool attempts (chaos testing, FailBench); see `createFaultPlan`. */
+  faults?: FaultInjector;
 }
 
 export interface ExecuteOptions {
@@ -165,6 +169,7 @@ interface Call {
   attempts: AttemptRecord[];
   idempotencyKey: string | undefined;
   fallback: FallbackLink | null;
+  fault: InjectedFault | null;
 }
 
 /** The context handed to `execute`. The AbortController is made only if the tool asks for the signal. */
@@ -216,6 +221,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const runtimeBreaker: BreakerOptions = { ...DEFAULT_BREAKER, ...definedOnly(options.breaker) };
   const recorder = options.recorder;
   const onRecord = options.onRecord;
+  const faults = options.faults;
   const reportListenerError =
     options.onListenerError ??
     ((error: unknown, where: string) => {
@@ -274,10 +280,26 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       attempts: [],
       idempotencyKey: undefined,
       fallback: null,
+      fault: null,
     };
   }
 
-  function runAttempt(entry: RegisteredTool, args: unknown, ctx: AttemptContext, signal: AbortSignal | undefined, startedAt: number): Promise<AttemptResult> {
+  function startTool(entry: RegisteredTool, args: unknown, ctx: AttemptContext, planned: PlannedFault | undefined): unknown {
+    if (planned === undefined) return entry.tool.execute(args, ctx);
+    const runTool = () => Promise.resolve().then(() => entry.tool.execute(args, ctx));
+    const pending = planned.replace !== undefined ? planned.replace(ctx, runTool) : runTool();
+    const transform = planned.transform;
+    return transform === undefined ? pending : Promise.resolve(pending).then((output) => transform(output, ctx));
+  }
+
+  function runAttempt(
+    entry: RegisteredTool,
+    args: unknown,
+    ctx: AttemptContext,
+    signal: AbortSignal | undefined,
+    startedAt: number,
+    planned: PlannedFault | undefined,
+  ): Promise<AttemptResult> {
     const timeoutMs = entry.tool.timeoutMs;
     return new Promise<AttemptResult>((resolve) => {
       let settled = false;
@@ -312,7 +334,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       }
       let pending: unknown;
       try {
-        pending = entry.tool.execute(args, ctx);
+        pending = startTool(entry, args, ctx, planned);
       } catch (error) {
         settle({ kind: 'error', error });
         return;
@@ -326,6 +348,15 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         settle({ kind: 'ok', value: pending });
       }
     });
+  }
+
+  function planFault(call: Call, entry: RegisteredTool, attempt: number, now: number): PlannedFault | undefined {
+    try {
+      return faults!.plan({ toolName: call.toolName, args: call.args, attempt, traceId: call.traceId, now, idempotent: entry.tool.idempotent });
+    } catch (error) {
+      reportListenerError(error, 'faults.plan');
+      return undefined;
+    }
   }
 
   function emit(record: ToolExecutionRecord): Promise<void> | undefined {
@@ -411,7 +442,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       attempts: call.attempts,
       breaker_state: end.breaker?.currentState ?? 'closed',
       idempotent: end.idempotent,
-      fault: null,
+      fault: call.fault,
       feedback: end.feedback ?? null,
       recovery: end.recovery,
       fallback: call.fallback,
@@ -447,6 +478,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     suggestions?: string[];
     retryAfterMs?: number;
     fallbackTool?: string;
+    /** The runtime sent the call to the fallback tool (for the primary's record). */
+    fallbackUsed?: { tool: string; reason: string };
     recovery?: RecoveryMode;
   }
 
@@ -467,6 +500,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       },
       [tool?.feedback, options.feedback],
     );
+    if (d.fallbackUsed !== undefined) {
+      // The runtime already acted on the failure; the record says what it did.
+      feedback.action = 'use_fallback';
+      feedback.hint = `${call.toolName} failed (${c.code}, ${d.fallbackUsed.reason.replace(/_/g, ' ')}); the call went to ${d.fallbackUsed.tool} instead.`;
+    }
     return { action: feedback.action, hint: feedback.hint, retryable: feedback.retryable, retry_after_ms: feedback.retryAfterMs ?? null };
   }
 
@@ -536,7 +574,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       primary_execution_id: call.id,
       reason,
     });
-    const primary = await finishFailure(call, { ...failure, fallbackTool: fallbackName, recovery: fallbackResult.ok ? 'auto_recovered' : 'needs_decision' });
+    const primary = await finishFailure(call, {
+      ...failure,
+      fallbackTool: fallbackName,
+      fallbackUsed: { tool: fallbackName, reason },
+      recovery: fallbackResult.ok ? 'auto_recovered' : 'needs_decision',
+    });
     return { ...fallbackResult, fallbackFrom: { tool: call.toolName, reason, record: primary.record } };
   }
 
@@ -611,7 +654,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       }
       const attemptStart = attempt === 0 ? startedAt : clock.now();
       const ctx = new AttemptContext(call, attempt, clock);
-      const result = await runAttempt(entry, validated.value, ctx, signal, attemptStart);
+      const planned = faults === undefined ? undefined : planFault(call, entry, attempt, attemptStart);
+      if (planned !== undefined) call.fault ??= planned.fault;
+      const result = await runAttempt(entry, validated.value, ctx, signal, attemptStart, planned);
       const attemptEnd = clock.now();
 
       let classification: Classification | undefined;
@@ -649,6 +694,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         failure_type: classification?.type ?? null,
         error_code: classification?.code ?? null,
         delay_before_ms: delay,
+        ...(faults !== undefined ? { fault_kind: planned?.fault.kind ?? null } : {}),
       });
 
       if (classification === undefined) {

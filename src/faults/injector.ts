@@ -1,0 +1,38 @@
+/**
+ * The seam between the runtime and fault injection. A fault plan (see plan.ts) implements
+ * `FaultInjector`; the runtime asks it once per attempt and applies what it returns. Transports
+ * (the HTTP and MCP proxies) use the same plan model and apply faults on the wire instead.
+ */
+import type { InjectedFault } from '../record/types.js';
+import type { ToolContext } from '../runtime/define-tool.js';
+
+/** What an injector knows about the attempt it is asked about. */
+export interface FaultCallInfo {
+  toolName: string;
+  args: unknown;
+  /** 0-based attempt within the logical call. */
+  attempt: number;
+  traceId: string;
+  /** Epoch ms on the runtime's clock. */
+  now: number;
+  idempotent: boolean;
+}
+
+/** One fault to apply to one attempt. */
+export interface PlannedFault {
+  /** Written into the record as ground truth. */
+  fault: InjectedFault;
+  /**
+   * Runs instead of the tool. It may throw (the error is classified as usual), wait on
+   * `ctx.clock` (latency, hangs: the runtime's timeout still applies), call `runTool` (so the
+   * side effect happens) and then fail, or return a value.
+   */
+  replace?: (ctx: ToolContext, runTool: () => Promise<unknown>) => Promise<unknown>;
+  /** Rewrites the tool's output after it ran: partial results, schema or semantic drift. */
+  transform?: (output: unknown, ctx: ToolContext) => unknown;
+}
+
+export interface FaultInjector {
+  /** Called before every attempt; undefined means "no fault this time". Must not throw. */
+  plan(call: FaultCallInfo): PlannedFault | undefined;
+}
