@@ -27,23 +27,36 @@ export const REDACTED = '[REDACTED]';
  * Pre-filter flags. A rule only runs on a string whose scan raised one of the flags it needs; the
  * scan (in redact.ts) is one pass over the string's bytes, so ordinary text pays for nothing else.
  */
+/** The text has an `@` (e-mail, URL password). */
 export const F_AT = 1 << 0;
+/** The text has a run of 11+ digits, spaces and dashes (phone, ID, card). */
 export const F_DIGITS = 1 << 1;
+/** `-----` (PEM armour). */
 export const F_PEM = 1 << 2;
+/** `sk-`, `sk_`, `rk_` (OpenAI, Anthropic, Stripe). */
 export const F_SK = 1 << 3;
+/** `ghp`, `gho`, …, `b_p` of `github_pat_`. */
 export const F_GH = 1 << 4;
+/** `xox`, `xap`, `ks.` of `hooks.slack`. */
 export const F_SLACK = 1 << 5;
+/** AWS access key id prefixes. */
 export const F_AWS = 1 << 6;
+/** The word `aws`, the context an AWS secret key needs. */
 export const F_AWS_CONTEXT = 1 << 7;
+/** `aiz` of `AIza`. */
 export const F_GOOGLE = 1 << 8;
+/** `eyJ`. */
 export const F_JWT = 1 << 9;
+/** `bea` of `Bearer`. */
 export const F_BEARER = 1 << 10;
+/** `asi` of `Basic`. */
 export const F_BASIC = 1 << 11;
-/** The text may hold a sensitive key name (`password=…`, `"token": …`). */
+/** The text may hold a secret key name (`password=…`, `"token": …`). */
 export const F_KEY = 1 << 12;
 
 /** A built-in rule plus the pre-filter flags that can make it match. */
 export interface BuiltinRule extends RedactionRule {
+  /** Runs only when the scan raised one of these flags. */
   needs: number;
   mask: (match: string) => string;
 }
@@ -96,7 +109,7 @@ export const TRIGGER_TRIGRAMS: readonly (readonly [string, number])[] = [
 // ---------------------------------------------------------------------------------------------
 // Key names
 
-/** Normalized key names (lowercase, `-` and `_` removed) that mark a secret anywhere inside. */
+/** Normalized key names (see {@link normalizeKey}) that mark a secret anywhere inside. */
 export const SECRET_KEY_PARTS: readonly string[] = [
   'password',
   'passwd',
@@ -142,10 +155,11 @@ export const SECRET_KEY_SUFFIXES: readonly string[] = [
 export const SECRET_KEY_EXACT: readonly string[] = ['pass'];
 
 /**
- * Key names ending in `token` that are not credentials: usage counters (`max_token`) and
- * pagination cursors, which are opaque but useless to an attacker and needed to debug paging.
+ * Key names ending in `token` that are not credentials: usage counters (`max_token`, matched as
+ * the whole name so `total_access_token` stays secret) and pagination cursors, which are opaque
+ * but useless to an attacker and needed to debug paging.
  */
-export const BENIGN_TOKEN_PREFIXES: readonly string[] = [
+export const BENIGN_TOKEN_COUNTERS: readonly string[] = [
   'max',
   'min',
   'num',
@@ -175,7 +189,7 @@ export const BENIGN_TOKEN_SUFFIXES: readonly string[] = [
 const TRACE_SESSION_KEY = /^session[-_]id$/i;
 const TRACE_SESSION_CAMEL = /^sessionI[dD]$/;
 
-/** Lowercase and drop `-`, `_` and spaces, so `X-Api-Key`, `x_api_key`, `xApiKey` and `API Key` compare equal. */
+/** Lowercase and drop `-`, `_` and spaces: `X-Api-Key`, `x_api_key`, `xApiKey` and `API Key` compare equal. */
 export function normalizeKey(key: string): string {
   return key.toLowerCase().replace(/[-_\s]/g, '');
 }
@@ -187,8 +201,8 @@ export function isBuiltinSecretKey(raw: string, normalized: string): boolean {
   for (const suffix of SECRET_KEY_SUFFIXES) {
     if (!normalized.endsWith(suffix)) continue;
     if (suffix === 'token') {
-      for (const p of BENIGN_TOKEN_PREFIXES) if (normalized.startsWith(p)) return false;
-      for (const s of BENIGN_TOKEN_SUFFIXES) if (normalized.endsWith(s)) return false;
+      for (const counter of BENIGN_TOKEN_COUNTERS) if (normalized === `${counter}token`) return false;
+      for (const cursor of BENIGN_TOKEN_SUFFIXES) if (normalized.endsWith(cursor)) return false;
     }
     if (suffix === 'sessionid') {
       const last = raw.slice(raw.lastIndexOf('.') + 1);

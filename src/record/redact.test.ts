@@ -38,6 +38,8 @@ const jwt = j(
 const pemBody = j('MIIEowIBAAKCAQEA7bq3xQ9rTz', 'W1k4V8pHcN2sLmYf0aJdEgUiOo', '\n', 'Xy5Zb6Cc7Dd8Ee9Ff0Gg1Hh2Ii3Jj4Kk5Ll6Mm7');
 const basicPassword = j('wonder', 'land42');
 const id1 = cnId('11010519491231002');
+const PHONE_NUMBER = Number(j('138', '1234', '5678'));
+const CARD_NUMBER = Number(j('42424242', '42424242'));
 const id2 = cnId('44030619900307123');
 
 const SECRETS: Secret[] = [
@@ -104,12 +106,12 @@ const SECRETS: Secret[] = [
   { rule: 'url-credentials', text: j('redis://:', 'r3d1sP@ss', '@cache:6379/0'), secretParts: ['r3d1sP', 'ss@cache'] },
   { rule: 'email', text: j('alice.smith', '@example.com'), secretParts: ['alice.smith'] },
   { rule: 'email', text: j('ops+alerts', '@corp.example.co.uk'), secretParts: ['ops+alerts'] },
-  { rule: 'cn-mobile', text: j('138', '1234', '5678'), secretParts: ['13812345678', '1234'] },
+  { rule: 'cn-mobile', text: j('138', '1234', '5678'), secretParts: [j('138', '1234', '5678'), '1234'] },
   { rule: 'cn-mobile', text: j('+86 ', '139-8765-', '4321'), secretParts: ['139-8765-4321', '8765'] },
   { rule: 'cn-resident-id', text: id1, secretParts: [id1, '19491231'] },
   { rule: 'cn-resident-id', text: id2, secretParts: [id2, '19900307'] },
-  { rule: 'payment-card', text: j('4242 4242 ', '4242 4242'), secretParts: ['4242 4242 4242 4242', '4242424242424242'] },
-  { rule: 'payment-card', text: j('5555', '5555', '5555', '4444'), secretParts: ['5555555555554444'] },
+  { rule: 'payment-card', text: j('4242 4242 ', '4242 4242'), secretParts: [j('4242 4242 ', '4242 4242'), j('42424242', '42424242')] },
+  { rule: 'payment-card', text: j('5555', '5555', '5555', '4444'), secretParts: [j('5555', '5555', '5555', '4444')] },
   { rule: 'payment-card', text: j('3782-822463-', '10005'), secretParts: ['3782-822463-10005', '822463'] },
 ];
 
@@ -195,7 +197,7 @@ const BENIGN = {
   idempotency_key: 'b9f3c2a1-0d4e-4f5a-8b6c-7d8e9f0a1b2c',
   version: '1.2.3',
   price: 19.99,
-  phone_like_float: 0.13812345678,
+  phone_like_float: Number(j('0.138', '12345678')),
   words: 'basic plan, bearer of news, passing grade, automatic token bucket',
   path: '/usr/local/lib/node_modules/app/index.js',
   sk_like: 'task-runner-worker-pool',
@@ -230,7 +232,7 @@ describe('value rules', () => {
   });
 
   it('keeps JSON text valid when a mask replaces a JSON number', () => {
-    const out = defaultRedactor.text(JSON.stringify({ phone: 13812345678, pan: 4242424242424242, name: 'x' }));
+    const out = defaultRedactor.text(JSON.stringify({ phone: PHONE_NUMBER, pan: CARD_NUMBER, name: 'x' }));
     expect(JSON.parse(out)).toEqual({ phone: '138****5678', pan: '[CARD …4242]', name: 'x' });
   });
 
@@ -241,8 +243,8 @@ describe('value rules', () => {
   });
 
   it('redacts long digit values held as numbers', () => {
-    expect(defaultRedactor.value({ phone: 13812345678 })).toEqual({ phone: '138****5678' });
-    expect(defaultRedactor.value({ pan: 4242424242424242 })).toEqual({ pan: '[CARD …4242]' });
+    expect(defaultRedactor.value({ phone: PHONE_NUMBER })).toEqual({ phone: '138****5678' });
+    expect(defaultRedactor.value({ pan: CARD_NUMBER })).toEqual({ pan: '[CARD …4242]' });
     expect(defaultRedactor.value({ at: 1714557600000, n: 13 })).toEqual({ at: 1714557600000, n: 13 });
   });
 
@@ -251,7 +253,7 @@ describe('value rules', () => {
     const key = j('ghp_', 'aB3dEfGhIjKlMnOpQrStUvWxYz0123456789');
     const out = defaultRedactor.text(`${filler}${key} ${filler}你好${j('13912', '345678')}`);
     expect(out).not.toContain('aB3dEfGhIjKlMnOpQrStUvWxYz0123456789');
-    expect(out).not.toContain('13912345678');
+    expect(out).not.toContain(j('13912', '345678'));
     expect(out.length).toBeGreaterThan(20000);
   });
 });
@@ -303,10 +305,8 @@ describe('masks keep enough shape to debug', () => {
 
 describe('key rules', () => {
   const r = defaultRedactor;
-  const secretValues = (v: unknown): string[] =>
-    JSON.stringify(v)
-      .match(/kv-secret-[a-z-]+/g)
-      ?.map((s) => s) ?? [];
+  /** Every `kv-secret-…` marker that survived. */
+  const secretValues = (v: unknown): string[] => JSON.stringify(v).match(/kv-secret-[a-z0-9-]+/g) ?? [];
 
   it('replaces the whole value under a secret key, in objects and arrays at any depth', () => {
     const input = { a: { b: [{ ...KEY_SECRETS }, KEY_SECRETS] }, top: KEY_SECRETS };
@@ -360,9 +360,37 @@ describe('key rules', () => {
     expect(JSON.parse(out.raw_output!)).toMatchObject({ ok: false, headers: { password: '[REDACTED]' } });
   });
 
+  it('applies to header lists, XML elements and query strings', () => {
+    expect(r.value(['Host', 'example.com', 'Cookie', 'kv-secret-raw', 'Accept', '*/*'])).toEqual([
+      'Host',
+      'example.com',
+      'Cookie',
+      '[REDACTED]',
+      'Accept',
+      '*/*',
+    ]);
+    expect(r.value([['authorization', 'kv-secret-pair'], ['accept', 'json']])).toEqual([
+      ['authorization', '[REDACTED]'],
+      ['accept', 'json'],
+    ]);
+    expect(r.text('<user><name>bob</name><password type="plain">kv-secret-xml</password></user>')).toBe(
+      '<user><name>bob</name><password type="plain">[REDACTED]</password></user>',
+    );
+    expect(r.text('GET /v1/weather?city=Paris&api_key=kv-secret-q&days=3')).toBe('GET /v1/weather?city=Paris&api_key=[REDACTED]&days=3');
+  });
+
   it('keeps JSON text valid when a numeric secret is replaced in place', () => {
     const cut = '{"password":123456,"city":"Paris","pad":"';
     expect(r.text(cut)).toBe('{"password":"[REDACTED]","city":"Paris","pad":"');
+  });
+
+  it('tells counters and cursors from credentials by the whole name', () => {
+    expect(r.value({ max_token: 5, next_page_token: 'c1', total_access_token: 'kv-secret-t', num_api_token: 'kv-secret-n' })).toEqual({
+      max_token: 5,
+      next_page_token: 'c1',
+      total_access_token: '[REDACTED]',
+      num_api_token: '[REDACTED]',
+    });
   });
 
   it('redacts numbers and booleans under clearly secret keys', () => {

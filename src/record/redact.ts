@@ -345,6 +345,8 @@ class KeyCursor {
 }
 
 const NOT_REDACTED_BARE = new Set(['null', 'undefined', 'None', 'nil']);
+/** `<password>…</password>`, the key/value pair of XML and SOAP bodies. */
+const XML_ELEMENT = /<([A-Za-z_][\w.:-]{0,63})(?:\s[^<>]*)?>([^<]{1,4096})<\/\1>/g;
 /** Header values that carry spaces and `;` (`Cookie: a=1; b=2`) run to the end of the line. */
 const HEADER_KEY_SUFFIXES = ['cookie', 'cookies', 'authorization'];
 const AUTH_SCHEME = /^([A-Za-z][\w-]*)[ \t]+\S/;
@@ -574,6 +576,11 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
   function hasSecretKey(s: string): boolean {
     const cursor = new KeyCursor(s);
     while (cursor.next()) if (isSecretKey(s.slice(cursor.keyStart, cursor.keyEnd))) return true;
+    if (s.includes('</')) {
+      XML_ELEMENT.lastIndex = 0;
+      let m: RegExpExecArray | null;
+      while ((m = XML_ELEMENT.exec(s)) !== null) if (isSecretKey(m[1]!)) return true;
+    }
     return false;
   }
 
@@ -626,7 +633,12 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
       }
       cursor.skipTo(end);
     }
-    return last === 0 ? s : out + s.slice(last);
+    const result = last === 0 ? s : out + s.slice(last);
+    return result.includes('</') ? result.replace(XML_ELEMENT, redactXmlElement) : result;
+  }
+
+  function redactXmlElement(match: string, tag: string, body: string): string {
+    return body === REDACTED || !isSecretKey(tag) ? match : match.replace(`>${body}<`, `>${REDACTED}<`);
   }
 
   function redactString(s: string, depth: number): string {
@@ -759,9 +771,15 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
 
   function walkArrayItems(o: readonly unknown[], depth: number): unknown {
     let out: unknown[] | undefined;
+    // Header lists come as alternating names and values (`rawHeaders`, `[name, value]` pairs).
+    const pairs = o.length % 2 === 0;
     for (let i = 0; i < o.length; i++) {
       const val = o[i];
-      const next = walk(val, depth + 1);
+      const name = pairs && (i & 1) === 1 ? o[i - 1] : undefined;
+      const next =
+        typeof name === 'string' && name.length <= MAX_TEXT_KEY && val !== null && val !== undefined && isSecretKey(name)
+          ? REDACTED
+          : walk(val, depth + 1);
       if (out === undefined) {
         if (Object.is(next, val)) continue;
         out = o.slice(0, i);

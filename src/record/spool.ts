@@ -17,9 +17,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readdir, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { open, readdir, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { makeDirectory } from '../make-directory.js';
 import type { ToolExecutionRecord } from './types.js';
 
 /** `.faultline/spool/<pid>-<random>.jsonl` under `cwd`, as an absolute path. */
@@ -85,7 +86,7 @@ export class Spool {
       for (const record of records) text += `${JSON.stringify(record)}\n`;
       try {
         if (this.handle === null) {
-          await mkdir(dirname(this.path), { recursive: true });
+          await makeDirectory(dirname(this.path));
           this.handle = await open(this.path, 'a');
         }
         await this.handle.appendFile(text);
@@ -175,7 +176,7 @@ export class Spool {
   reject(records: readonly ToolExecutionRecord[]): Promise<string> {
     return this.serialize(async () => {
       const path = this.rejectedPath;
-      await mkdir(dirname(path), { recursive: true });
+      await makeDirectory(dirname(path));
       const handle = await open(path, 'a');
       try {
         await handle.appendFile(records.map((record) => `${JSON.stringify(record)}\n`).join(''));

@@ -17,6 +17,10 @@ import {
   type ToolExecutionRecord,
 } from '../record/types.js';
 import type { FaultInjector, PlannedFault } from '../faults/injector.js';
+import { createRecorder, type RecorderOptions } from '../record/recorder.js';
+import { lazyStore, storeKindOf } from '../store/lazy-store.js';
+import { openStore } from '../store/open-store.js';
+import type { Store } from '../store/types.js';
 import type { InjectedFault } from '../record/types.js';
 import { countsAgainstBreaker, type CallStatus, type FailureCategory, type FailureStage, type FeedbackAction } from '../taxonomy.js';
 import { seededRandom } from './backoff.js';
@@ -42,7 +46,15 @@ export type CredentialRefresher = (info: { toolName: string; error: CallError })
 
 export interface RuntimeOptions {
   tools: readonly Tool[];
-  /** Where records go. Default: none besides `onRecord` (the stores come with `openRuntime`). */
+  /**
+   * Where records are stored: `'sqlite:PATH'` or a `.db` path, `'postgres://…'`, `'memory:'`, or a
+   * Store. Records go through a batching recorder (see `recording`). Without a store (and without
+   * `recorder`), records reach only `onRecord`; the CLI defaults to SQLite at `.faultline/faultline.db`.
+   */
+  store?: string | Store;
+  /** How records reach the store: batching, durability, spooling, success summaries. */
+  recording?: Omit<RecorderOptions, 'store'>;
+  /** A custom sink instead of `store` (advanced: the runtime uses it as is). */
   recorder?: RecordSink;
   clock?: Clock;
   /** Seed for retry jitter, for reproducible runs. Default: Math.random. */
@@ -131,6 +143,8 @@ export interface Session {
 }
 
 export interface Runtime {
+  /** The store records go to, when one was configured. */
+  readonly store: Store | undefined;
   execute<Output = unknown>(toolName: string, args: unknown, options?: ExecuteOptions): Promise<ExecuteResult<Output>>;
   session(options?: Omit<ExecuteOptions, 'stepIndex' | 'signal' | 'idempotencyKey'>): Session;
   readonly tools: readonly ToolInfo[];
@@ -219,7 +233,15 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const maxOutputChars = options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS;
   const runtimeRetry: RetryOptions = { ...DEFAULT_RETRY, ...definedOnly(options.retry) };
   const runtimeBreaker: BreakerOptions = { ...DEFAULT_BREAKER, ...definedOnly(options.breaker) };
-  const recorder = options.recorder;
+  if (options.store !== undefined && options.recorder !== undefined) {
+    throw new ToolDefinitionError('(runtime)', 'pass either store or recorder, not both');
+  }
+  // A store given by spec is opened (lazily) and closed by the runtime; a Store object stays the caller's.
+  const ownedStore =
+    typeof options.store === 'string' ? lazyStore(storeKindOf(options.store), () => openStore(options.store as string)) : undefined;
+  const store: Store | undefined = ownedStore ?? (typeof options.store === 'object' ? options.store : undefined);
+  const recorder: RecordSink | undefined =
+    options.recorder ?? (store === undefined ? undefined : createRecorder({ ...options.recording, store }));
   const onRecord = options.onRecord;
   const faults = options.faults;
   const reportListenerError =
@@ -765,6 +787,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         },
       };
     },
+    store,
     tools: toolInfos,
     breakers: {
       state: (name) => registry.get(name)?.breaker.snapshot(),
@@ -784,6 +807,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       closed = true;
       closing ??= (async () => {
         await recorder?.close?.();
+        await ownedStore?.close();
       })();
       return closing;
     },

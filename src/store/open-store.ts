@@ -35,14 +35,32 @@ function isStore(value: unknown): value is Store {
 }
 
 interface PostgresModule {
-  createPostgresStore(options: { url: string }): Promise<Store> | Store;
+  createPostgresStore(options: { url: string; schema?: string }): Promise<Store> | Store;
 }
 
 // Held in a variable so that the compiler does not resolve it: the PostgreSQL adapter, and `pg`
 // with it, are only loaded by users who ask for them.
 const POSTGRES_MODULE = './postgres/postgres-store.js';
 
-async function openPostgres(url: string): Promise<Store> {
+/**
+ * Splits a `?schema=NAME` parameter off a PostgreSQL URL: a CLI user has only the URL to choose
+ * a schema with, and `pg` would otherwise send the unknown parameter to the server.
+ */
+function postgresSchemaOf(spec: string): { url: string; schema?: string } {
+  let parsed: URL;
+  try {
+    parsed = new URL(spec);
+  } catch {
+    // createPostgresStore reports unparseable URLs with its own one-line message.
+    return { url: spec };
+  }
+  const schema = parsed.searchParams.get('schema');
+  if (schema === null) return { url: spec };
+  parsed.searchParams.delete('schema');
+  return { url: parsed.toString(), schema };
+}
+
+async function openPostgres(spec: string): Promise<Store> {
   let mod: PostgresModule;
   try {
     mod = (await import(POSTGRES_MODULE)) as PostgresModule;
@@ -51,11 +69,36 @@ async function openPostgres(url: string): Promise<Store> {
       cause: error,
     });
   }
-  return mod.createPostgresStore({ url });
+  return mod.createPostgresStore(postgresSchemaOf(spec));
 }
 
 function redactUrl(spec: string): string {
   return spec.replace(/\/\/[^@/]*@/, '//***@');
+}
+
+/**
+ * The absolute SQLite file a spec names (`undefined` is the default path), or undefined when the
+ * spec names another kind of store or an in-memory SQLite database. Lets callers check that a
+ * file exists before opening it.
+ */
+export function sqlitePathOf(spec: string | undefined, cwd: string = process.cwd()): string | undefined {
+  const path = sqliteSpecPath(spec);
+  if (path === undefined || path === ':memory:') return undefined;
+  return isAbsolute(path) ? path : resolve(cwd, path);
+}
+
+/** The path part of a SQLite spec, as written; undefined for other specs. */
+function sqliteSpecPath(spec: string | undefined): string | undefined {
+  if (spec === undefined) return DEFAULT_SQLITE_PATH;
+  const trimmed = spec.trim();
+  if (/^sqlite:/i.test(trimmed)) {
+    // `sqlite://rel.db` and `sqlite:///abs.db` are common URL spellings of `sqlite:PATH`.
+    const path = trimmed.slice('sqlite:'.length).replace(/^\/\//, '');
+    if (path === '') throw new ConfigError(`store spec 'sqlite:' needs a path; expected ${STORE_SPEC_FORMS}`, 'store');
+    return path;
+  }
+  if (SQLITE_EXTENSIONS.test(trimmed)) return trimmed;
+  return undefined;
 }
 
 /**
@@ -65,7 +108,7 @@ function redactUrl(spec: string): string {
  * - a Store: returned as is;
  * - `':memory:'` or `'memory:'`: a fresh in-memory store;
  * - `'sqlite:PATH'` (also `sqlite://PATH`), or a path ending in `.db`, `.sqlite` or `.sqlite3`: SQLite;
- * - `postgres://…` or `postgresql://…`: PostgreSQL.
+ * - `postgres://…` or `postgresql://…`: PostgreSQL; `?schema=NAME` selects the schema (default `faultline`).
  *
  * @throws ConfigError with a one-line message for anything else, or when the store cannot be opened.
  * @example
@@ -87,12 +130,7 @@ export async function openStore(spec: string | Store | undefined, options: OpenS
   const trimmed = spec.trim();
   if (trimmed === ':memory:' || trimmed === 'memory:') return createMemoryStore();
   if (/^postgres(?:ql)?:\/\//i.test(trimmed)) return openPostgres(trimmed);
-  if (/^sqlite:/i.test(trimmed)) {
-    // `sqlite://rel.db` and `sqlite:///abs.db` are common URL spellings of `sqlite:PATH`.
-    const path = trimmed.slice('sqlite:'.length).replace(/^\/\//, '');
-    if (path === '') throw new ConfigError(`store spec 'sqlite:' needs a path; expected ${STORE_SPEC_FORMS}`, 'store');
-    return sqlite(path);
-  }
-  if (SQLITE_EXTENSIONS.test(trimmed)) return sqlite(trimmed);
+  const path = sqliteSpecPath(trimmed);
+  if (path !== undefined) return sqlite(path);
   throw new ConfigError(`unknown store ${JSON.stringify(redactUrl(trimmed))}; expected ${STORE_SPEC_FORMS}`, 'store');
 }

@@ -230,7 +230,7 @@ export function aggregateBatch(records: readonly ToolExecutionRecord[], createdM
   for (let i = 0; i < records.length; i++) {
     const r = records[i]!;
     const ms = createdMs?.[i] ?? createdAtMs(r);
-    const hourMs = ms - (((ms % HOUR_MS) + HOUR_MS) % HOUR_MS);
+    const hourMs = hourStartMs(ms);
 
     let byHour = cells.get(r.tool_name);
     if (byHour === undefined) cells.set(r.tool_name, (byHour = new Map()));

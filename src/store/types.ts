@@ -19,12 +19,16 @@ export interface TimeWindow {
 export interface RecordQuery {
   traceId?: string;
   toolName?: string;
+  /** Any of these statuses. An empty list matches nothing. */
   statuses?: readonly CallStatus[];
   /** Epoch ms, inclusive. Compared against `created_at`. */
   since?: number;
   /** Epoch ms, exclusive. */
   until?: number;
-  /** Only records whose execution_id sorts after this one (a cursor; UUIDv7 ids are time-ordered). */
+  /**
+   * Only records whose execution_id sorts after this one (a cursor; UUIDv7 ids are time-ordered).
+   * "After" follows `order`: with 'desc', the page continues with older ids.
+   */
   afterId?: string;
   /** Default 1000. */
   limit?: number;
@@ -91,6 +95,10 @@ export interface FailureSignature {
   count: number;
 }
 
+/**
+ * Rollup-backed reads are hour-granular: they cover every UTC hour the window overlaps.
+ * `signatures` compares the exact last-seen time instead.
+ */
 export interface StatsFilter extends TimeWindow {
   toolName?: string;
 }

@@ -6,6 +6,7 @@ import { Command } from 'commander';
 import { createVirtualClock } from '../../runtime/clock.js';
 import { createRuntime } from '../../runtime/runtime.js';
 import type { ToolExecutionRecord } from '../../record/types.js';
+import { DEFAULT_SQLITE_PATH, openStore } from '../../store/open-store.js';
 import { createDemoTools, DEMO_CALLS, type DemoState } from '../demo-tools.js';
 import { formatTable } from '../format-table.js';
 import { writeLine, type CliContext } from '../io.js';
@@ -13,13 +14,24 @@ import { writeLine, type CliContext } from '../io.js';
 export function demoCommand(ctx: CliContext): Command {
   return new Command('demo')
     .description('Run a short agent session whose tools fail in different ways, and show what the runtime makes of each call')
+    .option('--db <store>', `where to store the records: a SQLite path or a postgres:// URL (default ${DEFAULT_SQLITE_PATH})`)
     .option('--json', 'print the records as JSON lines')
-    .action(async (opts: { json?: boolean }) => {
+    .action(async (opts: { json?: boolean; db?: string }) => {
       const { io } = ctx;
+      // Opened here, not by the runtime, so that a bad --db fails the command instead of spooling.
+      const store = await openStore(opts.db ?? DEFAULT_SQLITE_PATH, { cwd: io.cwd });
       const state: DemoState = { ordersCreated: 0, salesCalls: 0, translateCalls: 0 };
       const clock = createVirtualClock({ startMs: Date.UTC(2026, 2, 29, 14, 0, 0) });
       const records: ToolExecutionRecord[] = [];
-      const rt = createRuntime({ tools: createDemoTools(state), clock, seed: 1, onRecord: (r) => records.push(r), context: { agent: 'demo' } });
+      const rt = createRuntime({
+        tools: createDemoTools(state),
+        clock,
+        seed: 1,
+        store,
+        recording: { spool: false },
+        onRecord: (r) => records.push(r),
+        context: { agent: 'demo' },
+      });
       const session = rt.session();
       const shown: { call: number; record: ToolExecutionRecord }[] = [];
       for (const [i, call] of DEMO_CALLS.entries()) {
@@ -28,6 +40,7 @@ export function demoCommand(ctx: CliContext): Command {
         shown.push({ call: i + 1, record: r.record });
       }
       await rt.close();
+      await store.close();
 
       if (opts.json === true) {
         for (const record of records) writeLine(io.stdout, JSON.stringify(record));
@@ -55,5 +68,6 @@ export function demoCommand(ctx: CliContext): Command {
       }
       writeLine(io.stdout);
       writeLine(io.stdout, `Orders actually created by create_order: ${state.ordersCreated} (the runtime did not retry the timed-out write).`);
+      writeLine(io.stdout, `${records.length} records written to ${opts.db ?? DEFAULT_SQLITE_PATH}.`);
     });
 }

@@ -3,10 +3,10 @@
  * that writes the new rows with a single prepared statement and then applies the batch's rollup
  * delta with a few upserts, so analytics never scan `tool_executions`.
  */
-import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { ConfigError, FaultlineError } from '../../errors.js';
+import { makeDirectorySync } from '../../make-directory.js';
 import type { ToolExecutionRecord } from '../../record/types.js';
 import {
   aggregateBatch,
@@ -63,7 +63,7 @@ function openDatabase(options: SqliteStoreOptions): Database.Database {
   if (!readonly && !isMemoryPath(path)) {
     const dir = dirname(path);
     try {
-      mkdirSync(dir, { recursive: true });
+      makeDirectorySync(dir);
     } catch (error) {
       throw new ConfigError(
         `cannot create directory ${JSON.stringify(dir)} for the SQLite store: ${(error as Error).message}`,

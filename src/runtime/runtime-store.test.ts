@@ -1,0 +1,105 @@
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createSqliteStore } from '../store/sqlite/sqlite-store.js';
+import { createVirtualClock } from './clock.js';
+import { defineTool } from './define-tool.js';
+import { createRuntime } from './runtime.js';
+import { HttpError } from './tool-errors.js';
+
+const dirs: string[] = [];
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'faultline-rt-'));
+  dirs.push(dir);
+  return dir;
+}
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+// Built by concatenation so this file itself does not look like it holds secrets.
+const SECRETS = {
+  openai: 'sk-proj-' + 'Zx9'.repeat(16),
+  github: 'ghp_' + 'A1b2C3d4E5'.repeat(4).slice(0, 36),
+  jwt: 'eyJhbGciOiJIUzI1NiJ9' + '.' + 'eyJzdWIiOiIxMjM0NTY3ODkwIn0' + '.' + 'dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U',
+  password: 'correct-horse-battery-staple',
+  email: 'ann.lee' + '@' + 'example.com',
+  card: '4111 1111 1111 1111',
+};
+
+describe('runtime with a store', () => {
+  const tools = [
+    defineTool({
+      name: 'crm_lookup',
+      description: 'looks up a customer',
+      input: { type: 'object', properties: { email: { type: 'string' }, password: { type: 'string' }, note: { type: 'string' } } },
+      execute: (args: { email: string }) => {
+        throw new HttpError(401, `token ${SECRETS.openai} rejected for ${args.email}`, {}, { echo: SECRETS.jwt, card: SECRETS.card });
+      },
+    }),
+    defineTool({
+      name: 'get_profile',
+      description: 'profile',
+      input: { type: 'object', properties: {} },
+      idempotent: true,
+      execute: () => ({ email: SECRETS.email, github_token: SECRETS.github, bio: `reach me at ${SECRETS.email}` }),
+    }),
+  ];
+
+  it('writes every record to SQLite, and no secret reaches the database file', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'f.db');
+    const rt = createRuntime({ tools, store: `sqlite:${path}`, clock: createVirtualClock(), recording: { spool: { path: join(dir, 'spool.jsonl') } } });
+    for (let i = 0; i < 20; i++) {
+      await rt.execute('crm_lookup', { email: SECRETS.email, password: SECRETS.password, note: JSON.stringify({ api_key: SECRETS.openai }) }, { traceId: 'T', intent: `call me at ${SECRETS.email}` });
+      await rt.execute('get_profile', {}, { traceId: 'T' });
+    }
+    await rt.close();
+    await rt.close();
+
+    const store = createSqliteStore({ path, readonly: true });
+    expect(await store.count()).toBe(40);
+    const failures = await store.query({ statuses: ['failure'], limit: 100 });
+    expect(failures).toHaveLength(20);
+    expect(failures[0]).toMatchObject({ tool_name: 'crm_lookup', failure_category: 'auth', failure_type: 'unauthorized', error_code: 'HTTP_401' });
+    const [stats] = await store.toolStats({ since: 0, until: Date.UTC(2100, 0), toolName: 'crm_lookup' });
+    expect(stats).toMatchObject({ total: 20, failure: 20, failure_rate: 1 });
+    await store.close();
+
+    // Every byte on disk: the database and its WAL.
+    const bytes = readdirSync(dir)
+      .filter((f) => f.startsWith('f.db'))
+      .map((f) => readFileSync(join(dir, f)).toString('latin1'))
+      .join('\n');
+    expect(bytes).toContain('crm_lookup');
+    for (const [name, secret] of Object.entries(SECRETS)) {
+      const core = name === 'card' ? '4111 1111 1111 1111' : secret;
+      expect(bytes.includes(core), `${name} leaked into the database`).toBe(false);
+    }
+    expect(bytes).not.toContain('ann.lee');
+  });
+
+  it('a store that cannot be opened never breaks a tool call; records are spooled', async () => {
+    const dir = tempDir();
+    const errors: unknown[] = [];
+    const rt = createRuntime({
+      tools,
+      store: 'postgres://postgres@127.0.0.1:1/nowhere',
+      recording: { spool: { path: join(dir, 'spool.jsonl') }, onError: (e) => errors.push(e), retry: { initialDelayMs: 10_000 } },
+    });
+    const r = await rt.execute('get_profile', {});
+    expect(r.ok).toBe(true);
+    await rt.flush();
+    await rt.close();
+    expect(errors.length).toBeGreaterThanOrEqual(1);
+    const spooled = readdirSync(dir).filter((f) => f.endsWith('.jsonl'));
+    expect(spooled.length).toBeGreaterThanOrEqual(1);
+    const lines = spooled.flatMap((f) => readFileSync(join(dir, f), 'utf8').trim().split('\n'));
+    expect(lines.map((l) => JSON.parse(l).execution_id)).toContain(r.record.execution_id);
+  });
+
+  it('refuses store and recorder together', () => {
+    expect(() => createRuntime({ tools, store: 'memory:', recorder: { enqueue: () => undefined } })).toThrow(/either store or recorder/);
+  });
+});

@@ -1,0 +1,48 @@
+/**
+ * A Store that opens on first use. `createRuntime` is synchronous but opening PostgreSQL is not;
+ * wrapping the open in the store lets the recorder treat a store that fails to open like one
+ * that went down: records spool, the failure is reported through `onError`, and tool calls are
+ * never held up.
+ */
+import type { Store, StoreKind } from './types.js';
+
+export function lazyStore(kind: StoreKind, open: () => Promise<Store>): Store & { opened(): Promise<Store> } {
+  let opening: Promise<Store> | undefined;
+  let closed = false;
+  const opened = (): Promise<Store> => {
+    // A failed open is retried on the next use: the recorder probes until the store comes up.
+    opening ??= open().catch((error: unknown) => {
+      opening = undefined;
+      throw error;
+    });
+    return opening;
+  };
+  return {
+    kind,
+    opened,
+    insert: async (records) => (await opened()).insert(records),
+    get: async (id) => (await opened()).get(id),
+    query: async (q) => (await opened()).query(q),
+    count: async (q) => (await opened()).count(q),
+    toolStats: async (f) => (await opened()).toolStats(f),
+    failureBreakdown: async (f) => (await opened()).failureBreakdown(f),
+    hourly: async (f) => (await opened()).hourly(f),
+    signatures: async (f) => (await opened()).signatures(f),
+    async close() {
+      if (closed) return;
+      closed = true;
+      const pending = opening;
+      if (pending === undefined) return;
+      const store = await pending.catch(() => undefined);
+      await store?.close();
+    },
+  };
+}
+
+/** The kind a store spec names, without opening it. */
+export function storeKindOf(spec: string): StoreKind {
+  const s = spec.trim();
+  if (s === ':memory:' || s === 'memory:') return 'memory';
+  if (/^postgres(?:ql)?:\/\//i.test(s)) return 'postgres';
+  return 'sqlite';
+}
