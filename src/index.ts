@@ -50,3 +50,36 @@ export type {
 } from './record/types.js';
 export { RECORD_SCHEMA_VERSION } from './record/types.js';
 export { paramsHash, canonicalJson } from './record/params-hash.js';
+
+// Records: redaction, recording, stores.
+export { createRedactor, defaultRedactor, BUILTIN_RULES } from './record/redact.js';
+export type { RedactOptions, Redactor, RedactionRule } from './record/redact.js';
+export { createRecorder } from './record/recorder.js';
+export type { Recorder, RecorderOptions, RecorderStats } from './record/recorder.js';
+export { summarizeSuccess } from './record/summarize.js';
+export { uuidv7 } from './record/uuid-v7.js';
+export { openStore, DEFAULT_SQLITE_PATH } from './store/open-store.js';
+export { createMemoryStore } from './store/memory/memory-store.js';
+export { createSqliteStore } from './store/sqlite/sqlite-store.js';
+export type { SqliteStoreOptions } from './store/sqlite/sqlite-store.js';
+export type {
+  FailureBreakdownRow,
+  FailureSignature,
+  HourlyPoint,
+  RecordQuery,
+  StatsFilter,
+  Store,
+  StoreKind,
+  TimeWindow,
+  ToolStats,
+} from './store/types.js';
+/** PostgreSQL: `import { createPostgresStore } from 'faultline/postgres'` (loads `pg` only when used), or `openStore('postgres://…')`. */
+
+// Fault injection.
+export * from './faults/index.js';
+
+// Monitoring.
+export { evaluateAlerts, loadAlertConfig, resolveAlertConfig, DEFAULT_ALERT_CONFIG, ALERT_RULES } from './monitor/alert-rules.js';
+export type { Alert, AlertConfig, AlertRuleName, AlertSeverity, EvaluateAlertsOptions } from './monitor/alert-rules.js';
+export { createMetrics, createStoreMetrics, METRIC_NAMES } from './monitor/metrics.js';
+export type { FaultlineMetrics, MetricsOptions, StoreMetrics } from './monitor/metrics.js';

@@ -1,5 +1,22 @@
 #!/usr/bin/env node
+import type { CliIo } from './io.js';
 import { runCli } from './run-cli.js';
 
-const code = await runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() });
+let interrupted: Promise<void> | undefined;
+const io: CliIo = {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  env: process.env,
+  cwd: process.cwd(),
+  // Installed only when a long-running command asks for it: a handler makes Node stop exiting on
+  // Ctrl-C, which every other command still should.
+  get interrupted(): Promise<void> {
+    interrupted ??= new Promise<void>((resolve) => {
+      process.once('SIGINT', () => resolve());
+      process.once('SIGTERM', () => resolve());
+    });
+    return interrupted;
+  },
+};
+const code = await runCli(process.argv.slice(2), io);
 process.exitCode = code;

@@ -5,13 +5,18 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError, FaultlineError } from '../errors.js';
 import { CliError } from './cli-error.js';
+import { alertsCommand } from './commands/alerts.js';
 import { demoCommand } from './commands/demo.js';
+import { metricsCommand } from './commands/metrics.js';
+import { mockToolsCommand } from './commands/mock-tools.js';
+import { statsCommand } from './commands/stats.js';
+import { tailCommand } from './commands/tail.js';
 import type { CliContext, CliIo } from './io.js';
 
 export const VERSION = '0.1.0';
 
 /** Each command module exports a factory; adding a command is adding a line here. */
-const COMMANDS: readonly ((ctx: CliContext) => Command)[] = [demoCommand];
+const COMMANDS: readonly ((ctx: CliContext) => Command)[] = [demoCommand, statsCommand, alertsCommand, tailCommand, metricsCommand, mockToolsCommand];
 
 function buildProgram(ctx: CliContext): Command {
   const io = ctx.io;

@@ -9,6 +9,7 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ConfigError } from '../errors.js';
 import { createPostgresStore } from '../store/postgres/postgres-store.js';
+import { describePostgres, PG_URL } from '../store/postgres/test-server.test-helpers.js';
 import { createSqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { Store } from '../store/types.js';
 import { makeFailureRecord, makeRecord } from './fixture.js';
@@ -1024,40 +1025,7 @@ describe('with the SQLite store', () => {
   });
 });
 
-const PG_URL = process.env['FAULTLINE_TEST_PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
-
-/** Why the server cannot be used, or null when it can. */
-async function pgUnavailable(url: string): Promise<string | null> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-    return null;
-  } catch (error) {
-    return error instanceof Error && error.message !== '' ? error.message : String((error as { code?: unknown }).code);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
-/** The URL without its password, for messages. */
-function shownUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '(unparseable FAULTLINE_TEST_PG_URL)';
-  }
-}
-
-const pgReason = await pgUnavailable(PG_URL);
-if (pgReason !== null) {
-  if (process.env['CI'] === 'true') throw new Error(`PostgreSQL at ${shownUrl(PG_URL)} is required when CI=true: ${pgReason}`);
-  console.warn(`skipping recorder tests against PostgreSQL: cannot reach ${shownUrl(PG_URL)}: ${pgReason}`);
-}
-const describePg = pgReason === null ? describe : describe.skip;
+const describePg = await describePostgres('recorder tests against PostgreSQL');
 
 /**
  * A TCP proxy in front of PostgreSQL that can be taken down (every connection cut, new ones

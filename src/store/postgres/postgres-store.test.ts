@@ -8,45 +8,12 @@ import type { ToolExecutionRecord } from '../../record/types.js';
 import { CONTRACT_T0, contractDataset, runStoreContract } from '../contract.test-helpers.js';
 import { LATEST_VERSION, MIGRATIONS } from './migrations.js';
 import { createPostgresStore, INSERT_CHUNK_ROWS } from './postgres-store.js';
+import { describePostgres, PG_URL } from './test-server.test-helpers.js';
 
-const PG_URL = process.env['FAULTLINE_TEST_PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 const RUN_ID = randomBytes(4).toString('hex');
 const HOUR = 3_600_000;
 
-/** Why the server cannot be used, or null when it can. */
-async function probe(url: string): Promise<string | null> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-    return null;
-  } catch (error) {
-    return error instanceof Error && error.message !== '' ? error.message : String((error as { code?: unknown }).code);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
-/** The test URL without its password, for messages. */
-function shownUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '(unparseable FAULTLINE_TEST_PG_URL)';
-  }
-}
-
-const unavailable = await probe(PG_URL);
-if (unavailable !== null) {
-  if (process.env['CI'] === 'true') {
-    throw new Error(`PostgreSQL at ${shownUrl(PG_URL)} is required when CI=true: ${unavailable}`);
-  }
-  console.warn(`skipping PostgreSQL store tests: cannot reach ${shownUrl(PG_URL)}: ${unavailable}`);
-}
-const describePg = unavailable === null ? describe : describe.skip;
+const describePg = await describePostgres('PostgreSQL store tests');
 
 let schemaCounter = 0;
 const createdSchemas = new Set<string>();
@@ -64,7 +31,7 @@ function admin(): pg.Pool {
 }
 
 async function dropSchemas(): Promise<void> {
-  if (unavailable !== null) return;
+  if (createdSchemas.size === 0 && adminPool === undefined) return;
   for (const name of createdSchemas) await admin().query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(name)} CASCADE`);
   createdSchemas.clear();
   await adminPool?.end();

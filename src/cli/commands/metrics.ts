@@ -1,0 +1,76 @@
+/**
+ * `faultline metrics`: a Prometheus endpoint at /metrics whose numbers are read from the store's
+ * rollups on every scrape, for agent processes that write to the store but serve no metrics of
+ * their own. Binds to 127.0.0.1 unless told otherwise: the numbers describe internal tools.
+ */
+import { createServer, type Server } from 'node:http';
+import { Command } from 'commander';
+import { createStoreMetrics } from '../../monitor/metrics.js';
+import { CliError } from '../cli-error.js';
+import { writeLine, type CliContext } from '../io.js';
+import { DB_OPTION_HELP, openReportStore } from '../report-options.js';
+
+interface MetricsOptions {
+  db?: string;
+  json?: boolean;
+  port: string;
+  host: string;
+}
+
+export const DEFAULT_METRICS_PORT = 9464;
+
+function parsePort(text: string): number {
+  const port = /^\d{1,5}$/.test(text.trim()) ? Number(text) : NaN;
+  if (!(port >= 0 && port <= 65_535)) throw new CliError(`invalid --port ${JSON.stringify(text)}: expected 0-65535 (0 picks a free port)`);
+  return port;
+}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      reject(new CliError(`cannot listen on ${host}:${port}: ${error.code ?? error.message}`, 2, { cause: error }));
+    };
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      const address = server.address();
+      resolve(typeof address === 'object' && address !== null ? address.port : port);
+    });
+  });
+}
+
+export function metricsCommand(ctx: CliContext): Command {
+  return new Command('metrics')
+    .description('Serve Prometheus metrics at /metrics, computed from the store on every scrape (Ctrl-C stops)')
+    .option('--db <store>', DB_OPTION_HELP)
+    .option('--port <port>', 'port to listen on (0 picks a free one)', String(DEFAULT_METRICS_PORT))
+    .option('--host <host>', 'address to bind', '127.0.0.1')
+    .option('--json', 'print the endpoint as JSON once listening')
+    .action(async (opts: MetricsOptions) => {
+      const { io } = ctx;
+      const port = parsePort(opts.port);
+      const store = await openReportStore(opts.db, io);
+      const server = createServer();
+      try {
+        const metrics = createStoreMetrics(store);
+        server.on('request', (req, res) => {
+          const path = (req.url ?? '/').split('?', 1)[0];
+          if (path === '/metrics') metrics.handler(req, res);
+          else res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found: try /metrics\n');
+        });
+        const bound = await listen(server, port, opts.host);
+        const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
+        const url = `http://${host}:${bound}/metrics`;
+        if (opts.json === true) writeLine(io.stdout, JSON.stringify({ url, host: opts.host, port: bound }));
+        else writeLine(io.stdout, `faultline metrics: serving ${url} (Ctrl-C stops)`);
+        // Without an interrupt signal (an embedding that never stops us) this serves forever.
+        await (io.interrupted ?? new Promise<void>(() => undefined));
+      } finally {
+        if (server.listening) {
+          server.closeAllConnections();
+          await new Promise<void>((resolve) => server.close(() => resolve()));
+        }
+        await store.close();
+      }
+    });
+}

@@ -1,0 +1,117 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { monitorDataset } from '../../monitor/monitor-dataset.test-helpers.js';
+import { makeFailureRecord, makeRecord } from '../../record/fixture.js';
+import type { ToolExecutionRecord } from '../../record/types.js';
+import { createSqliteStore } from '../../store/sqlite/sqlite-store.js';
+import { runCli } from '../run-cli.js';
+import { captureIo, runCapture, waitFor, writeStoreFile } from '../run-cli.test-helpers.js';
+import { formatTailLine, parseInterval } from './tail.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'faultline-tail-'));
+const records = monitorDataset();
+const failures = records.filter((r) => r.status !== 'success');
+let db: string;
+beforeAll(async () => {
+  db = await writeStoreFile(join(dir, 'agents.db'), records);
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const lines = (text: string) => text.split('\n').filter((l) => l !== '');
+
+describe('faultline tail', () => {
+  it('prints the latest failures, oldest first, one line each', async () => {
+    const run = await runCapture(['tail', '--db', db, '--once'], dir);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe('');
+    expect(lines(run.stdout)).toStrictEqual(failures.slice(-10).map(formatTailLine));
+    expect(lines(run.stdout).at(-1)).toBe(
+      '2026-03-29T14:27:00.000Z  search_flights  rejected  execution/system/circuit_open  CIRCUIT_OPEN  0ms  breaker=open  circuit open for search_flights',
+    );
+    expect(lines(run.stdout)[0]).toBe(
+      '2026-03-29T13:18:00.000Z  search_flights  failure  execution/rate_limit/rate_limited  HTTP_429  900ms  retries=1  429 Too Many Requests',
+    );
+  });
+
+  it('filters by tool, includes successes with --all, and prints JSON lines', async () => {
+    const email = await runCapture(['tail', '--db', db, '--once', '--tool', 'send_email'], dir);
+    expect(lines(email.stdout)).toStrictEqual(failures.filter((r) => r.tool_name === 'send_email').map(formatTailLine));
+    expect(lines(email.stdout)).toHaveLength(2);
+
+    const all = await runCapture(['tail', '--db', db, '--once', '--all', '-n', '3'], dir);
+    expect(lines(all.stdout)).toStrictEqual(records.slice(-3).map(formatTailLine));
+    expect(lines(all.stdout)[0]).toBe('2026-03-29T14:18:30.000Z  get_weather  success  55ms');
+
+    const json = await runCapture(['tail', '--db', db, '--once', '--json', '-n', '2'], dir);
+    expect(lines(json.stdout).map((l) => JSON.parse(l) as ToolExecutionRecord)).toStrictEqual(failures.slice(-2));
+  });
+
+  it('follows new failures as they are stored, until --limit', async () => {
+    const path = await writeStoreFile(join(dir, 'follow.db'), records);
+    const captured = captureIo(dir);
+    const running = runCli(['tail', '--db', path, '-n', '1', '--limit', '4', '--interval', '20ms'], captured.io);
+    // The existing newest failure is printed first; only then is the follow cursor fixed.
+    await waitFor(() => (lines(captured.stdout()).length === 1 ? true : undefined), 'the backlog line');
+
+    const t = Date.UTC(2026, 2, 29, 14, 40);
+    const fresh = [
+      makeRecord({ tool_name: 'get_weather', created_at: new Date(t).toISOString() }),
+      makeFailureRecord({ tool_name: 'get_weather', failure_stage: 'execution', failure_category: 'network', failure_type: 'connection_refused', error_code: 'ECONNREFUSED', error_message: 'connect ECONNREFUSED 10.0.0.7:443', created_at: new Date(t + 1000).toISOString() }),
+      makeRecord({ tool_name: 'search_flights', created_at: new Date(t + 2000).toISOString() }),
+      makeFailureRecord({ tool_name: 'search_flights', status: 'timeout', failure_stage: 'execution', failure_category: 'network', failure_type: 'timeout', error_code: 'TIMEOUT', created_at: new Date(t + 3000).toISOString() }),
+      makeFailureRecord({ tool_name: 'create_order', status: 'rejected', failure_stage: 'param_validation', failure_category: 'parameter', failure_type: 'type_mismatch', error_code: null, created_at: new Date(t + 4000).toISOString() }),
+      makeFailureRecord({ tool_name: 'create_order', failure_stage: 'execution', failure_category: 'business', failure_type: 'conflict', created_at: new Date(t + 5000).toISOString() }),
+    ];
+    const writer = createSqliteStore({ path });
+    // Two batches, so that the follower sees the store grow between polls.
+    await writer.insert(fresh.slice(0, 2));
+    await waitFor(() => (lines(captured.stdout()).length === 2 ? true : undefined), 'the first new failure');
+    await writer.insert(fresh.slice(2));
+    await writer.close();
+
+    expect(await running).toBe(0);
+    expect(lines(captured.stdout())).toStrictEqual([failures.at(-1)!, fresh[1]!, fresh[3]!, fresh[4]!].map(formatTailLine));
+    expect(captured.stderr()).toBe('');
+  });
+
+  it('stops on Ctrl-C', async () => {
+    let interrupt!: () => void;
+    const interrupted = new Promise<void>((resolve) => (interrupt = resolve));
+    const captured = captureIo(dir, interrupted);
+    const running = runCli(['tail', '--db', db, '-n', '0', '--interval', '10s'], captured.io);
+    setTimeout(interrupt, 50);
+    const started = Date.now();
+    expect(await running).toBe(0);
+    // It did not sit out the 10 s poll interval.
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(captured.stdout()).toBe('');
+  });
+
+  it.each([
+    [['--interval', 'fast'], 'faultline: invalid --interval "fast": expected a duration from 10ms to 60m, like 500ms, 1s or 2m'],
+    [['--interval', '1ms'], 'faultline: invalid --interval "1ms": expected a duration from 10ms to 60m, like 500ms, 1s or 2m'],
+    [['--limit', '0'], 'faultline: invalid --limit "0": expected an integer >= 1'],
+    [['--lines', '-1'], 'faultline: invalid --lines "-1": expected an integer >= 0'],
+  ])('refuses %j with one line and exit 2', async (args, message) => {
+    expect(await runCapture(['tail', '--db', db, '--once', ...args], dir)).toStrictEqual({ code: 2, stdout: '', stderr: `${message}\n` });
+  });
+
+  it('refuses a missing or unreachable store with one line and exit 2', async () => {
+    const missing = await runCapture(['tail', '--once'], dir);
+    expect(missing).toStrictEqual({
+      code: 2,
+      stdout: '',
+      stderr: `faultline: no faultline store at ${join(dir, '.faultline', 'faultline.db')} (run \`faultline demo\` or point --db at one)\n`,
+    });
+    const down = await runCapture(['tail', '--once', '--db', 'postgres://postgres@127.0.0.1:1/x'], dir);
+    expect(down).toStrictEqual({ code: 2, stdout: '', stderr: 'faultline: could not connect to PostgreSQL at 127.0.0.1:1: ECONNREFUSED\n' });
+  });
+});
+
+describe('parseInterval', () => {
+  it('reads ms, s, m and bare seconds', () => {
+    expect([parseInterval('250ms'), parseInterval('1s'), parseInterval('1.5s'), parseInterval('2m'), parseInterval('3')]).toStrictEqual([250, 1000, 1500, 120_000, 3000]);
+  });
+});

@@ -1,0 +1,135 @@
+/**
+ * `faultline tail`: prints the latest failures, then follows new ones as they are stored, one
+ * line per record, until Ctrl-C (or `--limit` / `--once`).
+ *
+ * Following pages forward along execution_id (UUIDv7, time-ordered), so each poll reads only
+ * records newer than the last one printed. A record stored late with an older id than one
+ * already printed (a host whose clock runs behind) is not shown.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Command } from 'commander';
+import type { ToolExecutionRecord } from '../../record/types.js';
+import type { RecordQuery, Store } from '../../store/types.js';
+import type { CallStatus } from '../../taxonomy.js';
+import { CliError } from '../cli-error.js';
+import { writeLine, type CliContext } from '../io.js';
+import { DB_OPTION_HELP, formatMs, openReportStore, parseCount } from '../report-options.js';
+
+interface TailOptions {
+  db?: string;
+  json?: boolean;
+  tool?: string;
+  all?: boolean;
+  interval: string;
+  lines: string;
+  limit?: string;
+  once?: boolean;
+}
+
+const FAILED: readonly CallStatus[] = ['failure', 'timeout', 'rejected'];
+const PAGE = 500;
+const MESSAGE_WIDTH = 160;
+
+/** `--interval`: `500ms`, `1s`, `2m`; a bare number is seconds. */
+export function parseInterval(text: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text.trim());
+  const ms = match === null ? NaN : Number(match[1]) * (match[2] === 'ms' ? 1 : match[2] === 'm' ? 60_000 : 1000);
+  if (!(ms >= 10 && ms <= 3_600_000)) {
+    throw new CliError(`invalid --interval ${JSON.stringify(text)}: expected a duration from 10ms to 60m, like 500ms, 1s or 2m`);
+  }
+  return ms;
+}
+
+/** One record as one line: when, tool, status, what failed, how long, and the message. */
+export function formatTailLine(r: ToolExecutionRecord): string {
+  const parts = [r.created_at, r.tool_name, r.status];
+  if (r.status !== 'success') {
+    parts.push(`${r.failure_stage ?? '?'}/${r.failure_category ?? '?'}/${r.failure_type ?? '?'}`);
+    if (r.error_code !== null) parts.push(r.error_code);
+  }
+  parts.push(formatMs(r.duration_ms));
+  if (r.retry_count > 0) parts.push(`retries=${r.retry_count}`);
+  if (r.breaker_state !== 'closed') parts.push(`breaker=${r.breaker_state}`);
+  if (r.error_message !== null && r.error_message !== '') {
+    const message = r.error_message.replace(/\s+/g, ' ').trim();
+    parts.push(message.length > MESSAGE_WIDTH ? `${message.slice(0, MESSAGE_WIDTH - 1)}…` : message);
+  }
+  return parts.join('  ');
+}
+
+export function tailCommand(ctx: CliContext): Command {
+  return new Command('tail')
+    .description('Print the latest failures and follow new ones as they are recorded (Ctrl-C stops)')
+    .option('--db <store>', DB_OPTION_HELP)
+    .option('--tool <name>', 'only this tool')
+    .option('--all', 'include successful calls')
+    .option('--interval <duration>', 'how often to poll the store: 500ms, 1s, 2m', '1s')
+    .option('-n, --lines <n>', 'how many existing records to print first (0: only new ones)', '10')
+    .option('--limit <n>', 'exit after printing this many records')
+    .option('--once', 'print the existing records and exit, without following')
+    .option('--json', 'print records as JSON lines')
+    .action(async (opts: TailOptions) => {
+      const { io } = ctx;
+      const intervalMs = parseInterval(opts.interval);
+      const lines = parseCount(opts.lines, '--lines', 0);
+      const limit = opts.limit === undefined ? Infinity : parseCount(opts.limit, '--limit');
+      const store = await openReportStore(opts.db, io);
+      try {
+        await follow(ctx, store, { ...opts, intervalMs, lines, limit });
+      } finally {
+        await store.close();
+      }
+    });
+}
+
+async function follow(
+  ctx: CliContext,
+  store: Store,
+  opts: { tool?: string; all?: boolean; json?: boolean; once?: boolean; intervalMs: number; lines: number; limit: number },
+): Promise<void> {
+  const { io } = ctx;
+  const filter: Pick<RecordQuery, 'toolName' | 'statuses'> = {
+    ...(opts.tool === undefined ? {} : { toolName: opts.tool }),
+    ...(opts.all === true ? {} : { statuses: FAILED }),
+  };
+  let printed = 0;
+  const print = (record: ToolExecutionRecord): boolean => {
+    writeLine(io.stdout, opts.json === true ? JSON.stringify(record) : formatTailLine(record));
+    printed += 1;
+    return printed < opts.limit;
+  };
+
+  const backlog = opts.lines === 0 ? [] : await store.query({ ...filter, order: 'desc', limit: opts.lines });
+  for (const record of backlog.reverse()) if (!print(record)) return;
+  if (opts.once === true) return;
+
+  // Follow from the newest record of any kind, so a quiet filter does not replay old history.
+  let cursor = backlog.at(-1)?.execution_id ?? (await store.query({ order: 'desc', limit: 1 }))[0]?.execution_id;
+  let stopped = false;
+  const stop = new AbortController();
+  void io.interrupted?.then(() => {
+    stopped = true;
+    stop.abort();
+  });
+  while (!stopped) {
+    try {
+      await sleep(opts.intervalMs, undefined, { signal: stop.signal });
+    } catch {
+      // Aborted by Ctrl-C: stop without printing anything more.
+      return;
+    }
+    // Read before the filtered pages: every matching record up to `head` is then among them, so
+    // the cursor can skip the non-matching records after the last match instead of rescanning
+    // them on every poll.
+    const head = (await store.query({ order: 'desc', limit: 1 }))[0]?.execution_id;
+    for (;;) {
+      const page = await store.query({ ...filter, ...(cursor === undefined ? {} : { afterId: cursor }), order: 'asc', limit: PAGE });
+      for (const record of page) {
+        cursor = record.execution_id;
+        if (!print(record)) return;
+      }
+      if (page.length < PAGE || stopped) break;
+    }
+    if (head !== undefined && (cursor === undefined || head > cursor)) cursor = head;
+  }
+}

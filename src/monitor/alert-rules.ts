@@ -1,0 +1,537 @@
+/**
+ * Alert rules over a Store (seed 001, section 4.4): success rate per tool and hour, P95 latency
+ * against the tool's timeout, a jump in one failure type's share, retry rate, breaker trips,
+ * parameter-validation failure rate, and failure signatures never seen before.
+ *
+ * Every rule reads the hourly rollups (or the signature table), never raw records, so evaluating
+ * stays cheap at tens of millions of records.
+ */
+import { readFileSync } from 'node:fs';
+import { extname, resolve } from 'node:path';
+import { Ajv, type ErrorObject } from 'ajv';
+import { parse as parseYaml } from 'yaml';
+import { ConfigError } from '../errors.js';
+import { HOUR_MS, hourStartMs } from '../store/rollup.js';
+import type { FailureBreakdownRow, StatsFilter, Store, TimeWindow, ToolStats } from '../store/types.js';
+
+export const ALERT_RULES = [
+  'success_rate',
+  'p95_latency',
+  'failure_type_jump',
+  'retry_rate',
+  'breaker_trip',
+  'param_validation_rate',
+  'new_failure_signature',
+] as const;
+
+export type AlertRuleName = (typeof ALERT_RULES)[number];
+export type AlertSeverity = 'warning' | 'critical';
+
+/**
+ * One firing alert. `value` and `threshold` are in the rule's unit: a fraction (0..1) for the rate
+ * and share rules, milliseconds for `p95_latency`, a count for `breaker_trip` and
+ * `new_failure_signature`.
+ */
+export interface Alert {
+  rule: AlertRuleName;
+  tool_name: string;
+  severity: AlertSeverity;
+  value: number;
+  threshold: number;
+  message: string;
+  /** Start of the hour the alert is about (UTC ISO-8601), for the per-hour `success_rate` rule; otherwise null. */
+  hour: string | null;
+}
+
+interface RuleSwitch {
+  enabled?: boolean;
+}
+
+/** A rate rule: `warning` past `threshold`, `critical` past `critical`, only with `minCalls` calls. */
+export interface RateRuleConfig extends RuleSwitch {
+  threshold?: number;
+  critical?: number;
+  minCalls?: number;
+}
+
+export interface FailureTypeJumpConfig extends RuleSwitch {
+  /** How many times its baseline share a type's share must reach. Default 2. */
+  factor?: number;
+  /** The smallest share of the tool's failures that can fire. Default 0.2. */
+  minShare?: number;
+  /** The fewest failures of the tool in the window for the rule to look at it. Default 5. */
+  minFailures?: number;
+  /** The baseline: this many hours before the window. Default 24. */
+  baselineHours?: number;
+  severity?: AlertSeverity;
+}
+
+export interface BreakerTripConfig extends RuleSwitch {
+  /** Trips tolerated in the window before alerting. Default 0: any trip alerts. */
+  threshold?: number;
+  severity?: AlertSeverity;
+}
+
+export interface NewSignatureConfig extends RuleSwitch {
+  severity?: AlertSeverity;
+}
+
+/**
+ * Alert settings, as written in an alerts file (YAML or JSON) or passed in code. Every field is
+ * optional; {@link DEFAULT_ALERT_CONFIG} fills the rest.
+ * @example
+ * // alerts.yaml
+ * // timeouts: { search_flights: 3000 }
+ * // rules:
+ * //   success_rate: { threshold: 0.99 }
+ * //   new_failure_signature: { enabled: false }
+ */
+export interface AlertConfig {
+  /** Calls a tool (or, for success_rate, a tool-hour) needs before rate and latency rules judge it. Default 20. */
+  minCalls?: number;
+  /** Timeout assumed for tools missing from `timeouts`, in ms. Default 10000, the runtime's default. */
+  defaultTimeoutMs?: number;
+  /** Per-tool timeouts in ms, as configured in the runtime. */
+  timeouts?: Record<string, number>;
+  rules?: {
+    /** Fires when the success rate is below `threshold` (default 0.95); critical below `critical` (default 0.8). */
+    success_rate?: RateRuleConfig;
+    /** Fires when P95 exceeds `threshold` x the tool's timeout (default 0.8); critical above `critical` x (default 1). */
+    p95_latency?: RateRuleConfig;
+    failure_type_jump?: FailureTypeJumpConfig;
+    /** Fires when the share of retried calls exceeds `threshold` (default 0.2); critical above `critical` (default 0.5). */
+    retry_rate?: RateRuleConfig;
+    breaker_trip?: BreakerTripConfig;
+    /** Fires when the parameter-validation failure rate exceeds `threshold` (default 0.1); critical above `critical` (default 0.3). */
+    param_validation_rate?: RateRuleConfig;
+    new_failure_signature?: NewSignatureConfig;
+  };
+}
+
+type Full<T> = { [K in keyof T]-?: Exclude<T[K], undefined> };
+
+/** An {@link AlertConfig} with every default applied. */
+export interface ResolvedAlertConfig {
+  minCalls: number;
+  defaultTimeoutMs: number;
+  timeouts: Record<string, number>;
+  rules: {
+    success_rate: Full<RateRuleConfig>;
+    p95_latency: Full<RateRuleConfig>;
+    failure_type_jump: Full<FailureTypeJumpConfig>;
+    retry_rate: Full<RateRuleConfig>;
+    breaker_trip: Full<BreakerTripConfig>;
+    param_validation_rate: Full<RateRuleConfig>;
+    new_failure_signature: Full<NewSignatureConfig>;
+  };
+}
+
+/** Seed 001's thresholds; `minCalls` is faultline's guard against paging on a handful of calls. */
+export const DEFAULT_ALERT_CONFIG: ResolvedAlertConfig = {
+  minCalls: 20,
+  defaultTimeoutMs: 10_000,
+  timeouts: {},
+  rules: {
+    success_rate: { enabled: true, threshold: 0.95, critical: 0.8, minCalls: 20 },
+    p95_latency: { enabled: true, threshold: 0.8, critical: 1, minCalls: 20 },
+    failure_type_jump: { enabled: true, factor: 2, minShare: 0.2, minFailures: 5, baselineHours: 24, severity: 'warning' },
+    retry_rate: { enabled: true, threshold: 0.2, critical: 0.5, minCalls: 20 },
+    breaker_trip: { enabled: true, threshold: 0, severity: 'warning' },
+    param_validation_rate: { enabled: true, threshold: 0.1, critical: 0.3, minCalls: 20 },
+    new_failure_signature: { enabled: true, severity: 'warning' },
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// Config: schema, validation, loading
+// ---------------------------------------------------------------------------------------------
+
+const fraction = { type: 'number', minimum: 0, maximum: 1 };
+const positiveInteger = { type: 'integer', minimum: 1 };
+const severity = { enum: ['warning', 'critical'] };
+const enabled = { type: 'boolean' };
+const rule = (properties: Record<string, object>) => ({ type: 'object', additionalProperties: false, properties: { enabled, ...properties } });
+const fractionRule = rule({ threshold: fraction, critical: fraction, minCalls: positiveInteger });
+
+const CONFIG_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    minCalls: positiveInteger,
+    defaultTimeoutMs: { type: 'number', exclusiveMinimum: 0 },
+    timeouts: {
+      type: 'object',
+      propertyNames: { minLength: 1 },
+      additionalProperties: { type: 'number', exclusiveMinimum: 0 },
+    },
+    rules: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        success_rate: fractionRule,
+        p95_latency: rule({
+          threshold: { type: 'number', exclusiveMinimum: 0 },
+          critical: { type: 'number', exclusiveMinimum: 0 },
+          minCalls: positiveInteger,
+        }),
+        failure_type_jump: rule({
+          factor: { type: 'number', minimum: 1 },
+          minShare: fraction,
+          minFailures: positiveInteger,
+          baselineHours: { type: 'integer', minimum: 1, maximum: 24 * 90 },
+          severity,
+        }),
+        retry_rate: fractionRule,
+        breaker_trip: rule({ threshold: { type: 'integer', minimum: 0 }, severity }),
+        param_validation_rate: fractionRule,
+        new_failure_signature: rule({ severity }),
+      },
+    },
+  },
+} as const;
+
+const ajv = new Ajv({ allErrors: false, strict: true });
+const validateConfig = ajv.compile(CONFIG_SCHEMA);
+
+/** `/rules/success_rate/threshold` as `rules.success_rate.threshold`. */
+function fieldOf(error: ErrorObject): string {
+  const segments = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~'));
+  return segments.join('.');
+}
+
+/** One line naming the field at fault, from Ajv's first error. */
+function describeConfigError(error: ErrorObject): { field: string; text: string } {
+  const field = fieldOf(error);
+  const at = field === '' ? 'the config' : field;
+  const params = error.params as Record<string, unknown>;
+  // Errors about a key rather than a value (propertyNames) carry the key here.
+  if (error.propertyName !== undefined) return { field, text: `${at} has an invalid key ${JSON.stringify(error.propertyName)}` };
+  switch (error.keyword) {
+    case 'type': {
+      const type = String(params['type']);
+      return { field, text: `${at} must be ${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}` };
+    }
+    case 'additionalProperties': {
+      const key = String(params['additionalProperty']);
+      const full = field === '' ? key : `${field}.${key}`;
+      return { field: full, text: `unknown key ${full}` };
+    }
+    case 'enum':
+      return { field, text: `${at} must be one of ${(params['allowedValues'] as unknown[]).map(String).join(', ')}` };
+    default:
+      return { field, text: `${at} ${error.message ?? 'is invalid'}` };
+  }
+}
+
+/**
+ * Checks an alert config and applies the defaults.
+ * @param source Names the config in error messages (a file name, or "alerts config").
+ * @throws ConfigError with one line naming the offending field.
+ */
+export function resolveAlertConfig(input: unknown, source = 'alerts config'): ResolvedAlertConfig {
+  // An empty YAML file parses to null: it means "all defaults", not a mistake.
+  const value = input ?? {};
+  if (!validateConfig(value)) {
+    const first = validateConfig.errors?.[0];
+    const { field, text } = first === undefined ? { field: '', text: 'is invalid' } : describeConfigError(first);
+    throw new ConfigError(`${source}: ${text}`, field);
+  }
+  const config = value as AlertConfig;
+  const minCalls = config.minCalls ?? DEFAULT_ALERT_CONFIG.minCalls;
+  const d = DEFAULT_ALERT_CONFIG.rules;
+  const r = config.rules ?? {};
+  const rate = (name: 'success_rate' | 'p95_latency' | 'retry_rate' | 'param_validation_rate') => {
+    const rule = { ...d[name], minCalls, ...r[name] };
+    // A threshold moved past the default critical level takes that level along, unless the
+    // config sets it too; only two explicit, contradictory levels are an error (below).
+    if (r[name]?.critical === undefined) {
+      rule.critical = name === 'success_rate' ? Math.min(rule.critical, rule.threshold) : Math.max(rule.critical, rule.threshold);
+    }
+    return rule;
+  };
+  const resolved: ResolvedAlertConfig = {
+    minCalls,
+    defaultTimeoutMs: config.defaultTimeoutMs ?? DEFAULT_ALERT_CONFIG.defaultTimeoutMs,
+    timeouts: { ...config.timeouts },
+    rules: {
+      success_rate: rate('success_rate'),
+      p95_latency: rate('p95_latency'),
+      failure_type_jump: { ...d.failure_type_jump, ...r.failure_type_jump },
+      retry_rate: rate('retry_rate'),
+      breaker_trip: { ...d.breaker_trip, ...r.breaker_trip },
+      param_validation_rate: rate('param_validation_rate'),
+      new_failure_signature: { ...d.new_failure_signature, ...r.new_failure_signature },
+    },
+  };
+  // The critical level must be at least as bad as the warning level, or a rule could go
+  // critical without ever warning. Success rate alerts below its thresholds, the others above.
+  const { rules } = resolved;
+  if (rules.success_rate.critical > rules.success_rate.threshold) {
+    throw new ConfigError(`${source}: rules.success_rate.critical must be <= rules.success_rate.threshold`, 'rules.success_rate.critical');
+  }
+  for (const name of ['p95_latency', 'retry_rate', 'param_validation_rate'] as const) {
+    if (rules[name].critical < rules[name].threshold) {
+      throw new ConfigError(`${source}: rules.${name}.critical must be >= rules.${name}.threshold`, `rules.${name}.critical`);
+    }
+  }
+  return resolved;
+}
+
+/**
+ * Reads an alerts file: JSON when it ends in `.json`, YAML otherwise (YAML also reads JSON).
+ * Messages name the path as given; a relative one is read from `cwd` (default the process's).
+ * @throws ConfigError with one line when the file cannot be read, does not parse, or is invalid.
+ */
+export function loadAlertConfig(path: string, options: { cwd?: string } = {}): ResolvedAlertConfig {
+  let text: string;
+  try {
+    text = readFileSync(resolve(options.cwd ?? process.cwd(), path), 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : firstLine((error as Error).message);
+    throw new ConfigError(`cannot read alerts config ${path}: ${reason}`, 'config', { cause: error });
+  }
+  let parsed: unknown;
+  try {
+    parsed = extname(path).toLowerCase() === '.json' ? JSON.parse(text) : parseYaml(text);
+  } catch (error) {
+    throw new ConfigError(`cannot parse alerts config ${path}: ${firstLine((error as Error).message)}`, 'config', { cause: error });
+  }
+  return resolveAlertConfig(parsed, path);
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n', 1)[0] ?? '';
+  // YAML messages end their first line with a colon that introduces a code frame.
+  return line.replace(/:\s*$/, '');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Evaluation
+// ---------------------------------------------------------------------------------------------
+
+/** The default alert window: the last complete UTC hour plus the current one, up to `nowMs`. */
+export function defaultAlertWindow(nowMs: number): TimeWindow {
+  return { since: hourStartMs(nowMs) - HOUR_MS, until: nowMs };
+}
+
+export interface EvaluateAlertsOptions {
+  window: TimeWindow;
+  /** Settings; defaults apply to whatever is missing. */
+  config?: AlertConfig | ResolvedAlertConfig;
+  /** Only evaluate this tool. */
+  toolName?: string;
+}
+
+const SEVERITY_ORDER: Record<AlertSeverity, number> = { critical: 0, warning: 1 };
+
+/**
+ * Evaluates every enabled rule over `window` and returns the firing alerts, critical first, then
+ * in rule order, by tool and by hour.
+ * @example
+ * const alerts = await evaluateAlerts(store, { window: defaultAlertWindow(Date.now()), config: { timeouts: { search: 3000 } } });
+ */
+export async function evaluateAlerts(store: Store, options: EvaluateAlertsOptions): Promise<Alert[]> {
+  const config = resolveAlertConfig(options.config ?? {});
+  const { rules } = config;
+  const filter: StatsFilter = { ...options.window, ...(options.toolName === undefined ? {} : { toolName: options.toolName }) };
+  const needStats = rules.p95_latency.enabled || rules.retry_rate.enabled || rules.breaker_trip.enabled || rules.param_validation_rate.enabled;
+
+  const alerts: Alert[] = [];
+  if (rules.success_rate.enabled) alerts.push(...(await successRateAlerts(store, filter, rules.success_rate)));
+  if (needStats) {
+    const stats = await store.toolStats(filter);
+    if (rules.p95_latency.enabled) alerts.push(...p95Alerts(stats, config));
+    if (rules.retry_rate.enabled) alerts.push(...retryRateAlerts(stats, rules.retry_rate));
+    if (rules.breaker_trip.enabled) alerts.push(...breakerAlerts(stats, rules.breaker_trip));
+    if (rules.param_validation_rate.enabled) alerts.push(...paramValidationAlerts(stats, rules.param_validation_rate));
+  }
+  if (rules.failure_type_jump.enabled) alerts.push(...(await failureTypeJumpAlerts(store, filter, rules.failure_type_jump)));
+  if (rules.new_failure_signature.enabled) alerts.push(...(await newSignatureAlerts(store, filter, rules.new_failure_signature)));
+
+  const ruleOrder = (name: AlertRuleName) => ALERT_RULES.indexOf(name);
+  return alerts.sort(
+    (a, b) =>
+      SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] ||
+      ruleOrder(a.rule) - ruleOrder(b.rule) ||
+      (a.tool_name < b.tool_name ? -1 : a.tool_name > b.tool_name ? 1 : 0) ||
+      (a.hour ?? '').localeCompare(b.hour ?? '') ||
+      a.message.localeCompare(b.message),
+  );
+}
+
+const percent = (fraction: number): string => `${(fraction * 100).toFixed(1)}%`;
+const seconds = (ms: number): string => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${Math.round(ms)} ms`);
+
+async function successRateAlerts(store: Store, filter: StatsFilter, rule: Full<RateRuleConfig>): Promise<Alert[]> {
+  const alerts: Alert[] = [];
+  for (const point of await store.hourly(filter)) {
+    if (point.total < rule.minCalls) continue;
+    const rate = (point.total - point.failures) / point.total;
+    if (rate >= rule.threshold) continue;
+    const critical = rate < rule.critical;
+    alerts.push({
+      rule: 'success_rate',
+      tool_name: point.tool_name,
+      severity: critical ? 'critical' : 'warning',
+      value: rate,
+      threshold: critical ? rule.critical : rule.threshold,
+      message: `success rate ${percent(rate)} (${point.total - point.failures} of ${point.total} calls) in the hour from ${point.hour} is below ${percent(critical ? rule.critical : rule.threshold)}`,
+      hour: point.hour,
+    });
+  }
+  return alerts;
+}
+
+/** The tool's configured timeout, or the default one. */
+function timeoutOf(config: ResolvedAlertConfig, tool: string): number {
+  return Object.hasOwn(config.timeouts, tool) ? config.timeouts[tool]! : config.defaultTimeoutMs;
+}
+
+function p95Alerts(stats: readonly ToolStats[], config: ResolvedAlertConfig): Alert[] {
+  const rule = config.rules.p95_latency;
+  const alerts: Alert[] = [];
+  for (const s of stats) {
+    if (s.total < rule.minCalls || s.p95_ms === null) continue;
+    const timeout = timeoutOf(config, s.tool_name);
+    const warnAt = rule.threshold * timeout;
+    if (s.p95_ms <= warnAt) continue;
+    const critical = s.p95_ms > rule.critical * timeout;
+    const threshold = critical ? rule.critical * timeout : warnAt;
+    alerts.push({
+      rule: 'p95_latency',
+      tool_name: s.tool_name,
+      severity: critical ? 'critical' : 'warning',
+      value: s.p95_ms,
+      threshold,
+      message: `p95 latency ${seconds(s.p95_ms)} over ${s.total} calls is above ${percent(critical ? rule.critical : rule.threshold)} of the ${seconds(timeout)} timeout (${seconds(threshold)})`,
+      hour: null,
+    });
+  }
+  return alerts;
+}
+
+/** Rules of the form "rate above threshold, critical above critical", per tool over the window. */
+function rateAboveAlerts(
+  stats: readonly ToolStats[],
+  rule: Full<RateRuleConfig>,
+  name: 'retry_rate' | 'param_validation_rate',
+  measure: (s: ToolStats) => { rate: number; count: number },
+  what: string,
+): Alert[] {
+  const alerts: Alert[] = [];
+  for (const s of stats) {
+    if (s.total < rule.minCalls) continue;
+    const { rate, count } = measure(s);
+    if (rate <= rule.threshold) continue;
+    const critical = rate > rule.critical;
+    const threshold = critical ? rule.critical : rule.threshold;
+    alerts.push({
+      rule: name,
+      tool_name: s.tool_name,
+      severity: critical ? 'critical' : 'warning',
+      value: rate,
+      threshold,
+      message: `${percent(rate)} of calls ${what} (${count} of ${s.total}), above ${percent(threshold)}`,
+      hour: null,
+    });
+  }
+  return alerts;
+}
+
+function retryRateAlerts(stats: readonly ToolStats[], rule: Full<RateRuleConfig>): Alert[] {
+  return rateAboveAlerts(stats, rule, 'retry_rate', (s) => ({ rate: s.retry_rate, count: s.retried_calls }), 'were retried');
+}
+
+function paramValidationAlerts(stats: readonly ToolStats[], rule: Full<RateRuleConfig>): Alert[] {
+  return rateAboveAlerts(
+    stats,
+    rule,
+    'param_validation_rate',
+    (s) => ({ rate: s.param_validation_failure_rate, count: s.param_validation_failures }),
+    'failed parameter validation',
+  );
+}
+
+function breakerAlerts(stats: readonly ToolStats[], rule: Full<BreakerTripConfig>): Alert[] {
+  return stats
+    .filter((s) => s.breaker_trips > rule.threshold)
+    .map((s) => ({
+      rule: 'breaker_trip' as const,
+      tool_name: s.tool_name,
+      severity: rule.severity,
+      value: s.breaker_trips,
+      threshold: rule.threshold,
+      message: `circuit breaker tripped ${s.breaker_trips} time${s.breaker_trips === 1 ? '' : 's'}`,
+      hour: null,
+    }));
+}
+
+/** Failures per tool and per (tool, type), summed over stages and categories. */
+function failuresByType(rows: readonly FailureBreakdownRow[]): Map<string, { total: number; types: Map<string, number> }> {
+  const byTool = new Map<string, { total: number; types: Map<string, number> }>();
+  for (const row of rows) {
+    let tool = byTool.get(row.tool_name);
+    if (tool === undefined) byTool.set(row.tool_name, (tool = { total: 0, types: new Map() }));
+    tool.total += row.count;
+    tool.types.set(row.failure_type, (tool.types.get(row.failure_type) ?? 0) + row.count);
+  }
+  return byTool;
+}
+
+async function failureTypeJumpAlerts(store: Store, filter: StatsFilter, rule: Full<FailureTypeJumpConfig>): Promise<Alert[]> {
+  // Rollups are hour-granular, so the baseline ends where the window's first hour starts; it
+  // would otherwise share that hour with the window and dilute the jump.
+  const baselineUntil = hourStartMs(filter.since);
+  const baselineFilter: StatsFilter = { ...filter, since: baselineUntil - rule.baselineHours * HOUR_MS, until: baselineUntil };
+  const current = failuresByType(await store.failureBreakdown(filter));
+  const baseline = failuresByType(await store.failureBreakdown(baselineFilter));
+  const alerts: Alert[] = [];
+  for (const [tool, { total, types }] of current) {
+    if (total < rule.minFailures) continue;
+    const base = baseline.get(tool);
+    for (const [type, count] of types) {
+      const share = count / total;
+      const baseCount = base?.types.get(type) ?? 0;
+      const baseShare = base === undefined || base.total === 0 ? 0 : baseCount / base.total;
+      const threshold = Math.max(rule.minShare, rule.factor * baseShare);
+      if (share < threshold) continue;
+      const before =
+        base === undefined || base.total === 0
+          ? `no failures in the previous ${rule.baselineHours} h`
+          : `${percent(baseShare)} (${baseCount} of ${base.total}) in the previous ${rule.baselineHours} h`;
+      alerts.push({
+        rule: 'failure_type_jump',
+        tool_name: tool,
+        severity: rule.severity,
+        value: share,
+        threshold,
+        message: `${type} is ${percent(share)} of failures (${count} of ${total}), up from ${before}`,
+        hour: null,
+      });
+    }
+  }
+  return alerts;
+}
+
+async function newSignatureAlerts(store: Store, filter: StatsFilter, rule: Full<NewSignatureConfig>): Promise<Alert[]> {
+  const alerts: Alert[] = [];
+  for (const sig of await store.signatures(filter)) {
+    const firstSeen = Date.parse(sig.first_seen);
+    if (firstSeen < filter.since || firstSeen >= filter.until) continue;
+    const code = sig.error_code === null ? '' : ` ${sig.error_code}`;
+    alerts.push({
+      rule: 'new_failure_signature',
+      tool_name: sig.tool_name,
+      severity: rule.severity,
+      value: sig.count,
+      threshold: 0,
+      message: `new failure ${sig.failure_stage}/${sig.failure_type}${code} ${JSON.stringify(sig.normalized_message)} first seen ${sig.first_seen}, ${sig.count} time${sig.count === 1 ? '' : 's'} (signature ${sig.signature})`,
+      hour: null,
+    });
+  }
+  return alerts;
+}

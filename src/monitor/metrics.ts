@@ -1,0 +1,371 @@
+/**
+ * Prometheus metrics for tool calls, in a Registry of their own (never prom-client's global one,
+ * so embedding faultline cannot collide with an application's metrics).
+ *
+ * Two feeds, one set of names:
+ * - {@link createMetrics}: live, fed record by record from the runtime's `onRecord`;
+ * - {@link createStoreMetrics}: read from a Store's hourly rollups on every scrape, for
+ *   `faultline metrics` next to processes that only write to the store.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Counter, Gauge, Histogram, Registry, type Metric } from 'prom-client';
+import type { ToolExecutionRecord } from '../record/types.js';
+import { failureCell, HOUR_MS, hourStartMs, parseIsoMs } from '../store/rollup.js';
+import type { FailureBreakdownRow, Store, TimeWindow, ToolStats } from '../store/types.js';
+
+export const METRIC_NAMES = {
+  calls: 'faultline_tool_calls_total',
+  failures: 'faultline_tool_failures_total',
+  retries: 'faultline_tool_retries_total',
+  breakerTrips: 'faultline_breaker_trips_total',
+  duration: 'faultline_tool_duration_seconds',
+  breakerOpen: 'faultline_breaker_open',
+  recentDuration: 'faultline_tool_duration_recent_seconds',
+} as const;
+
+/** Histogram buckets in seconds: from a fast local call to the runtime's longest sensible timeout. */
+export const DURATION_BUCKETS_SECONDS: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+/** Serves a registry's text exposition; mount it at any path of any node:http server. */
+export type MetricsHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+export interface FaultlineMetrics {
+  readonly registry: Registry;
+  /** Counts one record. Cheap and synchronous, for the runtime's `onRecord`. */
+  observe(record: ToolExecutionRecord): void;
+  handler: MetricsHandler;
+}
+
+export interface MetricsOptions {
+  /** Histogram buckets in seconds. Default {@link DURATION_BUCKETS_SECONDS}. */
+  buckets?: readonly number[];
+}
+
+function firstLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.split('\n', 1)[0] ?? '';
+}
+
+/**
+ * A handler answering GET and HEAD with the registry's metrics. `beforeScrape` runs first (the
+ * store feed refreshes there); if it fails, the scrape gets a 500 with one line of text, so
+ * Prometheus marks the target down instead of recording stale numbers.
+ */
+function metricsHandler(registry: Registry, beforeScrape?: () => Promise<void>): MetricsHandler {
+  return (req, res) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' }).end('method not allowed\n');
+      return;
+    }
+    void (async () => {
+      try {
+        await beforeScrape?.();
+        const body = await registry.metrics();
+        res.writeHead(200, { 'content-type': registry.contentType });
+        res.end(req.method === 'HEAD' ? undefined : body);
+      } catch (error) {
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+        res.end(`faultline metrics unavailable: ${firstLine(error)}\n`);
+      }
+    })();
+  };
+}
+
+/** A call whose failure opened the breaker (DESIGN.md "The record"): calls it rejected do not count. */
+function isBreakerTrip(record: Pick<ToolExecutionRecord, 'breaker_state' | 'status'>): boolean {
+  return record.breaker_state === 'open' && record.status !== 'rejected';
+}
+
+/**
+ * Live metrics, fed by the runtime.
+ * @example
+ * const metrics = createMetrics();
+ * const rt = createRuntime({ tools, onRecord: metrics.observe });
+ * http.createServer((req, res) => (req.url === '/metrics' ? metrics.handler(req, res) : res.writeHead(404).end())).listen(9464);
+ */
+export function createMetrics(options: MetricsOptions = {}): FaultlineMetrics {
+  const registry = new Registry();
+  const registers = [registry];
+  const calls = new Counter({ name: METRIC_NAMES.calls, help: 'Tool calls by final status.', labelNames: ['tool', 'status'] as const, registers });
+  const failures = new Counter({
+    name: METRIC_NAMES.failures,
+    help: 'Failed tool calls (any status but success) by stage, category and type.',
+    labelNames: ['tool', 'stage', 'category', 'type'] as const,
+    registers,
+  });
+  const retries = new Counter({ name: METRIC_NAMES.retries, help: 'Retry attempts made by the runtime.', labelNames: ['tool'] as const, registers });
+  const trips = new Counter({ name: METRIC_NAMES.breakerTrips, help: 'Calls whose failure opened the circuit breaker.', labelNames: ['tool'] as const, registers });
+  const duration = new Histogram({
+    name: METRIC_NAMES.duration,
+    help: 'Tool call duration in seconds, retries and backoff included.',
+    labelNames: ['tool'] as const,
+    buckets: [...(options.buckets ?? DURATION_BUCKETS_SECONDS)],
+    registers,
+  });
+  const breakerOpen = new Gauge({
+    name: METRIC_NAMES.breakerOpen,
+    help: '1 while the tool circuit breaker is open or half-open, as of its latest call.',
+    labelNames: ['tool'] as const,
+    registers,
+  });
+
+  const observe = (record: ToolExecutionRecord): void => {
+    const tool = record.tool_name;
+    calls.inc({ tool, status: record.status });
+    if (record.status !== 'success') {
+      const cell = failureCell(record);
+      failures.inc({ tool, stage: cell.failure_stage, category: cell.failure_category, type: cell.failure_type });
+    }
+    // Adding 0 creates the series, so that rate() over it works before the first retry or trip.
+    retries.inc({ tool }, record.retry_count);
+    trips.inc({ tool }, isBreakerTrip(record) ? 1 : 0);
+    breakerOpen.set({ tool }, record.breaker_state === 'closed' ? 0 : 1);
+    duration.observe({ tool }, Math.max(0, record.duration_ms) / 1000);
+  };
+  return { registry, observe, handler: metricsHandler(registry) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The store feed
+// ---------------------------------------------------------------------------------------------
+
+export interface StoreMetricsOptions {
+  /** The clock; default `Date.now`. */
+  now?: () => number;
+  /**
+   * How far back a tool's latest record is looked for to read its breaker state. Default 5 min:
+   * a breaker with no calls for longer rejects nobody.
+   */
+  breakerWindowMs?: number;
+  /** How often the cached older hours are read again, to pick up records stored late (imports, spool replays). Default 10 min. */
+  rereadMs?: number;
+}
+
+export interface StoreMetrics {
+  readonly registry: Registry;
+  /** Re-reads the store. The handler calls it on every scrape; concurrent calls share one read. */
+  refresh(): Promise<void>;
+  handler: MetricsHandler;
+}
+
+interface DurationTotals {
+  tool: string;
+  count: number;
+  sumSeconds: number;
+}
+
+/**
+ * The duration histogram as the store can give it: exact `_sum` and `_count` per tool, and only
+ * the `+Inf` bucket, because the Store interface exposes percentiles of its rollup sketch, not
+ * its bucket counts. The recent-duration gauge carries p50 and p95 instead.
+ */
+class RollupDurationHistogram {
+  readonly name = METRIC_NAMES.duration;
+  readonly help = 'Tool call duration in seconds, retries and backoff included (from the store: sum and count only).';
+  readonly type = 'histogram';
+  readonly aggregator = 'sum';
+  #rows: DurationTotals[] = [];
+
+  set(rows: DurationTotals[]): void {
+    this.#rows = rows;
+  }
+
+  reset(): void {
+    this.#rows = [];
+  }
+
+  async get() {
+    return {
+      name: this.name,
+      help: this.help,
+      type: this.type,
+      aggregator: this.aggregator,
+      values: this.#rows.flatMap((r) => [
+        { metricName: `${this.name}_bucket`, labels: { le: '+Inf', tool: r.tool }, value: r.count },
+        { metricName: `${this.name}_sum`, labels: { tool: r.tool }, value: r.sumSeconds },
+        { metricName: `${this.name}_count`, labels: { tool: r.tool }, value: r.count },
+      ]),
+    };
+  }
+}
+
+/** Counters as the rollups hold them, summable across windows. */
+interface Totals {
+  calls: Map<string, Record<'success' | 'failure' | 'timeout' | 'rejected', number>>;
+  retries: Map<string, number>;
+  trips: Map<string, number>;
+  durations: Map<string, { count: number; sumMs: number }>;
+  failures: Map<string, FailureBreakdownRow>;
+}
+
+function emptyTotals(): Totals {
+  return { calls: new Map(), retries: new Map(), trips: new Map(), durations: new Map(), failures: new Map() };
+}
+
+function addTotals(into: Totals, stats: readonly ToolStats[], breakdown: readonly FailureBreakdownRow[]): Totals {
+  for (const s of stats) {
+    const c = into.calls.get(s.tool_name) ?? { success: 0, failure: 0, timeout: 0, rejected: 0 };
+    c.success += s.success;
+    c.failure += s.failure;
+    c.timeout += s.timeout;
+    c.rejected += s.rejected;
+    into.calls.set(s.tool_name, c);
+    into.retries.set(s.tool_name, (into.retries.get(s.tool_name) ?? 0) + s.retries);
+    into.trips.set(s.tool_name, (into.trips.get(s.tool_name) ?? 0) + s.breaker_trips);
+    const d = into.durations.get(s.tool_name) ?? { count: 0, sumMs: 0 };
+    d.count += s.total;
+    d.sumMs += (s.avg_ms ?? 0) * s.total;
+    into.durations.set(s.tool_name, d);
+  }
+  for (const row of breakdown) {
+    const key = `${row.tool_name}\u001f${row.failure_stage}\u001f${row.failure_category}\u001f${row.failure_type}`;
+    const f = into.failures.get(key);
+    if (f === undefined) into.failures.set(key, { ...row });
+    else f.count += row.count;
+  }
+  return into;
+}
+
+function cloneTotals(t: Totals): Totals {
+  return {
+    calls: new Map([...t.calls].map(([k, v]) => [k, { ...v }])),
+    retries: new Map(t.retries),
+    trips: new Map(t.trips),
+    durations: new Map([...t.durations].map(([k, v]) => [k, { ...v }])),
+    failures: new Map([...t.failures].map(([k, v]) => [k, { ...v }])),
+  };
+}
+
+/** The largest UUIDv7 of a millisecond: a cursor that pages back in time from `ms`. */
+function uuidv7UpperBound(ms: number): string {
+  const hex = Math.max(0, Math.floor(ms)).toString(16).padStart(12, '0').slice(-12);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-ffff-ffff-ffffffffffff`;
+}
+
+const STATUSES = ['success', 'failure', 'timeout', 'rejected'] as const;
+const BREAKER_PAGE = 500;
+
+/**
+ * Metrics computed from a store's rollups, refreshed per scrape.
+ *
+ * Counters are totals over the store's whole history, so they only grow while records are only
+ * added. Reading all of it per scrape would cost one rollup row per tool and hour of history, so
+ * hours that ended more than an hour ago are cached: each scrape re-reads the last complete hour
+ * and the current one (room for batching recorders to land records late), and the cached hours
+ * are read again every `rereadMs` to pick up records stored into the past.
+ *
+ * `faultline_breaker_open` comes from each tool's latest record within `breakerWindowMs`;
+ * `faultline_tool_duration_recent_seconds{quantile}` is p50/p95 over the last complete hour and
+ * the current one.
+ */
+export function createStoreMetrics(store: Store, options: StoreMetricsOptions = {}): StoreMetrics {
+  const now = options.now ?? Date.now;
+  const breakerWindowMs = options.breakerWindowMs ?? 5 * 60_000;
+  const rereadMs = options.rereadMs ?? 10 * 60_000;
+  const registry = new Registry();
+  const registers = [registry];
+  const calls = new Counter({ name: METRIC_NAMES.calls, help: 'Tool calls by final status.', labelNames: ['tool', 'status'] as const, registers });
+  const failures = new Counter({
+    name: METRIC_NAMES.failures,
+    help: 'Failed tool calls (any status but success) by stage, category and type.',
+    labelNames: ['tool', 'stage', 'category', 'type'] as const,
+    registers,
+  });
+  const retries = new Counter({ name: METRIC_NAMES.retries, help: 'Retry attempts made by the runtime.', labelNames: ['tool'] as const, registers });
+  const trips = new Counter({ name: METRIC_NAMES.breakerTrips, help: 'Calls whose failure opened the circuit breaker.', labelNames: ['tool'] as const, registers });
+  const duration = new RollupDurationHistogram();
+  // prom-client types a metric as one of its own classes; the registry only calls get/reset.
+  registry.registerMetric(duration as unknown as Metric);
+  const breakerOpen = new Gauge({
+    name: METRIC_NAMES.breakerOpen,
+    help: '1 while the tool circuit breaker is open or half-open, as of its latest call in the last few minutes.',
+    labelNames: ['tool'] as const,
+    registers,
+  });
+  const recent = new Gauge({
+    name: METRIC_NAMES.recentDuration,
+    help: 'Tool call duration percentiles over the last complete hour and the current one, in seconds.',
+    labelNames: ['tool', 'quantile'] as const,
+    registers,
+  });
+
+  let settled = emptyTotals();
+  /** Rollup hours before this are in `settled`. */
+  let settledUntil = 0;
+  let settledReadAt = -Infinity;
+  let inflight: Promise<void> | undefined;
+
+  /** The latest breaker state of each tool seen in the recent window, newest records first. */
+  async function breakerStates(nowMs: number, tools: ReadonlySet<string>): Promise<Map<string, boolean>> {
+    const states = new Map<string, boolean>();
+    const oldest = nowMs - breakerWindowMs;
+    let unseen = tools.size;
+    // Paging back along the time-ordered primary key reads only recent records, whatever the
+    // store's size; it stops once every recently active tool has been seen.
+    let cursor = uuidv7UpperBound(nowMs + 60_000);
+    for (;;) {
+      const page = await store.query({ afterId: cursor, order: 'desc', limit: BREAKER_PAGE });
+      for (const record of page) {
+        if (parseIsoMs(record.created_at) < oldest) return states;
+        if (states.has(record.tool_name)) continue;
+        states.set(record.tool_name, record.breaker_state !== 'closed');
+        if (tools.has(record.tool_name) && --unseen === 0) return states;
+      }
+      const last = page.at(-1);
+      if (page.length < BREAKER_PAGE || last === undefined) return states;
+      cursor = last.execution_id;
+    }
+  }
+
+  async function read(): Promise<void> {
+    const nowMs = now();
+    const freshFrom = hourStartMs(nowMs) - HOUR_MS;
+    if (nowMs - settledReadAt >= rereadMs) {
+      settled = emptyTotals();
+      settledUntil = 0;
+      settledReadAt = nowMs;
+    }
+    if (settledUntil < freshFrom) {
+      const window: TimeWindow = { since: settledUntil, until: freshFrom };
+      const [stats, breakdown] = await Promise.all([store.toolStats(window), store.failureBreakdown(window)]);
+      addTotals(settled, stats, breakdown);
+      settledUntil = freshFrom;
+    }
+    // Records stamped a little in the future (clock skew between hosts) still count.
+    const fresh: TimeWindow = { since: freshFrom, until: nowMs + HOUR_MS };
+    const [stats, breakdown] = await Promise.all([store.toolStats(fresh), store.failureBreakdown(fresh)]);
+    const totals = addTotals(cloneTotals(settled), stats, breakdown);
+    const breakers = await breakerStates(nowMs, new Set(stats.map((s) => s.tool_name)));
+
+    // Every await is above: the values change in one synchronous step, so a scrape running
+    // concurrently never sees half-updated metrics.
+    calls.reset();
+    failures.reset();
+    retries.reset();
+    trips.reset();
+    breakerOpen.reset();
+    recent.reset();
+    for (const [tool, byStatus] of totals.calls) {
+      for (const status of STATUSES) calls.inc({ tool, status }, byStatus[status]);
+      retries.inc({ tool }, totals.retries.get(tool) ?? 0);
+      trips.inc({ tool }, totals.trips.get(tool) ?? 0);
+      breakerOpen.set({ tool }, breakers.get(tool) === true ? 1 : 0);
+    }
+    for (const f of totals.failures.values()) {
+      failures.inc({ tool: f.tool_name, stage: f.failure_stage, category: f.failure_category, type: f.failure_type }, f.count);
+    }
+    duration.set([...totals.durations].map(([tool, d]) => ({ tool, count: d.count, sumSeconds: d.sumMs / 1000 })));
+    for (const s of stats) {
+      if (s.p50_ms !== null) recent.set({ tool: s.tool_name, quantile: '0.5' }, s.p50_ms / 1000);
+      if (s.p95_ms !== null) recent.set({ tool: s.tool_name, quantile: '0.95' }, s.p95_ms / 1000);
+    }
+  }
+
+  const refresh = (): Promise<void> => {
+    inflight ??= read().finally(() => {
+      inflight = undefined;
+    });
+    return inflight;
+  };
+  return { registry, refresh, handler: metricsHandler(registry, refresh) };
+}
