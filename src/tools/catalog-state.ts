@@ -80,7 +80,7 @@ export interface CatalogContext {
   readonly state: CatalogState;
   readonly seed: number;
   readonly idempotency: IdempotencyKeys;
-  /** The next id in a sequence, e.g. nextId('ORD', 5) -> `ORD-10041` after the seeded ones. */
+  /** The next id in a sequence: nextId('ORD') is `ORD-10041` when the seed made forty orders. */
   nextId(prefix: string): string;
   noteReplay(toolName: string): void;
 }

@@ -28,7 +28,7 @@ export const STATUS_BY_TYPE: Readonly<Record<string, number>> = {
   forbidden: 403,
   not_found: 404,
   no_results: 404,
-  conflict: 500,
+  conflict: 409,
   precondition_failed: 412,
   // A tool that could only do part of the job still answered: 206 with what it has.
   partial_result: 206,

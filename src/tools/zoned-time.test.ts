@@ -46,6 +46,10 @@ describe('time zones', () => {
     expect(toInstant(local!, 'Europe/London')).toBe(Date.UTC(2026, 9, 26, 9));
     expect(toInstant(parseDateTime('2026-10-24T09:00')!, 'Europe/London')).toBe(Date.UTC(2026, 9, 24, 8));
     expect(toInstant(instant!, 'Europe/London')).toBe(Date.UTC(2026, 9, 26, 1));
+    // Sydney falls back at 16:00Z on April 4: 01:00 local on the 5th is still daylight time (+11),
+    // though a guess made with the offset in force at 01:00Z (+10) lands an hour late.
+    expect(toInstant(parseDateTime('2026-04-05T01:00')!, 'Australia/Sydney')).toBe(Date.UTC(2026, 3, 4, 14));
+    expect(toInstant(parseDateTime('2026-04-05T04:00')!, 'Australia/Sydney')).toBe(Date.UTC(2026, 3, 4, 18));
     expect(parseDateTime('2026-02-30T09:00')).toBeUndefined();
     expect(parseDateTime('2026-03-30T25:00')).toBeUndefined();
   });

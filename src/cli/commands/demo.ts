@@ -21,7 +21,8 @@ export function demoCommand(ctx: CliContext): Command {
       // Opened here, not by the runtime, so that a bad --db fails the command instead of spooling.
       const store = await openStore(opts.db ?? DEFAULT_SQLITE_PATH, { cwd: io.cwd });
       const state: DemoState = { ordersCreated: 0, salesCalls: 0, translateCalls: 0 };
-      const clock = createVirtualClock({ startMs: Date.UTC(2026, 2, 29, 14, 0, 0) });
+      // Virtual time starts at the real now, so `faultline stats` right after the demo shows its calls.
+      const clock = createVirtualClock({ startMs: Date.now() });
       const records: ToolExecutionRecord[] = [];
       const rt = createRuntime({
         tools: createDemoTools(state),

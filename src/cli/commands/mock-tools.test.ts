@@ -36,7 +36,7 @@ describe('faultline mock-tools', () => {
     const injected = await fetch(`${s.url}/tools/get_weather`, { method: 'POST', headers: { 'x-inject-error': '429' }, body: '{"city":"Shanghai"}' });
     expect(injected.status).toBe(429);
     expect(await s.stop()).toBe(0);
-    expect(s.captured.stderr()).toMatch(/stopped after 1 injected faults/);
+    expect(s.captured.stderr()).toBe('faultline mock-tools: stopped (1 fault injected)\n');
     await expect(fetch(`${s.url}/tools`)).rejects.toThrow();
   });
 

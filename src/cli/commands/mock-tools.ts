@@ -87,6 +87,9 @@ export function mockToolsCommand(ctx: CliContext): Command {
       } finally {
         await server.close();
       }
-      if (opts.json !== true) writeLine(io.stderr, `faultline mock-tools: stopped after ${server.injected.length} injected faults`);
+      if (opts.json !== true) {
+        const n = server.injected.length;
+        writeLine(io.stderr, `faultline mock-tools: stopped (${n} ${n === 1 ? 'fault' : 'faults'} injected)`);
+      }
     });
 }
