@@ -83,3 +83,13 @@ export { evaluateAlerts, loadAlertConfig, resolveAlertConfig, DEFAULT_ALERT_CONF
 export type { Alert, AlertConfig, AlertRuleName, AlertSeverity, EvaluateAlertsOptions } from './monitor/alert-rules.js';
 export { createMetrics, createStoreMetrics, METRIC_NAMES } from './monitor/metrics.js';
 export type { FaultlineMetrics, MetricsOptions, StoreMetrics } from './monitor/metrics.js';
+
+// The mock tool catalog and its HTTP server.
+export { createToolCatalog, CATALOG_TOOL_NAMES, DEFAULT_CATALOG_NOW, startMockToolServer } from './tools/index.js';
+export type { CatalogSnapshot, CatalogState, MockToolServer, MockToolServerOptions, ToolCatalog, ToolCatalogOptions } from './tools/index.js';
+
+// The MCP fault proxy.
+export { startMcpProxy, serveMcpOverHttp, isIdempotentTool, McpUpstreamError } from './faults/mcp-proxy/index.js';
+
+// The HTTP fault proxy.
+export { startHttpFaultProxy, compileRoutes, parseRoutes, loadRoutes } from './faults/http-proxy/index.js';

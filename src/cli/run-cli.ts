@@ -8,7 +8,9 @@ import { CliError } from './cli-error.js';
 import { alertsCommand } from './commands/alerts.js';
 import { demoCommand } from './commands/demo.js';
 import { metricsCommand } from './commands/metrics.js';
+import { mcpProxyCommand } from './commands/mcp-proxy.js';
 import { mockToolsCommand } from './commands/mock-tools.js';
+import { proxyCommand } from './commands/proxy.js';
 import { statsCommand } from './commands/stats.js';
 import { tailCommand } from './commands/tail.js';
 import type { CliContext, CliIo } from './io.js';
@@ -16,7 +18,7 @@ import type { CliContext, CliIo } from './io.js';
 export const VERSION = '0.1.0';
 
 /** Each command module exports a factory; adding a command is adding a line here. */
-const COMMANDS: readonly ((ctx: CliContext) => Command)[] = [demoCommand, statsCommand, alertsCommand, tailCommand, metricsCommand, mockToolsCommand];
+const COMMANDS: readonly ((ctx: CliContext) => Command)[] = [demoCommand, statsCommand, alertsCommand, tailCommand, metricsCommand, mockToolsCommand, mcpProxyCommand, proxyCommand];
 
 function buildProgram(ctx: CliContext): Command {
   const io = ctx.io;

@@ -63,9 +63,33 @@ function makeAjv(normalizing: boolean): Ajv {
 const inputAjv = makeAjv(true);
 const outputAjv = makeAjv(false);
 
+/** Distinct schemas kept compiled per Ajv instance before the cache starts over. */
+const MAX_COMPILED = 1000;
+
+/**
+ * Compiles through a cache keyed by the schema's JSON text. Tool sets are rebuilt from the same
+ * schemas over and over (a mock catalog per test, per benchmark run, per FailBench scenario), and
+ * compiling dominates the cost of defining a tool; Ajv's own cache is keyed by object identity,
+ * so it neither hits for an equal schema nor lets go of the old objects.
+ */
+function compileCached(ajv: Ajv, cache: Map<string, ValidateFunction>, schema: object): ValidateFunction {
+  const key = JSON.stringify(schema);
+  let validate = cache.get(key);
+  if (validate === undefined) {
+    validate = ajv.compile(schema);
+    ajv.removeSchema(schema);
+    if (cache.size >= MAX_COMPILED) cache.clear();
+    cache.set(key, validate);
+  }
+  return validate;
+}
+
+const compiledInputs = new Map<string, ValidateFunction>();
+const compiledOutputs = new Map<string, ValidateFunction>();
+
 /** Compiles a schema, throwing the Ajv error (the caller wraps it with the tool's name). */
 export function compileInputValidator(schema: object): Validator {
-  const validate = inputAjv.compile(withoutMetaSchema(schema));
+  const validate = compileCached(inputAjv, compiledInputs, withoutMetaSchema(schema));
   return (value) => {
     // Ajv normalizes in place; the caller's arguments (and the record of them) stay as sent.
     const data = cloneJson(value);
@@ -76,7 +100,7 @@ export function compileInputValidator(schema: object): Validator {
 }
 
 export function compileOutputValidator(schema: object): Validator {
-  const validate: ValidateFunction = outputAjv.compile(withoutMetaSchema(schema));
+  const validate = compileCached(outputAjv, compiledOutputs, withoutMetaSchema(schema));
   return (value) => (validate(value) ? { ok: true, value } : { ok: false, issues: toIssues(validate.errors ?? []) });
 }
 

@@ -1,0 +1,240 @@
+/**
+ * `faultline mcp-proxy`: usage errors in-process, then the real command compiled and run as a
+ * process, with real MCP clients (the SDK's, and @modelcontextprotocol/inspector-cli) in front
+ * and a real MCP server from npm behind.
+ */
+import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EVERYTHING_SERVER, INSPECTOR_CLI, readRecords, tempDir } from '../../faults/mcp-proxy/mcp-proxy.test-helpers.js';
+import { runCapture } from '../run-cli.test-helpers.js';
+
+const run = promisify(execFile);
+const REPO = fileURLToPath(new URL('../../../', import.meta.url));
+
+const PLAN = ['version: 1', 'rules:', '  - id: sum-400', '    tool: get-sum', '    fault: http_status', '    params: { status: 400, message: a and b must be numbers }', ''].join('\n');
+
+let dir: Awaited<ReturnType<typeof tempDir>>;
+let planPath: string;
+
+beforeAll(async () => {
+  dir = await tempDir('faultline-mcp-cli-');
+  planPath = join(dir.path, 'plan.yaml');
+  await writeFile(planPath, PLAN);
+});
+afterAll(async () => {
+  await dir?.remove();
+});
+
+describe('faultline mcp-proxy: bad usage and bad input print one line and exit 2', () => {
+  const cases: Array<[string, () => string[], RegExp]> = [
+    ['no --plan', () => ['mcp-proxy', '--', process.execPath, EVERYTHING_SERVER], /^faultline: --plan <file> is required$/],
+    ['no upstream', () => ['mcp-proxy', '--plan', planPath], /^faultline: no upstream MCP server: add -- <server command\.\.\.> \(stdio\) or --upstream <url>/],
+    ['both upstreams', () => ['mcp-proxy', '--plan', planPath, '--upstream', 'http://127.0.0.1:9/mcp', '--', 'node'], /^faultline: give either --upstream <url> or -- <server command>, not both$/],
+    ['an --upstream that is not http', () => ['mcp-proxy', '--plan', planPath, '--upstream', 'ftp://example/mcp'], /^faultline: --upstream must be an http\(s\) URL/],
+    ['a bad --header', () => ['mcp-proxy', '--plan', planPath, '--upstream', 'http://127.0.0.1:9/mcp', '--header', 'no-colon'], /^faultline: --header must look like "Name: value"/],
+    ['a bad --port', () => ['mcp-proxy', '--plan', planPath, '--port', 'eighty', '--', 'node'], /^faultline: --port must be a port number from 0 to 65535, got "eighty"$/],
+    ['--admin-token without --admin-port', () => ['mcp-proxy', '--plan', planPath, '--admin-token', 'x', '--', 'node'], /^faultline: --admin-token needs --admin-port$/],
+    ['an unknown flag', () => ['mcp-proxy', '--plan', planPath, '--bogus', '--', 'node'], /^faultline: unknown option '--bogus'/],
+    ['a plan file that does not exist', () => ['mcp-proxy', '--plan', join(dir.path, 'missing.yaml'), '--', 'node'], /^faultline: cannot read fault plan .*missing\.yaml: ENOENT$/],
+    ['a plan that does not validate', () => ['mcp-proxy', '--plan', join(dir.path, 'bad.yaml'), '--', 'node'], /^faultline: .*bad\.yaml.*status/],
+    ['a --db that cannot be opened', () => ['mcp-proxy', '--plan', planPath, '--db', '/dev/null/records.db', '--', process.execPath, EVERYTHING_SERVER, 'stdio'], /^faultline: cannot open SQLite store/],
+    ['a --db that is not a store', () => ['mcp-proxy', '--plan', planPath, '--db', 'mysql://db/x', '--', 'node'], /^faultline: unknown store "mysql:\/\/db\/x"/],
+    ['a server command that does not exist', () => ['mcp-proxy', '--plan', planPath, '--db', ':memory:', '--', '/nonexistent/mcp-server'], /^faultline: cannot connect to the upstream MCP server \(\/nonexistent\/mcp-server\): ENOENT$/],
+  ];
+
+  beforeAll(async () => {
+    await writeFile(join(dir.path, 'bad.yaml'), 'version: 1\nrules:\n  - tool: x\n    fault: http_status\n    params: { status: 418 }\n');
+  });
+
+  for (const [name, argv, message] of cases) {
+    it(name, async () => {
+      const result = await runCapture(argv(), dir.path);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      const lines = result.stderr.split('\n').filter((line) => line !== '');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(message);
+    });
+  }
+});
+
+describe('faultline mcp-proxy as a process', () => {
+  let main: string;
+  let build: string;
+
+  beforeAll(async () => {
+    // Compiled once into a temp dir that sees the repository's node_modules, so the real CLI runs as users run it.
+    build = join(dir.path, 'build');
+    await mkdir(build, { recursive: true });
+    await writeFile(join(build, 'package.json'), '{ "type": "module" }\n');
+    await symlink(join(REPO, 'node_modules'), join(build, 'node_modules'), 'dir');
+    const tsc = join(REPO, 'node_modules', 'typescript', 'bin', 'tsc');
+    // Errors in files other engineers are editing do not stop the emit this test needs; a missing output does.
+    const compiled = await run(process.execPath, [tsc, '-p', join(REPO, 'tsconfig.build.json'), '--outDir', join(build, 'dist'), '--declaration', 'false', '--sourceMap', 'false'], {
+      cwd: REPO,
+    }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
+    main = join(build, 'dist', 'cli', 'main.js');
+    if (!existsSync(main) || !existsSync(join(build, 'dist', 'faults', 'mcp-proxy', 'proxy.js'))) throw new Error(`compiling the CLI failed:\n${compiled.stdout}`);
+  }, 180_000);
+
+  const serverArgs = () => ['--', process.execPath, EVERYTHING_SERVER, 'stdio'];
+
+  it('serves an SDK client over stdio, applies the plan, and records every call', async () => {
+    const db = join(dir.path, 'stdio.db');
+    const transport = new StdioClientTransport({ command: process.execPath, args: [main, 'mcp-proxy', '--plan', planPath, '--db', db, ...serverArgs()], cwd: dir.path, stderr: 'pipe' });
+    const stderr: string[] = [];
+    transport.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
+    const client = new Client({ name: 'cli-test', version: '1' });
+    await client.connect(transport);
+    expect(client.getServerVersion()?.name).toBe('mcp-servers/everything');
+    const tools = await client.listTools();
+    expect(tools.tools.find((t) => t.name === 'echo')?.annotations).toMatchObject({ readOnlyHint: true });
+    expect(await client.callTool({ name: 'echo', arguments: { message: 'over stdio' } })).toEqual({ content: [{ type: 'text', text: 'Echo: over stdio' }] });
+    const error = await client.callTool({ name: 'get-sum', arguments: { a: 1, b: 2 } }).catch((e: unknown) => e);
+    expect((error as McpError).code).toBe(-32602);
+    await client.close();
+
+    // Closing stdin stops the proxy, which flushes its records before it exits.
+    const deadline = Date.now() + 10_000;
+    while (!stderr.join('').includes('stopped after') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    expect(stderr.join('')).toContain('faultline mcp-proxy: stopped after 2 tool call(s)');
+    const records = await readRecords(db);
+    expect(records.map((r) => [r.tool_name, r.status, r.error_code, r.fault?.rule_id ?? null])).toEqual([
+      ['echo', 'success', null, null],
+      ['get-sum', 'failure', 'MCP_-32602', 'sum-400'],
+    ]);
+    expect(records[1]).toMatchObject({ failure_category: 'parameter', idempotent: true, context_snapshot: { agent: 'cli-test', transport: 'mcp' } });
+  });
+
+  it('works with @modelcontextprotocol/inspector-cli as the client', async () => {
+    const db = join(dir.path, 'inspector.db');
+    const inspect = (...method: string[]) =>
+      run(INSPECTOR_CLI, ['--cli', process.execPath, ...method, '--', main, 'mcp-proxy', '--plan', planPath, '--db', db, ...serverArgs()], { cwd: dir.path, timeout: 60_000 });
+
+    const listed = await inspect('--method', 'tools/list');
+    const tools = (JSON.parse(listed.stdout) as { tools: Array<{ name: string; annotations?: Record<string, unknown> }> }).tools;
+    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['echo', 'get-sum', 'get-structured-content']));
+    expect(tools.find((t) => t.name === 'get-sum')?.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true });
+
+    // --tool-arg takes several values, so it goes before the next flag.
+    const called = await inspect('--tool-arg', 'message=hello inspector', '--method', 'tools/call', '--tool-name', 'echo');
+    expect(JSON.parse(called.stdout)).toEqual({ content: [{ type: 'text', text: 'Echo: hello inspector' }] });
+
+    const failed = await inspect('--tool-arg', 'a=1', 'b=2', '--method', 'tools/call', '--tool-name', 'get-sum').catch((e: { code?: number; stderr?: string }) => e);
+    expect((failed as { code?: number }).code).toBe(1);
+    expect((failed as { stderr?: string }).stderr).toContain('MCP error -32602: a and b must be numbers');
+
+    const deadline = Date.now() + 10_000;
+    let records = await readRecords(db);
+    while (records.length < 2 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+      records = await readRecords(db);
+    }
+    expect(records.map((r) => [r.tool_name, r.status, r.error_code])).toEqual([
+      ['echo', 'success', null],
+      ['get-sum', 'failure', 'MCP_-32602'],
+    ]);
+    expect(records[0]!.context_snapshot).toMatchObject({ agent: 'inspector-cli' });
+  });
+
+  /** Starts the CLI and collects its stderr lines. */
+  function start(args: string[], env: NodeJS.ProcessEnv = {}): { child: ChildProcessWithoutNullStreams; line(pattern: RegExp): Promise<RegExpExecArray>; exit: Promise<number | null> } {
+    const child = spawn(process.execPath, [main, 'mcp-proxy', ...args], { cwd: dir.path, env: { ...process.env, ...env } });
+    const lines: string[] = [];
+    const waiting: Array<() => void> = [];
+    createInterface({ input: child.stderr }).on('line', (line) => {
+      lines.push(line);
+      for (const wake of waiting.splice(0)) wake();
+    });
+    const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    return {
+      child,
+      exit,
+      async line(pattern) {
+        const deadline = Date.now() + 15_000;
+        for (;;) {
+          for (const line of lines) {
+            const match = pattern.exec(line);
+            if (match !== null) return match;
+          }
+          if (Date.now() > deadline) throw new Error(`no stderr line matched ${pattern}; got:\n${lines.join('\n')}`);
+          await new Promise<void>((resolve) => {
+            waiting.push(resolve);
+            setTimeout(resolve, 100);
+          });
+        }
+      },
+    };
+  }
+
+  it('serves Streamable HTTP with --port, takes plan changes on --admin-port, and exits 0 on SIGTERM', async () => {
+    const db = join(dir.path, 'http.db');
+    const proc = start(['--plan', planPath, '--db', db, '--port', '0', '--admin-port', '0', ...serverArgs()], { FAULTLINE_ADMIN_TOKEN: '' });
+    try {
+      const url = (await proc.line(/serving mcp-servers\/everything at (http:\/\/127\.0\.0\.1:\d+\/mcp)$/))[1]!;
+      const adminUrl = (await proc.line(/admin endpoint at (http:\/\/127\.0\.0\.1:\d+) /))[1]!;
+      // No token configured: one was generated and printed.
+      const token = (await proc.line(/admin token: (\S+)$/))[1]!;
+
+      const client = new Client({ name: 'http-cli-test', version: '1' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      expect(await client.callTool({ name: 'echo', arguments: { message: 'over http' } })).toEqual({ content: [{ type: 'text', text: 'Echo: over http' }] });
+
+      expect((await fetch(`${adminUrl}/plan`, { method: 'PUT', body: 'version: 1\nrules: []\n' })).status).toBe(401);
+      const put = await fetch(`${adminUrl}/plan`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${token}` },
+        body: 'version: 1\nrules:\n  - id: echo-down\n    tool: echo\n    fault: http_status\n    params: { status: 502 }\n',
+      });
+      expect(put.status).toBe(200);
+      await proc.line(/plan updated: 1 rule\(s\)$/);
+      const error = await client.callTool({ name: 'echo', arguments: { message: 'again' } }).catch((e: unknown) => e);
+      expect((error as McpError).code).toBe(-32603);
+      const state = (await (await fetch(`${adminUrl}/state`, { headers: { authorization: `Bearer ${token}` } })).json()) as { calls: number; sessions: number };
+      expect(state).toMatchObject({ calls: 2, sessions: 1 });
+      await client.close();
+
+      proc.child.kill('SIGTERM');
+      expect(await proc.exit).toBe(0);
+      const records = await readRecords(db);
+      expect(records.map((r) => [r.tool_name, r.error_code, r.fault?.rule_id ?? null])).toEqual([
+        ['echo', null, null],
+        ['echo', 'MCP_-32603', 'echo-down'],
+      ]);
+    } finally {
+      proc.child.kill('SIGKILL');
+    }
+  });
+
+  it('exits 1 when the upstream server goes away on its own', async () => {
+    const script = join(dir.path, 'short-lived-server.mjs');
+    await writeFile(
+      script,
+      [
+        `import { McpServer } from ${JSON.stringify(join(REPO, 'node_modules/@modelcontextprotocol/sdk/dist/esm/server/mcp.js'))};`,
+        `import { StdioServerTransport } from ${JSON.stringify(join(REPO, 'node_modules/@modelcontextprotocol/sdk/dist/esm/server/stdio.js'))};`,
+        `const server = new McpServer({ name: 'short-lived', version: '1.0.0' });`,
+        `server.registerTool('ping', { description: 'ping' }, async () => ({ content: [{ type: 'text', text: 'pong' }] }));`,
+        `await server.connect(new StdioServerTransport());`,
+        `setTimeout(() => process.exit(0), 300);`,
+      ].join('\n'),
+    );
+    const proc = start(['--plan', planPath, '--db', ':memory:', '--', process.execPath, script]);
+    try {
+      expect(await proc.exit).toBe(1);
+      await proc.line(/the upstream MCP server \(.*short-lived-server\.mjs\) closed the connection$/);
+    } finally {
+      proc.child.kill('SIGKILL');
+    }
+  });
+});

@@ -1,0 +1,188 @@
+/**
+ * `faultline mcp-proxy`: an MCP server that forwards to a real one through a fault plan and
+ * records every tools/call. By default it speaks MCP on stdin/stdout, so an MCP client config
+ * runs `faultline mcp-proxy --plan p.yaml -- <server command>` where it ran the server; with
+ * `--port` it serves Streamable HTTP on 127.0.0.1 instead. Diagnostics go to stderr only.
+ */
+import type { Readable, Writable } from 'node:stream';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { Command } from 'commander';
+import { ConfigError } from '../../errors.js';
+import { generateAdminToken, startAdminServer, type AdminServer } from '../../faults/mcp-proxy/admin-server.js';
+import { serveMcpOverHttp, type McpHttpServer } from '../../faults/mcp-proxy/http-downstream.js';
+import { startMcpProxy, type McpProxy } from '../../faults/mcp-proxy/proxy.js';
+import { McpUpstreamError, type McpUpstream } from '../../faults/mcp-proxy/upstream.js';
+import { createFaultPlan, type FaultPlan } from '../../faults/plan.js';
+import { loadFaultPlan } from '../../faults/plan-validate.js';
+import { DEFAULT_SQLITE_PATH } from '../../store/open-store.js';
+import { CliError } from '../cli-error.js';
+import type { CliContext, CliIo } from '../io.js';
+
+interface McpProxyOptions {
+  plan?: string;
+  db?: string;
+  upstream?: string;
+  header: string[];
+  port?: string;
+  adminPort?: string;
+  adminToken?: string;
+  upstreamTimeoutMs: string;
+}
+
+/** The io of a command that serves MCP on stdio: stdin is only read here, so it is optional in CliIo. */
+type StdioCliIo = CliIo & { stdin?: NodeJS.ReadableStream };
+
+function port(flag: string, text: string): number {
+  const value = /^\d+$/.test(text.trim()) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(value) || value > 65_535) throw new CliError(`${flag} must be a port number from 0 to 65535, got "${text}"`);
+  return value;
+}
+
+function milliseconds(flag: string, text: string): number {
+  const value = /^\d+$/.test(text.trim()) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(value) || value < 1 || value > 86_400_000) throw new CliError(`${flag} must be a whole number of milliseconds from 1 to 86400000, got "${text}"`);
+  return value;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+function headers(lines: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    const name = colon > 0 ? line.slice(0, colon).trim() : '';
+    if (name === '' || /\s/.test(name)) throw new CliError(`--header must look like "Name: value", got "${line}"`);
+    out[name] = line.slice(colon + 1).trim();
+  }
+  return out;
+}
+
+function upstreamFrom(opts: McpProxyOptions, command: readonly string[], io: CliIo): McpUpstream {
+  if (opts.upstream !== undefined && command.length > 0) throw new CliError('give either --upstream <url> or -- <server command>, not both');
+  if (opts.upstream !== undefined) {
+    let url: URL;
+    try {
+      url = new URL(opts.upstream);
+    } catch {
+      throw new CliError(`--upstream must be an http(s) URL, got "${opts.upstream}"`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CliError(`--upstream must be an http(s) URL, got "${opts.upstream}"`);
+    return opts.header.length > 0 ? { url, headers: headers(opts.header) } : { url };
+  }
+  if (opts.header.length > 0) throw new CliError('--header only applies to --upstream');
+  const [executable, ...args] = command;
+  if (executable === undefined || executable.trim() === '') {
+    throw new CliError('no upstream MCP server: add -- <server command...> (stdio) or --upstream <url> (Streamable HTTP)');
+  }
+  // The server is the user's own program: it gets the whole environment (its API keys), as it would when run directly.
+  const env = Object.fromEntries(Object.entries(io.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  return { command: executable, args, env, cwd: io.cwd };
+}
+
+async function loadPlan(path: string): Promise<FaultPlan> {
+  try {
+    return createFaultPlan(await loadFaultPlan(path));
+  } catch (error) {
+    if (ConfigError.isInstance(error)) throw new CliError(error.message, 2, { cause: error });
+    throw error;
+  }
+}
+
+/** Resolves when the stdio client goes away: its end of our stdin closed. */
+function endOf(stream: NodeJS.ReadableStream): Promise<void> {
+  return new Promise<void>((resolve) => {
+    stream.once('end', () => resolve());
+    stream.once('close', () => resolve());
+  });
+}
+
+export function mcpProxyCommand(ctx: CliContext): Command {
+  return new Command('mcp-proxy')
+    .description('Serve an MCP server through a fault plan, recording every tools/call (stdio by default; --port for Streamable HTTP)')
+    .usage('--plan <file> [options] -- <server command...>  |  --plan <file> --upstream <url> [options]')
+    .argument('[command...]', 'the upstream MCP server to start, after --')
+    .option('--plan <file>', 'fault plan, YAML (or JSON for .json); required')
+    .option('--db <store>', `where to store the records: a SQLite path (default ${DEFAULT_SQLITE_PATH}) or a postgres:// URL`)
+    .option('--upstream <url>', 'proxy a Streamable HTTP MCP server instead of starting one')
+    .option('--header <line>', 'HTTP header sent to --upstream, "Name: value" (repeatable)', collect, [])
+    .option('--port <port>', 'serve Streamable HTTP on 127.0.0.1:<port>/mcp instead of stdio (0 picks a free port)')
+    .option('--admin-port <port>', 'serve GET/PUT /plan and GET /state on 127.0.0.1:<port> (0 picks a free port)')
+    .option('--admin-token <token>', 'bearer token for the admin endpoint (default $FAULTLINE_ADMIN_TOKEN, else one is generated and printed to stderr)')
+    .option('--upstream-timeout-ms <ms>', 'how long an upstream request may go without an answer or progress', '300000')
+    .addHelpText(
+      'after',
+      '\nThe proxy mirrors the upstream server (name, version, capabilities, tools and their annotations), forwards\n' +
+        'tools, resources, prompts, progress and cancellation, and applies the plan to tools/call: an HTTP-style fault\n' +
+        'becomes a JSON-RPC error (400 -> -32602, 500/502/504 -> -32603, drops -> -32000, delayed timeouts -> -32001)\n' +
+        'or an isError result (401/403/404/409/429/503); hangs and commit_then_drop never answer.\n\n' +
+        'Example (an MCP client config):\n' +
+        '  "command": "npx", "args": ["faultline", "mcp-proxy", "--plan", "faults.yaml", "--", "npx", "@modelcontextprotocol/server-everything"]\n' +
+        'Change the plan while it runs:\n' +
+        '  curl -H "Authorization: Bearer $FAULTLINE_ADMIN_TOKEN" -X PUT --data-binary @outage.yaml http://127.0.0.1:<admin-port>/plan',
+    )
+    .action(async (command: string[], opts: McpProxyOptions) => {
+      const io = ctx.io as StdioCliIo;
+      const log = (line: string) => io.stderr.write(`faultline mcp-proxy: ${line}\n`);
+      if (opts.plan === undefined) throw new CliError('--plan <file> is required');
+      const upstream = upstreamFrom(opts, command, io);
+      const httpPort = opts.port === undefined ? undefined : port('--port', opts.port);
+      const adminPort = opts.adminPort === undefined ? undefined : port('--admin-port', opts.adminPort);
+      const upstreamTimeoutMs = milliseconds('--upstream-timeout-ms', opts.upstreamTimeoutMs);
+      if (opts.adminToken !== undefined && opts.adminToken.trim() === '') throw new CliError('--admin-token must not be empty');
+      if (opts.adminToken !== undefined && adminPort === undefined) throw new CliError('--admin-token needs --admin-port');
+      const plan = await loadPlan(opts.plan);
+
+      let proxy: McpProxy;
+      try {
+        proxy = await startMcpProxy({ upstream, plan, cwd: io.cwd, upstreamTimeoutMs, log, ...(opts.db === undefined ? {} : { store: opts.db }) });
+      } catch (error) {
+        if (McpUpstreamError.isInstance(error) || ConfigError.isInstance(error)) throw new CliError(error.message, 2, { cause: error });
+        throw error;
+      }
+
+      let http: McpHttpServer | undefined;
+      let admin: AdminServer | undefined;
+      let stoppedBy: 'upstream' | 'client' | 'signal' = 'client';
+      try {
+        const stopped: Promise<'upstream' | 'client' | 'signal'>[] = [proxy.upstreamClosed.then(() => 'upstream' as const)];
+        if (io.interrupted !== undefined) stopped.push(io.interrupted.then(() => 'signal' as const));
+        if (httpPort !== undefined) {
+          http = await listen('--port', httpPort, () => serveMcpOverHttp(proxy, { port: httpPort, log }));
+          log(`serving ${proxy.serverInfo.name} at ${http.url}`);
+        } else {
+          const stdin = io.stdin ?? process.stdin;
+          stopped.push(endOf(stdin).then(() => 'client' as const));
+          await proxy.connect(new StdioServerTransport(stdin as Readable, io.stdout as Writable));
+        }
+        if (adminPort !== undefined) {
+          const configured = opts.adminToken ?? io.env['FAULTLINE_ADMIN_TOKEN'];
+          const token = configured !== undefined && configured.trim() !== '' ? configured : generateAdminToken();
+          admin = await listen('--admin-port', adminPort, () =>
+            startAdminServer({ plan, token, port: adminPort, state: () => ({ ...proxy.stats() }), onUpdate: (p) => log(`plan updated: ${p.spec.rules.length} rule(s)`) }),
+          );
+          log(`admin endpoint at ${admin.url} (GET/PUT /plan, GET /state)`);
+          if (token !== configured) log(`admin token: ${token}`);
+        }
+        stoppedBy = await Promise.race(stopped);
+      } finally {
+        await admin?.close();
+        await http?.close();
+        await proxy.close();
+      }
+      const stats = proxy.stats();
+      log(`stopped after ${stats.calls} tool call(s); records in ${opts.db ?? DEFAULT_SQLITE_PATH}`);
+      // The upstream going away on its own ends the session early: worth a non-zero exit for scripts.
+      if (stoppedBy === 'upstream') ctx.exitCode = 1;
+    });
+}
+
+async function listen<T>(flag: string, port: number, start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    throw new CliError(`cannot listen on 127.0.0.1:${port} (${flag}): ${typeof code === 'string' ? code : (error as Error).message}`, 2, { cause: error });
+  }
+}

@@ -1,0 +1,143 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createSqliteStore } from '../../store/sqlite/sqlite-store.js';
+import { createToolCatalog } from '../../tools/catalog.js';
+import { startMockToolServer, type MockToolServer } from '../../tools/http-server.js';
+import { runCli } from '../run-cli.js';
+import { captureIo, runCapture, waitFor } from '../run-cli.test-helpers.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'faultline-proxy-cli-'));
+let upstream: MockToolServer;
+beforeAll(async () => {
+  upstream = await startMockToolServer({ catalog: createToolCatalog({ seed: 1 }), port: 0 });
+});
+afterAll(async () => {
+  await upstream.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const stops: (() => Promise<number>)[] = [];
+afterEach(async () => {
+  for (const stop of stops.splice(0)) await stop();
+});
+
+/** Starts `faultline proxy` in-process; `stop()` plays Ctrl-C and resolves with the exit code. */
+async function serve(args: string[], env: NodeJS.ProcessEnv = {}) {
+  let interrupt!: () => void;
+  const interrupted = new Promise<void>((resolve) => (interrupt = resolve));
+  const captured = captureIo(dir, interrupted);
+  captured.io.env = env;
+  const running = runCli(['proxy', '--target', upstream.url, '--port', '0', ...args], captured.io);
+  const line = await waitFor(() => (captured.stdout().includes('\n') ? captured.stdout() : undefined), 'the startup output');
+  let stopped: Promise<number> | undefined;
+  const stop = () => {
+    interrupt();
+    return (stopped ??= running);
+  };
+  stops.push(stop);
+  return { line, captured, stop };
+}
+
+function writeFile(name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+async function expectUsageError(argv: string[], message: RegExp): Promise<void> {
+  const run = await runCapture(argv, dir);
+  expect(run.code).toBe(2);
+  expect(run.stdout).toBe('');
+  expect(run.stderr.split('\n')).toHaveLength(2);
+  expect(run.stderr).toMatch(message);
+}
+
+describe('faultline proxy', () => {
+  it('proxies with the plan, records to --db, and prints a generated admin token that works', async () => {
+    const plan = writeFile('plan.yaml', 'version: 1\nrules:\n  - { id: weather-429, tool: get_weather, fault: http_status, params: { status: 429, retry_after: 3 } }\n');
+    const db = join(dir, 'cli.db');
+    const s = await serve(['--plan', plan, '--db', db]);
+    const [url, token] = [/faultline proxy: (http:\/\/127\.0\.0\.1:\d+) -> /.exec(s.line)?.[1], /token: Bearer (\S+) \(generated\)/.exec(s.line)?.[1]];
+    expect(url).toBeDefined();
+    expect(token).toMatch(/^[\w-]{32}$/);
+    expect(s.line).toContain(`plan ${plan}, 1 rule; records to ${db}`);
+
+    const limited = await fetch(`${url}/tools/get_weather`, { method: 'POST', body: '{"city":"Paris"}' });
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toBe('3');
+    const order = await fetch(`${url}/tools/get_order`, { method: 'POST', body: '{"order_id":"ORD-10001"}' });
+    expect(order.status).toBe(200);
+    expect((await fetch(`${url}/__faultline/state`)).status).toBe(401);
+    expect((await fetch(`${url}/__faultline/state`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+
+    expect(await s.stop()).toBe(0);
+    expect(s.captured.stderr()).toBe('faultline proxy: stopped after 2 requests (1 with faults, 2 recorded)\n');
+    await expect(fetch(`${url}/tools/get_weather`)).rejects.toThrow();
+    const store = createSqliteStore({ path: db, readonly: true });
+    const records = await store.query({});
+    await store.close();
+    expect(records.map((r) => [r.tool_name, r.status, r.failure_type, r.fault?.rule_id ?? null])).toEqual([
+      ['get_weather', 'failure', 'rate_limited', 'weather-429'],
+      ['get_order', 'success', null, null],
+    ]);
+  });
+
+  it('takes the admin token from $FAULTLINE_ADMIN_TOKEN without printing it, and prints JSON with --json', async () => {
+    const s = await serve(['--json', '--db', join(dir, 'json.db')], { FAULTLINE_ADMIN_TOKEN: 'env-token-123' });
+    const info = JSON.parse(s.line) as Record<string, unknown>;
+    expect(info).toMatchObject({ target: `${upstream.url}/`, plan: null, rules: 0 });
+    expect(info).not.toHaveProperty('admin_token');
+    expect(s.line).not.toContain('env-token-123');
+    expect(info['admin_url']).toBe(`${info['url'] as string}/__faultline`);
+    const ok = await fetch(`${info['admin_url'] as string}/plan`, { headers: { authorization: 'Bearer env-token-123' } });
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toEqual({ version: 1, rules: [] });
+    expect(await s.stop()).toBe(0);
+    expect(s.captured.stderr()).toBe('');
+  });
+
+  it('reads --routes and serves the admin API on --admin-port', async () => {
+    const routes = writeFile('routes.yaml', 'routes:\n  - { match: "GET /v1/weather", tool: get_weather }\n');
+    const plan = writeFile('routes-plan.yaml', 'version: 1\nrules:\n  - { tool: get_weather, fault: http_status, params: { status: 503 } }\n');
+    const s = await serve(['--routes', routes, '--plan', plan, '--admin-port', '0', '--admin-token', 'flag-token', '--json', '--db', join(dir, 'routes.db')]);
+    const info = JSON.parse(s.line) as { url: string; admin_url: string };
+    expect(info.admin_url).not.toBe(`${info.url}/__faultline`);
+    expect((await fetch(`${info.url}/v1/weather?city=Paris`)).status).toBe(503);
+    expect((await fetch(`${info.admin_url}/state`, { headers: { authorization: 'Bearer flag-token' } })).status).toBe(200);
+    expect(await s.stop()).toBe(0);
+  });
+
+  it('answers bad flags, bad files and an unusable --db with one line and exit 2, creating nothing', async () => {
+    const db = join(dir, 'never.db');
+    await expectUsageError(['proxy', '--db', db], /^faultline: --target <url> is required/);
+    await expectUsageError(['proxy', '--target', 'ftp://example.com', '--db', db], /^faultline: --target must be an http\(s\) URL, got "ftp:\/\/example\.com"/);
+    await expectUsageError(['proxy', '--target', upstream.url, '--port', 'eighty', '--db', db], /^faultline: --port must be an integer from 0 to 65535, got "eighty"/);
+    await expectUsageError(['proxy', '--target', upstream.url, '--admin-token', ' ', '--db', db], /^faultline: --admin-token must not be empty/);
+    await expectUsageError(['proxy', '--target', upstream.url, '--frobnicate', '--db', db], /^faultline: unknown option '--frobnicate'/);
+    const badPlan = writeFile('bad-plan.yaml', 'version: 1\nrules:\n  - { tool: get_weather, fault: explode }\n');
+    await expectUsageError(['proxy', '--target', upstream.url, '--plan', badPlan, '--db', db], /^faultline: .*bad-plan\.yaml: rules\[0\]\.fault: /);
+    await expectUsageError(['proxy', '--target', upstream.url, '--plan', join(dir, 'missing.yaml'), '--db', db], /^faultline: cannot read fault plan .*missing\.yaml: ENOENT/);
+    const badRoutes = writeFile('bad-routes.yaml', 'routes:\n  - { match: "/v1/weather", tool: get_weather }\n');
+    await expectUsageError(['proxy', '--target', upstream.url, '--routes', badRoutes, '--db', db], /^faultline: .*bad-routes\.yaml: routes\[0\]\.match: expected "METHOD \/path"/);
+    expect(existsSync(db)).toBe(false);
+
+    mkdirSync(join(dir, 'blocker'), { recursive: true });
+    writeFileSync(join(dir, 'blocker', 'file'), 'not a directory');
+    await expectUsageError(['proxy', '--target', upstream.url, '--db', join(dir, 'blocker', 'file', 'x.db')], /^faultline: cannot open SQLite store /);
+    await expectUsageError(['proxy', '--target', upstream.url, '--db', 'mysql://nowhere'], /^faultline: unknown store "mysql:\/\/nowhere"/);
+  });
+
+  it('reports a port already in use in one line', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as { port: number }).port;
+    try {
+      await expectUsageError(['proxy', '--target', upstream.url, '--port', String(port), '--db', join(dir, 'busy.db')], new RegExp(`^faultline: cannot listen on 127\\.0\\.0\\.1:${port}: EADDRINUSE`));
+    } finally {
+      await new Promise<void>((resolve) => taken.close(() => resolve()));
+    }
+  });
+});

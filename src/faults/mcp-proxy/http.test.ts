@@ -1,0 +1,229 @@
+/**
+ * Streamable HTTP on both sides: a small real SDK server over StreamableHTTPServerTransport as the
+ * upstream (`--upstream` mode), and the proxy's own HTTP endpoint (`--port` mode) for clients.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, request as httpRequest, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FaultPlan } from '../plan.js';
+import { createFaultPlan } from '../plan.js';
+import { serveMcpOverHttp, type McpHttpServer } from './http-downstream.js';
+import { readRecords, tempDir } from './mcp-proxy.test-helpers.js';
+import { startMcpProxy, type McpProxy } from './proxy.js';
+import { connectUpstream, McpUpstreamError } from './upstream.js';
+
+/** An order-lookup MCP server: one tool without annotations, one that rejects bad arguments with a JSON-RPC error, one that reports failure in its result. */
+function orderServer(): Server {
+  const server = new Server({ name: 'orders-http', version: '0.3.0' }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: [
+      { name: 'lookup_order', description: 'Looks an order up', inputSchema: { type: 'object', properties: { id: { type: 'string' } } } },
+      {
+        name: 'strict_lookup',
+        description: 'Like lookup_order, but id is checked',
+        inputSchema: { type: 'object', properties: { id: { type: 'string' } } },
+        annotations: { readOnlyHint: true },
+      },
+      { name: 'warehouse_status', description: 'Reports the warehouse', inputSchema: { type: 'object' } },
+    ],
+  }));
+  server.setRequestHandler(CallToolRequestSchema, (request) => {
+    const args = request.params.arguments ?? {};
+    switch (request.params.name) {
+      case 'lookup_order':
+        return { content: [{ type: 'text', text: JSON.stringify({ id: args['id'], status: 'shipped', updated_at: '2026-03-01T10:00:00Z' }) }] };
+      case 'strict_lookup':
+        // A plain error with a code: the SDK sends its message as is (an McpError's would carry the SDK's prefix).
+        if (typeof args['id'] !== 'string') throw Object.assign(new Error('id is required'), { code: ErrorCode.InvalidParams, data: { field: 'id' } });
+        return { content: [{ type: 'text', text: JSON.stringify({ id: args['id'], status: 'shipped' }) }] };
+      case 'warehouse_status':
+        return { content: [{ type: 'text', text: 'warehouse offline' }], isError: true };
+    }
+    throw new McpError(ErrorCode.InvalidParams, `unknown tool ${request.params.name}`);
+  });
+  return server;
+}
+
+async function startUpstream(): Promise<{ url: string; close(): Promise<void> }> {
+  const transports = new Map<string, StreamableHTTPServerTransport>();
+  const http: HttpServer = createServer((req, res) => {
+    const header = req.headers['mcp-session-id'];
+    const existing = typeof header === 'string' ? transports.get(header) : undefined;
+    void (async () => {
+      let transport = existing;
+      if (transport === undefined) {
+        const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          onsessioninitialized: (id) => void transports.set(id, created),
+        });
+        await orderServer().connect(created);
+        transport = created;
+      }
+      await transport.handleRequest(req, res);
+    })();
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const port = (http.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    close: async () => {
+      await Promise.allSettled([...transports.values()].map((t) => t.close()));
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}
+
+async function httpClient(url: string, name = 'http-agent'): Promise<Client> {
+  const client = new Client({ name, version: '0.0.1' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return client;
+}
+
+describe('MCP proxy over Streamable HTTP', () => {
+  let upstream: Awaited<ReturnType<typeof startUpstream>>;
+  let dir: Awaited<ReturnType<typeof tempDir>>;
+  let dbPath: string;
+  let plan: FaultPlan;
+  let proxy: McpProxy;
+  let endpoint: McpHttpServer;
+  let client: Client;
+
+  beforeAll(async () => {
+    upstream = await startUpstream();
+    dir = await tempDir();
+    dbPath = `${dir.path}/records.db`;
+    plan = createFaultPlan({ version: 1, rules: [] });
+    proxy = await startMcpProxy({ upstream: { url: upstream.url }, plan, store: dbPath, recording: { flushIntervalMs: 10 } });
+    endpoint = await serveMcpOverHttp(proxy);
+    client = await httpClient(endpoint.url);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await endpoint?.close();
+    await proxy?.close();
+    await upstream?.close();
+    await dir?.remove();
+  });
+
+  async function records() {
+    await proxy.flush();
+    return readRecords(dbPath);
+  }
+
+  it('serves the upstream as itself on 127.0.0.1', async () => {
+    expect(endpoint.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    expect(client.getServerVersion()).toEqual({ name: 'orders-http', version: '0.3.0' });
+    const tools = await client.listTools();
+    expect(tools.tools.map((t) => [t.name, t.annotations ?? null])).toEqual([
+      ['lookup_order', null],
+      ['strict_lookup', { readOnlyHint: true }],
+      ['warehouse_status', null],
+    ]);
+  });
+
+  it('tells a JSON-RPC error from the upstream apart from an isError result', async () => {
+    const before = (await records()).length;
+    const error = await client.callTool({ name: 'strict_lookup', arguments: {} }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(McpError);
+    expect((error as McpError).code).toBe(-32602);
+    // Relayed as the upstream sent it: one prefix (the client SDK's), the data intact.
+    expect((error as McpError).message).toBe('MCP error -32602: id is required');
+    expect((error as McpError).data).toEqual({ field: 'id' });
+    const direct = await httpClient(upstream.url, 'direct');
+    const straight = await direct.callTool({ name: 'strict_lookup', arguments: {} }).catch((e: unknown) => e);
+    await direct.close();
+    expect((straight as McpError).message).toBe((error as McpError).message);
+    const failed = await client.callTool({ name: 'warehouse_status', arguments: {} });
+    expect(failed).toEqual({ content: [{ type: 'text', text: 'warehouse offline' }], isError: true });
+
+    const [protocol, reported] = (await records()).slice(before);
+    expect(protocol).toMatchObject({
+      tool_name: 'strict_lookup',
+      status: 'failure',
+      failure_stage: 'param_validation',
+      failure_category: 'parameter',
+      error_code: 'MCP_-32602',
+      error_message: 'id is required',
+      raw_output: '{"field":"id"}',
+      idempotent: true,
+      fault: null,
+    });
+    expect(reported).toMatchObject({
+      tool_name: 'warehouse_status',
+      status: 'failure',
+      failure_stage: 'execution',
+      failure_category: 'business',
+      failure_type: 'tool_reported_error',
+      error_code: 'MCP_TOOL_ERROR',
+      error_message: 'warehouse offline',
+      idempotent: false,
+    });
+  });
+
+  it('records a tool without annotations as non-idempotent, with the HTTP session in the context', async () => {
+    const before = (await records()).length;
+    await client.callTool({ name: 'lookup_order', arguments: { id: 'A-1' } });
+    const [record] = (await records()).slice(before);
+    expect(record).toMatchObject({ tool_name: 'lookup_order', status: 'success', idempotent: false, context_snapshot: { transport: 'mcp', agent: 'http-agent' } });
+    expect(record!.context_snapshot['session_id']).toEqual(expect.stringMatching(/^[0-9a-f-]{36}$/));
+  });
+
+  it('rewrites JSON text output (semantic drift shifts the date) and keeps sessions apart', async () => {
+    plan.update({ version: 1, rules: [{ id: 'old-date', tool: 'lookup_order', fault: 'semantic_drift', params: { shift_date: -2 } }] });
+    const other = await httpClient(endpoint.url, 'second-agent');
+    try {
+      const before = (await records()).length;
+      const result = await other.callTool({ name: 'lookup_order', arguments: { id: 'B-2' } });
+      expect(JSON.parse((result.content as Array<{ text: string }>)[0]!.text)).toEqual({ id: 'B-2', status: 'shipped', updated_at: '2026-02-27T10:00:00Z' });
+      await client.callTool({ name: 'lookup_order', arguments: { id: 'C-3' } });
+      const [fromOther, fromFirst] = (await records()).slice(before);
+      expect(fromOther).toMatchObject({ status: 'success', fault: { kind: 'semantic_drift', rule_id: 'old-date' }, context_snapshot: { agent: 'second-agent' } });
+      expect(fromOther!.trace_id).not.toBe(fromFirst!.trace_id);
+      expect(fromOther!.step_index).toBe(0);
+    } finally {
+      await other.close();
+      plan.update({ version: 1, rules: [] });
+    }
+  });
+
+  it('refuses requests whose Host header is not the loopback address it listens on', async () => {
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest(endpoint.url, { method: 'POST', headers: { host: 'attacker.example', 'content-type': 'application/json' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end('{}');
+    });
+    expect(status).toBe(403);
+  });
+
+  it('rejects a request without a session that is not an initialize request', async () => {
+    const res = await fetch(endpoint.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { code: number } }).error.code).toBe(ErrorCode.InvalidRequest);
+  });
+});
+
+describe('an unreachable --upstream', () => {
+  it('fails with one line naming the errno', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const error = await connectUpstream({ url: `http://127.0.0.1:${port}/mcp` }).catch((e: unknown) => e);
+    expect(McpUpstreamError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toBe(`cannot connect to the upstream MCP server (http://127.0.0.1:${port}/mcp): ECONNREFUSED`);
+  });
+});

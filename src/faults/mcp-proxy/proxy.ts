@@ -1,0 +1,428 @@
+/**
+ * The MCP fault proxy: an SDK Client facing the real server and one SDK Server per downstream
+ * connection, so that any MCP client can be pointed at any MCP server through a fault plan.
+ *
+ * Downstream clients see the upstream as it is: the same serverInfo (name and version unchanged,
+ * so client configs and FailBench agents cannot tell the proxy is there), the same instructions,
+ * and the same capabilities for tools, resources, prompts, logging and completions. The
+ * experimental `tasks` capability and `experimental` entries are not mirrored, and requests the
+ * server would send to the client (sampling, elicitation, roots) are not relayed.
+ *
+ * tools/list, resources (list, templates, read, subscribe), prompts (list, get), completions and
+ * logging levels pass through untouched; progress notifications and cancellations are relayed in
+ * both directions, and list_changed / resources/updated / log notifications go to every
+ * connected client (updates only to the clients subscribed to that resource). Every tools/call
+ * goes through the fault plan and is recorded (tool-call.ts).
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  CallToolRequestSchema,
+  CallToolResultSchema,
+  CompleteRequestSchema,
+  CompleteResultSchema,
+  EmptyResultSchema,
+  GetPromptRequestSchema,
+  GetPromptResultSchema,
+  ListPromptsRequestSchema,
+  ListPromptsResultSchema,
+  ListResourcesRequestSchema,
+  ListResourcesResultSchema,
+  ListResourceTemplatesRequestSchema,
+  ListResourceTemplatesResultSchema,
+  ListToolsRequestSchema,
+  ListToolsResultSchema,
+  LoggingMessageNotificationSchema,
+  PromptListChangedNotificationSchema,
+  ReadResourceRequestSchema,
+  ReadResourceResultSchema,
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+  SetLevelRequestSchema,
+  SubscribeRequestSchema,
+  ToolListChangedNotificationSchema,
+  UnsubscribeRequestSchema,
+  type Implementation,
+  type ServerCapabilities,
+  type ServerNotification,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { createRecorder, type Recorder, type RecorderOptions, type RecorderStats } from '../../record/recorder.js';
+import { createRedactor, type RedactOptions } from '../../record/redact.js';
+import { DEFAULT_MAX_OUTPUT_CHARS } from '../../record/truncate.js';
+import type { ToolExecutionRecord } from '../../record/types.js';
+import { uuidv7 } from '../../record/uuid-v7.js';
+import { systemClock, type Clock } from '../../runtime/clock.js';
+import { openStore } from '../../store/open-store.js';
+import type { Store } from '../../store/types.js';
+import type { FaultPlan } from '../plan.js';
+import { relayedError } from './rpc-error.js';
+import { ToolCatalog } from './tool-catalog.js';
+import { proxyToolCall, type CallSession, type HandlerExtra, type RecordSink, type ToolCallDeps } from './tool-call.js';
+import { connectUpstream, describeUpstream, type McpUpstream } from './upstream.js';
+
+export interface McpProxyOptions {
+  upstream: McpUpstream;
+  /** Decides the fault for every tools/call; `plan.update()` changes it live. */
+  plan: FaultPlan;
+  /**
+   * Where records go: a store spec (SQLite path, `postgres://` URL, `:memory:`) or a Store.
+   * Default: SQLite at `.faultline/faultline.db` under `cwd`. A spec is opened and closed by the
+   * proxy; a Store object stays the caller's.
+   */
+  store?: string | Store;
+  /** Base for a relative SQLite path. Default `process.cwd()`. */
+  cwd?: string;
+  /** Records go here instead of a store (the caller flushes and closes it). */
+  recorder?: RecordSink;
+  /** Options for the recorder the proxy creates in front of the store. */
+  recording?: Omit<RecorderOptions, 'store' | 'onError'>;
+  /** Delays and durations. Default: the system clock. */
+  clock?: Clock;
+  /** Default: the built-in rules. `false` stores arguments and outputs as they are. */
+  redact?: RedactOptions | false;
+  /** Raw output kept per record. Default 2000 characters. */
+  maxOutputChars?: number;
+  /** Added to every record's context_snapshot (agent, model, deployment, ...). */
+  context?: Record<string, unknown>;
+  /** How long an upstream request may go without an answer or progress. Default 300 000 ms. */
+  upstreamTimeoutMs?: number;
+  /** Called with every record; errors it throws are logged and ignored. */
+  onRecord?: (record: ToolExecutionRecord) => void;
+  /** Diagnostics, one line each (the CLI sends them to stderr). Default: dropped. */
+  log?: (line: string) => void;
+}
+
+export interface McpProxyStats {
+  /** tools/call requests handled so far, answered or not. */
+  calls: number;
+  /** Downstream connections open now. */
+  sessions: number;
+  /** The recorder's counters, when the proxy created the recorder. */
+  recorder: RecorderStats | null;
+}
+
+export interface McpProxy {
+  /** What downstream clients are told the server is: the upstream's own serverInfo. */
+  readonly serverInfo: Implementation;
+  readonly capabilities: ServerCapabilities;
+  readonly instructions: string | undefined;
+  readonly plan: FaultPlan;
+  /** A new downstream Server (one per client connection); connect it to a transport. */
+  createServer(): Server;
+  /** Serves one downstream client on `transport` (stdio, in-memory, ...). */
+  connect(transport: Transport): Promise<Server>;
+  /** Resolves when the upstream connection ends: the server exited, or the proxy closed. */
+  readonly upstreamClosed: Promise<void>;
+  stats(): McpProxyStats;
+  /** Writes the records made so far to the store (a no-op with a caller's recorder). */
+  flush(): Promise<void>;
+  /**
+   * Closes the downstream connections (calls still waiting are recorded as abandoned), then the
+   * upstream (a child server is stopped), then flushes the records. Idempotent.
+   */
+  close(): Promise<void>;
+}
+
+interface Session extends CallSession {
+  server: Server;
+  subscriptions: Set<string>;
+}
+
+const DEFAULT_UPSTREAM_TIMEOUT_MS = 300_000;
+
+/** Any request's params, as far as progress relaying reads them. */
+type ParamsWithMeta = { _meta?: { progressToken?: string | number | undefined } | undefined } | undefined;
+
+/** Only what the proxy relays; see the module comment. */
+function mirroredCapabilities(upstream: ServerCapabilities | undefined): ServerCapabilities {
+  const caps: ServerCapabilities = {};
+  if (upstream?.tools !== undefined) caps.tools = upstream.tools;
+  if (upstream?.resources !== undefined) caps.resources = upstream.resources;
+  if (upstream?.prompts !== undefined) caps.prompts = upstream.prompts;
+  if (upstream?.logging !== undefined) caps.logging = upstream.logging;
+  if (upstream?.completions !== undefined) caps.completions = upstream.completions;
+  return caps;
+}
+
+async function listAllTools(client: Client, timeout: number): Promise<Tool[]> {
+  const tools: Tool[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.request({ method: 'tools/list', ...(cursor === undefined ? {} : { params: { cursor } }) }, ListToolsResultSchema, { timeout });
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  return tools;
+}
+
+/**
+ * Connects to the upstream server and returns a proxy ready to serve downstream clients.
+ *
+ * @throws ConfigError when the store cannot be opened, McpUpstreamError when the upstream cannot be
+ * started or reached (nothing is left running in either case).
+ * @example
+ * const plan = createFaultPlan(await loadFaultPlan('faults.yaml'));
+ * const proxy = await startMcpProxy({ upstream: { command: 'npx', args: ['mcp-server-everything'] }, plan });
+ * await proxy.connect(new StdioServerTransport());
+ */
+export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy> {
+  const clock = options.clock ?? systemClock;
+  const log = options.log ?? (() => undefined);
+  const plan = options.plan;
+  const upstreamTimeoutMs = options.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
+
+  let ownedStore: Store | undefined;
+  let recorder: Recorder | undefined;
+  let sink: RecordSink;
+  if (options.recorder !== undefined) {
+    sink = options.recorder;
+  } else {
+    const store = typeof options.store === 'object' ? options.store : await openStore(options.store, options.cwd === undefined ? {} : { cwd: options.cwd });
+    if (typeof options.store !== 'object') ownedStore = store;
+    recorder = createRecorder({
+      ...options.recording,
+      store,
+      onError: (error) => log(`recording: ${error instanceof Error ? error.message : String(error)}`),
+    });
+    sink = recorder;
+  }
+
+  let client: Client;
+  try {
+    client = await connectUpstream(options.upstream);
+  } catch (error) {
+    await recorder?.close();
+    await ownedStore?.close();
+    throw error;
+  }
+
+  let resolveUpstreamClosed!: () => void;
+  const upstreamClosed = new Promise<void>((resolve) => (resolveUpstreamClosed = resolve));
+  let closing: Promise<void> | undefined;
+  client.onclose = () => {
+    if (closing === undefined) log(`the upstream MCP server (${describeUpstream(options.upstream)}) closed the connection`);
+    resolveUpstreamClosed();
+  };
+  client.onerror = (error) => log(`upstream: ${error.message}`);
+
+  const upstreamInfo = client.getServerVersion();
+  const serverInfo: Implementation = upstreamInfo ?? { name: describeUpstream(options.upstream), version: '0.0.0' };
+  const capabilities = mirroredCapabilities(client.getServerCapabilities());
+  const instructions = client.getInstructions();
+  const catalog = new ToolCatalog(
+    () => listAllTools(client, upstreamTimeoutMs),
+    (error) => log(`listing upstream tools failed: ${error instanceof Error ? error.message : String(error)}`),
+  );
+  if (capabilities.tools !== undefined) await catalog.refresh();
+
+  const sessions = new Set<Session>();
+  const subscribers = new Map<string, number>();
+  const inflight = new Set<Promise<unknown>>();
+  let calls = 0;
+
+  const redactor = options.redact === false ? undefined : createRedactor(options.redact ?? {});
+  const onRecord = options.onRecord;
+  const deps: ToolCallDeps = {
+    plan,
+    clock,
+    catalog,
+    forward: (params, extra) => client.request({ method: 'tools/call', params }, CallToolResultSchema, requestOptions(params, extra)),
+    shaping: { redactor, maxOutputChars: options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS },
+    emit: (record) => {
+      if (onRecord !== undefined) {
+        try {
+          onRecord(record);
+        } catch (error) {
+          log(`onRecord threw: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      }
+      // Telemetry must not break the call: a sink that throws or rejects is logged, never relayed.
+      try {
+        return sink.enqueue(record)?.catch((error: unknown) => log(`recording failed: ${error instanceof Error ? error.message : String(error)}`));
+      } catch (error) {
+        log(`recording failed: ${error instanceof Error ? error.message : String(error)}`);
+        return undefined;
+      }
+    },
+    log,
+  };
+
+  function requestOptions(params: ParamsWithMeta, extra: HandlerExtra): RequestOptions {
+    const token = params?._meta?.progressToken;
+    return {
+      signal: extra.signal,
+      timeout: upstreamTimeoutMs,
+      resetTimeoutOnProgress: true,
+      ...(token === undefined
+        ? {}
+        : {
+            onprogress: (progress) => {
+              extra
+                .sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken: token } })
+                .catch((error: unknown) => log(`relaying progress failed: ${error instanceof Error ? error.message : String(error)}`));
+            },
+          }),
+    };
+  }
+
+  /** Sends a downstream request upstream as it is and hands back the answer, or the upstream's error. */
+  async function relay<T>(send: (options: RequestOptions) => Promise<T>, params: ParamsWithMeta, extra: HandlerExtra): Promise<T> {
+    try {
+      return await send(requestOptions(params, extra));
+    } catch (error) {
+      throw relayedError(error);
+    }
+  }
+
+  function broadcast(notification: ServerNotification, to: (session: Session) => boolean = () => true): void {
+    for (const session of sessions) {
+      if (!to(session)) continue;
+      session.server.notification(notification).catch((error: unknown) => log(`notifying a client failed: ${error instanceof Error ? error.message : String(error)}`));
+    }
+  }
+
+  if (capabilities.tools !== undefined) {
+    client.setNotificationHandler(ToolListChangedNotificationSchema, (notification) => {
+      catalog.invalidate();
+      broadcast(notification);
+    });
+  }
+  if (capabilities.resources !== undefined) {
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, (notification) => broadcast(notification));
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => broadcast(notification, (s) => s.subscriptions.has(notification.params.uri)));
+  }
+  if (capabilities.prompts !== undefined) {
+    client.setNotificationHandler(PromptListChangedNotificationSchema, (notification) => broadcast(notification));
+  }
+  if (capabilities.logging !== undefined) {
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => broadcast(notification));
+  }
+
+  function createServer(): Server {
+    const server = new Server(serverInfo, { capabilities, ...(instructions === undefined ? {} : { instructions }) });
+    let step = 0;
+    const session: Session = {
+      server,
+      subscriptions: new Set(),
+      traceId: uuidv7(),
+      nextStep: () => step++,
+      context: () => {
+        const client = server.getClientVersion();
+        const sessionId = server.transport?.sessionId;
+        return {
+          ...options.context,
+          transport: 'mcp',
+          mcp_server: serverInfo.name,
+          ...(client === undefined ? {} : { agent: client.name, agent_version: client.version }),
+          ...(sessionId === undefined ? {} : { session_id: sessionId }),
+        };
+      },
+    };
+
+    if (capabilities.tools !== undefined) {
+      server.setRequestHandler(ListToolsRequestSchema, async (request, extra) => {
+        const result = await relay((o) => client.request(request, ListToolsResultSchema, o), request.params, extra);
+        // A complete list seen in passing saves the catalog a request of its own.
+        if (request.params?.cursor === undefined && result.nextCursor === undefined) catalog.replace(result.tools);
+        return result;
+      });
+      server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+        calls++;
+        const call = proxyToolCall(deps, session, request, extra);
+        inflight.add(call);
+        const done = () => inflight.delete(call);
+        call.then(done, done);
+        return call;
+      });
+    }
+    if (capabilities.resources !== undefined) {
+      server.setRequestHandler(ListResourcesRequestSchema, (request, extra) => relay((o) => client.request(request, ListResourcesResultSchema, o), request.params, extra));
+      server.setRequestHandler(ListResourceTemplatesRequestSchema, (request, extra) =>
+        relay((o) => client.request(request, ListResourceTemplatesResultSchema, o), request.params, extra),
+      );
+      server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => relay((o) => client.request(request, ReadResourceResultSchema, o), request.params, extra));
+      if (capabilities.resources.subscribe === true) {
+        server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
+          const uri = request.params.uri;
+          if (!session.subscriptions.has(uri)) {
+            const count = subscribers.get(uri) ?? 0;
+            // One upstream subscription per resource, however many clients watch it.
+            if (count === 0) await relay((o) => client.request(request, EmptyResultSchema, o), request.params, extra);
+            subscribers.set(uri, count + 1);
+            session.subscriptions.add(uri);
+          }
+          return {};
+        });
+        server.setRequestHandler(UnsubscribeRequestSchema, async (request, extra) => {
+          const uri = request.params.uri;
+          if (session.subscriptions.delete(uri)) await releaseSubscription(uri, (r) => relay((o) => client.request(r, EmptyResultSchema, o), request.params, extra));
+          return {};
+        });
+      }
+    }
+    if (capabilities.prompts !== undefined) {
+      server.setRequestHandler(ListPromptsRequestSchema, (request, extra) => relay((o) => client.request(request, ListPromptsResultSchema, o), request.params, extra));
+      server.setRequestHandler(GetPromptRequestSchema, (request, extra) => relay((o) => client.request(request, GetPromptResultSchema, o), request.params, extra));
+    }
+    if (capabilities.completions !== undefined) {
+      server.setRequestHandler(CompleteRequestSchema, (request, extra) => relay((o) => client.request(request, CompleteResultSchema, o), request.params, extra));
+    }
+    if (capabilities.logging !== undefined) {
+      // Replaces the SDK's local handler: the level is the upstream's to apply (shared by every client).
+      server.setRequestHandler(SetLevelRequestSchema, (request, extra) => relay((o) => client.request(request, EmptyResultSchema, o), request.params, extra));
+    }
+
+    server.onclose = () => {
+      sessions.delete(session);
+      for (const uri of session.subscriptions) {
+        void releaseSubscription(uri, (r) => client.request(r, EmptyResultSchema, { timeout: upstreamTimeoutMs })).catch(() => undefined);
+      }
+      session.subscriptions.clear();
+    };
+    server.onerror = (error) => log(`downstream: ${error.message}`);
+    sessions.add(session);
+    return server;
+  }
+
+  async function releaseSubscription(uri: string, send: (request: { method: 'resources/unsubscribe'; params: { uri: string } }) => Promise<unknown>): Promise<void> {
+    const count = (subscribers.get(uri) ?? 1) - 1;
+    if (count > 0) {
+      subscribers.set(uri, count);
+      return;
+    }
+    subscribers.delete(uri);
+    await send({ method: 'resources/unsubscribe', params: { uri } });
+  }
+
+  return {
+    serverInfo,
+    capabilities,
+    instructions,
+    plan,
+    upstreamClosed,
+    createServer,
+    async connect(transport) {
+      const server = createServer();
+      await server.connect(transport);
+      return server;
+    },
+    stats: () => ({ calls, sessions: sessions.size, recorder: recorder?.stats() ?? null }),
+    flush: async () => {
+      await recorder?.flush();
+    },
+    close() {
+      closing ??= (async () => {
+        await Promise.allSettled([...sessions].map((s) => s.server.close()));
+        // Abandoned calls record themselves as their handlers unwind; wait for those records.
+        await Promise.allSettled([...inflight]);
+        await client.close().catch((error: unknown) => log(`closing the upstream failed: ${error instanceof Error ? error.message : String(error)}`));
+        await recorder?.close();
+        await ownedStore?.close();
+      })();
+      return closing;
+    },
+  };
+}
