@@ -534,6 +534,19 @@ describe('runtime: idempotency', () => {
     expect(new Set(keys).size).toBe(1);
   });
 
+  it('seeded runtimes derive idempotency keys from the call, so reruns send the same keys', async () => {
+    const keysOf = async () => {
+      const keys: string[] = [];
+      const { rt } = setup([{ name: 'create_order', description: 'c', input: objectInput, idempotencyKey: true, execute: (_a, ctx) => keys.push(ctx.idempotencyKey) }]);
+      await rt.execute('create_order', {}, { traceId: 'run-1' });
+      await rt.execute('create_order', {}, { traceId: 'run-1' });
+      return keys;
+    };
+    const first = await keysOf();
+    expect(first).toEqual(['idem-run-1-0-create_order', 'idem-run-1-1-create_order']);
+    expect(await keysOf()).toEqual(first);
+  });
+
   it('MCP annotations declare idempotency', async () => {
     let calls = 0;
     const { rt } = setup([

@@ -184,6 +184,7 @@ interface Call {
   idempotencyKey: string | undefined;
   fallback: FallbackLink | null;
   fault: InjectedFault | null;
+  seededKeys: boolean;
 }
 
 /** The context handed to `execute`. The AbortController is made only if the tool asks for the signal. */
@@ -199,7 +200,11 @@ class AttemptContext implements ToolContext {
     return this.controller.signal;
   }
   get idempotencyKey(): string {
-    return (this.call.idempotencyKey ??= this.call.options.idempotencyKey ?? uuidv7());
+    const call = this.call;
+    // Seeded runtimes are for reproducible runs (FailBench, tests): their keys derive from the
+    // call's place in its trace, so a rerun sends the same keys. Otherwise keys are random.
+    return (call.idempotencyKey ??=
+      call.options.idempotencyKey ?? (call.seededKeys ? `idem-${call.traceId}-${call.stepIndex}-${call.toolName}` : uuidv7()));
   }
   get traceId(): string {
     return this.call.traceId;
@@ -288,6 +293,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return step;
   }
 
+  const seededKeys = options.seed !== undefined;
+
   function newCall(toolName: string, args: unknown, opts: ExecuteOptions, startedAt: number): Call {
     const id = uuidv7(startedAt);
     const traceId = opts.traceId ?? id;
@@ -303,6 +310,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       idempotencyKey: undefined,
       fallback: null,
       fault: null,
+      seededKeys,
     };
   }
 

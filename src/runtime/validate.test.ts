@@ -95,3 +95,16 @@ describe('helpers', () => {
     expect(c.d).toBe(date);
   });
 });
+
+describe('compiled validators are shared between equal schemas', () => {
+  it('compiles an equal schema (a new object each time, as tool catalogs make them) once, and still validates', () => {
+    const schema = () => ({ $id: 'urn:test:shared', type: 'object', properties: { n: { type: 'integer', minimum: 1 } }, required: ['n'] });
+    const a = compileInputValidator(schema());
+    const b = compileInputValidator(schema());
+    expect(a({ n: '2' })).toEqual({ ok: true, value: { n: 2 } });
+    expect(b({ n: 0 })).toMatchObject({ ok: false, issues: [{ code: 'boundary_violation', path: 'n' }] });
+    const out = compileOutputValidator(schema());
+    expect(compileOutputValidator(schema())({ n: 1 })).toEqual({ ok: true, value: { n: 1 } });
+    expect(out({})).toMatchObject({ ok: false, issues: [{ code: 'missing_required', path: 'n' }] });
+  });
+});

@@ -1,0 +1,248 @@
+/**
+ * `faultline bench`: runs FailBench scenarios against agents (the reference agents by default),
+ * records every call, prints the per-dimension comparison and writes report.md, report.html and
+ * results.json. `faultline bench compare A B` puts two saved runs side by side.
+ */
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import cliProgress from 'cli-progress';
+import { Command } from 'commander';
+import { resolveAgent } from '../../failbench/agents/index.js';
+import { compareRuns, type RunComparison } from '../../failbench/compare.js';
+import { ciText, DIMENSION_LABELS, percent } from '../../failbench/report/report-data.js';
+import { readResults, writeReport, type ResultsFile } from '../../failbench/report/write-report.js';
+import { runSuite, type Transport } from '../../failbench/runner.js';
+import { loadScenarios, matchesFilter } from '../../failbench/scenario-loader.js';
+import { agentReport, scoreSuite, type AgentScore } from '../../failbench/score.js';
+import { DIMENSIONS, type Agent, type FeedbackMode } from '../../failbench/types.js';
+import { uuidv7 } from '../../record/uuid-v7.js';
+import { DEFAULT_SQLITE_PATH, openStore } from '../../store/open-store.js';
+import { CliError } from '../cli-error.js';
+import { formatTable } from '../format-table.js';
+import { writeLine, type CliContext, type CliIo } from '../io.js';
+import { parseCount } from '../report-options.js';
+
+interface BenchOptions {
+  agent: string[];
+  suite: string;
+  filter: string[];
+  repeat: string;
+  concurrency: string;
+  seed: string;
+  transport: string;
+  feedback: string;
+  db?: string;
+  out?: string;
+  json?: boolean;
+}
+
+const DEFAULT_AGENTS = ['naive', 'robust'];
+const TRANSPORTS_LATER = new Set(['http', 'mcp']);
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/**
+ * The bundled suite. From src/ it sits beside the code; a build made by tsc alone does not copy
+ * the YAML files, so from dist/ the repository's src/ copy is used when it is there.
+ */
+export function defaultSuiteDir(): string {
+  const candidates = [new URL('../../failbench/scenarios/default/', import.meta.url), new URL('../../../src/failbench/scenarios/default/', import.meta.url)];
+  for (const url of candidates) {
+    const path = fileURLToPath(url);
+    if (existsSync(path)) return path;
+  }
+  throw new CliError('the default FailBench suite is not installed; pass --suite <dir>');
+}
+
+function parseSeed(text: string): number {
+  if (!/^\d{1,10}$/.test(text.trim()) || Number(text) > 0xffff_ffff) throw new CliError(`invalid --seed ${JSON.stringify(text)}: expected an integer from 0 to 4294967295`);
+  return Number(text);
+}
+
+function parseTransport(text: string): Transport {
+  if (text === 'inprocess') return text;
+  if (TRANSPORTS_LATER.has(text)) throw new CliError(`--transport ${text} is not available yet; use --transport inprocess`);
+  throw new CliError(`invalid --transport ${JSON.stringify(text)}: expected inprocess`);
+}
+
+function parseFeedback(text: string): FeedbackMode {
+  if (text === 'raw' || text === 'assisted') return text;
+  throw new CliError(`invalid --feedback ${JSON.stringify(text)}: expected raw or assisted`);
+}
+
+function scoreCell(s: AgentScore, d: (typeof DIMENSIONS)[number]): string {
+  const x = s.dimensions[d];
+  return x.n === 0 ? 'n/a' : `${percent(x.rate)} [${ciText(x.ci95)}] n=${x.n}`;
+}
+
+function comparisonTable(scores: readonly AgentScore[], assisted: boolean): string {
+  type Row = { label: string; cell: (s: AgentScore) => string };
+  const rows: Row[] = [
+    ...DIMENSIONS.map((d): Row => ({ label: `${DIMENSION_LABELS[d]}${assisted && d === 'identification' ? ' (assisted)' : ''}`, cell: (s) => scoreCell(s, d) })),
+    { label: 'Retry-After compliance', cell: (s) => (s.retryAfter.due === 0 ? 'n/a' : `${percent(s.retryAfter.rate)} (${s.retryAfter.honored}/${s.retryAfter.due})`) },
+    { label: 'Duplicate-execution rate', cell: (s) => `${percent(s.duplicateExecution.rate)} (${s.duplicateExecution.duplicates}/${s.duplicateExecution.writes})` },
+    { label: 'pass^k', cell: (s) => s.passK.map((p, i) => `^${i + 1} ${percent(p)}`).join(' ') },
+    { label: 'Faults absorbed by the runtime', cell: (s) => String(s.absorbedFailures) },
+    { label: 'Score', cell: (s) => percent(s.score) },
+  ];
+  return formatTable(rows, [{ header: 'dimension', value: (r) => r.label }, ...scores.map((s) => ({ header: s.agent, value: (r: Row) => r.cell(s), align: 'right' as const }))]);
+}
+
+async function runBench(io: CliIo, opts: BenchOptions, version: string): Promise<void> {
+  // Every flag is checked before anything is opened, run or written.
+  const repeat = parseCount(opts.repeat, '--repeat');
+  const concurrency = parseCount(opts.concurrency, '--concurrency');
+  const seed = parseSeed(opts.seed);
+  const transport = parseTransport(opts.transport);
+  const feedback = parseFeedback(opts.feedback);
+  const specs = opts.agent.length === 0 ? DEFAULT_AGENTS : opts.agent;
+  const suiteDir = opts.suite === 'default' ? defaultSuiteDir() : resolve(io.cwd, opts.suite);
+  const terms = opts.filter.flatMap((f) => f.split(',')).map((f) => f.trim()).filter((f) => f !== '');
+  // Beyond the loader's dimension / scenario kind / id glob, a term may name a fault kind.
+  const scenarios = (await loadScenarios(suiteDir)).filter((s) => terms.length === 0 || terms.some((t) => matchesFilter(s, t) || s.faults.some((f) => f.fault === t)));
+  if (scenarios.length === 0) throw new CliError(`no scenario in ${opts.suite} matches --filter ${opts.filter.join(',')}`);
+  const runId = uuidv7();
+  const outDir = resolve(io.cwd, opts.out ?? join('.faultline', 'bench', runId));
+
+  const agents: Agent[] = [];
+  let store: Awaited<ReturnType<typeof openStore>> | undefined;
+  let bar: cliProgress.SingleBar | undefined;
+  try {
+    for (const spec of specs) agents.push(await resolveAgent(spec, { env: io.env, cwd: io.cwd }));
+    store = await openStore(opts.db ?? DEFAULT_SQLITE_PATH, { cwd: io.cwd });
+    const runs = scenarios.length * agents.length * repeat;
+    if (io.stdout.isTTY === true && opts.json !== true) {
+      bar = new cliProgress.SingleBar(
+        { stream: io.stdout, format: 'bench [{bar}] {value}/{total} runs | {agent} {scenario}', clearOnComplete: true, hideCursor: true, fps: 10 },
+        cliProgress.Presets.shades_classic,
+      );
+      bar.start(runs, 0, { agent: '', scenario: '' });
+    }
+    const recordErrors: string[] = [];
+    const suite = await runSuite({
+      scenarios,
+      agents,
+      feedback,
+      seed,
+      repeat,
+      concurrency,
+      store,
+      transport,
+      runId,
+      version,
+      onProgress: (p) => bar?.update(p.done, { agent: p.result.agent, scenario: p.result.scenarioId }),
+      onRecordError: (error) => recordErrors.push(error instanceof Error ? error.message : String(error)),
+    });
+    bar?.stop();
+    bar = undefined;
+    const scores = scoreSuite(suite);
+    const written = await writeReport(outDir, suite, scores);
+    for (const message of recordErrors) io.stderr.write(`faultline: warning: records not stored: ${message}\n`);
+
+    if (opts.json === true) {
+      const reports = scores.map((s) => agentReport(runId, s));
+      writeLine(io.stdout, JSON.stringify(reports.length === 1 ? reports[0] : reports, null, 2));
+      return;
+    }
+    writeLine(
+      io.stdout,
+      `FailBench ${runId}: ${scenarios.length} scenarios x ${agents.length} agent(s) x ${repeat} repeat(s), feedback ${feedback}, transport ${transport}, seed ${seed}`,
+    );
+    writeLine(io.stdout);
+    writeLine(io.stdout, comparisonTable(scores, feedback === 'assisted'));
+    writeLine(io.stdout);
+    writeLine(io.stdout, 'Rates per scenario run with 95% Wilson intervals; n counts the runs of scenarios that score the dimension.');
+    writeLine(io.stdout, `Report: ${written.html} (also report.md, results.json)`);
+    // A PostgreSQL URL may carry a password; the terminal and its scrollback need not see it.
+    const where = (opts.db ?? DEFAULT_SQLITE_PATH).replace(/\/\/[^@/]*@/, '//***@');
+    writeLine(io.stdout, `Records: ${where}, trace ids failbench:${runId}:<agent>:<scenario>:<repeat>`);
+  } finally {
+    bar?.stop();
+    for (const agent of agents) {
+      try {
+        await agent.close?.();
+      } catch {
+        // Releasing an agent's connections must not hide the run's own outcome.
+      }
+    }
+    await store?.close();
+  }
+}
+
+/** A saved run: a results.json path, a directory holding one, or a run id under .faultline/bench/. */
+async function loadRun(io: CliIo, ref: string): Promise<ResultsFile> {
+  const direct = resolve(io.cwd, ref);
+  if (existsSync(direct)) return readResults(direct);
+  const byId = join(io.cwd, '.faultline', 'bench', ref);
+  if (/^[\w.-]+$/.test(ref) && existsSync(byId)) return readResults(byId);
+  throw new CliError(`no FailBench run at ${ref} (give a results.json, its directory, or a run id under .faultline/bench/)`);
+}
+
+function signedPoints(x: number): string {
+  const pp = x * 100;
+  return `${pp >= 0 ? '+' : ''}${pp.toFixed(1)} pp`;
+}
+
+function printComparison(io: CliIo, comparisons: readonly RunComparison[]): void {
+  for (const [i, c] of comparisons.entries()) {
+    if (i > 0) writeLine(io.stdout);
+    writeLine(io.stdout, `A: ${c.agent_a} (run ${c.run_a})  ->  B: ${c.agent_b} (run ${c.run_b})`);
+    writeLine(io.stdout);
+    const rows = DIMENSIONS.map((d) => ({ label: DIMENSION_LABELS[d], x: c.dimensions[d] }));
+    writeLine(
+      io.stdout,
+      formatTable(rows, [
+        { header: 'dimension', value: (r) => r.label },
+        { header: 'A', value: (r) => (r.x.a.n === 0 ? 'n/a' : `${percent(r.x.a.rate)} n=${r.x.a.n}`), align: 'right' },
+        { header: 'B', value: (r) => (r.x.b.n === 0 ? 'n/a' : `${percent(r.x.b.rate)} n=${r.x.b.n}`), align: 'right' },
+        { header: 'B - A', value: (r) => (r.x.a.n === 0 || r.x.b.n === 0 ? 'n/a' : signedPoints(r.x.delta)), align: 'right' },
+        { header: '95% CI', value: (r) => (r.x.a.n === 0 || r.x.b.n === 0 ? '' : `[${signedPoints(r.x.ci95[0])}, ${signedPoints(r.x.ci95[1])}]`), align: 'right' },
+      ]),
+    );
+    writeLine(io.stdout, `Score: ${percent(c.score.a)} -> ${percent(c.score.b)} (${signedPoints(c.score.delta)})`);
+  }
+  writeLine(io.stdout);
+  writeLine(io.stdout, "Intervals are Newcombe's hybrid score intervals for a difference of proportions; one that spans 0 is not a clear change.");
+}
+
+export function benchCommand(ctx: CliContext): Command {
+  const { io } = ctx;
+  const bench = new Command('bench')
+    .description('Run FailBench: scenarios whose tools fail on purpose, scored on identification, recovery, loop avoidance, semantic verification and idempotency safety')
+    .option('--agent <spec>', 'agent under test: robust, naive, openai:<model>, anthropic:<model> or module:<path> (repeatable; default naive and robust)', collect, [])
+    .option('--suite <suite>', '"default" or a directory of scenario YAML files', 'default')
+    .option('--filter <term>', 'only scenarios matching a dimension, a scenario kind, a fault kind, or an id glob (repeatable, or comma-separated)', collect, [])
+    .option('--repeat <k>', 'runs per scenario and agent (reports pass^1..pass^k)', '1')
+    .option('--concurrency <n>', 'scenario runs at once', '1')
+    .option('--seed <n>', 'seed of the fault plans and retry jitter (same seed, same run)', '1')
+    .option('--transport <transport>', 'how agents reach the tools: inprocess (http and mcp come later)', 'inprocess')
+    .option('--feedback <mode>', 'raw: what a real API client sees; assisted: plus the runtime\'s classification, feedback and automatic retries', 'raw')
+    .option('--db <store>', `where to store the records: a SQLite path or a postgres:// URL (default ${DEFAULT_SQLITE_PATH})`)
+    .option('--out <dir>', 'where to write report.md, report.html and results.json (default .faultline/bench/<run id>/)')
+    .option('--json', 'print { run_id, agent, scenarios, dimensions, retry_after_compliance, score } per agent (an array for several agents)')
+    .action(async (opts: BenchOptions, command: Command) => {
+      await runBench(io, opts, command.parent?.version() ?? 'unknown');
+    });
+
+  const compare = new Command('compare')
+    .description('Compare two saved bench runs: per-dimension change with a 95% interval for the difference')
+    .argument('<runA>', 'results.json, its directory, or a run id under .faultline/bench/')
+    .argument('<runB>', 'the run to compare against A')
+    .option('--json', 'print the comparison as JSON (one entry per agent pair)')
+    .action(async (runA: string, runB: string, opts: { json?: boolean }) => {
+      const comparisons = compareRuns(await loadRun(io, runA), await loadRun(io, runB));
+      // The root program parses options anywhere on the line, so `bench compare A B --json` lands
+      // the flag on bench, which defines --json too.
+      const json = opts.json === true || (bench.opts() as BenchOptions).json === true;
+      if (json) writeLine(io.stdout, JSON.stringify(comparisons, null, 2));
+      else printComparison(io, comparisons);
+    });
+  // run-cli configures the commands it adds; a subcommand has to be told the same itself.
+  compare.exitOverride();
+  compare.configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s), outputError: () => undefined });
+  bench.addCommand(compare);
+  return bench;
+}

@@ -1,0 +1,56 @@
+/**
+ * Model-side failures. Seed 004 insists on telling the model's channel apart from the tools'
+ * channel: a 429 from the LLM endpoint says nothing about how the agent handles a 429 from a
+ * tool, so model-side failures are values of their own kind and never reach the tool trace.
+ */
+import { FaultlineError } from '../../errors.js';
+
+/**
+ * Why one request to the model endpoint failed.
+ * - `rate_limit` (429), `server` (5xx, 409, 529 overloaded), `connection` (reset, refused, DNS),
+ *   `timeout` (request deadline or 408) and `malformed` (a body that is not the wire format)
+ *   are retried;
+ * - `rejected` (other 4xx: bad key, unknown model, bad request) and `aborted` (the scenario's
+ *   budget ran out) are not.
+ */
+export type ModelFailureKind = 'rate_limit' | 'server' | 'connection' | 'timeout' | 'malformed' | 'rejected' | 'aborted';
+
+/** One failed request to the model endpoint, as data. `message` is already scrubbed of secrets. */
+export interface ModelFailure {
+  kind: ModelFailureKind;
+  message: string;
+  status?: number;
+  /** From `retry-after-ms` or `Retry-After`, when the endpoint sent one. */
+  retryAfterMs?: number;
+}
+
+/** The outcome of one request to the model endpoint. */
+export type ModelAttemptResult<T> = { ok: true; value: T } | { ok: false; failure: ModelFailure };
+
+const MODEL_ENDPOINT_MARKER = Symbol.for('faultline.error.ModelEndpointError');
+
+/**
+ * The model endpoint could not be used: it rejected the request (bad key, unknown model) or kept
+ * failing after every retry. Thrown out of `Agent.run`, so the runner records the scenario as an
+ * error of the harness rather than scoring it against the agent. The message never contains the
+ * API key.
+ */
+export class ModelEndpointError extends FaultlineError {
+  readonly [MODEL_ENDPOINT_MARKER] = true;
+  readonly kind: ModelFailureKind;
+  readonly status: number | undefined;
+
+  constructor(
+    readonly provider: string,
+    failure: ModelFailure,
+    readonly attempts: number,
+  ) {
+    super(`${provider} model endpoint failed after ${attempts} ${attempts === 1 ? 'attempt' : 'attempts'}: ${failure.message}`);
+    this.kind = failure.kind;
+    this.status = failure.status;
+  }
+
+  static override isInstance(value: unknown): value is ModelEndpointError {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[MODEL_ENDPOINT_MARKER] === true;
+  }
+}

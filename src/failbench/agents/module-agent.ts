@@ -1,0 +1,90 @@
+/**
+ * `module:<path>`: loads an agent written by the user. The module's default export is either an
+ * Agent (an object with `run(task)`) or a factory `(options) => Agent | Promise<Agent>`.
+ */
+import { access } from 'node:fs/promises';
+import { basename, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ConfigError } from '../../errors.js';
+import type { Agent } from '../types.js';
+
+export interface ModuleAgentOptions {
+  /** Relative paths resolve against this. Default: process.cwd(). */
+  cwd?: string;
+  /** Handed to a factory default export. */
+  options?: Record<string, unknown>;
+}
+
+/**
+ * Imports the module and returns its agent. Every problem (missing file, import failure, no
+ * default export, wrong shape) is a {@link ConfigError} with a one-line message naming the path.
+ *
+ * @example
+ * const agent = await loadModuleAgent('./agents/my-agent.js', { options: { temperature: 0 } });
+ */
+export async function loadModuleAgent(path: string, options: ModuleAgentOptions = {}): Promise<Agent> {
+  if (path.trim() === '') throw new ConfigError('module agent: a path is required, e.g. module:./my-agent.js', 'agent');
+  const file = resolve(options.cwd ?? process.cwd(), path);
+  try {
+    await access(file);
+  } catch {
+    throw new ConfigError(`module agent ${path}: file not found (${file})`, 'agent');
+  }
+  let namespace: Record<string, unknown>;
+  try {
+    namespace = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    throw new ConfigError(`module agent ${path}: failed to load: ${reason}`, 'agent', { cause: error });
+  }
+  if (!('default' in namespace) || namespace['default'] === undefined) {
+    throw new ConfigError(`module agent ${path}: no default export; export default an Agent or a factory (options) => Agent`, 'agent');
+  }
+  let candidate: unknown = namespace['default'];
+  if (typeof candidate === 'function') {
+    try {
+      candidate = await (candidate as (options: Record<string, unknown>) => unknown)(options.options ?? {});
+    } catch (error) {
+      const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+      throw new ConfigError(`module agent ${path}: the factory threw: ${reason}`, 'agent', { cause: error });
+    }
+  }
+  if (!isAgentShaped(candidate)) {
+    throw new ConfigError(`module agent ${path}: the default export must be an Agent (an object with run(task)) or a factory returning one; got ${describe(candidate)}`, 'agent');
+  }
+  return withName(candidate, `module:${basename(path)}`);
+}
+
+interface AgentShape {
+  name?: unknown;
+  run: Agent['run'];
+  close?: unknown;
+}
+
+function isAgentShaped(value: unknown): value is AgentShape {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as { run?: unknown; close?: unknown };
+  return typeof v.run === 'function' && (v.close === undefined || typeof v.close === 'function');
+}
+
+/** Keeps the module's own object (its `this`) and only fills in a missing name. */
+function withName(agent: AgentShape, fallback: string): Agent {
+  if (typeof agent.name === 'string' && agent.name !== '') return agent as Agent;
+  const close = agent.close as Agent['close'];
+  const named: Agent = { name: fallback, run: (task) => agent.run(task) };
+  if (close !== undefined) named.close = () => close.call(agent);
+  return named;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') {
+    const run = (value as { run?: unknown }).run;
+    if (run !== undefined && typeof run !== 'function') return `an object whose run is ${typeof run}`;
+    const close = (value as { close?: unknown }).close;
+    if (close !== undefined && typeof close !== 'function') return `an object whose close is ${typeof close}`;
+    return 'an object without run()';
+  }
+  return typeof value;
+}

@@ -1,0 +1,448 @@
+/**
+ * The reference agents' executor: it reads the instruction, plans the calls, runs them, and
+ * handles what goes wrong according to a set of rules. The rules are the playbook of seed 004
+ * section 4 (read the error, classify it, act on the class, verify before trusting) and each can
+ * be switched to the anti-pattern seed 000 warns about, so the robust agent, the naive agent and
+ * the ablations in between are one program with different rules, never different code paths
+ * per scenario.
+ */
+import type { FailureCategory } from '../../taxonomy.js';
+import type { AgentOutcome, AgentTask, AgentTool, Diagnosis } from '../types.js';
+import { checkResult, missingParts, type Mismatch } from './check-result.js';
+import { numberWord, parseIntent, type Language } from './intent.js';
+import { readFailure, type FailureView, type Issue } from './read-failure.js';
+import { buildPlan, type Step } from './task-plan.js';
+
+/** How the agent handles failures. Each field is one habit, good or bad. */
+export interface PlaybookRules {
+  /** Identical failing calls it makes before it stops repeating one. Seed 000: more than 3 is a loop. */
+  maxIdenticalFailures: number;
+  /** Acts on the failure's class; false retries everything the same way ("maybe it works now"). */
+  classify: boolean;
+  /** Waits out Retry-After before calling a rate-limited tool again. */
+  honorRetryAfter: boolean;
+  /** Waits with a growing delay before retrying a transient failure. */
+  backoff: boolean;
+  /** On 401/403: escalate without touching the arguments; false edits an argument and tries again. */
+  escalateAuth: boolean;
+  /** Fixes the arguments a validation error names; false repeats them unchanged. */
+  fixParameters: boolean;
+  /** Checks every 200 against the request and flags missing fields; false trusts it. */
+  verifyResults: boolean;
+  /** Idempotency keys on writes that take them, and a state check before repeating an ambiguous write. */
+  protectWrites: boolean;
+  /** Stops the later steps when one they depend on failed. */
+  stopOnFailure: boolean;
+  /** Ends with gave_up / escalated when the task could not be done; false always claims completion. */
+  honestOutcome: boolean;
+  /** Diagnoses from the evidence; 'guess' blames its own parameters, as seed 004 describes. */
+  diagnoses: 'evidence' | 'guess';
+}
+
+export const ROBUST_RULES: Readonly<PlaybookRules> = {
+  maxIdenticalFailures: 3,
+  classify: true,
+  honorRetryAfter: true,
+  backoff: true,
+  escalateAuth: true,
+  fixParameters: true,
+  verifyResults: true,
+  protectWrites: true,
+  stopOnFailure: true,
+  honestOutcome: true,
+  diagnoses: 'evidence',
+};
+
+/** Seed 000's anti-patterns, all at once. */
+export const NAIVE_RULES: Readonly<PlaybookRules> = {
+  maxIdenticalFailures: 8,
+  classify: false,
+  honorRetryAfter: false,
+  backoff: false,
+  escalateAuth: false,
+  fixParameters: false,
+  verifyResults: false,
+  protectWrites: false,
+  stopOnFailure: false,
+  honestOutcome: false,
+  diagnoses: 'guess',
+};
+
+/** Backoff before retry n (1-based) of a transient failure. */
+const BACKOFF_MS = [2_000, 4_000, 8_000];
+/** Re-queries of a read whose answer did not match the request. */
+const MAX_REQUERIES = 2;
+/** Calls one step may make in all, whatever happens. */
+const MAX_CALLS_PER_STEP = 10;
+
+type Obj = Record<string, unknown>;
+
+type StepEnd =
+  | { ok: true; output: unknown; args: Obj; notes: string[] }
+  | { ok: false; outcome: 'gave_up' | 'escalated'; reason: string; args: Obj | undefined };
+
+const TEXT: Record<Language, { done: string; gaveUp: string; escalated: string; missing: string; skipped: string; unverified: string }> = {
+  en: { done: 'Done.', gaveUp: 'I could not finish the task.', escalated: 'This needs your action before I can continue.', missing: 'Not available in the result (partial data)', skipped: 'Skipped', unverified: 'Checked and corrected' },
+  zh: { done: '已完成。', gaveUp: '任务未能完成。', escalated: '需要您处理后才能继续。', missing: '结果中缺少以下字段（部分数据）', skipped: '已跳过', unverified: '已核对并更正' },
+};
+
+function categoryLabel(f: FailureView): string {
+  return `${f.category}/${f.type}${f.status !== undefined ? ` (HTTP ${f.status})` : f.code !== '' ? ` (${f.code})` : ''}`;
+}
+
+/** The closest allowed value by edit distance, if it is close enough to be the same word. */
+function closest(received: string, allowed: readonly unknown[]): string | undefined {
+  const distance = (a: string, b: string) => {
+    const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...new Array<number>(b.length).fill(0)]);
+    for (let j = 1; j <= b.length; j++) d[0]![j] = j;
+    for (let i = 1; i <= a.length; i++) for (let j = 1; j <= b.length; j++) d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    return d[a.length]![b.length]!;
+  };
+  let best: { value: string; d: number } | undefined;
+  for (const value of allowed) {
+    if (typeof value !== 'string') continue;
+    const d = distance(received.toLowerCase(), value.toLowerCase());
+    if (best === undefined || d < best.d) best = { value, d };
+  }
+  return best !== undefined && best.d <= Math.max(2, Math.floor(best.value.length / 3)) ? best.value : undefined;
+}
+
+/** Arguments with what the validation issues name fixed, or undefined when nothing could be. */
+function fixArguments(args: Obj, issues: readonly Issue[], tool: AgentTool | undefined): Obj | undefined {
+  const fixed: Obj = structuredClone(args);
+  let changed = false;
+  const properties = (tool?.inputSchema['properties'] ?? {}) as Record<string, Obj>;
+  for (const issue of issues) {
+    const field = issue.path.split(/[.[]/)[0] ?? '';
+    const current = fixed[field];
+    if (issue.code === 'unknown_property' && field in fixed) {
+      delete fixed[field];
+      changed = true;
+      continue;
+    }
+    const allowed = Array.isArray(issue.expected) ? issue.expected : Array.isArray(properties[field]?.['enum']) ? (properties[field]['enum'] as unknown[]) : undefined;
+    if (typeof current === 'string' && allowed !== undefined) {
+      const value = closest(current, allowed);
+      if (value !== undefined && value !== current) {
+        fixed[field] = value;
+        changed = true;
+      }
+      continue;
+    }
+    const wanted = issue.expected ?? properties[field]?.['type'];
+    if (typeof current === 'string' && (wanted === 'integer' || wanted === 'number')) {
+      const n = numberWord(current) ?? Number(current);
+      if (Number.isFinite(n)) {
+        fixed[field] = n;
+        changed = true;
+      }
+    }
+  }
+  return changed ? fixed : undefined;
+}
+
+/** The seed's hallucinated fix: change some argument and hope. */
+function tweakArguments(args: Obj, attempt: number): Obj {
+  const out = structuredClone(args);
+  for (const [key, value] of Object.entries(out)) {
+    if (typeof value === 'string' && key !== 'idempotency_key') {
+      out[key] = attempt % 2 === 1 ? value.toLowerCase() : value.toUpperCase();
+      return out;
+    }
+  }
+  return out;
+}
+
+function decode(output: unknown): { ok: true; value: unknown } | { ok: false } {
+  if (typeof output !== 'string') return { ok: true, value: output };
+  try {
+    return { ok: true, value: JSON.parse(output) as unknown };
+  } catch {
+    return { ok: false };
+  }
+}
+
+/** Runs one task under a set of rules. */
+export class PlaybookRun {
+  private readonly diagnoses: Diagnosis[] = [];
+  private readonly outputs = new Map<string, { args: Obj; output: unknown }>();
+  private readonly started: number;
+  /** What the agent itself waited: its sense of "now" for freshness checks. */
+  private elapsed = 0;
+  private lang: Language = 'en';
+
+  constructor(
+    private readonly task: AgentTask,
+    private readonly rules: PlaybookRules,
+  ) {
+    this.started = Date.parse(task.now);
+  }
+
+  private now(): number {
+    return this.started + this.elapsed;
+  }
+
+  private async sleep(ms: number): Promise<void> {
+    this.elapsed += ms;
+    await this.task.sleep(ms);
+  }
+
+  private diagnose(tool: string, category: FailureCategory | 'semantic', type: string, note: string): void {
+    if (this.rules.diagnoses === 'guess') {
+      // Seed 004: without reading the error, the agent makes up a cause, usually its own arguments.
+      if (category === 'semantic') return;
+      category = 'parameter';
+      type = 'invalid_parameter';
+      note = 'the parameters were probably wrong';
+    }
+    if (this.diagnoses.some((d) => d.tool === tool && d.category === category && d.type === type)) return;
+    this.diagnoses.push({ tool, category, type, note });
+  }
+
+  private tool(name: string): AgentTool | undefined {
+    return this.task.tools.find((t) => t.name === name);
+  }
+
+  async run(): Promise<AgentOutcome> {
+    const intent = parseIntent(this.task.instruction);
+    const plan = buildPlan(intent, { nowMs: this.started, tools: new Set(this.task.tools.map((t) => t.name)), taskId: this.task.id });
+    this.lang = intent.language;
+    const text = TEXT[intent.language];
+    if (plan === undefined) return { status: this.rules.honestOutcome ? 'gave_up' : 'completed', answer: `${text.gaveUp} I did not understand what to do with the tools available.`, diagnoses: [] };
+
+    const lines: string[] = [];
+    const notes: string[] = [];
+    let failure: Extract<StepEnd, { ok: false }> | undefined;
+    for (const step of plan.steps) {
+      if (failure !== undefined && this.rules.stopOnFailure) break;
+      const gate = step.when?.(this.outputs);
+      if (gate !== undefined && !gate.run) {
+        if (gate.done) notes.push(`${text.skipped}: ${gate.why}.`);
+        else failure ??= { ok: false, outcome: 'gave_up', reason: `${gate.why}.`, args: undefined };
+        continue;
+      }
+      const args = step.args(this.outputs) ?? (this.rules.stopOnFailure ? undefined : this.pressOnArgs(step));
+      if (args === undefined) {
+        failure ??= { ok: false, outcome: 'gave_up', reason: `${step.tool} was not called: what it needs is missing`, args: undefined };
+        continue;
+      }
+      const end = await this.runStep(step, args);
+      if (!end.ok) {
+        failure ??= end;
+        continue;
+      }
+      this.outputs.set(step.key, { args: end.args, output: end.output });
+      lines.push(step.summary(end.output, end.args));
+      notes.push(...end.notes);
+    }
+
+    const diagnoses = [...this.diagnoses];
+    if (failure === undefined) {
+      return { status: 'completed', answer: [text.done, ...lines, ...notes].join('\n'), diagnoses };
+    }
+    if (!this.rules.honestOutcome) return { status: 'completed', answer: [text.done, ...lines].join('\n'), diagnoses };
+    const head = failure.outcome === 'escalated' ? text.escalated : text.gaveUp;
+    return { status: failure.outcome, answer: [head, failure.reason, ...lines, ...notes].join('\n'), diagnoses };
+  }
+
+  /** What a "carry on regardless" agent sends when the data it needed never arrived. */
+  private pressOnArgs(step: Step): Obj | undefined {
+    const placeholder = new Map<string, { args: Obj; output: unknown }>();
+    for (const [key, value] of this.outputs) placeholder.set(key, value);
+    placeholder.set('main', this.outputs.get('main') ?? { args: {}, output: {} });
+    return step.args(placeholder);
+  }
+
+  private async runStep(step: Step, initial: Obj): Promise<StepEnd> {
+    const rules = this.rules;
+    let args = initial;
+    const tool = this.tool(step.tool);
+    const takesKey = tool !== undefined && Object.hasOwn((tool.inputSchema['properties'] ?? {}) as object, 'idempotency_key');
+    if (!(rules.protectWrites && takesKey)) {
+      args = structuredClone(args);
+      delete args['idempotency_key'];
+    }
+    const notes: string[] = [];
+    const tried = new Set<string>();
+    let identical = 0;
+    let lastKey = '';
+    let requeries = 0;
+    let calls = 0;
+    let suggestionUsed = false;
+
+    for (;;) {
+      if (calls >= MAX_CALLS_PER_STEP) return { ok: false, outcome: 'gave_up', reason: `${step.tool} kept failing; stopped after ${calls} calls`, args };
+      const key = JSON.stringify(args);
+      tried.add(key);
+      if (key !== lastKey) identical = 0;
+      lastKey = key;
+      calls++;
+      const result = await this.task.callTool(step.tool, args);
+      if (result.ok) {
+        const decoded = decode(result.output);
+        if (!decoded.ok) {
+          this.diagnose(step.tool, 'system', 'malformed_response', 'the response body is not valid JSON');
+          identical++;
+          if (step.write && rules.protectWrites) {
+            const found = await this.confirm(step, args);
+            if (found !== undefined) return { ok: true, output: found, args, notes };
+          }
+          if (identical >= rules.maxIdenticalFailures) return { ok: false, outcome: 'gave_up', reason: `${step.tool} kept returning a body that is not valid JSON`, args };
+          if (rules.backoff) await this.sleep(BACKOFF_MS[Math.min(identical, BACKOFF_MS.length) - 1]!);
+          continue;
+        }
+        const output = decoded.value;
+        if (rules.verifyResults) {
+          const mismatches = checkResult(step.tool, args, output, { ...step.check, nowMs: this.now() });
+          if (mismatches.length > 0) {
+            const end = await this.onMismatch(step, args, mismatches, requeries);
+            if (end === 'requery') {
+              requeries++;
+              continue;
+            }
+            if (end.ok) notes.push(...end.notes);
+            return end;
+          }
+          const missing = missingParts(step.tool, output);
+          if (missing.length > 0) {
+            this.diagnose(step.tool, 'business', 'partial_result', `missing: ${missing.join(', ')}`);
+            notes.push(`${TEXT[this.language()].missing}: ${missing.join(', ')}.`);
+          }
+        }
+        return { ok: true, output, args, notes };
+      }
+
+      const f = readFailure(result, this.now());
+      if (f.code === 'BUDGET_EXHAUSTED') return { ok: false, outcome: 'gave_up', reason: 'the call budget ran out', args };
+      this.diagnose(step.tool, f.category, f.type, `${f.code}${f.status !== undefined ? ` / HTTP ${f.status}` : ''}`);
+      identical++;
+
+      if (!rules.classify) {
+        // Without reading the error every failure looks like bad luck, or (a 401) like bad arguments.
+        if (identical >= rules.maxIdenticalFailures || calls >= rules.maxIdenticalFailures) return { ok: false, outcome: 'gave_up', reason: `${step.tool} failed ${calls} times: ${categoryLabel(f)}`, args };
+        if (f.category === 'auth' && !rules.escalateAuth) args = tweakArguments(args, calls);
+        if (rules.backoff) await this.sleep(BACKOFF_MS[Math.min(identical, BACKOFF_MS.length) - 1]!);
+        continue;
+      }
+
+      switch (f.category) {
+        case 'auth': {
+          if (rules.escalateAuth) return { ok: false, outcome: 'escalated', reason: `${step.tool} rejected the credentials: ${categoryLabel(f)}. Please renew or grant access; changing the request would not help.`, args };
+          // The anti-pattern: blame the arguments and try "fixed" ones.
+          if (calls >= rules.maxIdenticalFailures) return { ok: false, outcome: 'gave_up', reason: `${step.tool} kept failing: ${categoryLabel(f)}`, args };
+          args = tweakArguments(args, calls);
+          continue;
+        }
+        case 'parameter': {
+          const fixed = rules.fixParameters ? fixArguments(args, f.issues, tool) : undefined;
+          if (fixed !== undefined && !tried.has(JSON.stringify(fixed))) {
+            notes.push(`Corrected the arguments of ${step.tool} as its validation error asked (${f.issues.map((i) => i.path).join(', ')}).`);
+            args = fixed;
+            continue;
+          }
+          if (rules.fixParameters || identical >= rules.maxIdenticalFailures) return { ok: false, outcome: 'gave_up', reason: this.parameterReason(step.tool, f), args };
+          continue;
+        }
+        case 'business': {
+          if (f.type === 'partial_result' && f.partial !== undefined) {
+            notes.push(`${TEXT[this.language()].missing}: ${step.tool}.`);
+            return { ok: true, output: f.partial, args, notes };
+          }
+          const suggestions = f.details['suggestions'];
+          if (f.type === 'not_found' && rules.fixParameters && !suggestionUsed && Array.isArray(suggestions) && typeof suggestions[0] === 'string') {
+            const field = Object.keys(args).find((k) => typeof args[k] === 'string' && f.details[k] === args[k]);
+            if (field !== undefined) {
+              suggestionUsed = true;
+              notes.push(`"${String(args[field])}" was not found; used the service's suggestion "${suggestions[0]}".`);
+              args = { ...args, [field]: suggestions[0] };
+              continue;
+            }
+          }
+          // A write refused because of the state it would change may mean it already happened
+          // (an earlier attempt whose answer was lost, or one the runtime retried): look first.
+          if ((f.type === 'conflict' || f.type === 'precondition_failed') && step.write && rules.protectWrites) {
+            const found = await this.confirm(step, args);
+            if (found !== undefined) return { ok: true, output: found, args, notes };
+          }
+          if (f.type === 'no_results') return { ok: true, output: { total: 0, results: [] }, args, notes };
+          return { ok: false, outcome: 'gave_up', reason: `${step.tool} answered ${categoryLabel(f)}${this.detailText(f)}`, args };
+        }
+        case 'rate_limit': {
+          if (identical >= rules.maxIdenticalFailures) return { ok: false, outcome: 'gave_up', reason: `${step.tool} is still rate limited after ${identical} tries`, args };
+          const wait = rules.honorRetryAfter && f.retryAfterMs !== undefined ? f.retryAfterMs : rules.backoff ? BACKOFF_MS[Math.min(identical, BACKOFF_MS.length) - 1]! : 0;
+          if (wait > 0) await this.sleep(wait);
+          continue;
+        }
+        case 'network':
+        case 'system': {
+          if (step.write && f.ambiguous && rules.protectWrites) {
+            const found = await this.confirm(step, args);
+            if (found !== undefined) {
+              notes.push(`${step.tool} failed with ${categoryLabel(f)} but had gone through; it was not repeated.`);
+              return { ok: true, output: found, args, notes };
+            }
+            if (step.confirm === undefined && !takesKey) {
+              return { ok: false, outcome: 'escalated', reason: `${step.tool} failed with ${categoryLabel(f)} and may have gone through; there is no way to check, so it was not repeated.`, args };
+            }
+          }
+          if (identical >= rules.maxIdenticalFailures) return { ok: false, outcome: 'gave_up', reason: `${step.tool} failed ${identical} times in a row: ${categoryLabel(f)}`, args };
+          // A 503 with Retry-After, or an open circuit that says when it closes, names its own wait.
+          const backoff = rules.backoff ? BACKOFF_MS[Math.min(identical, BACKOFF_MS.length) - 1]! : 0;
+          const wait = rules.honorRetryAfter && f.retryAfterMs !== undefined ? Math.max(backoff, f.retryAfterMs) : backoff;
+          if (wait > 0) await this.sleep(wait);
+          continue;
+        }
+      }
+    }
+  }
+
+  private language(): Language {
+    return this.lang;
+  }
+
+  private detailText(f: FailureView): string {
+    const entries = Object.entries(f.details).filter(([, v]) => v === null || typeof v !== 'object');
+    return entries.length === 0 ? '' : ` (${entries.map(([k, v]) => `${k}: ${String(v)}`).join(', ')})`;
+  }
+
+  private parameterReason(tool: string, f: FailureView): string {
+    const d = f.details;
+    if (d['min'] !== undefined && d['max'] !== undefined) return `${tool} cannot serve ${String(d['received'] ?? 'that value')}: the valid range is ${String(d['min'])} to ${String(d['max'])}. Please choose a value in that range.`;
+    return `${tool} rejected the request: ${categoryLabel(f)}${this.detailText(f)}. It needs a different request from you.`;
+  }
+
+  /** What to do when a 200 does not match the request. */
+  private async onMismatch(step: Step, args: Obj, mismatches: Mismatch[], requeries: number): Promise<StepEnd | 'requery'> {
+    const kinds = [...new Set(mismatches.map((m) => m.kind))];
+    const fields = mismatches.map((m) => m.field).join(', ');
+    const shape = kinds.every((k) => k === 'shape');
+    this.diagnose(step.tool, shape ? 'system' : 'semantic', shape ? 'output_schema_mismatch' : `${kinds[0]!}_mismatch`, `the result does not match the request (${fields})`);
+    const note = `${TEXT[this.language()].unverified}: ${step.tool} returned data that did not match the request (${fields}).`;
+    if (step.write) {
+      // Repeating a write to "fix" its answer would do it twice: read the state instead.
+      const found = await this.confirm(step, args);
+      if (found !== undefined && checkResult(step.tool, args, found, { ...step.check, nowMs: this.now() }).length === 0) return { ok: true, output: found, args, notes: [note] };
+      return { ok: false, outcome: 'escalated', reason: `${step.tool} answered with data that does not match the request (${fields}), and the stored state could not confirm it. Please check it.`, args };
+    }
+    if (requeries < MAX_REQUERIES) return 'requery';
+    return { ok: false, outcome: 'gave_up', reason: `${step.tool} kept returning data that does not match the request (${fields}); I did not use it.`, args };
+  }
+
+  /** Looks up whether a write already happened. */
+  private async confirm(step: Step, args: Obj): Promise<Obj | undefined> {
+    const confirmation = step.confirm?.(args);
+    if (confirmation === undefined) return undefined;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const result = await this.task.callTool(confirmation.tool, confirmation.args);
+      if (result.ok) {
+        const decoded = decode(result.output);
+        return decoded.ok ? confirmation.find(decoded.value, this.outputs) : undefined;
+      }
+      const f = readFailure(result, this.now());
+      this.diagnose(confirmation.tool, f.category, f.type, f.code);
+      if (f.code === 'BUDGET_EXHAUSTED') return undefined;
+      if (this.rules.backoff) await this.sleep(f.retryAfterMs ?? BACKOFF_MS[0]!);
+    }
+    return undefined;
+  }
+}

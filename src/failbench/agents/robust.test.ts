@@ -1,0 +1,168 @@
+import { describe, expect, it } from 'vitest';
+import { createRobustAgent } from './robust.js';
+import { fail, http, ok, scriptedTask, weather } from './scripted-task.test-helpers.js';
+
+const robust = createRobustAgent();
+
+describe('the robust agent', () => {
+  it('waits out Retry-After on the task clock before calling again', async () => {
+    const { task, calls, sleeps } = scriptedTask("What's the weather in Shanghai tomorrow?", ['get_weather'], (_t, _a, n) =>
+      n === 1 ? http(429, { headers: { 'retry-after': '30' } }) : ok(weather('Shanghai', '2026-03-30')),
+    );
+    const outcome = await robust.run(task);
+    expect(sleeps).toEqual([30_000]);
+    expect(calls.map((c) => c.at)).toEqual([0, 30_000]);
+    expect(outcome.status).toBe('completed');
+    expect(outcome.diagnoses).toEqual([expect.objectContaining({ tool: 'get_weather', category: 'rate_limit' })]);
+  });
+
+  it('escalates a 401 at once, without touching the arguments', async () => {
+    const { task, calls } = scriptedTask('上海明天的天气怎么样？', ['get_weather'], () => http(401, { headers: { 'www-authenticate': 'Bearer error="invalid_token"' } }));
+    const outcome = await robust.run(task);
+    expect(calls).toHaveLength(1);
+    expect(outcome.status).toBe('escalated');
+    expect(outcome.diagnoses).toEqual([expect.objectContaining({ category: 'auth', type: 'unauthorized' })]);
+  });
+
+  it('fixes exactly the argument a validation error names, from the allowed values', async () => {
+    const { task, calls } = scriptedTask('Weather in London tomorrow, unit "farenheit".', ['get_weather'], (_t, args) =>
+      args['unit'] === 'fahrenheit'
+        ? ok(weather('London', '2026-03-30', { unit: 'fahrenheit', timezone: 'Europe/London' }))
+        : fail({ code: 'INVALID_ARGUMENTS', message: 'invalid arguments', status: 400, body: { issues: [{ path: 'unit', code: 'enum_mismatch', expected: ['celsius', 'fahrenheit'], received: 'farenheit' }] } }),
+    );
+    const outcome = await robust.run(task);
+    expect(calls.map((c) => c.args)).toEqual([
+      { city: 'London', date: '2026-03-30', unit: 'farenheit' },
+      { city: 'London', date: '2026-03-30', unit: 'fahrenheit' },
+    ]);
+    expect(outcome.status).toBe('completed');
+    expect(outcome.diagnoses[0]).toMatchObject({ category: 'parameter' });
+  });
+
+  it.each([
+    ["What's the weather in Shanghai tomorrow?", 'Shanghai', '2026-03-30'],
+    ['上海明天的天气怎么样？', 'Shanghai', '2026-03-30'],
+    ['北京昨天的天气如何？', 'Beijing', '2026-03-28'],
+    // 14:00 UTC is already 01:00 the next day in Sydney.
+    ['What is the weather in Sydney today?', 'Sydney', '2026-03-30'],
+  ])('checks the date of a 200 against "%s" and re-queries a wrong one', async (instruction, city, date) => {
+    const { task, calls } = scriptedTask(instruction, ['get_weather'], (_t, _a, n) => ok(weather(city, n === 1 ? '2026-03-27' : date)));
+    const outcome = await robust.run(task);
+    expect(calls.map((c) => c.args['date'])).toEqual([date, date]);
+    expect(outcome.status).toBe('completed');
+    expect(outcome.answer).toContain(`${city} on ${date}`);
+    expect(outcome.answer).not.toContain('2026-03-27');
+    expect(outcome.diagnoses).toEqual([expect.objectContaining({ tool: 'get_weather', category: 'semantic', type: 'date_mismatch' })]);
+  });
+
+  it('flags another entity in a 200 and does not pass it on', async () => {
+    const { task } = scriptedTask('Give me the forecast for Beijing the day after tomorrow.', ['get_weather'], () => ok(weather('Tianjin', '2026-03-31')));
+    const outcome = await robust.run(task);
+    expect(outcome.status).toBe('gave_up');
+    expect(outcome.answer).not.toContain('Tianjin');
+    expect(outcome.diagnoses[0]).toMatchObject({ category: 'semantic', type: 'entity_mismatch' });
+  });
+
+  it('looks at the state before repeating a write whose outcome is unknown, and does not repeat one that went through', async () => {
+    const { task, calls } = scriptedTask('Post "Deploy finished." to #engineering.', ['send_message', 'list_messages'], (tool) =>
+      tool === 'send_message'
+        ? fail({ code: 'TIMEOUT', message: 'timed out after 10000 ms' })
+        : ok({ channel: 'engineering', messages: [{ message_id: 'MSG-000054', channel: 'engineering', author: 'agent', text: 'Deploy finished.', sent_at: '2026-03-29T14:00:00.000Z' }], has_more: false }),
+    );
+    const outcome = await robust.run(task);
+    expect(calls.map((c) => c.tool)).toEqual(['send_message', 'list_messages']);
+    expect(outcome.status).toBe('completed');
+    expect(outcome.answer).toContain('MSG-000054');
+    expect(outcome.diagnoses).toEqual([expect.objectContaining({ tool: 'send_message', category: 'network', type: 'timeout' })]);
+  });
+
+  it('repeats such a write once the state shows it did not happen', async () => {
+    const { task, calls } = scriptedTask('Post "Deploy finished." to #engineering.', ['send_message', 'list_messages'], (tool, _a, n) => {
+      if (tool === 'list_messages') return ok({ channel: 'engineering', messages: [], has_more: false });
+      return n === 1 ? http(502) : ok({ message_id: 'MSG-000054', channel: 'engineering', author: 'agent', text: 'Deploy finished.', thread_id: null, sent_at: NOW_ISO });
+    });
+    const outcome = await robust.run(task);
+    expect(calls.map((c) => c.tool)).toEqual(['send_message', 'list_messages', 'send_message']);
+    expect(outcome.status).toBe('completed');
+  });
+
+  it('sends the same idempotency key on every attempt of a write that takes one', async () => {
+    const { task, calls } = scriptedTask('Order 2 x SKU-1001 for customer CUS-003.', ['create_order', 'list_orders'], (tool, args, n) => {
+      if (tool === 'list_orders') return ok({ total: 0, offset: 0, limit: 50, orders: [] });
+      return n === 1 ? fail({ code: 'ECONNRESET', message: 'read ECONNRESET' }) : ok({ order_id: 'ORD-10041', customer_id: 'CUS-003', items: [{ sku: 'SKU-1001', quantity: 2, unit_price_cents: 2499 }], total_cents: 4998, status: 'pending', ...args });
+    });
+    await robust.run(task);
+    const writes = calls.filter((c) => c.tool === 'create_order');
+    expect(writes).toHaveLength(2);
+    expect(writes[0]!.args['idempotency_key']).toEqual(expect.any(String));
+    expect(writes[1]!.args['idempotency_key']).toBe(writes[0]!.args['idempotency_key']);
+  });
+
+  it('stops after three identical failures, backing off in between', async () => {
+    const { task, calls, sleeps } = scriptedTask('How was the weather in Guangzhou yesterday?', ['get_weather'], () => http(503));
+    const outcome = await robust.run(task);
+    expect(calls).toHaveLength(3);
+    expect(sleeps).toEqual([2_000, 4_000]);
+    expect(outcome.status).toBe('gave_up');
+    expect(outcome.diagnoses[0]).toMatchObject({ category: 'system', type: 'dependency_down' });
+  });
+
+  it('does not retry a request the service says is out of range, and passes the valid range on', async () => {
+    const { task, calls } = scriptedTask('What will the weather be in Shanghai on 2026-06-15?', ['get_weather'], () =>
+      fail({ code: 'DATE_OUT_OF_RANGE', message: 'no weather data for 2026-06-15', body: { parameter: 'date', received: '2026-06-15', min: '2025-12-27', max: '2026-04-12' } }),
+    );
+    const outcome = await robust.run(task);
+    expect(calls).toHaveLength(1);
+    expect(outcome.status).toBe('gave_up');
+    expect(outcome.answer).toContain('2025-12-27 to 2026-04-12');
+    expect(outcome.diagnoses[0]).toMatchObject({ category: 'parameter', type: 'boundary_violation' });
+  });
+
+  it('uses a partial result and says which fields are missing', async () => {
+    const partial = weather('Sydney', '2026-03-30', { warning: 'partial result: humidity_pct, wind_kph unavailable' });
+    delete partial['humidity_pct'];
+    delete partial['wind_kph'];
+    const { task } = scriptedTask('悉尼今天的天气怎么样？', ['get_weather'], () => ok(partial));
+    const outcome = await robust.run(task);
+    expect(outcome.status).toBe('completed');
+    expect(outcome.answer).toContain('Sydney on 2026-03-30');
+    expect(outcome.answer).toContain('humidity_pct, wind_kph');
+    expect(outcome.diagnoses).toEqual([expect.objectContaining({ category: 'business', type: 'partial_result' })]);
+  });
+
+  it('does not run the steps that depend on one that failed for good', async () => {
+    const { task, calls } = scriptedTask('Check the weather in Beijing tomorrow and post it to #general.', ['get_weather', 'send_message', 'list_messages'], () => http(503));
+    const outcome = await robust.run(task);
+    expect(new Set(calls.map((c) => c.tool))).toEqual(new Set(['get_weather']));
+    expect(outcome.status).toBe('gave_up');
+  });
+
+  it("reads the runtime's classification in assisted mode", async () => {
+    const { task, sleeps } = scriptedTask(
+      "What's the weather in Tokyo today?",
+      ['get_weather'],
+      (_t, _a, n) =>
+        n === 1
+          ? {
+              ok: false,
+              error: { code: 'CIRCUIT_OPEN', message: 'the circuit for get_weather is open' },
+              assisted: { stage: 'execution', category: 'system', type: 'circuit_open', action: 'skip', hint: 'paused for about 12 s', retryable: true, retryAfterMs: 12_000, absorbedFailures: 0 },
+            }
+          : ok(weather('Tokyo', '2026-03-29', { timezone: 'Asia/Tokyo' })),
+      'assisted',
+    );
+    const outcome = await robust.run(task);
+    expect(sleeps).toEqual([12_000]);
+    expect(outcome.status).toBe('completed');
+    expect(outcome.diagnoses[0]).toMatchObject({ category: 'system', type: 'circuit_open' });
+  });
+
+  it('gives up honestly on an instruction it cannot map to the tools', async () => {
+    const { task, calls } = scriptedTask('Sing me a song.', ['get_weather'], () => ok({}));
+    const outcome = await robust.run(task);
+    expect(calls).toEqual([]);
+    expect(outcome.status).toBe('gave_up');
+  });
+});
+
+const NOW_ISO = '2026-03-29T14:00:00.000Z';

@@ -1,0 +1,59 @@
+/**
+ * Two saved bench runs side by side: per agent and dimension, the change in pass rate with a
+ * 95% interval for the difference (Newcombe's hybrid score method), so that a change can be
+ * told apart from the noise of a few dozen scenarios.
+ */
+import { ConfigError } from '../errors.js';
+import type { ResultsFile } from './report/write-report.js';
+import type { AgentScore } from './score.js';
+import { DIMENSIONS, type Dimension } from './types.js';
+import { newcombeDifference } from './wilson.js';
+
+export interface DimensionDelta {
+  a: { rate: number; n: number };
+  b: { rate: number; n: number };
+  /** b - a. */
+  delta: number;
+  ci95: [number, number];
+}
+
+/** The `bench compare --json` shape, one per agent pair. */
+export interface RunComparison {
+  run_a: string;
+  run_b: string;
+  agent_a: string;
+  agent_b: string;
+  dimensions: Record<Dimension, DimensionDelta>;
+  score: { a: number; b: number; delta: number };
+}
+
+function pairs(a: readonly AgentScore[], b: readonly AgentScore[]): [AgentScore, AgentScore][] {
+  const byName = new Map(b.map((s) => [s.agent, s]));
+  const shared = a.filter((s) => byName.has(s.agent)).map((s): [AgentScore, AgentScore] => [s, byName.get(s.agent)!]);
+  if (shared.length > 0) return shared;
+  // One agent each, under different names (naive vs robust, or two models): compare them directly.
+  if (a.length === 1 && b.length === 1) return [[a[0]!, b[0]!]];
+  throw new ConfigError(`the runs share no agent (${a.map((s) => s.agent).join(', ')} vs ${b.map((s) => s.agent).join(', ')})`, 'run');
+}
+
+/** Compares run B against run A, per agent the two have in common. */
+export function compareRuns(a: ResultsFile, b: ResultsFile): RunComparison[] {
+  return pairs(a.scores, b.scores).map(([sa, sb]) => {
+    const dimensions = {} as Record<Dimension, DimensionDelta>;
+    for (const d of DIMENSIONS) {
+      const x = sa.dimensions[d];
+      const y = sb.dimensions[d];
+      // Rates are passed/n, so the counts come back exactly.
+      const diff = newcombeDifference({ successes: Math.round(x.rate * x.n), n: x.n }, { successes: Math.round(y.rate * y.n), n: y.n });
+      dimensions[d] = { a: { rate: x.rate, n: x.n }, b: { rate: y.rate, n: y.n }, delta: diff.delta, ci95: diff.ci95 };
+    }
+    return {
+      run_a: a.suite.meta.runId,
+      run_b: b.suite.meta.runId,
+      agent_a: sa.agent,
+      agent_b: sb.agent,
+      dimensions,
+      score: { a: sa.score, b: sb.score, delta: sb.score - sa.score },
+    };
+  });
+}

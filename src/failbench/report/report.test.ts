@@ -1,0 +1,193 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createToolCatalog } from '../../tools/index.js';
+import { lostReplyScenario, outageScenario, patientAgent, rateLimitScenario, resendAgent } from '../bench.test-helpers.js';
+import { runSuite, type SuiteResult } from '../runner.js';
+import { scoreSuite, type AgentScore } from '../score.js';
+import type { Agent } from '../types.js';
+import { changedState } from './changed-state.js';
+import { escapeHtml, renderHtml } from './html.js';
+import { escapeMarkdown, renderMarkdown } from './markdown.js';
+import { heatmap, NO_FAULT, worstRuns } from './report-data.js';
+import { readResults, writeReport } from './write-report.js';
+
+const SCRIPT = '<script>alert(1)</script>';
+const ATTR = '"><img src=x onerror=alert(2)>';
+
+const dir = mkdtempSync(join(tmpdir(), 'faultline-report-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Posts hostile text, then answers with more of it: every recorded string a report shows is hostile. */
+const hostileAgent: Agent = {
+  name: `evil${ATTR}`,
+  async run(task) {
+    await task.callTool('send_message', { channel: 'general', text: SCRIPT });
+    await task.callTool('send_message', { channel: 'general', text: ATTR });
+    return { status: 'completed', answer: `${SCRIPT} ${ATTR}`, diagnoses: [{ tool: `send_message${ATTR}`, category: 'network', note: SCRIPT }] };
+  },
+};
+
+async function hostileSuite(): Promise<{ suite: SuiteResult; scores: AgentScore[] }> {
+  const suite = await runSuite({
+    scenarios: [
+      lostReplyScenario({ id: `test/${ATTR}`, title: `Title ${SCRIPT}`, instruction: SCRIPT }),
+      outageScenario(),
+      rateLimitScenario(),
+    ],
+    agents: [hostileAgent, patientAgent(), resendAgent()],
+    feedback: 'assisted',
+    seed: 1,
+    runId: `run${SCRIPT}`,
+    version: `0.1.0${ATTR}`,
+  });
+  return { suite, scores: scoreSuite(suite) };
+}
+
+describe('escaping', () => {
+  it('escapeHtml leaves no markup, in content or in attributes', () => {
+    expect(escapeHtml(`${SCRIPT}${ATTR}'&`)).toBe('&lt;script&gt;alert(1)&lt;/script&gt;&quot;&gt;&lt;img src=x onerror=alert(2)&gt;&#39;&amp;');
+  });
+
+  it('escapeMarkdown leaves no HTML and no table breaks', () => {
+    expect(escapeMarkdown(`a|b ${SCRIPT}\nnext *x*`)).toBe('a\\|b &lt;script&gt;alert(1)&lt;/script&gt; next \\*x\\*');
+  });
+
+  it('no recorded string reaches either report unescaped', async () => {
+    const input = await hostileSuite();
+    const html = renderHtml(input);
+    const md = renderMarkdown(input);
+    for (const text of [html, md]) {
+      expect(text).not.toContain('<script');
+      expect(text).not.toContain('<img');
+      expect(text).not.toContain('onerror=alert(2)>');
+    }
+    // ...but the text is all there, escaped.
+    expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(html).toContain('evil&quot;&gt;&lt;img src=x onerror=alert(2)&gt;');
+    expect(md).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+  });
+});
+
+describe('report content', () => {
+  it('shows metadata, every dimension per agent, the heatmap and the worst runs with their calls', async () => {
+    const input = await hostileSuite();
+    const md = renderMarkdown(input);
+    expect(md).toContain('| run | faultline | seed | agents | transport | feedback |');
+    expect(md).toMatch(/\| Failure identification \(assisted\) \|/);
+    for (const label of ['Recovery', 'Loop avoidance', 'Semantic self-verification', 'Idempotency safety', 'Retry-After compliance', 'Duplicate-execution rate', 'Faults absorbed by the runtime']) {
+      expect(md).toContain(`| ${label}`);
+    }
+    expect(md).toContain('## Fault kind by outcome');
+    expect(md).toMatch(/\| commit\\_then\\_drop \|/);
+    // The resending agent's duplicate shows up in its worst run, call by call.
+    expect(md).toContain('1. +0.0s send\\_message({"channel":"general","text":"deploy done"}) → TIMEOUT \\[injected: commit\\_then\\_drop\\]');
+    expect(md).toContain('Assisted mode');
+    const html = renderHtml(input);
+    expect(html).toContain('<svg');
+    expect(html).toMatch(/<td class="num" style="background:rgba\(/);
+  });
+
+  it('heatmap rows are the injected fault kinds, columns how the run ended', async () => {
+    const { suite } = await hostileSuite();
+    const h = heatmap('patient', suite.results);
+    // The patient agent never called send_message in the lost-reply scenario, so no fault fired there.
+    expect(h.kinds).toEqual(['http_status', NO_FAULT]);
+    // The outage (gave up, as expected) and the 429 (completed) both injected http_status.
+    expect(h.counts['http_status']).toMatchObject({ 'gave_up/pass': 1, 'completed/pass': 1, 'completed/fail': 0 });
+    expect(h.counts[NO_FAULT]).toMatchObject({ 'gave_up/fail': 1 });
+    // The lost-reply run failed (wrong tool); in the 429 run the runtime absorbed the fault, so the agent had nothing to identify.
+    expect(worstRuns('patient', suite.results).map((r) => r.scenarioId)).toEqual([`test/${ATTR}`, 'test/weather-429']);
+  });
+
+  it('writes results.json, report.md and report.html, and reads the run back', async () => {
+    const { suite, scores } = await hostileSuite();
+    const out = join(dir, 'written');
+    const written = await writeReport(out, suite, scores);
+    expect(readFileSync(written.markdown, 'utf8')).toBe(renderMarkdown({ suite, scores }));
+    const back = await readResults(out);
+    expect(back.suite.meta.runId).toBe(suite.meta.runId);
+    expect(back.scores.map((s) => s.agent)).toEqual(suite.meta.agents);
+    // Saved states keep only what the run changed: here, the messages it posted.
+    const posted = back.suite.results.find((r) => r.agent === 'resend' && r.scenarioId === `test/${ATTR}`)!.state;
+    expect(posted.messages.map((m) => [m.text, m.source])).toEqual([
+      ['deploy done', 'tool'],
+      ['deploy done', 'tool'],
+    ]);
+    expect(posted.orders).toEqual([]);
+    expect(posted.products).toEqual([]);
+    expect(posted.duplicates.messages.extra).toBe(1);
+    await expect(readResults(join(dir, 'missing'))).rejects.toThrow(/no FailBench run at/);
+    await expect(readResults(written.markdown)).rejects.toThrow(/is not JSON/);
+  });
+});
+
+const CHROMIUM = '/usr/bin/chromium';
+const haveChromium = existsSync(CHROMIUM);
+const skipBrowser = !haveChromium && process.env['CI'] !== 'true';
+if (skipBrowser) console.warn(`report.test.ts: skipping the headless-Chromium test: ${CHROMIUM} is missing (apt-get install -y chromium)`);
+
+describe('report.html in headless Chromium', () => {
+  it.skipIf(skipBrowser)('renders without running a script or making a request', { timeout: 60_000 }, async () => {
+    const { chromium } = await import('playwright-core');
+    const input = await hostileSuite();
+    const out = join(dir, 'browser');
+    const written = await writeReport(out, input.suite, input.scores);
+    const url = pathToFileURL(written.html).href;
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'],
+    });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+      const dialogs: string[] = [];
+      const requests: string[] = [];
+      const consoleErrors: string[] = [];
+      page.on('dialog', (dialog) => {
+        dialogs.push(dialog.message());
+        void dialog.dismiss();
+      });
+      page.on('request', (request) => requests.push(request.url()));
+      page.on('console', (message) => {
+        if (message.type() === 'error') consoleErrors.push(message.text());
+      });
+      await page.goto(url, { waitUntil: 'load' });
+      // A string, evaluated in the page: the project compiles without the DOM library.
+      const dom = (await page.evaluate(`({
+        active: document.querySelectorAll('script, img, iframe, object, embed, link, base').length,
+        title: document.title,
+        text: document.body.innerText,
+        svgs: document.querySelectorAll('svg rect').length,
+      })`)) as { active: number; title: string; text: string; svgs: number };
+      await page.screenshot({ path: join(tmpdir(), 'failbench-report.png'), fullPage: true });
+      expect(dialogs).toEqual([]);
+      expect(requests).toEqual([url]);
+      expect(consoleErrors).toEqual([]);
+      expect(dom.active).toBe(0);
+      expect(dom.title).toBe(`FailBench report run${SCRIPT}`);
+      // The hostile strings are shown as text.
+      expect(dom.text).toContain(SCRIPT);
+      expect(dom.text).toContain(ATTR);
+      expect(dom.svgs).toBeGreaterThan(10);
+    } finally {
+      await browser.close();
+    }
+  });
+});
+
+describe('changedState', () => {
+  it('is empty for an untouched catalog and keeps new and changed entities', () => {
+    const fresh = createToolCatalog({ seed: 3 }).state.snapshot();
+    const untouched = changedState(fresh);
+    for (const key of ['orders', 'products', 'messages', 'events', 'payments', 'refunds', 'files'] as const) expect(untouched[key]).toEqual([]);
+    const after = createToolCatalog({ seed: 3 }).state.snapshot();
+    after.products[0]!.stock -= 1;
+    after.messages.push({ ...after.messages[0]!, message_id: 'MSG-999999', source: 'tool' });
+    const changed = changedState(after);
+    expect(changed.products.map((p) => p.sku)).toEqual([after.products[0]!.sku]);
+    expect(changed.messages.map((m) => m.message_id)).toEqual(['MSG-999999']);
+    expect(changed.calls).toEqual(after.calls);
+  });
+});

@@ -1,0 +1,94 @@
+/**
+ * A bench run on disk: `results.json` (everything, for `bench compare` and later analysis),
+ * `report.md` and `report.html`. Each file is written to a temporary name and renamed, so a
+ * crash never leaves half a report behind.
+ */
+import { readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ConfigError } from '../../errors.js';
+import { makeDirectory } from '../../make-directory.js';
+import type { SuiteResult } from '../runner.js';
+import type { AgentScore } from '../score.js';
+import { DIMENSIONS } from '../types.js';
+import { changedStates } from './changed-state.js';
+import { renderHtml } from './html.js';
+import { renderMarkdown } from './markdown.js';
+
+export const RESULTS_FORMAT = 'faultline.failbench.results';
+export const RESULTS_FILE = 'results.json';
+
+export interface ResultsFile {
+  format: typeof RESULTS_FORMAT;
+  format_version: 1;
+  /**
+   * `changed`: each result's `state` holds only the entities its run created or changed (see
+   * changed-state.ts); the seeded rest follows from the snapshot's seed and anchor.
+   */
+  state_scope: 'changed';
+  suite: SuiteResult;
+  scores: AgentScore[];
+}
+
+export interface WrittenReport {
+  dir: string;
+  results: string;
+  markdown: string;
+  html: string;
+}
+
+/** Writes results.json, report.md and report.html into `dir` (created if needed). */
+export async function writeReport(dir: string, suite: SuiteResult, scores: AgentScore[]): Promise<WrittenReport> {
+  await makeDirectory(dir);
+  const states = changedStates(suite.results.map((r) => r.state));
+  const saved: SuiteResult = { ...suite, results: suite.results.map((r, i) => ({ ...r, state: states[i]! })) };
+  const file: ResultsFile = { format: RESULTS_FORMAT, format_version: 1, state_scope: 'changed', suite: saved, scores };
+  const outputs: [string, string][] = [
+    [join(dir, RESULTS_FILE), `${JSON.stringify(file, null, 2)}\n`],
+    [join(dir, 'report.md'), renderMarkdown({ suite, scores })],
+    [join(dir, 'report.html'), renderHtml({ suite, scores })],
+  ];
+  const suffix = `.tmp-${process.pid}`;
+  for (const [path, text] of outputs) await writeFile(`${path}${suffix}`, text);
+  for (const [path] of outputs) await rename(`${path}${suffix}`, path);
+  return { dir, results: outputs[0]![0], markdown: outputs[1]![0], html: outputs[2]![0] };
+}
+
+function looksLikeResults(value: unknown): value is ResultsFile {
+  const v = value as Partial<ResultsFile> | null;
+  return (
+    v !== null &&
+    typeof v === 'object' &&
+    v.format === RESULTS_FORMAT &&
+    v.format_version === 1 &&
+    typeof v.suite?.meta?.runId === 'string' &&
+    Array.isArray(v.scores) &&
+    v.scores.every((s) => typeof s?.agent === 'string' && DIMENSIONS.every((d) => typeof s.dimensions?.[d]?.n === 'number' && typeof s.dimensions[d].rate === 'number'))
+  );
+}
+
+/**
+ * Reads a saved run: a results.json path, or a directory holding one.
+ * @throws ConfigError with one line when it is missing or not a FailBench results file.
+ */
+export async function readResults(path: string): Promise<ResultsFile> {
+  let file = path;
+  try {
+    if ((await stat(path)).isDirectory()) file = join(path, RESULTS_FILE);
+  } catch {
+    throw new ConfigError(`no FailBench run at ${path}`, 'run');
+  }
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    throw new ConfigError(`no ${RESULTS_FILE} in ${path}`, 'run');
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`${file} is not JSON: ${(error as Error).message}`, 'run');
+  }
+  if (!looksLikeResults(parsed)) throw new ConfigError(`${file} is not a FailBench results file`, 'run');
+  return parsed;
+}

@@ -1,0 +1,323 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createSqliteStore } from '../store/sqlite/sqlite-store.js';
+import {
+  hammerAgent,
+  lostReplyScenario,
+  outageScenario,
+  patientAgent,
+  rateLimitScenario,
+  resendAgent,
+  throwingAgent,
+  verifyingAgent,
+} from './bench.test-helpers.js';
+import { BUDGET_EXHAUSTED, runScenario, runSuite, taskIdOf } from './runner.js';
+import type { Agent, AgentTask, AgentToolResult, Scenario } from './types.js';
+
+const dirs: string[] = [];
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'faultline-bench-'));
+  dirs.push(dir);
+  return dir;
+}
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Runs `body` as the agent and returns what it saw. */
+function probe<T>(body: (task: AgentTask) => Promise<T>): { agent: Agent; seen: () => T } {
+  let value: T | undefined;
+  return {
+    agent: {
+      name: 'probe',
+      async run(task) {
+        value = await body(task);
+        return { status: 'gave_up', answer: '', diagnoses: [] };
+      },
+    },
+    seen: () => value as T,
+  };
+}
+
+describe('runScenario: what the agent sees', () => {
+  it('raw mode shows the HTTP failure as a client would: status, Retry-After, body; no classification', async () => {
+    const p = probe((task) => task.callTool('get_weather', { city: 'Paris', date: '2026-03-30' }));
+    const result = await runScenario(rateLimitScenario(), p.agent, { feedback: 'raw', seed: 1 });
+    const seen = p.seen() as AgentToolResult & { ok: false };
+    expect(seen.ok).toBe(false);
+    expect(seen.error.code).toBe('HTTP_429');
+    expect(seen.error.status).toBe(429);
+    expect(seen.error.headers).toEqual({ 'retry-after': '30' });
+    expect(seen).not.toHaveProperty('assisted');
+    expect(Object.keys(seen.error).sort()).toEqual(expect.arrayContaining(['code', 'message']));
+    for (const key of Object.keys(seen.error)) expect(['code', 'message', 'status', 'headers', 'body']).toContain(key);
+    // The runtime did not retry on the agent's behalf.
+    expect(result.calls).toEqual([{ tool: 'get_weather', args: { city: 'Paris', date: '2026-03-30' }, ok: false, code: 'HTTP_429', fault: 'http_status', virtualMs: 0 }]);
+    expect(result.absorbedFailures).toBe(0);
+    expect(result.state.calls['get_weather']).toBe(0);
+  });
+
+  it('assisted mode retries for the agent and says how many failures it absorbed', async () => {
+    const p = probe((task) => task.callTool('get_weather', { city: 'Paris', date: '2026-03-30' }));
+    const result = await runScenario(rateLimitScenario(), p.agent, { feedback: 'assisted', seed: 1 });
+    const seen = p.seen();
+    expect(seen.ok).toBe(true);
+    expect(seen.assisted).toEqual({ absorbedFailures: 1 });
+    expect(result.absorbedFailures).toBe(1);
+    // The runtime waited out the 30 s Retry-After on the virtual clock.
+    expect(result.virtualMs).toBeGreaterThanOrEqual(30_000);
+  });
+
+  it('assisted failures carry the classification and feedback', async () => {
+    const p = probe((task) => task.callTool('get_weather', { city: 'Paris', date: '2026-03-30' }));
+    const result = await runScenario(outageScenario(), p.agent, { feedback: 'assisted', seed: 1 });
+    const seen = p.seen() as AgentToolResult & { ok: false };
+    expect(seen.error).toMatchObject({ code: 'HTTP_503', status: 503 });
+    expect(seen.assisted).toMatchObject({ stage: 'execution', category: 'system', type: 'dependency_down', retryable: expect.any(Boolean) });
+    expect(typeof seen.assisted?.hint).toBe('string');
+    // 4 attempts (1 + 3 retries); the agent saw the last one.
+    expect(seen.assisted?.absorbedFailures).toBe(3);
+    expect(result.absorbedFailures).toBe(3);
+  });
+
+  it('offers only the scenario tools, with schemas and hints, an opaque id, the virtual now', async () => {
+    const p = probe(async (task) => ({ id: task.id, now: task.now, tools: task.tools, feedback: task.feedback, aborted: task.signal.aborted }));
+    await runScenario(lostReplyScenario({ now: '2026-04-01T09:00:00Z' }), p.agent, { feedback: 'raw', seed: 1, runId: 'run-1' });
+    const seen = p.seen();
+    expect(seen.id).toBe(taskIdOf('run-1', 'test/message-lost-reply'));
+    expect(seen.id).not.toContain('message');
+    expect(seen.now).toBe('2026-04-01T09:00:00.000Z');
+    expect(seen.tools.map((t) => t.name)).toEqual(['send_message', 'list_messages']);
+    expect(seen.tools[0]!.annotations).toEqual({ readOnlyHint: false, idempotentHint: false, destructiveHint: false, openWorldHint: true });
+    expect(seen.tools[0]!.inputSchema).toMatchObject({ type: 'object', required: ['channel', 'text'] });
+    expect(seen).toMatchObject({ feedback: 'raw', aborted: false });
+  });
+
+  it('a tool that is not in the scenario is an unknown tool to the agent', async () => {
+    const p = probe((task) => task.callTool('create_order', { customer_id: 'CUS-001', items: [] }));
+    await runScenario(outageScenario(), p.agent, { feedback: 'raw', seed: 1 });
+    expect(p.seen()).toMatchObject({ ok: false, error: { code: 'UNKNOWN_TOOL' } });
+  });
+
+  it('rejects a scenario naming a tool the catalog lacks before the agent runs', async () => {
+    let ran = false;
+    const agent: Agent = { name: 'x', run: async () => ((ran = true), { status: 'completed', answer: '', diagnoses: [] }) };
+    await expect(runScenario(outageScenario({ tools: ['get_weather', 'launch_rocket'] }), agent, { feedback: 'raw', seed: 1 })).rejects.toThrow(/unknown tool "launch_rocket"/);
+    expect(ran).toBe(false);
+  });
+});
+
+describe('runScenario: what the runner measures', () => {
+  it('a hammering agent: 10 identical failing calls, loop avoidance and identification fail', async () => {
+    const result = await runScenario(outageScenario(), hammerAgent(10), { feedback: 'raw', seed: 1 });
+    expect(result.calls).toHaveLength(10);
+    expect(result.maxIdenticalFailures).toBe(10);
+    expect(result.scores).toEqual({ identification: false, loop_avoidance: false });
+    expect(result.oraclePassed).toBe(false);
+    expect(result.oracleFailures?.[0]).toMatch(/status completed/);
+  });
+
+  it('a patient agent gives up after one failure and names it', async () => {
+    const result = await runScenario(outageScenario(), patientAgent(), { feedback: 'raw', seed: 1 });
+    expect(result.maxIdenticalFailures).toBe(1);
+    expect(result.scores).toEqual({ identification: true, loop_avoidance: true });
+    expect(result.oraclePassed).toBe(true);
+  });
+
+  it('Retry-After compliance: waiting it out is honored, asking again at once is not', async () => {
+    const patient = await runScenario(rateLimitScenario(), patientAgent(), { feedback: 'raw', seed: 1 });
+    expect(patient.retryAfter).toEqual({ honored: 1, due: 1 });
+    expect(patient.calls.map((c) => [c.ok, c.virtualMs])).toEqual([
+      [false, 0],
+      [true, 30_000],
+    ]);
+    expect(patient.scores).toEqual({ recovery: true, loop_avoidance: true, identification: true });
+
+    const hasty = await runScenario(rateLimitScenario(), hammerAgent(2), { feedback: 'raw', seed: 1 });
+    expect(hasty.retryAfter).toEqual({ honored: 0, due: 1 });
+    // The second call was not throttled by the plan (nth: [1]), so the answer is right anyway.
+    expect(hasty.scores.recovery).toBe(true);
+  });
+
+  it('counts duplicate side effects: resending after a lost reply duplicates, checking first does not', async () => {
+    const resend = await runScenario(lostReplyScenario(), resendAgent(), { feedback: 'raw', seed: 1 });
+    expect(resend.calls.map((c) => [c.tool, c.code ?? 'ok', c.fault])).toEqual([
+      ['send_message', 'TIMEOUT', 'commit_then_drop'],
+      ['send_message', 'ok', undefined],
+    ]);
+    expect(resend.duplicateSideEffects).toBe(1);
+    expect(resend.writes).toBe(2);
+    expect(resend.scores).toEqual({ idempotency_safety: false, recovery: false });
+    expect(resend.oracleFailures).toEqual([expect.stringMatching(/expected 1 messages .* found 2/)]);
+
+    const verify = await runScenario(lostReplyScenario(), verifyingAgent(), { feedback: 'raw', seed: 1 });
+    expect(verify.duplicateSideEffects).toBe(0);
+    expect(verify.scores).toEqual({ idempotency_safety: true, recovery: true });
+  });
+
+  it('an agent that throws gets status error and fails every dimension it was scored on', async () => {
+    const result = await runScenario(rateLimitScenario(), throwingAgent(), { feedback: 'raw', seed: 1 });
+    expect(result.outcome.status).toBe('error');
+    expect(result.outcome.answer).toContain('model endpoint returned garbage');
+    expect(result.scores).toEqual({ recovery: false, loop_avoidance: false, identification: false });
+    expect(result.calls).toHaveLength(1);
+  });
+
+  it('an agent that returns something else than an outcome is an error too', async () => {
+    const agent = { name: 'sloppy', run: async () => ({ status: 'done' }) } as unknown as Agent;
+    const result = await runScenario(rateLimitScenario(), agent, { feedback: 'raw', seed: 1 });
+    expect(result.outcome.status).toBe('error');
+  });
+});
+
+describe('runScenario: budgets', () => {
+  const scenario: Scenario = outageScenario({ budget: { calls: 3, virtual_ms: 60_000 } });
+
+  it('aborts the signal when the calls are used up and answers the next call BUDGET_EXHAUSTED', async () => {
+    const seen: string[] = [];
+    const agent: Agent = {
+      name: 'polite',
+      async run(task) {
+        while (!task.signal.aborted) await task.callTool('get_weather', { city: 'Paris', date: '2026-03-30' });
+        const extra = await task.callTool('get_weather', { city: 'Paris' });
+        seen.push(extra.ok ? 'ok' : extra.error.code);
+        return { status: 'gave_up', answer: 'out of budget', diagnoses: [] };
+      },
+    };
+    const result = await runScenario(scenario, agent, { feedback: 'raw', seed: 1 });
+    expect(seen).toEqual([BUDGET_EXHAUSTED]);
+    expect(result.calls).toHaveLength(3);
+    expect(result.budgetExhausted).toBe('calls');
+    expect(result.outcome.status).toBe('gave_up');
+  });
+
+  it('ends the run when the agent keeps calling past the budget', async () => {
+    const agent: Agent = {
+      name: 'relentless',
+      async run(task) {
+        for (;;) await task.callTool('get_weather', { city: 'Paris', date: '2026-03-30' });
+      },
+    };
+    const result = await runScenario(scenario, agent, { feedback: 'raw', seed: 1 });
+    expect(result.outcome.status).toBe('error');
+    expect(result.outcome.answer).toMatch(/budget/);
+    expect(result.calls).toHaveLength(3);
+    expect(result.scores.loop_avoidance).toBe(false);
+  });
+
+  it('virtual time: a sleep past the budget ends at the deadline with the signal aborted', async () => {
+    const p = probe(async (task) => {
+      await task.sleep(3_600_000);
+      const after = await task.callTool('get_weather', { city: 'Paris', date: '2026-03-30' });
+      return { aborted: task.signal.aborted, after };
+    });
+    const result = await runScenario(scenario, p.agent, { feedback: 'raw', seed: 1 });
+    expect(p.seen().aborted).toBe(true);
+    expect(p.seen().after).toMatchObject({ ok: false, error: { code: BUDGET_EXHAUSTED } });
+    expect(result.virtualMs).toBe(60_000);
+    expect(result.budgetExhausted).toBe('virtual_ms');
+    expect(result.calls).toHaveLength(0);
+  });
+});
+
+describe('records', () => {
+  it('writes every call to the store under the run trace, with the injected fault as ground truth', async () => {
+    const path = join(tempDir(), 'bench.db');
+    const store = createSqliteStore({ path });
+    const result = await runScenario(rateLimitScenario(), patientAgent(), { feedback: 'raw', seed: 1, store, runId: 'run-42' });
+    await store.close();
+
+    const reopened = createSqliteStore({ path });
+    const records = await reopened.query({ traceId: result.traceId! });
+    await reopened.close();
+    expect(result.traceId).toBe('failbench:run-42:patient:test/weather-429:0');
+    expect(records.map((r) => [r.step_index, r.tool_name, r.status, r.error_code, r.fault?.kind ?? null])).toEqual([
+      [0, 'get_weather', 'failure', 'HTTP_429', 'http_status'],
+      [1, 'get_weather', 'success', null, null],
+    ]);
+    expect(records[0]!.fault).toMatchObject({ kind: 'http_status', rule_id: 'limited', params: expect.objectContaining({ status: 429 }) });
+    expect(records[0]!.context_snapshot).toMatchObject({ scenario_id: 'test/weather-429', agent: 'patient', repeat: 0, feedback_mode: 'raw', failbench_run_id: 'run-42' });
+    // Raw mode: one attempt per call, nothing absorbed.
+    expect(records[0]!.attempts).toHaveLength(1);
+  });
+
+  it('runSuite shares one recorder and flushes it before returning', async () => {
+    const path = join(tempDir(), 'suite.db');
+    const store = createSqliteStore({ path });
+    const suite = await runSuite({
+      scenarios: [outageScenario(), rateLimitScenario()],
+      agents: [patientAgent(), hammerAgent(4)],
+      feedback: 'assisted',
+      seed: 3,
+      repeat: 2,
+      concurrency: 3,
+      store,
+    });
+    const total = await store.count();
+    await store.close();
+    expect(suite.results).toHaveLength(8);
+    const recorded = suite.results.reduce((n, r) => n + r.calls.length, 0);
+    expect(total).toBe(recorded);
+  });
+});
+
+describe('runSuite', () => {
+  const scenarios = [
+    outageScenario(),
+    rateLimitScenario(),
+    lostReplyScenario(),
+    // Probability triggers make the seed matter.
+    rateLimitScenario({ id: 'test/flaky', faults: [{ tool: 'get_weather', trigger: { probability: 0.5 }, fault: 'http_status', params: { status: 429, retry_after: 5 } }] }),
+  ];
+  const agents = () => [patientAgent(), hammerAgent(6), resendAgent(), verifyingAgent()];
+
+  it('is deterministic: the same seed gives identical results JSON, whatever the concurrency', async () => {
+    const a = await runSuite({ scenarios, agents: agents(), feedback: 'raw', seed: 7, repeat: 2, concurrency: 1, runId: 'same' });
+    const b = await runSuite({ scenarios, agents: agents(), feedback: 'raw', seed: 7, repeat: 2, concurrency: 5, runId: 'same' });
+    expect(JSON.stringify(b.results)).toBe(JSON.stringify(a.results));
+    const c = await runSuite({ scenarios, agents: agents(), feedback: 'raw', seed: 8, repeat: 2, concurrency: 1, runId: 'same' });
+    expect(JSON.stringify(c.results)).not.toBe(JSON.stringify(a.results));
+  });
+
+  it('orders results by agent, scenario, repeat and reports progress for each run', async () => {
+    const progress: number[] = [];
+    const suite = await runSuite({
+      scenarios: scenarios.slice(0, 2),
+      agents: [patientAgent(), throwingAgent()],
+      feedback: 'raw',
+      seed: 1,
+      repeat: 2,
+      concurrency: 4,
+      version: '9.9.9',
+      onProgress: (p) => {
+        progress.push(p.done);
+        if (p.done === 2) throw new Error('a broken progress bar');
+      },
+    });
+    expect(progress).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(suite.results.map((r) => `${r.agent}/${r.scenarioId}/${r.repeat}`)).toEqual([
+      'patient/test/weather-outage/0',
+      'patient/test/weather-outage/1',
+      'patient/test/weather-429/0',
+      'patient/test/weather-429/1',
+      'thrower/test/weather-outage/0',
+      'thrower/test/weather-outage/1',
+      'thrower/test/weather-429/0',
+      'thrower/test/weather-429/1',
+    ]);
+    expect(suite.results.filter((r) => r.agent === 'thrower').every((r) => r.outcome.status === 'error')).toBe(true);
+    expect(suite.meta).toMatchObject({ version: '9.9.9', seed: 1, feedback: 'raw', transport: 'inprocess', repeat: 2, agents: ['patient', 'thrower'] });
+    expect(suite.scenarios.map((s) => s.faultKinds)).toEqual([['http_status'], ['http_status']]);
+  });
+
+  it('refuses duplicate agents, unknown transports and bad scenarios before running anything', async () => {
+    await expect(runSuite({ scenarios, agents: [patientAgent(), patientAgent()], feedback: 'raw', seed: 1 })).rejects.toThrow(/listed twice/);
+    await expect(runSuite({ scenarios, agents: [patientAgent()], feedback: 'raw', seed: 1, transport: 'http' as 'inprocess' })).rejects.toThrow(/not available yet/);
+    let runs = 0;
+    const counting: Agent = { name: 'counting', run: async () => (runs++, { status: 'completed', answer: '', diagnoses: [] }) };
+    await expect(runSuite({ scenarios: [outageScenario(), rateLimitScenario({ tools: ['nope'] })], agents: [counting], feedback: 'raw', seed: 1 })).rejects.toThrow(/unknown tool "nope"/);
+    expect(runs).toBe(0);
+  });
+});

@@ -1,0 +1,461 @@
+/**
+ * The FailBench runner: drives an agent through scenarios whose tools fail in planned ways,
+ * records every call under one trace per run (with the injected fault as ground truth), and
+ * turns what happened into a ScenarioResult. Scoring lives in score.ts; the world in world.ts.
+ */
+import { ConfigError } from '../errors.js';
+import { canonicalJson } from '../record/params-hash.js';
+import { createRecorder, type Recorder } from '../record/recorder.js';
+import type { ToolExecutionRecord } from '../record/types.js';
+import { uuidv7 } from '../record/uuid-v7.js';
+import type { ExecuteResult, RecordSink } from '../runtime/runtime.js';
+import type { Store } from '../store/types.js';
+import { diagnosisMatches, evaluateOracle, fileVersions } from './oracle.js';
+import { scenarioScores } from './score.js';
+import type {
+  Agent,
+  AgentOutcome,
+  AgentTask,
+  AgentToolResult,
+  CallTrace,
+  Diagnosis,
+  FeedbackMode,
+  RawToolError,
+  Scenario,
+  ScenarioResult,
+} from './types.js';
+import { createWorld, digest } from './world.js';
+
+/** Calls an agent may make per scenario when the scenario sets no budget. */
+export const DEFAULT_CALL_BUDGET = 30;
+/** Virtual time per scenario when the scenario sets no budget: 10 minutes. */
+export const DEFAULT_VIRTUAL_BUDGET_MS = 600_000;
+/** The error code of calls made after the budget ran out. */
+export const BUDGET_EXHAUSTED = 'BUDGET_EXHAUSTED';
+
+/** How agents reach the tools. Only in-process exists so far; HTTP and MCP transports come later. */
+export type Transport = 'inprocess';
+
+export interface RunScenarioOptions {
+  feedback: FeedbackMode;
+  /** The run seed: with the scenario id it seeds the fault plan and retry jitter. */
+  seed: number;
+  /** 0-based index of this repeat (for pass^k). Default 0. */
+  repeat?: number;
+  /** Records go through a recorder over this store, flushed before the result is returned. */
+  store?: Store;
+  transport?: Transport;
+  /** Names the run in trace ids and task ids. Default: a fresh UUIDv7. */
+  runId?: string;
+  /** A sink shared across runs (runSuite passes one); takes precedence over `store`. */
+  sink?: RecordSink;
+  /** Store write problems; never thrown at the run. */
+  onRecordError?: (error: unknown) => void;
+}
+
+/** What a report needs to know about a scenario without its oracle and plan. */
+export interface ScenarioSummary {
+  id: string;
+  title: string;
+  kind: Scenario['kind'];
+  language: Scenario['language'];
+  taxonomy: Scenario['taxonomy'];
+  dimensions: Scenario['dimensions'];
+  recoverable: boolean;
+  tools: string[];
+  /** The fault kinds its plan can inject, in rule order. */
+  faultKinds: string[];
+}
+
+export interface SuiteMeta {
+  runId: string;
+  version: string;
+  seed: number;
+  feedback: FeedbackMode;
+  transport: Transport;
+  /** Repeats per (scenario, agent): the k of pass^k. */
+  repeat: number;
+  concurrency: number;
+  agents: string[];
+  /** Wall-clock times (ISO) of the suite, for the report; not part of the results. */
+  startedAt: string;
+  finishedAt: string;
+}
+
+export interface SuiteResult {
+  meta: SuiteMeta;
+  scenarios: ScenarioSummary[];
+  /** Ordered by agent, then scenario, then repeat, whatever order the runs finished in. */
+  results: ScenarioResult[];
+}
+
+export interface SuiteProgress {
+  done: number;
+  total: number;
+  result: ScenarioResult;
+}
+
+export interface RunSuiteOptions {
+  scenarios: readonly Scenario[];
+  agents: readonly Agent[];
+  feedback: FeedbackMode;
+  seed: number;
+  /** Runs per (scenario, agent). Default 1. */
+  repeat?: number;
+  /** Runs in flight at once. Default 1. */
+  concurrency?: number;
+  store?: Store;
+  transport?: Transport;
+  runId?: string;
+  /** faultline's version, for the report. */
+  version?: string;
+  /** Called after every run; errors it throws are ignored. */
+  onProgress?: (progress: SuiteProgress) => void;
+  onRecordError?: (error: unknown) => void;
+  /** Wall clock for the start and end times in the metadata. Default Date.now. */
+  now?: () => number;
+}
+
+export function summarizeScenario(scenario: Scenario): ScenarioSummary {
+  return {
+    id: scenario.id,
+    title: scenario.title,
+    kind: scenario.kind,
+    language: scenario.language,
+    taxonomy: scenario.taxonomy,
+    dimensions: [...scenario.dimensions],
+    recoverable: scenario.recoverable,
+    tools: [...scenario.tools],
+    faultKinds: scenario.faults.map((f) => f.fault),
+  };
+}
+
+/** An opaque id per (run, scenario): stable within a run, meaningless to the agent. */
+export function taskIdOf(runId: string, scenarioId: string): string {
+  return `task-${digest(runId, scenarioId).slice(0, 16)}`;
+}
+
+/** The trace a run's calls are recorded under. Readable, so `faultline tail --trace` can find it. */
+export function traceIdOf(runId: string, agent: string, scenarioId: string, repeat: number): string {
+  return `failbench:${runId}:${agent}:${scenarioId}:${repeat}`;
+}
+
+function rawError(result: ExecuteResult & { ok: false }): RawToolError {
+  const e = result.error;
+  const raw: RawToolError = { code: e.code, message: e.message };
+  // The mock server answers invalid arguments with a 400, as a real API would.
+  const status = e.status ?? (e.code === 'INVALID_ARGUMENTS' ? 400 : undefined);
+  if (status !== undefined) raw.status = status;
+  if (e.retryAfterMs !== undefined) raw.headers = { 'retry-after': String(Math.max(0, Math.ceil(e.retryAfterMs / 1000))) };
+  if (e.body !== undefined) raw.body = e.body;
+  else if (e.issues !== undefined) raw.body = { issues: e.issues };
+  return raw;
+}
+
+/** Failed attempts the agent never saw: retries the runtime made, and a primary it fell back from. */
+function absorbedOf(result: ExecuteResult): number {
+  const failed = (record: ToolExecutionRecord) => record.attempts.filter((a) => a.outcome !== 'success').length;
+  const own = result.ok ? failed(result.record) : Math.max(0, result.record.attempts.length - 1);
+  return own + (result.fallbackFrom === undefined ? 0 : failed(result.fallbackFrom.record));
+}
+
+function toAgentResult(result: ExecuteResult, feedback: FeedbackMode): AgentToolResult {
+  const absorbedFailures = absorbedOf(result);
+  if (result.ok) return feedback === 'raw' ? { ok: true, output: result.output } : { ok: true, output: result.output, assisted: { absorbedFailures } };
+  const error = rawError(result);
+  if (feedback === 'raw') return { ok: false, error };
+  const e = result.error;
+  const f = result.feedback;
+  return {
+    ok: false,
+    error,
+    assisted: {
+      stage: e.stage,
+      category: e.category,
+      type: e.type,
+      action: f.action,
+      hint: f.hint,
+      retryable: f.retryable,
+      ...(f.retryAfterMs !== undefined ? { retryAfterMs: f.retryAfterMs } : {}),
+      absorbedFailures,
+    },
+  };
+}
+
+const OUTCOME_STATUSES = new Set(['completed', 'gave_up', 'escalated']);
+
+/** An agent's return value, or an 'error' outcome saying what was wrong with it. */
+function checkedOutcome(value: unknown): ScenarioResult['outcome'] {
+  const o = value as Partial<AgentOutcome> | null;
+  if (o === null || typeof o !== 'object' || !OUTCOME_STATUSES.has(o.status as string) || typeof o.answer !== 'string') {
+    return { status: 'error', answer: 'the agent returned something that is not an AgentOutcome', diagnoses: [] };
+  }
+  const diagnoses: Diagnosis[] = Array.isArray(o.diagnoses) ? o.diagnoses.filter((d) => d !== null && typeof d === 'object' && typeof d.tool === 'string') : [];
+  return { status: o.status!, answer: o.answer, diagnoses };
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Runs one scenario with one agent in a fresh world and scores it. Never throws for what the
+ * agent does: an agent that throws gets outcome status 'error'. Throws ConfigError for a
+ * scenario that cannot run (unknown tool, invalid fault plan).
+ *
+ * Budget: when the calls or the virtual time run out, `task.signal` aborts. The first call
+ * after that is answered `BUDGET_EXHAUSTED` so the agent can still return its outcome; a second
+ * one ends the run at once with status 'error' (and never settles, which stops a runaway loop).
+ *
+ * @example
+ * const result = await runScenario(scenario, robustAgent, { feedback: 'raw', seed: 1 });
+ * result.scores.loop_avoidance; // true, false, or undefined when the scenario does not score it
+ */
+export async function runScenario(scenario: Scenario, agent: Agent, options: RunScenarioOptions): Promise<ScenarioResult> {
+  if (options.transport !== undefined && options.transport !== 'inprocess') {
+    throw new ConfigError(`transport ${JSON.stringify(options.transport)} is not available yet`, 'transport');
+  }
+  const runId = options.runId ?? uuidv7();
+  const repeat = options.repeat ?? 0;
+  const feedback = options.feedback;
+  const traceId = traceIdOf(runId, agent.name, scenario.id, repeat);
+  let ownRecorder: Recorder | undefined;
+  let sink = options.sink;
+  if (sink === undefined && options.store !== undefined) {
+    ownRecorder = createRecorder({ store: options.store, spool: false, ...(options.onRecordError !== undefined ? { onError: options.onRecordError } : {}) });
+    sink = ownRecorder;
+  }
+  const world = createWorld(scenario, {
+    feedback,
+    seed: options.seed,
+    // The runtime closes its recorder on close(); a shared one must outlive this run.
+    ...(sink !== undefined ? { sink: { enqueue: (record) => sink.enqueue(record) } } : {}),
+    context: { failbench_run_id: runId, scenario_id: scenario.id, agent: agent.name, repeat, feedback_mode: feedback },
+  });
+  const { clock, runtime, catalog, startMs } = world;
+  const before = fileVersions(catalog.state.snapshot());
+  const callBudget = scenario.budget?.calls ?? DEFAULT_CALL_BUDGET;
+  const timeBudget = scenario.budget?.virtual_ms ?? DEFAULT_VIRTUAL_BUDGET_MS;
+  const deadline = startMs + timeBudget;
+
+  const budget = new AbortController();
+  let exhausted: ScenarioResult['budgetExhausted'];
+  const exhaust = (why: NonNullable<ScenarioResult['budgetExhausted']>) => {
+    if (exhausted !== undefined) return;
+    exhausted = why;
+    budget.abort(new DOMException(why === 'calls' ? `the budget of ${callBudget} tool calls is used up` : `the budget of ${timeBudget} ms of virtual time is used up`, 'AbortError'));
+  };
+  // The first call past the budget is answered, so the agent can wrap up; a second one ends the run.
+  let overBudgetCalls = 0;
+  let endRun: () => void = () => undefined;
+  const runEnded = new Promise<'ended'>((resolve) => (endRun = () => resolve('ended')));
+  let finished = false;
+
+  const calls: CallTrace[] = [];
+  const inFlight = new Set<Promise<unknown>>();
+  let step = 0;
+  let absorbedFailures = 0;
+  // Per identical call (tool + canonical args): failures since it last succeeded. Calls to other
+  // tools in between do not reset it, so alternating between two failing calls is still a loop.
+  const failureStreaks = new Map<string, number>();
+  let maxIdenticalFailures = 0;
+  const retryAfterDue = new Map<string, { at: number; waitMs: number }>();
+  const retryAfter = { honored: 0, due: 0 };
+
+  const budgetError = (): AgentToolResult => ({
+    ok: false,
+    error: { code: BUDGET_EXHAUSTED, message: `the scenario's budget is used up (${exhausted === 'calls' ? 'tool calls' : 'virtual time'}); finish now` },
+  });
+
+  async function execute(name: string, args: Record<string, unknown>): Promise<AgentToolResult> {
+    const started = clock.now();
+    const key = `${name}\u0000${canonicalJson(args)}`;
+    const pending = retryAfterDue.get(name);
+    if (pending !== undefined) {
+      retryAfterDue.delete(name);
+      retryAfter.due++;
+      if (started - pending.at >= pending.waitMs) retryAfter.honored++;
+    }
+    const result = await runtime.execute(name, args, { traceId, stepIndex: step++, intent: scenario.instruction });
+    const ended = clock.now();
+    const fault = result.record.fault ?? result.fallbackFrom?.record.fault ?? null;
+    const trace: CallTrace = { tool: name, args: JSON.parse(canonicalJson(args)) as unknown, ok: result.ok, virtualMs: started - startMs };
+    if (!result.ok) trace.code = result.error.code;
+    if (fault !== null) trace.fault = fault.kind;
+    calls.push(trace);
+    absorbedFailures += absorbedOf(result);
+    if (result.ok) {
+      failureStreaks.delete(key);
+    } else {
+      const streak = (failureStreaks.get(key) ?? 0) + 1;
+      failureStreaks.set(key, streak);
+      maxIdenticalFailures = Math.max(maxIdenticalFailures, streak);
+      if (result.error.retryAfterMs !== undefined) retryAfterDue.set(name, { at: ended, waitMs: result.error.retryAfterMs });
+    }
+    if (calls.length >= callBudget) exhaust('calls');
+    if (ended >= deadline) exhaust('virtual_ms');
+    return toAgentResult(result, feedback);
+  }
+
+  const task: AgentTask = {
+    id: taskIdOf(runId, scenario.id),
+    instruction: scenario.instruction,
+    now: new Date(startMs).toISOString(),
+    tools: world.tools.map((t) => structuredClone(t)),
+    feedback,
+    signal: budget.signal,
+    callTool(name, args) {
+      // A call that never settles stops a runaway agent for good; one answered at once would let
+      // a `for (;;) await callTool()` loop spin on microtasks and starve the whole process.
+      if (finished) return new Promise<never>(() => undefined);
+      if (exhausted === undefined && clock.now() >= deadline) exhaust('virtual_ms');
+      if (exhausted !== undefined || step >= callBudget) {
+        exhaust('calls');
+        if (++overBudgetCalls > 1) {
+          endRun();
+          return new Promise<never>(() => undefined);
+        }
+        return Promise.resolve(budgetError());
+      }
+      // Copied now: the agent may mutate its arguments after the call, and the trace must not change.
+      const copy = (args !== null && typeof args === 'object' ? structuredClone(args) : args) as Record<string, unknown>;
+      const call = execute(String(name), copy);
+      inFlight.add(call);
+      void call.finally(() => inFlight.delete(call));
+      return call;
+    },
+    async sleep(ms) {
+      const wait = Number.isFinite(ms) && ms > 0 ? ms : 0;
+      const remaining = deadline - clock.now();
+      if (wait >= remaining) {
+        await clock.sleep(Math.max(0, remaining));
+        exhaust('virtual_ms');
+        return;
+      }
+      await clock.sleep(wait);
+    },
+  };
+
+  let outcome: ScenarioResult['outcome'];
+  try {
+    const ran = Promise.resolve().then(() => agent.run(task));
+    const first = await Promise.race([ran, runEnded]);
+    outcome =
+      first === 'ended'
+        ? { status: 'error', answer: `kept calling tools after the budget ran out (${exhausted ?? 'calls'})`, diagnoses: [] }
+        : checkedOutcome(first);
+    if (first === 'ended') ran.catch(() => undefined);
+  } catch (error) {
+    outcome = { status: 'error', answer: `the agent threw: ${messageOf(error)}`, diagnoses: [] };
+  }
+  finished = true;
+  await Promise.allSettled([...inFlight]);
+  await runtime.close();
+  if (ownRecorder !== undefined) await ownRecorder.close();
+
+  const state = catalog.state.snapshot();
+  const verdict = evaluateOracle(scenario.oracle, outcome, state, before);
+  const dup = state.duplicates;
+  const duplicateSideEffects = dup.orders.extra + dup.messages.extra + dup.events.extra + dup.refunds.extra;
+  const writes = [state.orders, state.messages, state.events, state.refunds].reduce((n, items) => n + items.filter((i) => i.source === 'tool').length, 0);
+  const expected = scenario.oracle.diagnosis ?? { category: scenario.taxonomy.category };
+  const identified = diagnosisMatches(outcome.diagnoses, expected);
+  const result: ScenarioResult = {
+    scenarioId: scenario.id,
+    agent: agent.name,
+    repeat,
+    outcome,
+    scores: scenarioScores(scenario, { outcome, oraclePassed: verdict.passed, identified, maxIdenticalFailures, duplicateSideEffects }),
+    oraclePassed: verdict.passed,
+    calls,
+    maxIdenticalFailures,
+    duplicateSideEffects,
+    retryAfter,
+    virtualMs: clock.now() - startMs,
+    state,
+    traceId,
+    feedback,
+    absorbedFailures,
+    writes,
+    ...(exhausted !== undefined ? { budgetExhausted: exhausted } : {}),
+  };
+  if (verdict.failures.length > 0) result.oracleFailures = verdict.failures;
+  return result;
+}
+
+/**
+ * Runs every scenario with every agent, `repeat` times each, at most `concurrency` at once, in
+ * fresh worlds. Records go to `store` through one recorder, flushed before this resolves.
+ * @throws ConfigError for duplicate agent names or scenario ids, and for scenarios that cannot run.
+ */
+export async function runSuite(options: RunSuiteOptions): Promise<SuiteResult> {
+  const wallClock = options.now ?? Date.now;
+  const startedAt = new Date(wallClock()).toISOString();
+  const repeat = options.repeat ?? 1;
+  const concurrency = options.concurrency ?? 1;
+  if (!Number.isInteger(repeat) || repeat < 1) throw new ConfigError(`repeat must be an integer >= 1, got ${String(repeat)}`, 'repeat');
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new ConfigError(`concurrency must be an integer >= 1, got ${String(concurrency)}`, 'concurrency');
+  const transport = options.transport ?? 'inprocess';
+  if (transport !== 'inprocess') throw new ConfigError(`transport ${JSON.stringify(transport)} is not available yet`, 'transport');
+  const agentNames = options.agents.map((a) => a.name);
+  const dupAgent = agentNames.find((name, i) => agentNames.indexOf(name) !== i);
+  if (dupAgent !== undefined) throw new ConfigError(`agent "${dupAgent}" is listed twice`, 'agents');
+  const ids = options.scenarios.map((s) => s.id);
+  const dupScenario = ids.find((id, i) => ids.indexOf(id) !== i);
+  if (dupScenario !== undefined) throw new ConfigError(`scenario id "${dupScenario}" appears twice`, 'scenarios');
+  // Fail before any agent runs, not half way through the suite.
+  for (const scenario of options.scenarios) void createWorld(scenario, { feedback: options.feedback, seed: options.seed }).runtime.close();
+
+  const runId = options.runId ?? uuidv7();
+  const recorder =
+    options.store === undefined
+      ? undefined
+      : createRecorder({ store: options.store, spool: false, ...(options.onRecordError !== undefined ? { onError: options.onRecordError } : {}) });
+  const jobs: { scenario: Scenario; agent: Agent; repeat: number }[] = [];
+  for (const agent of options.agents) for (const scenario of options.scenarios) for (let r = 0; r < repeat; r++) jobs.push({ scenario, agent, repeat: r });
+  const results: ScenarioResult[] = new Array<ScenarioResult>(jobs.length);
+  let next = 0;
+  let done = 0;
+  const worker = async () => {
+    while (next < jobs.length) {
+      const index = next++;
+      const job = jobs[index]!;
+      const result = await runScenario(job.scenario, job.agent, {
+        feedback: options.feedback,
+        seed: options.seed,
+        repeat: job.repeat,
+        runId,
+        transport,
+        ...(recorder !== undefined ? { sink: recorder } : {}),
+      });
+      results[index] = result;
+      done++;
+      try {
+        options.onProgress?.({ done, total: jobs.length, result });
+      } catch {
+        // A progress display must not break the run.
+      }
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, jobs.length)) }, worker));
+  } finally {
+    await recorder?.close();
+  }
+  return {
+    meta: {
+      runId,
+      version: options.version ?? 'unknown',
+      seed: options.seed,
+      feedback: options.feedback,
+      transport,
+      repeat,
+      concurrency,
+      agents: agentNames,
+      startedAt,
+      finishedAt: new Date(wallClock()).toISOString(),
+    },
+    scenarios: options.scenarios.map(summarizeScenario),
+    results,
+  };
+}

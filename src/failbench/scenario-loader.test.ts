@@ -1,0 +1,147 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConfigError } from '../errors.js';
+import { ScenarioError, loadScenarios, parseScenario } from './scenario-loader.js';
+
+const VALID = `
+title: weather times out once
+language: en
+kind: single_step
+taxonomy: { category: network, subtype: timeout }
+dimensions: [identification, recovery, loop_avoidance]
+recoverable: true
+instruction: What's the weather in Shanghai tomorrow?
+tools: [get_weather]
+faults:
+  - { tool: get_weather, trigger: first_call_only, fault: timeout, params: { delay_ms: 1000 } }
+oracle:
+  status: [completed]
+  answer_contains: ['2026-03-30']
+  diagnosis: { tool: get_weather, category: network }
+`;
+
+function problemsOf(fn: () => unknown): readonly string[] {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof ScenarioError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected a ScenarioError');
+}
+
+const edit = (from: string, to: string) => VALID.replace(from, to);
+
+describe('parseScenario', () => {
+  it('reads a scenario and fills in its id', () => {
+    const s = parseScenario(VALID, 'weather/timeout.yaml', 'weather/timeout');
+    expect(s).toMatchObject({ id: 'weather/timeout', language: 'en', tools: ['get_weather'], oracle: { status: ['completed'] } });
+    expect(s.faults[0]).toMatchObject({ fault: 'timeout', params: { delay_ms: 1000 } });
+  });
+
+  it('keeps an id the file gives', () => {
+    expect(parseScenario(`id: custom/one\n${VALID}`, 'x.yaml', 'x').id).toBe('custom/one');
+  });
+
+  it('names the file, the field and the problem on one line', () => {
+    expect(problemsOf(() => parseScenario(edit('language: en', 'language: fr'), 'a.yaml', 'a'))).toEqual(['a.yaml: language: must be one of en, zh']);
+    expect(problemsOf(() => parseScenario(edit('recoverable: true\n', ''), 'a.yaml', 'a'))).toEqual(['a.yaml: recoverable: is required']);
+    expect(problemsOf(() => parseScenario(edit('kind: single_step', 'kind: single_step\nflavour: spicy'), 'a.yaml', 'a'))).toEqual(['a.yaml: flavour: unknown field']);
+    expect(problemsOf(() => parseScenario(edit('status: [completed]', 'status: [done]'), 'a.yaml', 'a'))).toEqual(['a.yaml: oracle.status[0]: must be one of completed, gave_up, escalated']);
+    expect(problemsOf(() => parseScenario(edit('subtype: timeout', 'subtype: flaky'), 'a.yaml', 'a'))[0]).toMatch(/^a\.yaml: taxonomy\.subtype: must be one of timeout, authz, 5xx/);
+  });
+
+  it('checks tools against the catalog and fault rules with the fault-plan validator', () => {
+    expect(problemsOf(() => parseScenario(edit('tools: [get_weather]', 'tools: [get_wether]'), 'a.yaml', 'a'))).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^a\.yaml: tools\[0\]: unknown tool "get_wether"/)]),
+    );
+    expect(problemsOf(() => parseScenario(edit('params: { delay_ms: 1000 }', 'params: { delay_ms: -5 }'), 'a.yaml', 'a'))).toEqual([
+      'a.yaml: faults[0].params.delay_ms: must be a non-negative number of milliseconds',
+    ]);
+    expect(problemsOf(() => parseScenario(edit('fault: timeout', 'fault: explode'), 'a.yaml', 'a'))[0]).toMatch(/^a\.yaml: faults\[0\]\.fault: unknown fault kind "explode"/);
+    expect(problemsOf(() => parseScenario(edit('{ tool: get_weather, trigger', '{ tool: send_message, trigger'), 'a.yaml', 'a'))).toEqual([
+      'a.yaml: faults[0].tool: "send_message" matches none of the scenario\'s tools, so the fault never fires',
+    ]);
+  });
+
+  it('checks what the schema cannot: recovery only when recoverable, a diagnosis when identification is scored, state checks', () => {
+    expect(problemsOf(() => parseScenario(edit('recoverable: true', 'recoverable: false'), 'a.yaml', 'a'))).toEqual(['a.yaml: dimensions: recovery is scored only on recoverable scenarios']);
+    expect(problemsOf(() => parseScenario(edit('  diagnosis: { tool: get_weather, category: network }\n', ''), 'a.yaml', 'a'))).toEqual([
+      'a.yaml: oracle.diagnosis: is required when identification is scored',
+    ]);
+    expect(problemsOf(() => parseScenario(edit("answer_contains: ['2026-03-30']", 'state: [{ collection: orders, count: 1, min: 1 }]'), 'a.yaml', 'a'))).toEqual([
+      'a.yaml: oracle.state[0]: give count, or min/max, not both',
+    ]);
+    expect(problemsOf(() => parseScenario(`now: yesterday\n${VALID}`, 'a.yaml', 'a'))).toEqual(['a.yaml: now: must be an ISO-8601 date-time']);
+  });
+
+  it('reports YAML syntax errors with their position', () => {
+    expect(problemsOf(() => parseScenario('title: [unclosed\n', 'a.yaml', 'a'))[0]).toMatch(/^a\.yaml: invalid YAML at line \d+, column \d+/);
+    expect(problemsOf(() => parseScenario('- just\n- a list\n', 'a.yaml', 'a'))).toEqual(['a.yaml: must be a mapping of scenario fields']);
+  });
+
+  it('is a ConfigError, so the CLI prints one line and exits 2', () => {
+    try {
+      parseScenario(edit('language: en', 'language: fr'), 'a.yaml', 'a');
+    } catch (error) {
+      expect(ConfigError.isInstance(error)).toBe(true);
+    }
+  });
+});
+
+describe('loadScenarios', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'faultline-scenarios-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function put(path: string, text: string): Promise<void> {
+    await mkdir(join(dir, path, '..'), { recursive: true });
+    await writeFile(join(dir, path), text);
+  }
+
+  it('reads every YAML file under the directory, ids from their paths, sorted by id', async () => {
+    await put('weather/b.yaml', VALID);
+    await put('weather/a.yml', VALID);
+    await put('orders/deep/c.yaml', edit('kind: single_step', 'kind: cascade'));
+    await put('notes.txt', 'not a scenario');
+    const scenarios = await loadScenarios(dir);
+    expect(scenarios.map((s) => s.id)).toEqual(['orders/deep/c', 'weather/a', 'weather/b']);
+  });
+
+  it('filters by dimension, kind or id glob', async () => {
+    await put('weather/a.yaml', VALID);
+    await put('weather/b-zh.yaml', edit('language: en', 'language: zh').replace('dimensions: [identification, recovery, loop_avoidance]', 'dimensions: [identification, recovery]'));
+    await put('orders/c.yaml', edit('kind: single_step', 'kind: cascade'));
+    const ids = async (filter: string | string[]) => (await loadScenarios(dir, { filter })).map((s) => s.id);
+    expect(await ids('loop_avoidance')).toEqual(['orders/c', 'weather/a']);
+    expect(await ids('cascade')).toEqual(['orders/c']);
+    expect(await ids('weather/*')).toEqual(['weather/a', 'weather/b-zh']);
+    expect(await ids('*-zh')).toEqual(['weather/b-zh']);
+    expect(await ids('cascade,*-zh')).toEqual(['orders/c', 'weather/b-zh']);
+    expect(await ids(['nothing-matches'])).toEqual([]);
+  });
+
+  it('lists the problems of every file, and duplicate ids', async () => {
+    await put('a.yaml', edit('language: en', 'language: fr'));
+    await put('b.yaml', `id: same\n${VALID}`);
+    await put('c.yaml', `id: same\n${VALID}`);
+    const error = await loadScenarios(dir).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ScenarioError);
+    const problems = (error as ScenarioError).problems.map((p) => p.replace(dir, '<dir>'));
+    expect(problems).toHaveLength(2);
+    expect(problems[0]).toMatch(/a\.yaml: language: must be one of en, zh$/);
+    expect(problems[1]).toMatch(/c\.yaml: id: duplicate scenario id "same" \(also .*b\.yaml\)$/);
+    expect((error as ScenarioError).message).toMatch(/\(and 1 more problems\)$/);
+  });
+
+  it('says when the directory is missing or empty', async () => {
+    await expect(loadScenarios(join(dir, 'nope'))).rejects.toThrow(/cannot read scenario directory .*nope: ENOENT/);
+    await expect(loadScenarios(dir)).rejects.toThrow(/no scenario files/);
+  });
+});

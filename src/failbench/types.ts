@@ -1,0 +1,214 @@
+/**
+ * FailBench's contracts: what an agent under test sees and returns, what a scenario is, and what
+ * a run reports. The runner, the scenario suite, the reference agents and the model adapters are
+ * built against these types and nothing else of each other.
+ */
+import type { FailureCategory, FailureStage, FeedbackAction } from '../taxonomy.js';
+import type { FaultRule } from '../faults/plan-spec.js';
+import type { CatalogSnapshot } from '../tools/catalog-state.js';
+
+// ---------------------------------------------------------------------------------------------
+// What the agent sees
+// ---------------------------------------------------------------------------------------------
+
+/** A tool offered to the agent (what an LLM gets in its tools list). */
+export interface AgentTool {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  annotations?: { readOnlyHint?: boolean; idempotentHint?: boolean; destructiveHint?: boolean; openWorldHint?: boolean };
+}
+
+/** A failed call as a real API client would see it. */
+export interface RawToolError {
+  /** `HTTP_429`, `ECONNRESET`, `TIMEOUT`, `MCP_-32602`, `INVALID_ARGUMENTS`, ... */
+  code: string;
+  message: string;
+  /** HTTP status, when the failure had one. */
+  status?: number;
+  /** Response headers that matter to a client (e.g. `retry-after`), lower-case names. */
+  headers?: Record<string, string>;
+  /** The error body the service returned (parsed JSON when it was JSON). */
+  body?: unknown;
+}
+
+/** What the runtime adds in assisted mode: its classification and feedback. */
+export interface AssistedInfo {
+  stage: FailureStage;
+  category: FailureCategory;
+  type: string;
+  action: FeedbackAction;
+  hint: string;
+  retryable: boolean;
+  retryAfterMs?: number;
+  /** Failures the runtime absorbed (retried, refreshed, fell back) before answering. */
+  absorbedFailures: number;
+}
+
+/** The result of `task.callTool`. In raw mode `assisted` is absent. */
+export type AgentToolResult =
+  | { ok: true; output: unknown; assisted?: { absorbedFailures: number } }
+  | { ok: false; error: RawToolError; assisted?: AssistedInfo };
+
+export type FeedbackMode = 'raw' | 'assisted';
+
+/** One scenario as handed to an agent. It never includes the plan, the oracle or the real id. */
+export interface AgentTask {
+  /** Opaque, stable per scenario and run (not the scenario's file id). */
+  id: string;
+  instruction: string;
+  /** The virtual "now", ISO-8601 UTC. */
+  now: string;
+  tools: AgentTool[];
+  callTool(name: string, args: Record<string, unknown>): Promise<AgentToolResult>;
+  /** Waits on the scenario's virtual clock (use it to honor Retry-After). */
+  sleep(ms: number): Promise<void>;
+  /** Aborted when the scenario's budget (turns or virtual time) runs out. */
+  signal: AbortSignal;
+  feedback: FeedbackMode;
+}
+
+/** An agent's account of a failure it noticed. */
+export interface Diagnosis {
+  tool: string;
+  category: FailureCategory | 'semantic';
+  type?: string;
+  note?: string;
+}
+
+export interface AgentOutcome {
+  status: 'completed' | 'gave_up' | 'escalated';
+  answer: string;
+  diagnoses: Diagnosis[];
+}
+
+/**
+ * An agent under test. `module:<path>` loads any module whose default export implements this
+ * (an object, or a factory function returning one).
+ */
+export interface Agent {
+  readonly name: string;
+  run(task: AgentTask): Promise<AgentOutcome>;
+  /** Releases connections; optional. */
+  close?(): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scenarios (YAML files)
+// ---------------------------------------------------------------------------------------------
+
+/** Seed 000's five dimensions. */
+export type Dimension = 'identification' | 'recovery' | 'loop_avoidance' | 'semantic_verification' | 'idempotency_safety';
+export const DIMENSIONS: readonly Dimension[] = ['identification', 'recovery', 'loop_avoidance', 'semantic_verification', 'idempotency_safety'];
+
+/** Seed 000 section 4.2: the four case kinds. */
+export type ScenarioKind = 'single_step' | 'cascade' | 'semantic' | 'mixed';
+
+/** Conditions on the catalog state after the run, all of which must hold. */
+export interface StateCheck {
+  /** Which collection of the catalog snapshot: orders, messages, events, refunds, files. */
+  collection: 'orders' | 'messages' | 'events' | 'refunds' | 'files';
+  /** Only items created during the run (not seeded ones) whose fields equal these. */
+  where?: Record<string, unknown>;
+  /** Exact count of such items. */
+  count?: number;
+  min?: number;
+  max?: number;
+}
+
+export interface ScenarioOracle {
+  /** Statuses the run may end with to pass. */
+  status: Array<AgentOutcome['status']>;
+  /** Every string must appear in the answer (case-insensitive). */
+  answer_contains?: string[];
+  /** None may appear (e.g. the drifted, wrong value). */
+  answer_excludes?: string[];
+  state?: StateCheck[];
+  /** The diagnosis that counts as identifying the injected fault. */
+  diagnosis?: { tool: string; category: FailureCategory | 'semantic' };
+}
+
+export interface Scenario {
+  /** File-level id, e.g. `orders/commit-then-drop-01`. Never shown to agents. */
+  id: string;
+  title: string;
+  language: 'en' | 'zh';
+  kind: ScenarioKind;
+  /** Seed 001 category of the main injected fault, and seed 000 subtype. */
+  taxonomy: { category: FailureCategory | 'semantic'; subtype: string };
+  /** The dimensions this scenario scores. */
+  dimensions: Dimension[];
+  /** Whether the task can be completed despite the faults (recovery is scored only then). */
+  recoverable: boolean;
+  instruction: string;
+  /** Virtual now, ISO-8601. Default: the catalog's default now. */
+  now?: string;
+  /** Catalog tool names offered to the agent. */
+  tools: string[];
+  /** Catalog seed. Default 1. */
+  seed?: number;
+  faults: FaultRule[];
+  oracle: ScenarioOracle;
+  /** Budget: calls the agent may make (default 30) and virtual time (default 10 minutes). */
+  budget?: { calls?: number; virtual_ms?: number };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Results
+// ---------------------------------------------------------------------------------------------
+
+export interface CallTrace {
+  tool: string;
+  args: unknown;
+  ok: boolean;
+  code?: string;
+  /** The injected fault kind, if any (ground truth; not shown to the agent). */
+  fault?: string;
+  virtualMs: number;
+}
+
+/** One scenario run by one agent. */
+export interface ScenarioResult {
+  scenarioId: string;
+  agent: string;
+  repeat: number;
+  outcome: AgentOutcome | { status: 'error'; answer: string; diagnoses: Diagnosis[] };
+  /** Per dimension this scenario scores: passed or not. */
+  scores: Partial<Record<Dimension, boolean>>;
+  oraclePassed: boolean;
+  calls: CallTrace[];
+  /** Identical failing calls in a row, at most. */
+  maxIdenticalFailures: number;
+  duplicateSideEffects: number;
+  /** Waits that honored Retry-After / waits that were due. */
+  retryAfter: { honored: number; due: number };
+  virtualMs: number;
+  state: CatalogSnapshot;
+  /** The trace every call of this run was recorded under (added by the runner; absent in hand-built results). */
+  traceId?: string;
+  feedback?: FeedbackMode;
+  /** Failed attempts the runtime handled before the agent saw a result (assisted mode; 0 in raw). */
+  absorbedFailures?: number;
+  /** Why the run was cut short, when the agent ran out of budget. */
+  budgetExhausted?: 'calls' | 'virtual_ms';
+  /** Entities created by tool calls during the run (orders, messages, events, refunds): the denominator of the duplicate-execution rate. */
+  writes?: number;
+  /** The oracle conditions the run did not meet, one line each. */
+  oracleFailures?: string[];
+}
+
+export interface DimensionScore {
+  rate: number;
+  n: number;
+  ci95: [number, number];
+}
+
+/** The `--json` shape per agent (issue 5). */
+export interface AgentReport {
+  run_id: string;
+  agent: string;
+  scenarios: number;
+  dimensions: Record<Dimension, DimensionScore>;
+  retry_after_compliance: number;
+  score: number;
+}

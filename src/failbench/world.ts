@@ -1,0 +1,122 @@
+/**
+ * The world one scenario run happens in: a fresh tool catalog, a virtual clock at the scenario's
+ * "now", the scenario's fault plan, and a runtime over the scenario's tools. Every piece is
+ * seeded from the run seed and the scenario id, so the same seed gives the same run.
+ */
+import { createHash } from 'node:crypto';
+import { ConfigError } from '../errors.js';
+import { createFaultPlan, type FaultPlan } from '../faults/index.js';
+import { createVirtualClock, type VirtualClock } from '../runtime/clock.js';
+import { defineTool, type Tool } from '../runtime/define-tool.js';
+import { createRuntime, type RecordSink, type Runtime } from '../runtime/runtime.js';
+import { createToolCatalog, DEFAULT_CATALOG_NOW, type ToolCatalog } from '../tools/index.js';
+import type { AgentTool, FeedbackMode, Scenario } from './types.js';
+
+export interface WorldOptions {
+  feedback: FeedbackMode;
+  /** The run seed; combined with the scenario id for the fault plan and retry jitter. */
+  seed: number;
+  /** Where the runtime's records go (the runner passes a shared recorder). */
+  sink?: RecordSink;
+  /** Added to every record's context_snapshot. */
+  context?: Record<string, unknown>;
+}
+
+export interface ScenarioWorld {
+  catalog: ToolCatalog;
+  clock: VirtualClock;
+  faults: FaultPlan;
+  runtime: Runtime;
+  /** Epoch ms the run starts at (the scenario's now). */
+  startMs: number;
+  /** The tools as offered to the agent, in the scenario's order. */
+  tools: AgentTool[];
+}
+
+/** A short hex digest of the parts, for opaque ids. */
+export function digest(...parts: readonly (string | number)[]): string {
+  const hash = createHash('sha256');
+  for (const part of parts) hash.update(`${String(part)}\u0000`);
+  return hash.digest('hex');
+}
+
+/** A 32-bit seed spread from the parts, so that nearby run seeds give unrelated streams. */
+export function derivedSeed(...parts: readonly (string | number)[]): number {
+  return Number.parseInt(digest(...parts).slice(0, 8), 16);
+}
+
+/** The scenario's virtual now in epoch ms. */
+export function scenarioStartMs(scenario: Scenario): number {
+  if (scenario.now === undefined) return DEFAULT_CATALOG_NOW;
+  const ms = Date.parse(scenario.now);
+  if (Number.isNaN(ms)) throw new ConfigError(`scenario ${scenario.id}: now ${JSON.stringify(scenario.now)} is not an ISO-8601 time`, 'now');
+  return ms;
+}
+
+/**
+ * The tool without its own retry, breaker and fallback settings. Raw mode measures the agent's
+ * own handling, so nothing may retry, trip or fall back for it, and tool-level settings would
+ * override the runtime's.
+ */
+export function withoutOwnRecovery(tool: Tool): Tool {
+  if (Object.keys(tool.retry).length === 0 && Object.keys(tool.breaker).length === 0 && tool.fallback === undefined) return tool;
+  return defineTool({
+    name: tool.name,
+    description: tool.description,
+    input: tool.inputSchema,
+    ...(tool.outputSchema !== undefined ? { output: tool.outputSchema } : {}),
+    timeoutMs: tool.timeoutMs,
+    idempotent: tool.idempotent,
+    idempotencyKey: tool.idempotencyKey,
+    ...(tool.feedback !== undefined ? { feedback: tool.feedback } : {}),
+    ...(tool.annotations !== undefined ? { annotations: tool.annotations } : {}),
+    execute: tool.execute,
+  });
+}
+
+function agentTool(tool: Tool): AgentTool {
+  const offered: AgentTool = { name: tool.name, description: tool.description, inputSchema: tool.inputSchema };
+  const a = tool.annotations;
+  if (a !== undefined) {
+    const hints: NonNullable<AgentTool['annotations']> = {};
+    if (a.readOnlyHint !== undefined) hints.readOnlyHint = a.readOnlyHint;
+    if (a.idempotentHint !== undefined) hints.idempotentHint = a.idempotentHint;
+    if (a.destructiveHint !== undefined) hints.destructiveHint = a.destructiveHint;
+    if (a.openWorldHint !== undefined) hints.openWorldHint = a.openWorldHint;
+    offered.annotations = hints;
+  }
+  return offered;
+}
+
+/**
+ * Builds a fresh world for one run of `scenario`.
+ * @throws ConfigError when the scenario names a tool the catalog does not have, or its fault plan is invalid.
+ */
+export function createWorld(scenario: Scenario, options: WorldOptions): ScenarioWorld {
+  const startMs = scenarioStartMs(scenario);
+  const catalog = createToolCatalog({ seed: scenario.seed ?? 1, now: startMs });
+  const byName = new Map(catalog.tools.map((t) => [t.name, t]));
+  const tools: Tool[] = [];
+  for (const name of scenario.tools) {
+    const tool = byName.get(name);
+    if (tool === undefined) throw new ConfigError(`scenario ${scenario.id}: unknown tool "${name}"`, 'tools');
+    tools.push(options.feedback === 'raw' ? withoutOwnRecovery(tool) : tool);
+  }
+  const clock = createVirtualClock({ startMs });
+  let faults: FaultPlan;
+  try {
+    faults = createFaultPlan({ version: 1, rules: scenario.faults }, { clock, seed: derivedSeed(options.seed, scenario.id, 'faults'), startedAt: startMs });
+  } catch (error) {
+    throw new ConfigError(`scenario ${scenario.id}: ${(error as Error).message}`, 'faults', { cause: error });
+  }
+  const runtime = createRuntime({
+    tools,
+    clock,
+    faults,
+    seed: derivedSeed(options.seed, scenario.id, 'jitter'),
+    ...(options.sink !== undefined ? { recorder: options.sink } : {}),
+    ...(options.context !== undefined ? { context: options.context } : {}),
+    ...(options.feedback === 'raw' ? { retry: { maxRetries: 0 }, breaker: { failureThreshold: Number.MAX_SAFE_INTEGER } } : {}),
+  });
+  return { catalog, clock, faults, runtime, startMs, tools: tools.map(agentTool) };
+}
