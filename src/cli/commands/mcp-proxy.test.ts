@@ -5,7 +5,7 @@
  */
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -13,13 +13,45 @@ import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { McpError, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EVERYTHING_SERVER, INSPECTOR_CLI, readRecords, tempDir } from '../../faults/mcp-proxy/mcp-proxy.test-helpers.js';
+import { EVERYTHING_SERVER, INSPECTOR_CLI, MEMORY_SERVER, readRecords, tempDir, writeDyingServer } from '../../faults/mcp-proxy/mcp-proxy.test-helpers.js';
 import { runCapture } from '../run-cli.test-helpers.js';
 
 const run = promisify(execFile);
+
+/** An MCP client transport over a child the test spawned itself, so that the test can see the child's exit code. */
+class ChildStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  private readonly buffer = new ReadBuffer();
+
+  constructor(private readonly child: ChildProcessWithoutNullStreams) {}
+
+  async start(): Promise<void> {
+    this.child.stdout.on('data', (chunk: Buffer) => {
+      this.buffer.append(chunk);
+      for (let message = this.buffer.readMessage(); message !== null; message = this.buffer.readMessage()) this.onmessage?.(message);
+    });
+    this.child.once('close', () => this.onclose?.());
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    this.child.stdin.write(serializeMessage(message));
+  }
+
+  /** Ends the child's stdin, which is how an MCP client leaves a stdio server. */
+  async close(): Promise<void> {
+    this.child.stdin.end();
+  }
+}
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** A server that fails at start-up the way real ones do: a few lines on stderr, then a non-zero exit. */
+const EARLY_EXIT = "console.error('memory server starting'); console.error('Error: MEMORY_FILE_PATH is a directory'); console.error('  at main (index.js:1:1)'); process.exit(3)";
 
 const PLAN = ['version: 1', 'rules:', '  - id: sum-400', '    tool: get-sum', '    fault: http_status', '    params: { status: 400, message: a and b must be numbers }', ''].join('\n');
 
@@ -50,6 +82,11 @@ describe('faultline mcp-proxy: bad usage and bad input print one line and exit 2
     ['a --db that cannot be opened', () => ['mcp-proxy', '--plan', planPath, '--db', '/dev/null/records.db', '--', process.execPath, EVERYTHING_SERVER, 'stdio'], /^faultline: cannot open SQLite store/],
     ['a --db that is not a store', () => ['mcp-proxy', '--plan', planPath, '--db', 'mysql://db/x', '--', 'node'], /^faultline: unknown store "mysql:\/\/db\/x"/],
     ['a server command that does not exist', () => ['mcp-proxy', '--plan', planPath, '--db', ':memory:', '--', '/nonexistent/mcp-server'], /^faultline: cannot connect to the upstream MCP server \(\/nonexistent\/mcp-server\): ENOENT$/],
+    [
+      'a server that exits before the MCP handshake, after writing to stderr',
+      () => ['mcp-proxy', '--plan', planPath, '--db', ':memory:', '--', process.execPath, '-e', EARLY_EXIT],
+      /^faultline: cannot connect to the upstream MCP server \(.* -e .*\): it exited with code 3 before the MCP handshake \(it wrote 3 lines to stderr: run the command directly to see them\)$/,
+    ],
   ];
 
   beforeAll(async () => {
@@ -66,6 +103,18 @@ describe('faultline mcp-proxy: bad usage and bad input print one line and exit 2
       expect(lines[0]).toMatch(message);
     });
   }
+
+  it('leaves no store behind when the server cannot start, with the default --db or a given one', async () => {
+    const failing = [['/nonexistent/mcp-server'], [process.execPath, '-e', EARLY_EXIT]];
+    for (const server of failing) {
+      const cwd = join(dir.path, `no-store-${failing.indexOf(server)}`);
+      await mkdir(cwd);
+      const byDefault = await runCapture(['mcp-proxy', '--plan', planPath, '--', ...server], cwd);
+      const given = await runCapture(['mcp-proxy', '--plan', planPath, '--db', join(cwd, 'records.db'), '--', ...server], cwd);
+      expect([byDefault.code, given.code]).toEqual([2, 2]);
+      expect(await readdir(cwd)).toEqual([]);
+    }
+  });
 });
 
 describe('faultline mcp-proxy as a process', () => {
@@ -148,7 +197,10 @@ describe('faultline mcp-proxy as a process', () => {
   });
 
   /** Starts the CLI and collects its stderr lines. */
-  function start(args: string[], env: NodeJS.ProcessEnv = {}): { child: ChildProcessWithoutNullStreams; line(pattern: RegExp): Promise<RegExpExecArray>; exit: Promise<number | null> } {
+  function start(
+    args: string[],
+    env: NodeJS.ProcessEnv = {},
+  ): { child: ChildProcessWithoutNullStreams; line(pattern: RegExp): Promise<RegExpExecArray>; lines(): string[]; exit: Promise<number | null> } {
     const child = spawn(process.execPath, [main, 'mcp-proxy', ...args], { cwd: dir.path, env: { ...process.env, ...env } });
     const lines: string[] = [];
     const waiting: Array<() => void> = [];
@@ -160,6 +212,7 @@ describe('faultline mcp-proxy as a process', () => {
     return {
       child,
       exit,
+      lines: () => [...lines],
       async line(pattern) {
         const deadline = Date.now() + 15_000;
         for (;;) {
@@ -216,25 +269,99 @@ describe('faultline mcp-proxy as a process', () => {
     }
   });
 
-  it('exits 1 when the upstream server goes away on its own', async () => {
-    const script = join(dir.path, 'short-lived-server.mjs');
-    await writeFile(
-      script,
-      [
-        `import { McpServer } from ${JSON.stringify(join(REPO, 'node_modules/@modelcontextprotocol/sdk/dist/esm/server/mcp.js'))};`,
-        `import { StdioServerTransport } from ${JSON.stringify(join(REPO, 'node_modules/@modelcontextprotocol/sdk/dist/esm/server/stdio.js'))};`,
-        `const server = new McpServer({ name: 'short-lived', version: '1.0.0' });`,
-        `server.registerTool('ping', { description: 'ping' }, async () => ({ content: [{ type: 'text', text: 'pong' }] }));`,
-        `await server.connect(new StdioServerTransport());`,
-        `setTimeout(() => process.exit(0), 300);`,
-      ].join('\n'),
-    );
-    const proc = start(['--plan', planPath, '--db', ':memory:', '--', process.execPath, script]);
+  it('keeps serving when the server dies mid-call: both calls fail with -32000 and are recorded, and it exits 1 when the client leaves', async () => {
+    const script = await writeDyingServer(join(dir.path, 'dying-server.mjs'));
+    const db = join(dir.path, 'dying.db');
+    const proc = start(['--plan', planPath, '--db', db, '--', process.execPath, script, 'exit:3']);
     try {
+      const client = new Client({ name: 'survivor', version: '1' });
+      await client.connect(new ChildStdioTransport(proc.child));
+      const tools = await client.listTools();
+      expect(await client.callTool({ name: 'ping', arguments: {} })).toEqual({ content: [{ type: 'text', text: 'pong' }] });
+
+      const running = await client.callTool({ name: 'slow_write', arguments: {} }).catch((e: unknown) => e);
+      expect(running).toBeInstanceOf(McpError);
+      expect(running).toMatchObject({ code: -32000, data: { code: 'ECONNRESET', exit_code: 3, signal: null } });
+      const after = await client.callTool({ name: 'ping', arguments: {} }).catch((e: unknown) => e);
+      expect(after).toMatchObject({ code: -32000, data: { code: 'UPSTREAM_EXITED', exit_code: 3, signal: null } });
+
+      // The proxy is still there, answers tools/list, and has written the records while it runs.
+      expect(proc.child.exitCode).toBeNull();
+      expect(await client.listTools()).toEqual(tools);
+      const deadline = Date.now() + 10_000;
+      let records = await readRecords(db);
+      while (records.length < 3 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+        records = await readRecords(db);
+      }
+      expect(records.map((r) => [r.tool_name, r.status, r.failure_category, r.failure_type, r.error_code])).toEqual([
+        ['ping', 'success', null, null, null],
+        ['slow_write', 'failure', 'network', 'connection_reset', 'ECONNRESET'],
+        ['ping', 'failure', 'system', 'dependency_down', 'UPSTREAM_EXITED'],
+      ]);
+      await proc.line(/exited with code 3/);
+      expect(proc.lines()).toEqual([expect.stringMatching(/^faultline mcp-proxy: the upstream MCP server \(.*dying-server\.mjs exit:3\) exited with code 3; tools\/call now fails with -32000/)]);
+
+      await client.close();
       expect(await proc.exit).toBe(1);
-      await proc.line(/the upstream MCP server \(.*short-lived-server\.mjs\) closed the connection$/);
+      await proc.line(/^faultline mcp-proxy: stopped after 3 tool call\(s\); records in .*dying\.db$/);
+      expect(proc.lines()).toHaveLength(2);
     } finally {
       proc.child.kill('SIGKILL');
     }
+  });
+
+  it('leaves no store behind when started as a process with a server that exits at once', async () => {
+    const cwd = join(dir.path, 'process-no-store');
+    await mkdir(cwd);
+    const child = spawn(process.execPath, [main, 'mcp-proxy', '--plan', planPath, '--', process.execPath, '-e', EARLY_EXIT], { cwd });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/^faultline: cannot connect to the upstream MCP server \(.*\): it exited with code 3 before the MCP handshake \(it wrote 3 lines to stderr: run the command directly to see them\)\n$/);
+    expect(await readdir(cwd)).toEqual([]);
+  });
+
+  it('drives server-memory with @modelcontextprotocol/inspector-cli: entities and relations in, the graph back out', async () => {
+    const db = join(dir.path, 'memory.db');
+    const graphFile = join(dir.path, 'memory-graph.jsonl');
+    // Each inspector run starts the proxy, which starts its own server-memory on the same graph file.
+    const inspect = (...method: string[]) =>
+      run(INSPECTOR_CLI, ['--cli', process.execPath, ...method, '--', main, 'mcp-proxy', '--plan', planPath, '--db', db, '--', process.execPath, MEMORY_SERVER], {
+        cwd: dir.path,
+        timeout: 60_000,
+        env: { ...process.env, MEMORY_FILE_PATH: graphFile },
+      });
+
+    const tools = (JSON.parse((await inspect('--method', 'tools/list')).stdout) as { tools: Array<{ name: string; annotations?: Record<string, unknown> }> }).tools;
+    expect(tools.find((t) => t.name === 'read_graph')?.annotations).toMatchObject({ readOnlyHint: true });
+
+    const entities = JSON.stringify([
+      { name: 'Grace Hopper', entityType: 'person', observations: ['wrote the first compiler'] },
+      { name: 'COBOL', entityType: 'language', observations: [] },
+    ]);
+    const created = await inspect('--tool-arg', `entities=${entities}`, '--method', 'tools/call', '--tool-name', 'create_entities');
+    expect((JSON.parse(created.stdout) as { structuredContent: unknown }).structuredContent).toEqual({ entities: JSON.parse(entities) as unknown });
+    const relations = JSON.stringify([{ from: 'Grace Hopper', to: 'COBOL', relationType: 'designed' }]);
+    await inspect('--tool-arg', `relations=${relations}`, '--method', 'tools/call', '--tool-name', 'create_relations');
+
+    const graph = JSON.parse((await inspect('--method', 'tools/call', '--tool-name', 'read_graph')).stdout) as { structuredContent: unknown; content: Array<{ text: string }> };
+    const expected = { entities: JSON.parse(entities) as unknown, relations: JSON.parse(relations) as unknown };
+    expect(graph.structuredContent).toEqual(expected);
+    expect(JSON.parse(graph.content[0]!.text)).toEqual(expected);
+
+    const deadline = Date.now() + 10_000;
+    let records = await readRecords(db);
+    while (records.length < 3 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+      records = await readRecords(db);
+    }
+    expect(records.map((r) => [r.tool_name, r.status, r.idempotent, r.fault])).toEqual([
+      ['create_entities', 'success', false, null],
+      ['create_relations', 'success', false, null],
+      ['read_graph', 'success', true, null],
+    ]);
+    expect(records[0]).toMatchObject({ input_params: { entities: JSON.parse(entities) as unknown }, context_snapshot: { agent: 'inspector-cli', mcp_server: 'memory-server' } });
   });
 });

@@ -3,6 +3,11 @@
  * records every tools/call. By default it speaks MCP on stdin/stdout, so an MCP client config
  * runs `faultline mcp-proxy --plan p.yaml -- <server command>` where it ran the server; with
  * `--port` it serves Streamable HTTP on 127.0.0.1 instead. Diagnostics go to stderr only.
+ *
+ * A server that cannot be started (no such command, or it exits before the MCP handshake) is bad
+ * input: one line, exit 2, and no store is created. A server that dies later is data: the proxy
+ * records the failed calls, keeps answering, and stops only when its client goes away or it is
+ * signalled (exit 1 then, since the session lost its server).
  */
 import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -78,7 +83,7 @@ function upstreamFrom(opts: McpProxyOptions, command: readonly string[], io: Cli
   }
   // The server is the user's own program: it gets the whole environment (its API keys), as it would when run directly.
   const env = Object.fromEntries(Object.entries(io.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
-  return { command: executable, args, env, cwd: io.cwd };
+  return { command: executable, args, env, cwd: io.cwd, stderr: io.stderr };
 }
 
 async function loadPlan(path: string): Promise<FaultPlan> {
@@ -117,6 +122,9 @@ export function mcpProxyCommand(ctx: CliContext): Command {
         'tools, resources, prompts, progress and cancellation, and applies the plan to tools/call: an HTTP-style fault\n' +
         'becomes a JSON-RPC error (400 -> -32602, 500/502/504 -> -32603, drops -> -32000, delayed timeouts -> -32001)\n' +
         'or an isError result (401/403/404/409/429/503); hangs and commit_then_drop never answer.\n\n' +
+        'If the server exits while the proxy runs, the proxy stays up: every tools/call fails with -32000 and is\n' +
+        'recorded (connection_reset if it was running, dependency_down after), tools/list answers from the last list,\n' +
+        'and the exit code is 1 once the client disconnects. A server that cannot start exits 2 with one line.\n\n' +
         'Example (an MCP client config):\n' +
         '  "command": "npx", "args": ["faultline", "mcp-proxy", "--plan", "faults.yaml", "--", "npx", "@modelcontextprotocol/server-everything"]\n' +
         'Change the plan while it runs:\n' +
@@ -144,16 +152,16 @@ export function mcpProxyCommand(ctx: CliContext): Command {
 
       let http: McpHttpServer | undefined;
       let admin: AdminServer | undefined;
-      let stoppedBy: 'upstream' | 'client' | 'signal' = 'client';
       try {
-        const stopped: Promise<'upstream' | 'client' | 'signal'>[] = [proxy.upstreamClosed.then(() => 'upstream' as const)];
-        if (io.interrupted !== undefined) stopped.push(io.interrupted.then(() => 'signal' as const));
+        // The upstream ending is not among these: the proxy goes on answering for it (see proxy.ts).
+        const stopped: Promise<unknown>[] = [];
+        if (io.interrupted !== undefined) stopped.push(io.interrupted);
         if (httpPort !== undefined) {
           http = await listen('--port', httpPort, () => serveMcpOverHttp(proxy, { port: httpPort, log }));
           log(`serving ${proxy.serverInfo.name} at ${http.url}`);
         } else {
           const stdin = io.stdin ?? process.stdin;
-          stopped.push(endOf(stdin).then(() => 'client' as const));
+          stopped.push(endOf(stdin));
           await proxy.connect(new StdioServerTransport(stdin as Readable, io.stdout as Writable));
         }
         if (adminPort !== undefined) {
@@ -165,7 +173,8 @@ export function mcpProxyCommand(ctx: CliContext): Command {
           log(`admin endpoint at ${admin.url} (GET/PUT /plan, GET /state)`);
           if (token !== configured) log(`admin token: ${token}`);
         }
-        stoppedBy = await Promise.race(stopped);
+        // With --port and no signal to wait for (an embedding caller without one), this waits for ever, as a server should.
+        await (stopped.length > 0 ? Promise.race(stopped) : new Promise<never>(() => undefined));
       } finally {
         await admin?.close();
         await http?.close();
@@ -173,8 +182,8 @@ export function mcpProxyCommand(ctx: CliContext): Command {
       }
       const stats = proxy.stats();
       log(`stopped after ${stats.calls} tool call(s); records in ${opts.db ?? DEFAULT_SQLITE_PATH}`);
-      // The upstream going away on its own ends the session early: worth a non-zero exit for scripts.
-      if (stoppedBy === 'upstream') ctx.exitCode = 1;
+      // The session lost its server: worth a non-zero exit for scripts, although the proxy carried on.
+      if (stats.upstreamLost !== null) ctx.exitCode = 1;
     });
 }
 

@@ -4,8 +4,8 @@
  */
 export { startMcpProxy } from './proxy.js';
 export type { McpProxy, McpProxyOptions, McpProxyStats } from './proxy.js';
-export { connectUpstream, describeUpstream, McpUpstreamError, PROXY_CLIENT_INFO } from './upstream.js';
-export type { McpUpstream } from './upstream.js';
+export { connectUpstream, describeExit, describeUpstream, McpUpstreamError, openUpstream, PROXY_CLIENT_INFO } from './upstream.js';
+export type { McpUpstream, UpstreamConnection, UpstreamExit } from './upstream.js';
 export { serveMcpOverHttp } from './http-downstream.js';
 export type { McpHttpOptions, McpHttpServer } from './http-downstream.js';
 export { generateAdminToken, startAdminServer } from './admin-server.js';

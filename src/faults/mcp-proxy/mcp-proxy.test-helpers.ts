@@ -2,7 +2,7 @@
  * Shared by the MCP proxy tests: real MCP servers from npm as upstreams, a proxy in-process
  * with a real SQLite store in a temp directory, and a real SDK Client connected to it.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +21,8 @@ const modules = (path: string) => fileURLToPath(new URL(`../../../node_modules/$
 export const EVERYTHING_SERVER = modules('@modelcontextprotocol/server-everything/dist/index.js');
 /** `@modelcontextprotocol/server-filesystem`'s entry point (pass the allowed directories). */
 export const FILESYSTEM_SERVER = modules('@modelcontextprotocol/server-filesystem/dist/index.js');
+/** `@modelcontextprotocol/server-memory`'s entry point (the graph file comes from MEMORY_FILE_PATH). */
+export const MEMORY_SERVER = modules('@modelcontextprotocol/server-memory/dist/index.js');
 /** `@modelcontextprotocol/inspector-cli`'s bin. */
 export const INSPECTOR_CLI = modules('.bin/mcp-inspector-cli');
 
@@ -30,6 +32,39 @@ export function everythingUpstream(): McpUpstream {
 
 export function filesystemUpstream(dir: string): McpUpstream {
   return { command: process.execPath, args: [FILESYSTEM_SERVER, dir], stderr: 'ignore' };
+}
+
+/** server-memory keeping its knowledge graph in `file` (by default it writes next to its own code). */
+export function memoryUpstream(file: string): McpUpstream {
+  return { command: process.execPath, args: [MEMORY_SERVER], env: { MEMORY_FILE_PATH: file }, stderr: 'ignore' };
+}
+
+/**
+ * Writes a small real MCP server (SDK McpServer over stdio) to `path`: `ping` answers at once,
+ * `slow_write` starts and then the process ends half way through it, as `node path <how>` says:
+ * `exit:<code>` exits with that code, `kill:<signal>` kills itself with that signal. It also has
+ * one prompt, `greet`, to show that requests other than tool calls fail alike once it is gone.
+ */
+export async function writeDyingServer(path: string): Promise<string> {
+  const sdk = (file: string) => JSON.stringify(modules(`@modelcontextprotocol/sdk/dist/esm/server/${file}`));
+  await writeFile(
+    path,
+    [
+      `import { McpServer } from ${sdk('mcp.js')};`,
+      `import { StdioServerTransport } from ${sdk('stdio.js')};`,
+      `const [how, value] = (process.argv[2] ?? 'exit:1').split(':');`,
+      `const server = new McpServer({ name: 'dies-mid-call', version: '1.0.0' });`,
+      `server.registerTool('ping', { description: 'answers at once', annotations: { readOnlyHint: true } }, async () => ({ content: [{ type: 'text', text: 'pong' }] }));`,
+      `server.registerTool('slow_write', { description: 'writes slowly; the process ends half way' }, async () => {`,
+      `  setTimeout(() => (how === 'kill' ? process.kill(process.pid, value) : process.exit(Number(value))), 150);`,
+      `  return new Promise(() => {});`,
+      `});`,
+      `server.registerPrompt('greet', { description: 'a greeting' }, () => ({ messages: [{ role: 'user', content: { type: 'text', text: 'hello' } }] }));`,
+      `await server.connect(new StdioServerTransport());`,
+      '',
+    ].join('\n'),
+  );
+  return path;
 }
 
 export async function tempDir(prefix = 'faultline-mcp-'): Promise<{ path: string; remove(): Promise<void> }> {

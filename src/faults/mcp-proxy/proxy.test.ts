@@ -2,6 +2,8 @@
  * The proxy in front of a real MCP server from npm (server-everything over stdio), with a real SDK
  * Client on the other side and records in a real SQLite file.
  */
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -15,7 +17,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { EVERYTHING_SERVER, everythingUpstream, readRecords, startTestProxy, type TestProxy } from './mcp-proxy.test-helpers.js';
+import { EVERYTHING_SERVER, everythingUpstream, readRecords, startTestProxy, tempDir, writeDyingServer, type TestProxy } from './mcp-proxy.test-helpers.js';
 import { connectUpstream, McpUpstreamError } from './upstream.js';
 
 describe('mcp proxy in front of server-everything (stdio)', () => {
@@ -240,6 +242,118 @@ describe('mcp proxy in front of an in-process SDK server', () => {
   });
 });
 
+async function rpcError(call: Promise<unknown>): Promise<McpError> {
+  const error = await call.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!(error instanceof McpError)) throw new Error(`expected a JSON-RPC error, got ${JSON.stringify(error)}`);
+  return error;
+}
+
+describe('an upstream server that dies mid-session', () => {
+  let dir: Awaited<ReturnType<typeof tempDir>>;
+  let script: string;
+
+  beforeAll(async () => {
+    dir = await tempDir('faultline-mcp-dying-');
+    script = await writeDyingServer(join(dir.path, 'dying-server.mjs'));
+  });
+  afterAll(async () => {
+    await dir?.remove();
+  });
+
+  it('fails the running call and every later one with -32000, records them, and goes on serving', async () => {
+    const lines: string[] = [];
+    const t = await startTestProxy({ command: process.execPath, args: [script, 'exit:7'], stderr: 'ignore' }, { version: 1, rules: [] }, { log: (line) => lines.push(line) });
+    try {
+      const tools = await t.client.listTools();
+      expect(tools.tools.map((tool) => tool.name)).toEqual(['ping', 'slow_write']);
+      expect(await t.client.callTool({ name: 'ping', arguments: {} })).toEqual({ content: [{ type: 'text', text: 'pong' }] });
+
+      const running = await rpcError(t.client.callTool({ name: 'slow_write', arguments: { row: 1 } }));
+      expect(running.code).toBe(-32000);
+      expect(running.message).toBe('MCP error -32000: Connection closed: the upstream MCP server exited with code 7 during the call');
+      expect(running.data).toEqual({ code: 'ECONNRESET', exit_code: 7, signal: null });
+
+      const later = await rpcError(t.client.callTool({ name: 'ping', arguments: {} }));
+      expect(later.code).toBe(-32000);
+      expect(later.data).toEqual({ code: 'UPSTREAM_EXITED', exit_code: 7, signal: null });
+      expect(later.message).toContain('the call was not sent');
+
+      // Still serving: tools/list from the last list, other requests with the same error.
+      expect(await t.client.listTools()).toEqual(tools);
+      expect((await rpcError(t.client.getPrompt({ name: 'greet' }))).data).toEqual({ code: 'UPSTREAM_EXITED', exit_code: 7, signal: null });
+      expect(t.proxy.stats()).toMatchObject({ calls: 3, sessions: 1, upstreamLost: { exitCode: 7, signal: null } });
+
+      const records = await t.records();
+      expect(records.map((r) => [r.tool_name, r.status, r.failure_stage, r.failure_category, r.failure_type, r.error_code])).toEqual([
+        ['ping', 'success', null, null, null, null],
+        ['slow_write', 'failure', 'execution', 'network', 'connection_reset', 'ECONNRESET'],
+        ['ping', 'failure', 'execution', 'system', 'dependency_down', 'UPSTREAM_EXITED'],
+      ]);
+      // The write may have happened before the server died, and the tool declares no hints: check before repeating it.
+      expect(records[1]).toMatchObject({ idempotent: false, input_params: { row: 1 }, feedback: { action: 'verify_state' }, recovery: 'needs_decision' });
+      expect(JSON.parse(records[1]!.raw_output ?? 'null')).toEqual({ code: 'ECONNRESET', exit_code: 7, signal: null });
+      expect(records[1]!.error_message).toContain('exited with code 7 during the call');
+      // Nothing was sent, so nothing is ambiguous: the idempotent ping is simply worth retrying once the server is back.
+      expect(records[2]).toMatchObject({ idempotent: true, feedback: { retryable: true } });
+      expect(records[2]!.feedback?.action).not.toBe('verify_state');
+
+      expect(lines).toEqual([
+        `the upstream MCP server (${process.execPath} ${script} exit:7) exited with code 7; tools/call now fails with -32000 and tools/list answers from the last list`,
+      ]);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('names the signal of a killed server, and applies no fault after it is gone', async () => {
+    const t = await startTestProxy(
+      { command: process.execPath, args: [script, 'kill:SIGKILL'], stderr: 'ignore' },
+      { version: 1, rules: [{ id: 'slow-ping', tool: 'ping', fault: 'latency', params: { ms: 1 } }] },
+    );
+    try {
+      await t.client.callTool({ name: 'ping', arguments: {} });
+      expect((await rpcError(t.client.callTool({ name: 'slow_write', arguments: {} }))).data).toEqual({ code: 'ECONNRESET', exit_code: null, signal: 'SIGKILL' });
+      const later = await rpcError(t.client.callTool({ name: 'ping', arguments: {} }));
+      expect(later.message).toBe('MCP error -32000: Connection closed: the upstream MCP server was killed by SIGKILL; the call was not sent');
+      const records = await t.records();
+      expect(records.map((r) => [r.tool_name, r.error_code, r.fault?.rule_id ?? null])).toEqual([
+        ['ping', null, 'slow-ping'],
+        ['slow_write', 'ECONNRESET', null],
+        // The dead server failed this call, not the rule: the ground truth must not say otherwise.
+        ['ping', 'UPSTREAM_EXITED', null],
+      ]);
+      expect(t.proxy.stats().upstreamLost).toMatchObject({ exitCode: null, signal: 'SIGKILL' });
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('reports an upstream without a process that closes its end as UPSTREAM_CLOSED', async () => {
+    const server = new McpServer({ name: 'in-process', version: '1.0.0' });
+    server.registerTool('ping', { description: 'pong' }, async () => ({ content: [{ type: 'text', text: 'pong' }] }));
+    const [upstreamSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const lines: string[] = [];
+    const t = await startTestProxy({ transport: upstreamSide }, { version: 1, rules: [] }, { log: (line) => lines.push(line) });
+    try {
+      await server.close();
+      await t.proxy.upstreamClosed;
+      const error = await rpcError(t.client.callTool({ name: 'ping', arguments: {} }));
+      expect(error.data).toEqual({ code: 'UPSTREAM_CLOSED' });
+      expect(error.message).toBe('MCP error -32000: Connection closed: the upstream MCP server closed the connection; the call was not sent');
+      expect((await t.client.listTools()).tools.map((tool) => tool.name)).toEqual(['ping']);
+      expect(await t.nthRecord(1)).toMatchObject({ failure_type: 'dependency_down', error_code: 'UPSTREAM_CLOSED' });
+      expect(t.proxy.stats().upstreamLost).toMatchObject({ exitCode: null, signal: null });
+      expect(lines).toEqual([expect.stringMatching(/^the upstream MCP server \(in-process transport\) closed the connection; /)]);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe('connecting upstream', () => {
   it('fails with one line when the server command does not exist', async () => {
     const error = await connectUpstream({ command: '/nonexistent/mcp-server', stderr: 'ignore' }).catch((e: unknown) => e);
@@ -250,6 +364,38 @@ describe('connecting upstream', () => {
   it('fails with one line when the server exits before the handshake', async () => {
     const error = await connectUpstream({ command: process.execPath, args: ['-e', 'process.exit(3)'], stderr: 'ignore' }).catch((e: unknown) => e);
     expect(McpUpstreamError.isInstance(error)).toBe(true);
-    expect((error as Error).message).not.toContain('\n');
+    expect((error as Error).message).toBe(`cannot connect to the upstream MCP server (${process.execPath} -e process.exit(3)): it exited with code 3 before the MCP handshake`);
+  });
+
+  it('holds back what a server that fails to start wrote to stderr, and says how much there was', async () => {
+    const written: string[] = [];
+    const stderr = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        written.push(String(chunk));
+        callback();
+      },
+    });
+    const code = "console.error('loading config'); console.error('Error: API_KEY is not set'); process.exit(1)";
+    const error = await connectUpstream({ command: process.execPath, args: ['-e', code], stderr }).catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(/: it exited with code 1 before the MCP handshake \(it wrote 2 lines to stderr: run the command directly to see them\)$/);
+    expect(written).toEqual([]);
+  });
+
+  it("passes a started server's stderr on once it is connected", async () => {
+    const written: string[] = [];
+    const stderr = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        written.push(String(chunk));
+        callback();
+      },
+    });
+    const client = await connectUpstream({ command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'], stderr });
+    try {
+      const deadline = Date.now() + 5000;
+      while (written.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(written.join('')).toContain('Starting');
+    } finally {
+      await client.close();
+    }
   });
 });

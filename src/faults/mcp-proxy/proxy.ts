@@ -13,6 +13,16 @@
  * both directions, and list_changed / resources/updated / log notifications go to every
  * connected client (updates only to the clients subscribed to that resource). Every tools/call
  * goes through the fault plan and is recorded (tool-call.ts).
+ *
+ * When the upstream goes away on its own (the server exits or is killed), the proxy stays up:
+ * calls that were upstream and every later tools/call get a JSON-RPC error and are recorded as
+ * failures (upstream-loss.ts), tools/list answers from the last list, and other requests get the
+ * same connection-closed error. It logs one line; its clients decide when the session ends.
+ *
+ * A SQLite file store is created only after the upstream handshake succeeded, so a server that
+ * cannot be started leaves no empty database behind. Any other store (PostgreSQL, memory) is
+ * opened first, so that a bad store spec or an unreachable database is reported without starting
+ * the server.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -50,18 +60,20 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { createRecorder, type Recorder, type RecorderOptions, type RecorderStats } from '../../record/recorder.js';
+import { isoTime } from '../../record/iso-time.js';
 import { createRedactor, type RedactOptions } from '../../record/redact.js';
 import { DEFAULT_MAX_OUTPUT_CHARS } from '../../record/truncate.js';
 import type { ToolExecutionRecord } from '../../record/types.js';
 import { uuidv7 } from '../../record/uuid-v7.js';
 import { systemClock, type Clock } from '../../runtime/clock.js';
-import { openStore } from '../../store/open-store.js';
+import { openStore, sqlitePathOf } from '../../store/open-store.js';
 import type { Store } from '../../store/types.js';
 import type { FaultPlan } from '../plan.js';
 import { relayedError } from './rpc-error.js';
 import { ToolCatalog } from './tool-catalog.js';
 import { proxyToolCall, type CallSession, type HandlerExtra, type RecordSink, type ToolCallDeps } from './tool-call.js';
-import { connectUpstream, describeUpstream, type McpUpstream } from './upstream.js';
+import { describeUpstream, openUpstream, type McpUpstream, type UpstreamConnection } from './upstream.js';
+import { describeLoss, isConnectionClosed, lostBeforeCall, lostDuringCall, lostRequestError, UpstreamLostError, type UpstreamLoss } from './upstream-loss.js';
 
 export interface McpProxyOptions {
   upstream: McpUpstream;
@@ -70,7 +82,8 @@ export interface McpProxyOptions {
   /**
    * Where records go: a store spec (SQLite path, `postgres://` URL, `:memory:`) or a Store.
    * Default: SQLite at `.faultline/faultline.db` under `cwd`. A spec is opened and closed by the
-   * proxy; a Store object stays the caller's.
+   * proxy (a SQLite file only once the upstream handshake succeeded, so a server that cannot
+   * start leaves no file); a Store object stays the caller's.
    */
   store?: string | Store;
   /** Base for a relative SQLite path. Default `process.cwd()`. */
@@ -102,6 +115,8 @@ export interface McpProxyStats {
   sessions: number;
   /** The recorder's counters, when the proxy created the recorder. */
   recorder: RecorderStats | null;
+  /** Null while the upstream is there; how and when it went away once it has. */
+  upstreamLost: { at: string; exitCode: number | null; signal: string | null } | null;
 }
 
 export interface McpProxy {
@@ -114,7 +129,10 @@ export interface McpProxy {
   createServer(): Server;
   /** Serves one downstream client on `transport` (stdio, in-memory, ...). */
   connect(transport: Transport): Promise<Server>;
-  /** Resolves when the upstream connection ends: the server exited, or the proxy closed. */
+  /**
+   * Resolves when the upstream connection ends: the server exited (the proxy keeps serving, and
+   * tools/call fails from then on), or the proxy closed.
+   */
   readonly upstreamClosed: Promise<void>;
   stats(): McpProxyStats;
   /** Writes the records made so far to the store (a no-op with a caller's recorder). */
@@ -174,48 +192,80 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
   const plan = options.plan;
   const upstreamTimeoutMs = options.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
 
-  let ownedStore: Store | undefined;
-  let recorder: Recorder | undefined;
-  let sink: RecordSink;
-  if (options.recorder !== undefined) {
-    sink = options.recorder;
-  } else {
+  interface Recording {
+    sink: RecordSink;
+    recorder?: Recorder;
+    ownedStore?: Store;
+  }
+  const openRecording = async (): Promise<Recording> => {
+    if (options.recorder !== undefined) return { sink: options.recorder };
     const store = typeof options.store === 'object' ? options.store : await openStore(options.store, options.cwd === undefined ? {} : { cwd: options.cwd });
-    if (typeof options.store !== 'object') ownedStore = store;
-    recorder = createRecorder({
+    const recorder = createRecorder({
       ...options.recording,
       store,
       onError: (error) => log(`recording: ${error instanceof Error ? error.message : String(error)}`),
     });
-    sink = recorder;
-  }
+    return { sink: recorder, recorder, ...(typeof options.store === 'object' ? {} : { ownedStore: store }) };
+  };
+  const closeRecording = async (r: Recording | undefined) => {
+    await r?.recorder?.close();
+    await r?.ownedStore?.close();
+  };
 
-  let client: Client;
+  // Opening a SQLite store creates its file: that waits for the handshake (see the module comment).
+  const createsFile = options.recorder === undefined && typeof options.store !== 'object' && sqlitePathOf(options.store, options.cwd) !== undefined;
+  let recording = createsFile ? undefined : await openRecording();
+  let upstream: UpstreamConnection;
   try {
-    client = await connectUpstream(options.upstream);
+    upstream = await openUpstream(options.upstream);
   } catch (error) {
-    await recorder?.close();
-    await ownedStore?.close();
+    await closeRecording(recording);
     throw error;
   }
+  const client: Client = upstream.client;
 
   let resolveUpstreamClosed!: () => void;
   const upstreamClosed = new Promise<void>((resolve) => (resolveUpstreamClosed = resolve));
   let closing: Promise<void> | undefined;
+  let loss: UpstreamLoss | undefined;
+  const catalog = new ToolCatalog(
+    () => listAllTools(client, upstreamTimeoutMs),
+    (error) => {
+      if (loss === undefined) log(`listing upstream tools failed: ${error instanceof Error ? error.message : String(error)}`);
+    },
+  );
+  // The SDK calls this before it fails the requests still waiting, so they see `loss` set.
   client.onclose = () => {
-    if (closing === undefined) log(`the upstream MCP server (${describeUpstream(options.upstream)}) closed the connection`);
+    if (closing === undefined) {
+      loss = { exit: upstream.exit(), at: clock.now() };
+      catalog.settle();
+      log(`the upstream MCP server (${describeUpstream(options.upstream)}) ${describeLoss(loss)}; tools/call now fails with -32000 and tools/list answers from the last list`);
+    }
     resolveUpstreamClosed();
   };
-  client.onerror = (error) => log(`upstream: ${error.message}`);
+  client.onerror = (error) => {
+    // A write that raced the server's exit: the exit itself is reported, once, when the connection closes.
+    if ((error as { code?: unknown }).code === 'EPIPE') return;
+    log(`upstream: ${error.message}`);
+  };
+
+  if (recording === undefined) {
+    try {
+      recording = await openRecording();
+    } catch (error) {
+      // Set before the child stops, so that its exit is not reported as the server going away.
+      closing = client.close().catch(() => undefined);
+      await closing;
+      upstream.discardStderr();
+      throw error;
+    }
+  }
+  const { sink, recorder, ownedStore } = recording;
 
   const upstreamInfo = client.getServerVersion();
   const serverInfo: Implementation = upstreamInfo ?? { name: describeUpstream(options.upstream), version: '0.0.0' };
   const capabilities = mirroredCapabilities(client.getServerCapabilities());
   const instructions = client.getInstructions();
-  const catalog = new ToolCatalog(
-    () => listAllTools(client, upstreamTimeoutMs),
-    (error) => log(`listing upstream tools failed: ${error instanceof Error ? error.message : String(error)}`),
-  );
   if (capabilities.tools !== undefined) await catalog.refresh();
 
   const sessions = new Set<Session>();
@@ -229,7 +279,16 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
     plan,
     clock,
     catalog,
-    forward: (params, extra) => client.request({ method: 'tools/call', params }, CallToolResultSchema, requestOptions(params, extra)),
+    forward: async (params, extra) => {
+      if (loss !== undefined) throw new UpstreamLostError(lostBeforeCall(loss));
+      try {
+        return await client.request({ method: 'tools/call', params }, CallToolResultSchema, requestOptions(params, extra));
+      } catch (error) {
+        if (loss !== undefined && isConnectionClosed(error)) throw new UpstreamLostError(lostDuringCall(loss));
+        throw error;
+      }
+    },
+    upstreamGone: () => loss !== undefined,
     shaping: { redactor, maxOutputChars: options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS },
     emit: (record) => {
       if (onRecord !== undefined) {
@@ -270,9 +329,11 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
 
   /** Sends a downstream request upstream as it is and hands back the answer, or the upstream's error. */
   async function relay<T>(send: (options: RequestOptions) => Promise<T>, params: ParamsWithMeta, extra: HandlerExtra): Promise<T> {
+    if (loss !== undefined) throw lostRequestError(loss);
     try {
       return await send(requestOptions(params, extra));
     } catch (error) {
+      if (loss !== undefined && isConnectionClosed(error)) throw lostRequestError(loss);
       throw relayedError(error);
     }
   }
@@ -324,6 +385,8 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
 
     if (capabilities.tools !== undefined) {
       server.setRequestHandler(ListToolsRequestSchema, async (request, extra) => {
+        // A later page would not line up with pages the upstream cut, so only a first page is served from memory.
+        if (loss !== undefined && request.params?.cursor === undefined) return { tools: catalog.snapshot() };
         const result = await relay((o) => client.request(request, ListToolsResultSchema, o), request.params, extra);
         // A complete list seen in passing saves the catalog a request of its own.
         if (request.params?.cursor === undefined && result.nextCursor === undefined) catalog.replace(result.tools);
@@ -397,6 +460,7 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
     await send({ method: 'resources/unsubscribe', params: { uri } });
   }
 
+  upstream.releaseStderr();
   return {
     serverInfo,
     capabilities,
@@ -409,7 +473,12 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
       await server.connect(transport);
       return server;
     },
-    stats: () => ({ calls, sessions: sessions.size, recorder: recorder?.stats() ?? null }),
+    stats: () => ({
+      calls,
+      sessions: sessions.size,
+      recorder: recorder?.stats() ?? null,
+      upstreamLost: loss === undefined ? null : { at: isoTime(loss.at), exitCode: loss.exit?.code ?? null, signal: loss.exit?.signal ?? null },
+    }),
     flush: async () => {
       await recorder?.flush();
     },

@@ -1,6 +1,7 @@
 /**
  * One tools/call through the proxy: ask the plan, forward (or not), apply the fault in its MCP
- * form (see fault-answers.ts), record what the client was sent, and send it.
+ * form (see fault-answers.ts), record what the client was sent, and send it. Once the upstream is
+ * gone, calls fail as upstream-loss.ts describes, whatever the plan says.
  */
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { ErrorCode, type CallToolRequest, type CallToolResult, type ServerNotification, type ServerRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -17,6 +18,7 @@ import { dropAnswer, respondAnswer, timeoutAnswer, type FaultAnswer } from './fa
 import { malformedResult, rawBody, toolOutput, withOutput } from './result-output.js';
 import { JsonRpcError, relayedError } from './rpc-error.js';
 import { isIdempotentTool, type ToolCatalog } from './tool-catalog.js';
+import { UpstreamLostError } from './upstream-loss.js';
 
 /** Where a record goes: a Recorder, or anything with `enqueue`. */
 export type RecordSink = Pick<Recorder, 'enqueue'>;
@@ -35,8 +37,13 @@ export interface ToolCallDeps {
   plan: FaultPlan;
   clock: Clock;
   catalog: ToolCatalog;
-  /** Sends tools/call upstream with the caller's signal and progress relay. */
+  /**
+   * Sends tools/call upstream with the caller's signal and progress relay. Rejects with an
+   * UpstreamLostError when the upstream is gone, or went away while the call was out.
+   */
   forward: (params: CallToolRequest['params'], extra: HandlerExtra) => Promise<CallToolResult>;
+  /** True once the upstream has gone away; `forward` then fails every call. */
+  upstreamGone: () => boolean;
   shaping: RecordShaping;
   /** A promise when the sink asks the caller to wait (a durable recorder, a full queue in `block` mode). */
   emit: (record: ToolExecutionRecord) => Promise<void> | undefined;
@@ -89,12 +96,16 @@ export async function proxyToolCall(deps: ToolCallDeps, session: CallSession, re
   const args: unknown = request.params.arguments ?? {};
   const tool = await catalog.get(toolName);
   const hasOutputSchema = tool?.outputSchema !== undefined;
+  // Asked before the plan: a fault injected in front of a dead server would be recorded as the
+  // cause of a failure that the dead server caused, and would use up the rule's counters.
   let decision: FaultDecision | undefined;
-  try {
-    decision = plan.decide({ toolName, args, now: startedAt, transport: 'mcp' });
-  } catch (error) {
-    // A broken plan must not break the call it was asked about.
-    deps.log(`fault plan failed for ${toolName}: ${error instanceof Error ? error.message : String(error)}`);
+  if (!deps.upstreamGone()) {
+    try {
+      decision = plan.decide({ toolName, args, now: startedAt, transport: 'mcp' });
+    } catch (error) {
+      // A broken plan must not break the call it was asked about.
+      deps.log(`fault plan failed for ${toolName}: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
 
   const signal = extra.signal;
@@ -107,6 +118,7 @@ export async function proxyToolCall(deps: ToolCallDeps, session: CallSession, re
       }
       return { kind: 'result', served: result };
     } catch (error) {
+      if (error instanceof UpstreamLostError) return { kind: 'error', error: error.answer.error, classifyAs: error.answer.classifyAs };
       return { kind: 'error', error: relayedError(error) };
     }
   };

@@ -1,7 +1,8 @@
 /**
  * The upstream's tools as last listed, for what the proxy needs per call: whether a tool is
  * idempotent (its annotations) and whether it declares an output schema. Refetched after a
- * tools/list_changed notification, on the next call that needs it.
+ * tools/list_changed notification, on the next call that needs it. Once the upstream is gone it
+ * is also what tools/list answers with.
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 
@@ -17,6 +18,7 @@ export function isIdempotentTool(tool: Tool | undefined): boolean {
 export class ToolCatalog {
   private tools = new Map<string, Tool>();
   private stale = true;
+  private settled = false;
   private loading: Promise<void> | undefined;
 
   constructor(
@@ -29,6 +31,16 @@ export class ToolCatalog {
     this.stale = true;
   }
 
+  /** The list will not change any more (the upstream is gone): keep the last one, never refetch. */
+  settle(): void {
+    this.settled = true;
+  }
+
+  /** The tools as last listed, in the upstream's order. */
+  snapshot(): Tool[] {
+    return [...this.tools.values()];
+  }
+
   /** Replaces the list with a complete one seen in passing. */
   replace(tools: readonly Tool[]): void {
     this.tools = new Map(tools.map((tool) => [tool.name, tool]));
@@ -37,7 +49,7 @@ export class ToolCatalog {
 
   /** The tool as last listed; undefined when the upstream does not list it (or listing failed). */
   async get(name: string): Promise<Tool | undefined> {
-    if (this.stale) await this.refresh();
+    if (this.stale && !this.settled) await this.refresh();
     return this.tools.get(name);
   }
 

@@ -3,7 +3,9 @@
  * Streamable HTTP, or over any transport the caller made (in-process servers in tests and
  * benchmarks).
  */
+import type { ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
+import type { Readable } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -20,8 +22,12 @@ export type McpUpstream =
       /** The child's whole environment. Default: the SDK's safe subset (HOME, PATH, ...). */
       env?: Record<string, string>;
       cwd?: string;
-      /** Where the child's stderr goes. Default `inherit`: its logs appear in the proxy's. */
-      stderr?: 'inherit' | 'ignore';
+      /**
+       * Where the child's stderr goes: `inherit` (the default) is the proxy's own stderr, or give
+       * a stream. What the child writes while starting is held back until the proxy is up, so a
+       * server that fails to start leaves only the proxy's one-line error.
+       */
+      stderr?: 'inherit' | 'ignore' | NodeJS.WritableStream;
     }
   | {
       /** A Streamable HTTP endpoint, e.g. `http://127.0.0.1:3000/mcp`. */
@@ -71,21 +77,115 @@ export function describeUpstream(upstream: McpUpstream): string {
   return 'in-process transport';
 }
 
-function transportFor(upstream: McpUpstream): Transport {
+/** How a child server process ended: an exit code, or the signal that killed it. */
+export interface UpstreamExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** "exited with code 3", "was killed by SIGKILL": for messages. */
+export function describeExit(exit: UpstreamExit): string {
+  if (exit.signal !== null) return `was killed by ${exit.signal}`;
+  return `exited with code ${exit.code ?? 'unknown'}`;
+}
+
+/** The SDK's stdio transport, plus the child's exit status, which the SDK reads and drops. */
+class ChildServerTransport extends StdioClientTransport {
+  exit: UpstreamExit | undefined;
+
+  override async start(): Promise<void> {
+    await super.start();
+    // The SDK keeps the child private. Reading it here keeps the SDK's own spawning (cross-spawn,
+    // the stdin-end / SIGTERM / SIGKILL shutdown) instead of a second copy of it; if a later SDK
+    // renames the field, exits are reported without their status, and the tests that pin the
+    // status fail.
+    const child = (this as unknown as { _process?: ChildProcess })._process;
+    // 'exit' always comes before 'close', which is what ends the connection: the status is known
+    // by the time anyone asks why the connection ended.
+    child?.once('exit', (code, signal) => {
+      this.exit = { code, signal };
+    });
+  }
+}
+
+/**
+ * Holds the child's stderr back until the handshake is done, then passes it on. A bounded tail is
+ * kept: servers say a line or two at start-up, and one that floods stderr must not grow the proxy.
+ */
+class HeldStderr {
+  private chunks: Buffer[] = [];
+  private size = 0;
+  private lines = 0;
+  private done = false;
+  private static readonly MAX_BYTES = 256 * 1024;
+
+  constructor(
+    private readonly source: Readable,
+    private readonly destination: NodeJS.WritableStream,
+  ) {
+    source.on('data', this.hold);
+  }
+
+  private readonly hold = (chunk: Buffer | string): void => {
+    const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    this.chunks.push(buffer);
+    this.size += buffer.length;
+    for (const byte of buffer) if (byte === 0x0a) this.lines++;
+    while (this.size > HeldStderr.MAX_BYTES && this.chunks.length > 1) this.size -= this.chunks.shift()!.length;
+  };
+
+  /** Lines held back so far (a last line without its newline counts). */
+  get heldLines(): number {
+    const last = this.chunks.at(-1);
+    return this.lines + (last !== undefined && last.length > 0 && last[last.length - 1] !== 0x0a ? 1 : 0);
+  }
+
+  /** Writes what was held and streams the rest. */
+  release(): void {
+    if (this.done) return;
+    this.done = true;
+    this.source.off('data', this.hold);
+    for (const chunk of this.chunks) this.destination.write(chunk);
+    this.chunks = [];
+    this.source.pipe(this.destination, { end: false });
+  }
+
+  /** Drops what was held: the caller reports the failure in one line of its own. */
+  discard(): void {
+    if (this.done) return;
+    this.done = true;
+    this.source.off('data', this.hold);
+    this.chunks = [];
+    this.source.resume();
+  }
+}
+
+interface OpenedTransport {
+  transport: Transport;
+  child?: ChildServerTransport;
+  stderr?: HeldStderr;
+}
+
+function transportFor(upstream: McpUpstream): OpenedTransport {
   if ('command' in upstream) {
-    return new StdioClientTransport({
+    const target = upstream.stderr ?? 'inherit';
+    const child = new ChildServerTransport({
       command: upstream.command,
       args: [...(upstream.args ?? [])],
       ...(upstream.env === undefined ? {} : { env: upstream.env }),
       ...(upstream.cwd === undefined ? {} : { cwd: upstream.cwd }),
-      stderr: upstream.stderr ?? 'inherit',
+      stderr: target === 'ignore' ? 'ignore' : 'pipe',
     });
+    // With 'pipe' the SDK hands out its PassThrough at once, before the child starts.
+    const source = child.stderr as Readable | null;
+    if (target === 'ignore' || source === null) return { transport: child, child };
+    return { transport: child, child, stderr: new HeldStderr(source, target === 'inherit' ? process.stderr : target) };
   }
   if ('url' in upstream) {
     const url = typeof upstream.url === 'string' ? new URL(upstream.url) : upstream.url;
-    return new StreamableHTTPClientTransport(url, upstream.headers === undefined ? {} : { requestInit: { headers: upstream.headers } });
+    return { transport: new StreamableHTTPClientTransport(url, upstream.headers === undefined ? {} : { requestInit: { headers: upstream.headers } }) };
   }
-  return upstream.transport;
+  return { transport: upstream.transport };
 }
 
 /** The most specific reason: fetch hides the socket's errno in `cause`. */
@@ -99,20 +199,53 @@ function reasonOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** A connected upstream. */
+export interface UpstreamConnection {
+  client: Client;
+  /** How the child server ended; undefined while it runs, and always for URL and transport upstreams. */
+  exit(): UpstreamExit | undefined;
+  /** Passes on the child's stderr held back so far, and streams the rest: call once the proxy is up. */
+  releaseStderr(): void;
+  /** Drops the child's stderr held back so far: for a start that failed after the handshake. */
+  discardStderr(): void;
+}
+
+/**
+ * Connects and completes the MCP handshake, keeping hold of the child's exit status.
+ * @throws McpUpstreamError (one line) when that fails; a child that was started is stopped.
+ */
+export async function openUpstream(upstream: McpUpstream): Promise<UpstreamConnection> {
+  // No client capabilities: requests the server would send to the client (sampling, elicitation,
+  // roots) are not relayed, and a server must not send what the client did not offer.
+  const client = new Client(PROXY_CLIENT_INFO, { capabilities: {} });
+  const name = describeUpstream(upstream);
+  const opened = transportFor(upstream);
+  try {
+    await client.connect(opened.transport);
+  } catch (error) {
+    // Read before closing: closing stops a child that is still running, and that is not why it failed.
+    const exit = opened.child?.exit;
+    await client.close().catch(() => undefined);
+    const held = opened.stderr?.heldLines ?? 0;
+    opened.stderr?.discard();
+    let reason = exit === undefined ? reasonOf(error) : `it ${describeExit(exit)} before the MCP handshake`;
+    if (held > 0) reason += ` (it wrote ${held} line${held === 1 ? '' : 's'} to stderr: run the command directly to see them)`;
+    throw new McpUpstreamError(`cannot connect to the upstream MCP server (${name}): ${reason}`, name, { cause: error });
+  }
+  return {
+    client,
+    exit: () => opened.child?.exit,
+    releaseStderr: () => opened.stderr?.release(),
+    discardStderr: () => opened.stderr?.discard(),
+  };
+}
+
 /**
  * Connects and completes the MCP handshake.
  * @throws McpUpstreamError (one line) when that fails.
  */
 export async function connectUpstream(upstream: McpUpstream): Promise<Client> {
-  // No client capabilities: requests the server would send to the client (sampling, elicitation,
-  // roots) are not relayed, and a server must not send what the client did not offer.
-  const client = new Client(PROXY_CLIENT_INFO, { capabilities: {} });
-  const name = describeUpstream(upstream);
-  try {
-    await client.connect(transportFor(upstream));
-  } catch (error) {
-    await client.close().catch(() => undefined);
-    throw new McpUpstreamError(`cannot connect to the upstream MCP server (${name}): ${reasonOf(error)}`, name, { cause: error });
-  }
-  return client;
+  const connection = await openUpstream(upstream);
+  connection.releaseStderr();
+  return connection.client;
 }
