@@ -221,6 +221,29 @@ describe('batching', () => {
     expectExactlyOnce(store, sent);
   });
 
+  it('a drain started by a full batch writes only full batches, not each trickle of records', async () => {
+    // Each write takes a moment, as a real one does, so records keep arriving while it runs.
+    class SlowStore extends ControllableStore {
+      override insert(batch: readonly ToolExecutionRecord[]): Promise<void> {
+        return new Promise((resolve) => setTimeout(resolve, 2)).then(() => super.insert(batch));
+      }
+    }
+    const store = new SlowStore();
+    const rec = recorder(store, { batchSize: 100 });
+    const sent = records(1000);
+    // Concurrent agents: a few records at a time, with I/O turns in between, while writes are in flight.
+    for (let i = 0; i < sent.length; i += 5) {
+      for (const record of sent.slice(i, i + 5)) rec.enqueue(record);
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    await turn();
+    expect(store.calls.length).toBeGreaterThan(0);
+    expect(store.calls.every((size) => size === 100)).toBe(true);
+    await rec.flush();
+    expect(store.calls.reduce((a, b) => a + b, 0)).toBe(1000);
+    expectExactlyOnce(store, sent);
+  });
+
   it('flushes a partial batch on the interval', async () => {
     vi.useFakeTimers();
     const store = new ControllableStore();

@@ -364,12 +364,19 @@ class BatchingRecorder implements Recorder {
     // Deferred so a burst of synchronous enqueues becomes one batch, and the caller never waits on I/O.
     queueMicrotask(() => {
       this.flushScheduled = false;
-      if (this.flushing === null) void this.startDrain();
+      if (this.flushing === null) void this.startDrain(false);
     });
   }
 
-  private startDrain(): Promise<boolean> {
-    const run = this.drain().then((drained) => {
+  /**
+   * `all`: write everything queued (interval tick, flush, close, durable mode). Otherwise only
+   * full batches: a drain started because the queue reached `batchSize` must not go on to write
+   * the few records that trickle in meanwhile one transaction each, which would turn a batching
+   * recorder into a per-record one under concurrent load. The remainder waits for the next full
+   * batch or the interval.
+   */
+  private startDrain(all = true): Promise<boolean> {
+    const run = this.drain(all).then((drained) => {
       this.flushing = null;
       if (drained && this.queue.length > 0 && (this.acks !== null || this.queue.length >= this.batchSize)) {
         this.scheduleFlush();
@@ -381,8 +388,8 @@ class BatchingRecorder implements Recorder {
   }
 
   /** Resolves true when the queue was emptied, false when records are stuck in memory. */
-  private async drain(): Promise<boolean> {
-    while (this.queue.length > 0) {
+  private async drain(all: boolean): Promise<boolean> {
+    while (this.queue.length > 0 && (all || this.acks !== null || this.queue.length >= this.batchSize)) {
       if (!(await this.persistNextBatch())) return false;
     }
     return true;
