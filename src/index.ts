@@ -93,3 +93,6 @@ export { startMcpProxy, serveMcpOverHttp, isIdempotentTool, McpUpstreamError } f
 
 // The HTTP fault proxy.
 export { startHttpFaultProxy, compileRoutes, parseRoutes, loadRoutes } from './faults/http-proxy/index.js';
+
+// Trajectories: the model, the builder from records, importers.
+export * from './trajectory/index.js';

@@ -8,6 +8,7 @@ import { CliError } from './cli-error.js';
 import { alertsCommand } from './commands/alerts.js';
 import { benchCommand } from './commands/bench.js';
 import { demoCommand } from './commands/demo.js';
+import { importCommand } from './commands/import.js';
 import { metricsCommand } from './commands/metrics.js';
 import { mcpProxyCommand } from './commands/mcp-proxy.js';
 import { mockToolsCommand } from './commands/mock-tools.js';
@@ -19,7 +20,7 @@ import type { CliContext, CliIo } from './io.js';
 export const VERSION = '0.1.0';
 
 /** Each command module exports a factory; adding a command is adding a line here. */
-const COMMANDS: readonly ((ctx: CliContext) => Command)[] = [demoCommand, statsCommand, alertsCommand, tailCommand, metricsCommand, mockToolsCommand, mcpProxyCommand, proxyCommand, benchCommand];
+const COMMANDS: readonly ((ctx: CliContext) => Command)[] = [demoCommand, statsCommand, alertsCommand, tailCommand, metricsCommand, mockToolsCommand, mcpProxyCommand, proxyCommand, benchCommand, importCommand];
 
 function buildProgram(ctx: CliContext): Command {
   const io = ctx.io;

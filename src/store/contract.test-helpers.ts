@@ -9,6 +9,9 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeFailureRecord, makeRecord } from '../record/fixture.js';
 import type { AttemptRecord, ToolExecutionRecord } from '../record/types.js';
 import type { CallStatus, FailureCategory, FailureStage } from '../taxonomy.js';
+import { assembleTrajectory, stepFailure } from '../trajectory/assemble.js';
+import { hasTrajectoryStore } from '../trajectory/trajectory-row.js';
+import type { Trajectory, TrajectorySource, TrajectoryStep } from '../trajectory/types.js';
 import { exactPercentile, SKETCH_RELATIVE_ERROR } from './duration-sketch.js';
 import type { FailureBreakdownRow, Store, StatsFilter, ToolStats } from './types.js';
 
@@ -295,6 +298,48 @@ function fallbackRecord(primaryId: string): ToolExecutionRecord {
     fallback: { role: 'fallback', from: 'book_flight', primary_execution_id: primaryId, reason: 'timeout' },
     feedback: { action: 'use_fallback', hint: 'served by the backup tool', retryable: true, retry_after_ms: 1500 },
     fault: { kind: 'none' },
+  });
+}
+
+/** A trajectory with a failure, a recovery and awkward content (unicode, nesting, nulls). */
+export function contractTrajectory(n: number, source: TrajectorySource = 'openai', sourceId: string | null = `conv-${n}`): Trajectory {
+  const failed: TrajectoryStep = {
+    step_index: 1,
+    tool_name: 'query_sales_data',
+    input_params: { month: '2026-03', region: '华南', granularity: 'daily', n },
+    response: { status_code: 500, error_code: 'HTTP_500', message: 'Database connection timeout after 30s' },
+    status: 'failure',
+    ...stepFailure('system', 'server_error', 'execution'),
+    agent_decision: { action: 'wait_and_retry', wait_seconds: 5, reasoning: '服务端超时，等待后重试' },
+    decision_correctness: 'correct',
+    correctness_reason: 'timeouts suit backoff',
+    correct_action: null,
+    source_ref: `call_${n}_a`,
+  };
+  const recovered: TrajectoryStep = {
+    ...failed,
+    step_index: 2,
+    response: { status_code: 200, body: { records: 31, data: [1.5, null, 'x', { deep: [true] }] } },
+    status: 'success',
+    ...stepFailure('system', 'server_error', 'execution'),
+    failure_type: null,
+    failure_subtype: null,
+    failure_category: null,
+    failure_stage: null,
+    failure_kind: null,
+    agent_decision: { action: 'proceed' },
+    decision_correctness: null,
+    correctness_reason: null,
+    source_ref: `call_${n}_b`,
+  };
+  return assembleTrajectory({
+    source,
+    source_id: sourceId,
+    task_description: n % 2 === 0 ? `帮用户查询本月销售数据 #${n}` : null,
+    final_outcome: n % 3 === 0 ? 'failure' : 'success',
+    created_at: iso(CONTRACT_T0 + n * 1000),
+    steps: n % 4 === 3 ? [recovered] : [failed, recovered],
+    metadata: { domain: 'business_analytics', difficulty: 'easy' },
   });
 }
 
@@ -703,6 +748,73 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>, 
           expect(s.normalized_message).not.toMatch(/\d/);
         }
         expect((await store.signatures({ ...everything, toolName: 'send_email' })).every((s) => s.tool_name === 'send_email')).toBe(true);
+      });
+    });
+
+    describe('trajectories', () => {
+      const trajectoryStore = () => {
+        if (!hasTrajectoryStore(store)) throw new Error(`${store.kind} store does not implement the trajectory methods`);
+        return store;
+      };
+      const byTrajectoryId = (a: Trajectory, b: Trajectory) => (a.trajectory_id < b.trajectory_id ? -1 : 1);
+
+      it('starts empty', async () => {
+        const ts = trajectoryStore();
+        expect(await ts.countTrajectories()).toBe(0);
+        expect(await ts.getTrajectory('traj_missing')).toBeNull();
+        expect(await ts.queryTrajectories()).toEqual([]);
+        expect(await ts.insertTrajectories([])).toBe(0);
+      });
+
+      it('round-trips whole trajectories and counts by source', async () => {
+        const ts = trajectoryStore();
+        const batch = [contractTrajectory(1), contractTrajectory(2, 'tau-bench', '7:0'), contractTrajectory(3, 'step-log', null)];
+        expect(await ts.insertTrajectories(batch)).toBe(3);
+        for (const t of batch) expect(await ts.getTrajectory(t.trajectory_id)).toStrictEqual(t);
+        expect(await ts.queryTrajectories()).toStrictEqual([...batch].sort(byTrajectoryId));
+        expect(await ts.countTrajectories()).toBe(3);
+        expect(await ts.countTrajectories({ source: 'tau-bench' })).toBe(1);
+        expect(await ts.queryTrajectories({ source: 'step-log' })).toStrictEqual([batch[2]]);
+      });
+
+      it('skips trajectories already stored by id or by (source, source_id), also within one batch', async () => {
+        const ts = trajectoryStore();
+        const first = contractTrajectory(1);
+        expect(await ts.insertTrajectories([first, first])).toBe(1);
+        expect(await ts.insertTrajectories([first])).toBe(0);
+        // Same source and source id under another trajectory id: a re-import of changed content.
+        const sameSource = { ...contractTrajectory(2), source_id: first.source_id, trajectory_id: 'traj_other' };
+        expect(await ts.insertTrajectories([sameSource, contractTrajectory(4)])).toBe(1);
+        expect(await ts.getTrajectory('traj_other')).toBeNull();
+        expect(await ts.getTrajectory(first.trajectory_id)).toStrictEqual(first);
+        // The same source id under another source is a different trajectory.
+        expect(await ts.insertTrajectories([contractTrajectory(5, 'anthropic', first.source_id)])).toBe(1);
+        expect(await ts.countTrajectories()).toBe(3);
+      });
+
+      it('pages by trajectory_id with afterId and limit, filtered by source', async () => {
+        const ts = trajectoryStore();
+        const all = Array.from({ length: 25 }, (_, i) => contractTrajectory(i, i % 5 === 0 ? 'otel' : 'openai'));
+        expect(await ts.insertTrajectories(all)).toBe(25);
+        const pages: Trajectory[][] = [];
+        for (let afterId: string | undefined; ; ) {
+          const page = await ts.queryTrajectories({ limit: 10, ...(afterId === undefined ? {} : { afterId }) });
+          pages.push(page);
+          if (page.length < 10) break;
+          afterId = page[page.length - 1]!.trajectory_id;
+        }
+        expect(pages.map((p) => p.length)).toEqual([10, 10, 5]);
+        expect(pages.flat()).toStrictEqual([...all].sort(byTrajectoryId));
+        const otel = await ts.queryTrajectories({ source: 'otel', limit: 100 });
+        expect(otel.map((t) => t.source_id)).toEqual(all.filter((t) => t.metadata.source === 'otel').sort(byTrajectoryId).map((t) => t.source_id));
+        expect(await ts.queryTrajectories({ limit: 0 })).toEqual([]);
+      });
+
+      it('rejects a batch holding an invalid trajectory without storing any of it', async () => {
+        const ts = trajectoryStore();
+        const bad = { ...contractTrajectory(2), created_at: 'yesterday' };
+        await expect(ts.insertTrajectories([contractTrajectory(1), bad])).rejects.toThrow(/invalid created_at/);
+        expect(await ts.countTrajectories()).toBe(0);
       });
     });
 

@@ -4,6 +4,7 @@
  * that went down: records spool, the failure is reported through `onError`, and tool calls are
  * never held up.
  */
+import { ConfigError } from '../errors.js';
 import type { Store, StoreKind } from './types.js';
 
 export function lazyStore(kind: StoreKind, open: () => Promise<Store>): Store & { opened(): Promise<Store> } {
@@ -28,6 +29,15 @@ export function lazyStore(kind: StoreKind, open: () => Promise<Store>): Store & 
     failureBreakdown: async (f) => (await opened()).failureBreakdown(f),
     hourly: async (f) => (await opened()).hourly(f),
     signatures: async (f) => (await opened()).signatures(f),
+    // Trajectory storage is optional on a Store; these answer as the opened store would.
+    insertTrajectories: async (ts) => {
+      const store = await opened();
+      if (store.insertTrajectories === undefined) throw new ConfigError(`the ${store.kind} store does not store trajectories`, 'store');
+      return store.insertTrajectories(ts);
+    },
+    getTrajectory: async (id) => (await opened()).getTrajectory?.(id) ?? null,
+    queryTrajectories: async (q) => (await opened()).queryTrajectories?.(q) ?? [],
+    countTrajectories: async (q) => (await opened()).countTrajectories?.(q) ?? 0,
     async close() {
       if (closed) return;
       closed = true;

@@ -7,6 +7,7 @@
  */
 import type { CallStatus, FailureCategory, FailureStage } from '../taxonomy.js';
 import type { ToolExecutionRecord } from '../record/types.js';
+import type { Trajectory, TrajectorySource } from '../trajectory/types.js';
 
 export type StoreKind = 'memory' | 'sqlite' | 'postgres';
 
@@ -103,7 +104,29 @@ export interface StatsFilter extends TimeWindow {
   toolName?: string;
 }
 
-export interface Store {
+/** A page of stored trajectories, ordered by trajectory_id. */
+export interface TrajectoryQuery {
+  source?: TrajectorySource;
+  /** Default 1000. */
+  limit?: number;
+  /** Only trajectories whose id sorts after this one (a cursor). */
+  afterId?: string;
+}
+
+/**
+ * Where trajectories live (table `trajectories`, schema version 2). Idempotent: a trajectory
+ * whose id, or whose (source, source_id), is already stored is skipped, so importing the same
+ * file twice stores it once.
+ */
+export interface TrajectoryStore {
+  /** Stores the trajectories in one transaction; returns how many were new. */
+  insertTrajectories(trajectories: readonly Trajectory[]): Promise<number>;
+  getTrajectory(trajectoryId: string): Promise<Trajectory | null>;
+  queryTrajectories(query?: TrajectoryQuery): Promise<Trajectory[]>;
+  countTrajectories(query?: Pick<TrajectoryQuery, 'source'>): Promise<number>;
+}
+
+export interface Store extends Partial<TrajectoryStore> {
   readonly kind: StoreKind;
   /**
    * Inserts records and updates the rollups in one transaction. Idempotent by `execution_id`:

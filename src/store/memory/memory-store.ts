@@ -5,6 +5,8 @@
  */
 import { FaultlineError } from '../../errors.js';
 import type { ToolExecutionRecord } from '../../record/types.js';
+import { sourceKey, uniqueTrajectoryRows } from '../../trajectory/trajectory-row.js';
+import type { Trajectory } from '../../trajectory/types.js';
 import {
   addCounters,
   aggregateBatch,
@@ -28,6 +30,8 @@ import type {
   StatsFilter,
   Store,
   ToolStats,
+  TrajectoryQuery,
+  TrajectoryStore,
 } from '../types.js';
 
 const DEFAULT_LIMIT = 1000;
@@ -44,12 +48,15 @@ interface Entry {
  * const store = createMemoryStore();
  * await store.insert([record]);
  */
-export function createMemoryStore(): Store {
+export function createMemoryStore(): Store & TrajectoryStore {
   return new MemoryStore();
 }
 
-class MemoryStore implements Store {
+class MemoryStore implements Store, TrajectoryStore {
   readonly kind = 'memory' as const;
+  /** JSON text, so what comes back is a copy, exactly as the database adapters return it. */
+  readonly #trajectories = new Map<string, { source: string; json: string }>();
+  readonly #trajectorySources = new Set<string>();
   readonly #byId = new Map<string, Entry>();
   /** Entries sorted by execution_id; rebuilt lazily because UUIDv7 batches usually arrive in order. */
   #sorted: Entry[] = [];
@@ -168,6 +175,49 @@ class MemoryStore implements Store {
       (s) => signatureInWindow(s.last_seen_ms, filter) && (filter.toolName === undefined || s.tool_name === filter.toolName),
     );
     return signaturesFromRows(rows);
+  }
+
+  async insertTrajectories(trajectories: readonly Trajectory[]): Promise<number> {
+    this.#assertOpen();
+    let inserted = 0;
+    for (const row of uniqueTrajectoryRows(trajectories)) {
+      const key = sourceKey(row);
+      if (this.#trajectories.has(row.trajectory_id) || (key !== undefined && this.#trajectorySources.has(key))) continue;
+      this.#trajectories.set(row.trajectory_id, { source: row.source, json: row.json });
+      if (key !== undefined) this.#trajectorySources.add(key);
+      inserted += 1;
+    }
+    return inserted;
+  }
+
+  async getTrajectory(trajectoryId: string): Promise<Trajectory | null> {
+    this.#assertOpen();
+    const entry = this.#trajectories.get(trajectoryId);
+    return entry === undefined ? null : (JSON.parse(entry.json) as Trajectory);
+  }
+
+  async queryTrajectories(query: TrajectoryQuery = {}): Promise<Trajectory[]> {
+    this.#assertOpen();
+    const limit = query.limit ?? DEFAULT_LIMIT;
+    if (limit <= 0) return [];
+    const ids = [...this.#trajectories.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const out: Trajectory[] = [];
+    for (const id of ids) {
+      if (query.afterId !== undefined && id <= query.afterId) continue;
+      const entry = this.#trajectories.get(id)!;
+      if (query.source !== undefined && entry.source !== query.source) continue;
+      out.push(JSON.parse(entry.json) as Trajectory);
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+
+  async countTrajectories(query: Pick<TrajectoryQuery, 'source'> = {}): Promise<number> {
+    this.#assertOpen();
+    if (query.source === undefined) return this.#trajectories.size;
+    let n = 0;
+    for (const entry of this.#trajectories.values()) if (entry.source === query.source) n += 1;
+    return n;
   }
 
   async close(): Promise<void> {

@@ -103,6 +103,26 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX idx_signatures_last_seen ON ${s}.failure_signatures (last_seen_ms);
     `,
   },
+  {
+    version: 2,
+    name: 'trajectories',
+    // Mirrors SQLite's version 2. The trajectory is JSONB so that exports and annotators can
+    // filter inside it; the unique (source, source_id) index makes re-imports no-ops.
+    sql: (s) => `
+      CREATE TABLE ${s}.trajectories (
+        trajectory_id text PRIMARY KEY,
+        source text NOT NULL,
+        source_id text,
+        task_description text,
+        final_outcome text NOT NULL,
+        created_at timestamptz NOT NULL,
+        trajectory jsonb NOT NULL,
+        step_count integer NOT NULL,
+        failure_count integer NOT NULL
+      );
+      CREATE UNIQUE INDEX idx_trajectories_source ON ${s}.trajectories (source, source_id);
+    `,
+  },
 ];
 
 /** The version a fully migrated schema is at. */

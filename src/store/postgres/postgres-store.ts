@@ -6,6 +6,8 @@
 import pg from 'pg';
 import { ConfigError, FaultlineError } from '../../errors.js';
 import type { ToolExecutionRecord } from '../../record/types.js';
+import { uniqueTrajectoryRows } from '../../trajectory/trajectory-row.js';
+import type { Trajectory } from '../../trajectory/types.js';
 import {
   aggregateBatch,
   createdAtMs,
@@ -29,6 +31,8 @@ import type {
   StatsFilter,
   Store,
   ToolStats,
+  TrajectoryQuery,
+  TrajectoryStore,
 } from '../types.js';
 import { migrate } from './migrations.js';
 import { connectionError, parsePostgresUrl, type ConnectionTarget } from './open-error.js';
@@ -62,6 +66,8 @@ const CONNECT_TIMEOUT_MS = 10_000;
  * still one transaction.
  */
 export const INSERT_CHUNK_ROWS = 2000;
+/** Trajectories per INSERT statement; each row carries a whole trajectory's JSON. */
+const TRAJECTORY_CHUNK_ROWS = 500;
 /** Deadlocks are retried; rows are locked in a fixed order, so they need an unusual interleaving. */
 const DEADLOCK_RETRIES = 3;
 const DEADLOCK_DETECTED = '40P01';
@@ -79,7 +85,7 @@ const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
  * const stats = await store.toolStats({ since: Date.now() - 86_400_000, until: Date.now() });
  * await store.close();
  */
-export async function createPostgresStore(options: PostgresStoreOptions): Promise<Store> {
+export async function createPostgresStore(options: PostgresStoreOptions): Promise<Store & TrajectoryStore> {
   const schemaName = options.schema ?? DEFAULT_SCHEMA;
   const schema = quoteSchemaName(schemaName);
   const ownsPool = options.pool === undefined;
@@ -169,7 +175,7 @@ interface Filters {
   values: unknown[];
 }
 
-class PostgresStore implements Store {
+class PostgresStore implements Store, TrajectoryStore {
   readonly kind = 'postgres' as const;
   readonly #pool: pg.Pool;
   readonly #ownsPool: boolean;
@@ -361,6 +367,88 @@ class PostgresStore implements Store {
       values,
     );
     return signaturesFromRows(rows);
+  }
+
+  async insertTrajectories(trajectories: readonly Trajectory[]): Promise<number> {
+    this.#assertOpen();
+    const rows = uniqueTrajectoryRows(trajectories);
+    if (rows.length === 0) return 0;
+    // Without a conflict target, DO NOTHING covers the primary key and the (source, source_id) index.
+    const sql =
+      `INSERT INTO ${this.#schema}.trajectories
+         (trajectory_id, source, source_id, task_description, final_outcome, created_at, trajectory, step_count, failure_count)
+       SELECT t.id, t.source, t.source_id, t.task, t.outcome, t.created::timestamptz, t.body::jsonb, t.steps, t.failures
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::int[])
+           AS t(id, source, source_id, task, outcome, created, body, steps, failures)
+       ON CONFLICT DO NOTHING RETURNING trajectory_id`;
+    return withClient(this.#pool, async (client) => {
+      await client.query('BEGIN');
+      try {
+        let inserted = 0;
+        for (let start = 0; start < rows.length; start += TRAJECTORY_CHUNK_ROWS) {
+          const chunk = rows.slice(start, start + TRAJECTORY_CHUNK_ROWS);
+          const result = await client.query(sql, [
+            chunk.map((r) => r.trajectory_id),
+            chunk.map((r) => r.source),
+            chunk.map((r) => r.source_id),
+            chunk.map((r) => r.task_description),
+            chunk.map((r) => r.final_outcome),
+            chunk.map((r) => r.created_at),
+            chunk.map((r) => r.json),
+            chunk.map((r) => r.step_count),
+            chunk.map((r) => r.failure_count),
+          ]);
+          inserted += result.rowCount ?? 0;
+        }
+        await client.query('COMMIT');
+        return inserted;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
+  }
+
+  async getTrajectory(trajectoryId: string): Promise<Trajectory | null> {
+    this.#assertOpen();
+    const [row] = await this.#rows<{ trajectory: Trajectory }>(
+      `SELECT trajectory FROM ${this.#schema}.trajectories WHERE trajectory_id = $1`,
+      [trajectoryId],
+    );
+    return row?.trajectory ?? null;
+  }
+
+  async queryTrajectories(query: TrajectoryQuery = {}): Promise<Trajectory[]> {
+    this.#assertOpen();
+    const limit = query.limit ?? DEFAULT_LIMIT;
+    if (limit <= 0) return [];
+    const conditions: string[] = [];
+    const values: unknown[] = [];
+    if (query.source !== undefined) {
+      values.push(query.source);
+      conditions.push(`source = $${values.length}`);
+    }
+    if (query.afterId !== undefined) {
+      values.push(query.afterId);
+      // Byte order, as the other adapters compare ids, whatever the database's collation.
+      conditions.push(`trajectory_id > $${values.length} COLLATE "C"`);
+    }
+    values.push(Number.isFinite(limit) ? Math.floor(limit) : null);
+    const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
+    const rows = await this.#rows<{ trajectory: Trajectory }>(
+      `SELECT trajectory FROM ${this.#schema}.trajectories ${where} ORDER BY trajectory_id COLLATE "C" LIMIT $${values.length}`,
+      values,
+    );
+    return rows.map((row) => row.trajectory);
+  }
+
+  async countTrajectories(query: Pick<TrajectoryQuery, 'source'> = {}): Promise<number> {
+    this.#assertOpen();
+    const [row] =
+      query.source === undefined
+        ? await this.#rows<{ n: number }>(`SELECT count(*) AS n FROM ${this.#schema}.trajectories`, [])
+        : await this.#rows<{ n: number }>(`SELECT count(*) AS n FROM ${this.#schema}.trajectories WHERE source = $1`, [query.source]);
+    return row?.n ?? 0;
   }
 
   close(): Promise<void> {

@@ -105,8 +105,32 @@ CREATE TABLE failure_signatures (
 CREATE INDEX idx_signatures_last_seen ON failure_signatures (last_seen_ms);
 `;
 
+/**
+ * Version 2: trajectories (seed 000 section 3). The whole trajectory is one JSON text; the
+ * columns beside it are what listing and filtering read. The unique (source, source_id) index
+ * is what makes re-importing a file a no-op (SQLite treats NULL source_ids as distinct; those
+ * trajectories are deduplicated by their content-derived id instead).
+ */
+const V2_TRAJECTORIES = `
+CREATE TABLE trajectories (
+  trajectory_id TEXT PRIMARY KEY,
+  source TEXT NOT NULL,
+  source_id TEXT,
+  task_description TEXT,
+  final_outcome TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  trajectory TEXT NOT NULL,
+  step_count INTEGER NOT NULL,
+  failure_count INTEGER NOT NULL
+);
+CREATE UNIQUE INDEX idx_trajectories_source ON trajectories (source, source_id);
+`;
+
 /** Every migration faultline knows, oldest first. Append only; never edit a released one. */
-export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [{ version: 1, name: 'initial schema', up: V1_INITIAL }];
+export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
+  { version: 1, name: 'initial schema', up: V1_INITIAL },
+  { version: 2, name: 'trajectories', up: V2_TRAJECTORIES },
+];
 
 const MIGRATIONS_TABLE = `
 CREATE TABLE IF NOT EXISTS schema_migrations (

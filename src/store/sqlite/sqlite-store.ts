@@ -8,6 +8,8 @@ import Database from 'better-sqlite3';
 import { ConfigError, FaultlineError } from '../../errors.js';
 import { makeDirectorySync } from '../../make-directory.js';
 import type { ToolExecutionRecord } from '../../record/types.js';
+import { uniqueTrajectoryRows, type TrajectoryRow } from '../../trajectory/trajectory-row.js';
+import type { Trajectory } from '../../trajectory/types.js';
 import {
   aggregateBatch,
   createdAtMs,
@@ -31,6 +33,8 @@ import type {
   StatsFilter,
   Store,
   ToolStats,
+  TrajectoryQuery,
+  TrajectoryStore,
 } from '../types.js';
 import { assertCurrent, migrate, SQLITE_MIGRATIONS, type SqliteMigration } from './migrations.js';
 import { RECORD_COLUMNS, recordParams, rowToRecord, type RecordRow, type SqliteValue } from './record-row.js';
@@ -112,13 +116,13 @@ function openDatabase(options: SqliteStoreOptions): Database.Database {
  * await store.insert(records);
  * const stats = await store.toolStats({ since: Date.now() - 86_400_000, until: Date.now() });
  */
-export function createSqliteStore(options: SqliteStoreOptions): Store {
+export function createSqliteStore(options: SqliteStoreOptions): Store & TrajectoryStore {
   return new SqliteStore(openDatabase(options), options.readonly === true, options.path);
 }
 
 type WhereQuery = Omit<RecordQuery, 'limit' | 'order'>;
 
-class SqliteStore implements Store {
+class SqliteStore implements Store, TrajectoryStore {
   readonly kind = 'sqlite' as const;
   readonly #db: Database.Database;
   readonly #path: string;
@@ -298,6 +302,68 @@ class SqliteStore implements Store {
       params.push(filter.toolName);
     }
     return signaturesFromRows(this.#statement(sql).all(...params) as SignatureRowInput[]);
+  }
+
+  async insertTrajectories(trajectories: readonly Trajectory[]): Promise<number> {
+    this.#assertOpen();
+    if (this.#insertBatch === undefined) {
+      throw new ConfigError(`SQLite store ${JSON.stringify(this.#path)} was opened read-only`, 'store');
+    }
+    const rows = uniqueTrajectoryRows(trajectories);
+    if (rows.length === 0) return 0;
+    // OR IGNORE covers both the primary key and the unique (source, source_id) index.
+    const insert = this.#statement(
+      `INSERT OR IGNORE INTO trajectories
+         (trajectory_id, source, source_id, task_description, final_outcome, created_at, trajectory, step_count, failure_count)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    const run = this.#db.transaction((batch: readonly TrajectoryRow[]) => {
+      let inserted = 0;
+      for (const r of batch) {
+        inserted += insert.run(r.trajectory_id, r.source, r.source_id, r.task_description, r.final_outcome, r.created_at, r.json, r.step_count, r.failure_count).changes;
+      }
+      return inserted;
+    });
+    return run(rows);
+  }
+
+  async getTrajectory(trajectoryId: string): Promise<Trajectory | null> {
+    this.#assertOpen();
+    const row = this.#statement('SELECT trajectory FROM trajectories WHERE trajectory_id = ?').get(trajectoryId) as { trajectory: string } | undefined;
+    return row === undefined ? null : (JSON.parse(row.trajectory) as Trajectory);
+  }
+
+  async queryTrajectories(query: TrajectoryQuery = {}): Promise<Trajectory[]> {
+    this.#assertOpen();
+    const limit = query.limit ?? DEFAULT_LIMIT;
+    if (limit <= 0) return [];
+    const conditions: string[] = [];
+    const params: SqliteValue[] = [];
+    if (query.source !== undefined) {
+      conditions.push('source = ?');
+      params.push(query.source);
+    }
+    if (query.afterId !== undefined) {
+      conditions.push('trajectory_id > ?');
+      params.push(query.afterId);
+    }
+    const where = conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`;
+    // SQLite reads a negative LIMIT as "no limit", which is what an infinite limit asks for.
+    const rows = this.#statement(`SELECT trajectory FROM trajectories${where} ORDER BY trajectory_id LIMIT ?`).all(
+      ...params,
+      Number.isFinite(limit) ? Math.floor(limit) : -1,
+    ) as { trajectory: string }[];
+    return rows.map((row) => JSON.parse(row.trajectory) as Trajectory);
+  }
+
+  async countTrajectories(query: Pick<TrajectoryQuery, 'source'> = {}): Promise<number> {
+    this.#assertOpen();
+    const row = (
+      query.source === undefined
+        ? this.#statement('SELECT count(*) AS n FROM trajectories').get()
+        : this.#statement('SELECT count(*) AS n FROM trajectories WHERE source = ?').get(query.source)
+    ) as { n: number };
+    return row.n;
   }
 
   async close(): Promise<void> {

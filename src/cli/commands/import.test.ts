@@ -1,0 +1,109 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createSqliteStore } from '../../store/sqlite/sqlite-store.js';
+import { tauBenchAirlineFile } from '../../trajectory/importers/tau-bench-data.test-helpers.js';
+import { runCapture } from '../run-cli.test-helpers.js';
+import type { ImportReport } from './import.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'faultline-import-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+const freshDb = () => join(dir, `db-${++n}.db`);
+
+const toolCall = (id: string, name: string, args: unknown) => ({ role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name, arguments: JSON.stringify(args) } }] });
+const conversation = (id: string) => ({
+  id,
+  messages: [
+    { role: 'user', content: 'weather?' },
+    toolCall('a', 'get_weather', { city: 'Paris' }),
+    { role: 'tool', tool_call_id: 'a', content: '{"error":"busy","status":503}' },
+    toolCall('b', 'get_weather', { city: 'Paris' }),
+    { role: 'tool', tool_call_id: 'b', content: '{"temp":18}' },
+  ],
+});
+const openAiFile = join(dir, 'chats.jsonl');
+writeFileSync(openAiFile, [JSON.stringify(conversation('c1')), 'not json', JSON.stringify(conversation('c2')), '{"messages": 3}', ''].join('\n'));
+
+async function importJson(args: readonly string[]): Promise<{ report: ImportReport; stderr: string }> {
+  const run = await runCapture(['import', '--json', ...args], dir);
+  expect(run.code).toBe(0);
+  return { report: JSON.parse(run.stdout) as ImportReport, stderr: run.stderr };
+}
+
+describe('faultline import', () => {
+  it('imports OpenAI JSONL, warning about each malformed line as file:LINE: reason', async () => {
+    const db = freshDb();
+    const { report, stderr } = await importJson(['--format', 'openai', 'chats.jsonl', '--db', db]);
+    const warnings = stderr.split('\n').filter(Boolean);
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]).toMatch(/^chats\.jsonl:2: not JSON: /);
+    expect(warnings[1]).toBe('chats.jsonl:4: expected "messages" to be an array');
+    expect(report).toMatchObject({
+      format: 'openai',
+      trajectories: 2,
+      inserted: 2,
+      already_stored: 0,
+      steps: 4,
+      failures: 2,
+      failures_by_category: { system: 2 },
+      failures_by_type: { 'system/dependency_down': 2 },
+      outcomes: { unknown: 2 },
+      skipped_lines: 2,
+    });
+    expect(report.skipped.map((s) => s.line)).toEqual([2, 4]);
+  });
+
+  it('prints counts as text by default', async () => {
+    const run = await runCapture(['import', '--format', 'openai', openAiFile, '--db', freshDb()], dir);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('faultline import: 2 trajectories from');
+    expect(run.stdout).toContain('steps: 4, failures: 2, skipped lines: 2');
+    expect(run.stdout).toContain('failures by category: system 2');
+  });
+
+  it('fails the whole import under --strict at the first malformed line: exit 2, one line, nothing written', async () => {
+    const db = freshDb();
+    const run = await runCapture(['import', '--format', 'openai', 'chats.jsonl', '--db', db, '--strict'], dir);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(run.stderr).toMatch(/^faultline: chats\.jsonl:2: not JSON: .*\(--strict: nothing imported\)\n$/);
+    expect(existsSync(db)).toBe(false);
+  });
+
+  it('refuses an unknown format, a missing file and a file not in the format with one line and exit 2', async () => {
+    const db = freshDb();
+    const badFormat = await runCapture(['import', '--format', 'csv', openAiFile, '--db', db], dir);
+    expect(badFormat.code).toBe(2);
+    expect(badFormat.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(badFormat.stderr).toMatch(/argument 'csv' is invalid/);
+    const missing = await runCapture(['import', '--format', 'openai', 'nope.jsonl', '--db', db], dir);
+    expect(missing).toMatchObject({ code: 2, stderr: 'faultline: cannot read nope.jsonl: no such file\n' });
+    const noFormat = await runCapture(['import', openAiFile, '--db', db], dir);
+    expect(noFormat.code).toBe(2);
+    const truncated = join(dir, 'truncated.json');
+    writeFileSync(truncated, '[\n{"task_id": 1, "traj": []},\n{"task_id": 2,');
+    const run = await runCapture(['import', '--format', 'tau-bench', truncated, '--db', db], dir);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^faultline: .*truncated\.json:3: the input ends inside the array \(truncated file\?\) \(nothing imported\)\n$/);
+    expect(existsSync(db)).toBe(false);
+  });
+
+  const tau = tauBenchAirlineFile();
+  it.skipIf(tau === undefined)('imports the real tau-bench file once: a second run stores nothing new', async () => {
+    const db = freshDb();
+    const first = await importJson(['--format', 'tau-bench', tau!, '--db', db]);
+    expect(first.report).toMatchObject({ trajectories: 200, inserted: 200, skipped_lines: 0, outcomes: { success: 84, failure: 116 } });
+    expect(first.report.failures_by_category.business).toBe(first.report.failures);
+    expect(first.report.failures).toBeGreaterThan(0);
+    const again = await importJson(['--format', 'tau-bench', tau!, '--db', db]);
+    expect(again.report).toMatchObject({ trajectories: 200, inserted: 0, already_stored: 200 });
+    const store = createSqliteStore({ path: db, readonly: true });
+    expect(await store.countTrajectories({ source: 'tau-bench' })).toBe(200);
+    const [stored] = await store.queryTrajectories({ limit: 1 });
+    expect(stored!.metadata).toMatchObject({ source: 'tau-bench', domain: 'airline' });
+    await store.close();
+  });
+});

@@ -1,0 +1,108 @@
+/**
+ * `faultline import`: reads trajectories from a file (OpenAI or Anthropic chat logs, tau-bench
+ * results, seed 000 step logs, OTLP GenAI spans) into the store. Re-importing a file stores
+ * nothing new: trajectories are keyed by source and source id.
+ */
+import { statSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { Command, Option } from 'commander';
+import { openStore } from '../../store/open-store.js';
+import { IMPORT_FORMATS, type ImportFormat } from '../../trajectory/importers/import-types.js';
+import { importFile, ImportInputError, summarizeImport, type ImportSummary } from '../../trajectory/import-file.js';
+import { hasTrajectoryStore } from '../../trajectory/trajectory-row.js';
+import { CliError } from '../cli-error.js';
+import { writeLine, type CliContext } from '../io.js';
+
+interface ImportCommandOptions {
+  format: ImportFormat;
+  db?: string;
+  strict?: boolean;
+  json?: boolean;
+}
+
+/** The `--json` output. */
+export interface ImportReport extends ImportSummary {
+  format: ImportFormat;
+  file: string;
+  /** Trajectories stored by this run. */
+  inserted: number;
+  /** Trajectories that were already in the store (a re-import). */
+  already_stored: number;
+  skipped: { line: number; reason: string }[];
+}
+
+const INSERT_BATCH = 1000;
+
+function assertReadableFile(path: string, shown: string): void {
+  let isFile: boolean;
+  try {
+    isFile = statSync(path).isFile();
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    throw new CliError(`cannot read ${shown}: ${code === 'ENOENT' ? 'no such file' : String(code ?? (error as Error).message)}`);
+  }
+  if (!isFile) throw new CliError(`cannot read ${shown}: not a file`);
+}
+
+export function importCommand(ctx: CliContext): Command {
+  return new Command('import')
+    .description('Import agent trajectories from a file into the store (openai, anthropic, tau-bench, step-log, otel)')
+    .argument('<file>', 'the file to import (JSONL; tau-bench: its JSON array of results)')
+    .addOption(new Option('--format <format>', 'input format').choices(IMPORT_FORMATS).makeOptionMandatory())
+    .option('--db <store>', 'store to write: a SQLite path (default .faultline/faultline.db) or a postgres:// URL (?schema=NAME)')
+    .option('--strict', 'fail on the first malformed line (exit 2, nothing written) instead of skipping it')
+    .option('--json', 'print the summary as JSON')
+    .action(async (file: string, opts: ImportCommandOptions) => {
+      const { io } = ctx;
+      const path = isAbsolute(file) ? file : resolve(io.cwd, file);
+      assertReadableFile(path, file);
+      let result;
+      try {
+        result = await importFile(opts.format, path, {
+          ...(opts.strict === true ? { strict: true } : {}),
+          onSkip: (s) => writeLine(io.stderr, `${file}:${s.line}: ${s.reason}`),
+        });
+      } catch (error) {
+        if (ImportInputError.isInstance(error)) {
+          throw new CliError(`${file}:${error.line}: ${error.reason}${opts.strict === true ? ' (--strict: nothing imported)' : ' (nothing imported)'}`);
+        }
+        throw new CliError(`cannot read ${file}: ${(error as Error).message}`);
+      }
+
+      const store = await openStore(opts.db, { cwd: io.cwd });
+      let inserted = 0;
+      try {
+        if (!hasTrajectoryStore(store)) throw new CliError(`the ${store.kind} store cannot hold trajectories`);
+        for (let start = 0; start < result.trajectories.length; start += INSERT_BATCH) {
+          inserted += await store.insertTrajectories(result.trajectories.slice(start, start + INSERT_BATCH));
+        }
+      } finally {
+        await store.close();
+      }
+
+      const summary = summarizeImport(result);
+      const report: ImportReport = {
+        format: opts.format,
+        file,
+        ...summary,
+        inserted,
+        already_stored: summary.trajectories - inserted,
+        skipped: result.skipped,
+      };
+      if (opts.json === true) {
+        writeLine(io.stdout, JSON.stringify(report, null, 2));
+        return;
+      }
+      writeLine(
+        io.stdout,
+        `faultline import: ${report.trajectories} trajectories from ${file} (${report.format}): ${inserted} new, ${report.already_stored} already stored`,
+      );
+      writeLine(io.stdout, `steps: ${report.steps}, failures: ${report.failures}, skipped lines: ${report.skipped_lines}`);
+      const outcomes = Object.entries(report.outcomes).map(([k, v]) => `${k} ${v}`);
+      if (outcomes.length > 0) writeLine(io.stdout, `outcomes: ${outcomes.join(', ')}`);
+      const categories = Object.entries(report.failures_by_category).sort((a, b) => b[1] - a[1]);
+      if (categories.length > 0) writeLine(io.stdout, `failures by category: ${categories.map(([k, v]) => `${k} ${v}`).join(', ')}`);
+      const types = Object.entries(report.failures_by_type).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+      if (types.length > 0) writeLine(io.stdout, `failures by type: ${types.map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    });
+}

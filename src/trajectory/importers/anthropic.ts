@@ -1,0 +1,74 @@
+/**
+ * Anthropic Messages JSONL: one conversation per line, `{ id?, system?, messages: [...] }`.
+ * `tool_use` blocks in assistant messages are steps; the `tool_result` block with the same
+ * `tool_use_id` (in a later user message) is the result, and `is_error: true` marks a failure.
+ */
+import { assembleTrajectory } from '../assemble.js';
+import type { Trajectory } from '../types.js';
+import { contentText, outcomeOfReward, stepsFromCalls, type ConversationCall } from './conversation.js';
+import { nowIso, type ImportItem, type Importer, type ImportOptions } from './import-types.js';
+import { isRecord, readJsonLines } from './json-lines.js';
+import { failureOfResult } from './tool-result.js';
+
+function conversation(messages: unknown): { calls: ConversationCall[]; task: string | null } | string {
+  if (!Array.isArray(messages)) return 'expected "messages" to be an array';
+  const calls: ConversationCall[] = [];
+  const byId = new Map<string, ConversationCall>();
+  let task: string | null = null;
+  for (const [i, message] of messages.entries()) {
+    if (!isRecord(message) || typeof message['role'] !== 'string') return `messages[${i}] has no role`;
+    const content = message['content'];
+    if (typeof content === 'string') {
+      if (message['role'] === 'user' && task === null) task = content;
+      continue;
+    }
+    if (!Array.isArray(content)) return `messages[${i}].content is neither a string nor a list of blocks`;
+    for (const [j, block] of content.entries()) {
+      if (!isRecord(block) || typeof block['type'] !== 'string') return `messages[${i}].content[${j}] has no type`;
+      if (block['type'] === 'text' && message['role'] === 'user' && task === null && typeof block['text'] === 'string') task = block['text'];
+      if (block['type'] === 'tool_use') {
+        if (typeof block['name'] !== 'string' || typeof block['id'] !== 'string') return `messages[${i}].content[${j}] (tool_use) needs an id and a name`;
+        const call: ConversationCall = { id: block['id'], tool_name: block['name'], input_params: block['input'] ?? {} };
+        calls.push(call);
+        byId.set(block['id'], call);
+      }
+      if (block['type'] === 'tool_result') {
+        const id = block['tool_use_id'];
+        const call = typeof id === 'string' ? byId.get(id) : undefined;
+        if (call === undefined) return `messages[${i}].content[${j}] answers tool_use_id ${JSON.stringify(id)}, which no earlier tool_use made`;
+        call.result = { text: contentText(block['content']) ?? '', isError: block['is_error'] === true };
+      }
+    }
+  }
+  return { calls, task };
+}
+
+export function anthropicTrajectory(value: unknown, options?: ImportOptions): Trajectory | string {
+  if (!isRecord(value)) return 'expected a JSON object with a "messages" array';
+  const parsed = conversation(value['messages']);
+  if (typeof parsed === 'string') return parsed;
+  const steps = stepsFromCalls(parsed.calls, (call) => failureOfResult(call.result.text, call.result.isError === true ? { isError: true } : {}));
+  const id = value['id'];
+  return assembleTrajectory({
+    source: 'anthropic',
+    source_id: typeof id === 'string' || typeof id === 'number' ? String(id) : null,
+    task_description: parsed.task,
+    final_outcome: outcomeOfReward(value['reward']),
+    created_at: nowIso(options),
+    steps,
+    metadata: options?.domain === undefined ? {} : { domain: options.domain },
+  });
+}
+
+/** Reads Anthropic Messages JSONL. */
+export const importAnthropic: Importer = async function* (input, options): AsyncGenerator<ImportItem> {
+  for await (const item of readJsonLines(input)) {
+    if ('error' in item) {
+      yield { kind: 'skipped', line: item.line, reason: item.error };
+      continue;
+    }
+    const result = anthropicTrajectory(item.value, options);
+    if (typeof result === 'string') yield { kind: 'skipped', line: item.line, reason: result };
+    else yield { kind: 'trajectory', trajectory: result, line: item.line };
+  }
+};

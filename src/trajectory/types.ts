@@ -1,0 +1,169 @@
+/**
+ * The trajectory: seed 000 section 3's training unit. One task, the tool calls made for it in
+ * order, what the agent decided after each, and (once annotated) whether that was right.
+ *
+ * Every step carries both taxonomies (DESIGN.md "Taxonomy"): seed 000's training labels in
+ * `failure_type` / `failure_subtype`, and seed 001's runtime classification in
+ * `failure_category` / `failure_stage` / `failure_kind`.
+ */
+import type {
+  CallStatus,
+  FailureCategory,
+  FailureStage,
+  TrainingFailureSubtype,
+  TrainingFailureType,
+} from '../taxonomy.js';
+
+/** The version of the trajectory JSON below; bumped when a field changes meaning. */
+export const TRAJECTORY_SCHEMA_VERSION = 1;
+
+/** Where a trajectory came from. */
+export type TrajectorySource = 'faultline' | 'openai' | 'anthropic' | 'tau-bench' | 'step-log' | 'otel';
+
+export const TRAJECTORY_SOURCES: readonly TrajectorySource[] = ['faultline', 'openai', 'anthropic', 'tau-bench', 'step-log', 'otel'];
+
+/**
+ * How the task ended. `partial`: a graded source gave part credit. `unknown`: the source does
+ * not say (a chat log without a grade), and nothing should be inferred from it.
+ */
+export type FinalOutcome = 'success' | 'failure' | 'partial' | 'unknown';
+
+/** What the tool answered, as far as the source shows it. */
+export interface StepResponse {
+  /** HTTP status when the source has one (or a synthetic 200 for a success the source marked as such). */
+  status_code?: number;
+  /** e.g. `HTTP_429`, `ECONNRESET`, `TAU_INSUFFICIENT_SEATS`. */
+  error_code?: string;
+  /** The error text, for failures. */
+  message?: string;
+  /** The result (parsed JSON when it was JSON text). */
+  body?: unknown;
+}
+
+/**
+ * What the agent did after a step.
+ *
+ * - `proceed`: moved on (the step succeeded, or it was the last and succeeded);
+ * - `retry`: called the same tool again with identical arguments, with no wait that honoured the backoff;
+ * - `retry_with_params`: the same tool again with changed arguments (`params_delta`);
+ * - `wait_and_retry`: the same call again after waiting at least the Retry-After or backoff (`wait_seconds`);
+ * - `switch_tool`: called a different tool after a failure;
+ * - `abort`: stopped after a failure (no further call);
+ * - `escalate`: handed over to a human (a log said so);
+ * - `other`: a logged decision this model has no name for (`source_action` keeps it).
+ */
+export type DecisionAction =
+  | 'proceed'
+  | 'retry'
+  | 'retry_with_params'
+  | 'wait_and_retry'
+  | 'switch_tool'
+  | 'abort'
+  | 'escalate'
+  | 'other';
+
+export const DECISION_ACTIONS: readonly DecisionAction[] = [
+  'proceed',
+  'retry',
+  'retry_with_params',
+  'wait_and_retry',
+  'switch_tool',
+  'abort',
+  'escalate',
+  'other',
+];
+
+export interface AgentDecision {
+  action: DecisionAction;
+  /** Only the arguments that changed, for `retry_with_params`; a removed argument is null. */
+  params_delta?: Record<string, unknown>;
+  /** For `wait_and_retry`: how long the agent waited before the next call. */
+  wait_seconds?: number;
+  /** The agent's stated reason, when the source logged one, or how the decision was derived. */
+  reasoning?: string;
+  /** For `switch_tool`: the tool called next. */
+  next_tool?: string;
+  /** The source's own name for the action, when it logged one. */
+  source_action?: string;
+}
+
+/** What an annotator says the agent should have done instead (seed 000's `correct_action`). */
+export interface CorrectAction {
+  action: string;
+  params_delta?: Record<string, unknown>;
+  wait_seconds?: number;
+  reasoning?: string;
+}
+
+/** Whether the decision was right. Null until an annotator (or a log's own annotation) says. */
+export type DecisionCorrectness = 'correct' | 'incorrect' | 'uncertain';
+
+export interface TrajectoryStep {
+  /** 1-based position in the trajectory (seed 000 counts from 1). */
+  step_index: number;
+  tool_name: string;
+  /** The arguments as sent; the raw string when a model produced arguments that are not JSON. */
+  input_params: unknown;
+  response: StepResponse;
+  /** How the call ended; null when the source has no result for it (a conversation cut short). */
+  status: CallStatus | null;
+  /** Seed 000's top-level label; null for successes and for failures only an annotator can label (business). */
+  failure_type: TrainingFailureType | null;
+  failure_subtype: TrainingFailureSubtype | null;
+  /** Seed 001's category (why it failed). */
+  failure_category: FailureCategory | null;
+  /** Seed 001's stage (where it failed). */
+  failure_stage: FailureStage | null;
+  /**
+   * Seed 001's low-cardinality failure type (`not_found`, `rate_limited`, ...). Named apart because
+   * `failure_type` here is seed 000's.
+   */
+  failure_kind: string | null;
+  agent_decision: AgentDecision;
+  decision_correctness: DecisionCorrectness | null;
+  correctness_reason: string | null;
+  correct_action: CorrectAction | null;
+  /** What the source calls this call (an execution id, a tool_call id, a span id), for tracing back. */
+  source_ref?: string;
+  /** UTC ISO-8601 start of the call, when the source has times. */
+  started_at?: string;
+}
+
+export interface FailureSummary {
+  total_failures: number;
+  /** Distinct seed 000 labels, `type/subtype`, in order of first appearance. */
+  failure_types: string[];
+  /** Failures per seed 001 category (business failures have no seed 000 label but are counted here). */
+  failure_categories: Partial<Record<FailureCategory, number>>;
+  /** The decision after the first failure; null without failures. */
+  recovery_pattern: DecisionAction | null;
+  /** Null without failures; else whether the last call succeeded and the task did not fail. */
+  recovery_success: boolean | null;
+}
+
+export type Difficulty = 'easy' | 'medium' | 'hard';
+
+export interface TrajectoryMetadata {
+  source: TrajectorySource;
+  /** Who labelled decisions; null while nobody has. */
+  annotator: string | null;
+  human_verified: boolean;
+  domain: string | null;
+  difficulty: Difficulty | null;
+  schema_version: number;
+}
+
+/** One task's tool calls and decisions (seed 000 section 3). */
+export interface Trajectory {
+  /** Derived from source + source_id (or the content), so importing the same data twice yields the same id. */
+  trajectory_id: string;
+  /** The source's own id: an OpenAI line's `id`, tau-bench's `task_id:trial`, a trace id. Null when it has none. */
+  source_id: string | null;
+  task_description: string | null;
+  final_outcome: FinalOutcome;
+  /** UTC ISO-8601: the first call's time when the source has times, else when it was imported. */
+  created_at: string;
+  steps: TrajectoryStep[];
+  failure_summary: FailureSummary;
+  metadata: TrajectoryMetadata;
+}
