@@ -6,7 +6,7 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { LineCounter, parseDocument } from 'yaml';
 import { ConfigError } from '../errors.js';
 import { globMatcher } from '../faults/glob.js';
@@ -89,7 +89,9 @@ export const SCENARIO_SCHEMA = {
 } as const;
 
 const ajv = new Ajv({ allErrors: true, strict: true });
-const validateShape = ajv.compile(SCENARIO_SCHEMA);
+// Compiled on first use, so that importing the CLI does not pay for it.
+let compiledShape: ValidateFunction | undefined;
+const shapeValidator = (): ValidateFunction => (compiledShape ??= ajv.compile(SCENARIO_SCHEMA));
 
 /** A scenario file (or a set of them) is invalid. `problems` holds every one-line problem found. */
 export class ScenarioError extends ConfigError {
@@ -178,6 +180,7 @@ function semanticProblems(file: string, s: Scenario): string[] {
  */
 export function validateScenario(value: unknown, file: string, defaultId: string): { scenario: Scenario } | { problems: string[] } {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return { problems: [problem(file, '', 'must be a mapping of scenario fields')] };
+  const validateShape = shapeValidator();
   if (!validateShape(value)) {
     const seen = new Set<string>();
     const problems: string[] = [];

@@ -176,9 +176,16 @@ const TRIGGER_OBJECT_SCHEMA = {
   },
 };
 
-const validatePlanShape = ajv.compile(PLAN_SCHEMA);
-const validateTriggerObject = ajv.compile(TRIGGER_OBJECT_SCHEMA);
-const validateParams = Object.fromEntries(FAULT_KINDS.map((kind) => [kind, ajv.compile(PARAM_SCHEMAS[kind])])) as Record<FaultKind, ValidateFunction>;
+// Compiled on first use: every CLI command imports this module, and most never read a plan.
+let compiled: { plan: ValidateFunction; trigger: ValidateFunction; params: Record<FaultKind, ValidateFunction> } | undefined;
+function validators(): NonNullable<typeof compiled> {
+  compiled ??= {
+    plan: ajv.compile(PLAN_SCHEMA),
+    trigger: ajv.compile(TRIGGER_OBJECT_SCHEMA),
+    params: Object.fromEntries(FAULT_KINDS.map((kind) => [kind, ajv.compile(PARAM_SCHEMAS[kind])])) as Record<FaultKind, ValidateFunction>,
+  };
+  return compiled;
+}
 
 /** `rules[2].trigger.nth` from path segments. */
 function formatPath(segments: readonly (string | number)[]): string {
@@ -326,6 +333,7 @@ function checkTrigger(trigger: unknown, path: (string | number)[]): void {
     if (trigger !== 'always' && trigger !== 'first_call_only') fail(path, TRIGGER_MESSAGE);
     return;
   }
+  const validateTriggerObject = validators().trigger;
   if (!validateTriggerObject(trigger)) {
     throw new PlanIssue(firstIssue(TRIGGER_OBJECT_SCHEMA, validateTriggerObject.errors ?? [], path));
   }
@@ -414,6 +422,7 @@ export function validateFaultPlan(value: unknown, sourceName = 'fault plan'): Fa
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw invalid(sourceName, { path: [], message: 'must be an object with version and rules' });
   }
+  const validatePlanShape = validators().plan;
   if (!validatePlanShape(value)) {
     throw invalid(sourceName, firstIssue(PLAN_SCHEMA, validatePlanShape.errors ?? [], []));
   }
@@ -431,7 +440,7 @@ export function validateFaultPlan(value: unknown, sourceName = 'fault plan'): Fa
       checkTrigger(rule['trigger'], [...path, 'trigger']);
       const kind = rule['fault'] as FaultKind;
       const params = (rule['params'] ??= {}) as Record<string, unknown>;
-      const check = validateParams[kind];
+      const check = validators().params[kind];
       if (!check(params)) {
         throw new PlanIssue(firstIssue(PARAM_SCHEMAS[kind], check.errors ?? [], [...path, 'params']));
       }

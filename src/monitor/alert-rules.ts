@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 import { ConfigError } from '../errors.js';
 import { HOUR_MS, hourStartMs } from '../store/rollup.js';
@@ -191,7 +191,9 @@ const CONFIG_SCHEMA = {
 } as const;
 
 const ajv = new Ajv({ allErrors: false, strict: true });
-const validateConfig = ajv.compile(CONFIG_SCHEMA);
+// Compiled on first use, so that importing the CLI does not pay for it.
+let compiledConfig: ValidateFunction | undefined;
+const configValidator = (): ValidateFunction => (compiledConfig ??= ajv.compile(CONFIG_SCHEMA));
 
 /** `/rules/success_rate/threshold` as `rules.success_rate.threshold`. */
 function fieldOf(error: ErrorObject): string {
@@ -234,6 +236,7 @@ function describeConfigError(error: ErrorObject): { field: string; text: string 
 export function resolveAlertConfig(input: unknown, source = 'alerts config'): ResolvedAlertConfig {
   // An empty YAML file parses to null: it means "all defaults", not a mistake.
   const value = input ?? {};
+  const validateConfig = configValidator();
   if (!validateConfig(value)) {
     const first = validateConfig.errors?.[0];
     const { field, text } = first === undefined ? { field: '', text: 'is invalid' } : describeConfigError(first);
