@@ -24,7 +24,7 @@ import type {
   Scenario,
   ScenarioResult,
 } from './types.js';
-import { createWorld, digest } from './world.js';
+import { checkScenario, createWorld, digest } from './world.js';
 
 /** Calls an agent may make per scenario when the scenario sets no budget. */
 export const DEFAULT_CALL_BUDGET = 30;
@@ -233,7 +233,8 @@ export async function runScenario(scenario: Scenario, agent: Agent, options: Run
     context: { failbench_run_id: runId, scenario_id: scenario.id, agent: agent.name, repeat, feedback_mode: feedback },
   });
   const { clock, runtime, catalog, startMs } = world;
-  const before = fileVersions(catalog.state.snapshot());
+  // What fileVersions(catalog.state.snapshot()) gives, without copying the whole state.
+  const before: ReturnType<typeof fileVersions> = new Map([...catalog.state.files.values()].map((f) => [f.path, f.version]));
   const callBudget = scenario.budget?.calls ?? DEFAULT_CALL_BUDGET;
   const timeBudget = scenario.budget?.virtual_ms ?? DEFAULT_VIRTUAL_BUDGET_MS;
   const deadline = startMs + timeBudget;
@@ -404,7 +405,9 @@ export async function runSuite(options: RunSuiteOptions): Promise<SuiteResult> {
   const dupScenario = ids.find((id, i) => ids.indexOf(id) !== i);
   if (dupScenario !== undefined) throw new ConfigError(`scenario id "${dupScenario}" appears twice`, 'scenarios');
   // Fail before any agent runs, not half way through the suite.
-  for (const scenario of options.scenarios) void createWorld(scenario, { feedback: options.feedback, seed: options.seed }).runtime.close();
+  // Checked without building worlds: each run builds its own, and building one is synchronous work
+  // that would hold up the runs already in flight.
+  for (const scenario of options.scenarios) checkScenario(scenario, { seed: options.seed });
 
   const runId = options.runId ?? uuidv7();
   const recorder =

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { defineTool } from '../runtime/define-tool.js';
 import { DEFAULT_CATALOG_NOW } from '../tools/index.js';
 import { outageScenario } from './bench.test-helpers.js';
-import { createWorld, derivedSeed, scenarioStartMs, withoutOwnRecovery } from './world.js';
+import { checkScenario, createWorld, derivedSeed, scenarioStartMs, withoutOwnRecovery } from './world.js';
 
 describe('world', () => {
   it('strips a tool of its own retry, breaker and fallback, keeping the rest', async () => {
@@ -48,5 +48,25 @@ describe('world', () => {
   it('reports an invalid fault plan as a scenario problem', () => {
     const bad = outageScenario({ faults: [{ tool: 'get_weather', fault: 'http_status', params: { status: 418 as 503 } }] });
     expect(() => createWorld(bad, { feedback: 'raw', seed: 1 })).toThrow(/^scenario test\/weather-outage: /);
+  });
+
+  it('checkScenario refuses exactly what createWorld refuses, without building a world', () => {
+    const good = outageScenario();
+    expect(checkScenario(good, { seed: 1 })).toBe(scenarioStartMs(good));
+    const cases = [
+      outageScenario({ tools: ['get_weather', 'no_such_tool'] }),
+      outageScenario({ tools: ['get_weather', 'get_weather'] }),
+      outageScenario({ faults: [{ tool: 'get_weather', fault: 'not_a_fault' } as never] }),
+    ];
+    for (const scenario of cases) {
+      let fromWorld: unknown;
+      try {
+        createWorld(scenario, { seed: 1, feedback: 'raw' });
+      } catch (error) {
+        fromWorld = error;
+      }
+      expect(fromWorld).toBeInstanceOf(Error);
+      expect(() => checkScenario(scenario, { seed: 1 })).toThrow((fromWorld as Error).message);
+    }
   });
 });

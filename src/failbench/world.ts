@@ -4,12 +4,12 @@
  * seeded from the run seed and the scenario id, so the same seed gives the same run.
  */
 import { createHash } from 'node:crypto';
-import { ConfigError } from '../errors.js';
+import { ConfigError, DuplicateToolError } from '../errors.js';
 import { createFaultPlan, type FaultPlan } from '../faults/index.js';
 import { createVirtualClock, type VirtualClock } from '../runtime/clock.js';
 import { defineTool, type Tool } from '../runtime/define-tool.js';
 import { createRuntime, type RecordSink, type Runtime } from '../runtime/runtime.js';
-import { createToolCatalog, DEFAULT_CATALOG_NOW, type ToolCatalog } from '../tools/index.js';
+import { CATALOG_TOOL_NAMES, createToolCatalog, DEFAULT_CATALOG_NOW, type ToolCatalog } from '../tools/index.js';
 import type { AgentTool, FeedbackMode, Scenario } from './types.js';
 
 export interface WorldOptions {
@@ -88,13 +88,47 @@ function agentTool(tool: Tool): AgentTool {
   return offered;
 }
 
+const CATALOG_TOOLS: ReadonlySet<string> = new Set(CATALOG_TOOL_NAMES);
+
 /**
- * Builds a fresh world for one run of `scenario`.
+ * Checks, without building anything heavy, that `scenario` can run: the same checks, in the same
+ * order and with the same errors, as {@link createWorld}. runSuite calls it for every scenario
+ * before any agent runs, so a bad scenario fails the suite up front, not half way through.
+ * @returns the scenario's start in epoch ms.
+ * @throws ConfigError for an unknown tool, an invalid `now` or an invalid fault plan; RangeError for
+ * a non-integer catalog seed; DuplicateToolError for a tool listed twice.
+ */
+export function checkScenario(scenario: Scenario, options: Pick<WorldOptions, 'seed'>): number {
+  const startMs = scenarioStartMs(scenario);
+  const catalogSeed = scenario.seed ?? 1;
+  if (!Number.isInteger(catalogSeed)) throw new RangeError(`seed must be an integer, got ${String(catalogSeed)}`);
+  const seen = new Set<string>();
+  for (const name of scenario.tools) {
+    if (!CATALOG_TOOLS.has(name)) throw new ConfigError(`scenario ${scenario.id}: unknown tool "${name}"`, 'tools');
+    seen.add(name);
+  }
+  void faultPlanOf(scenario, options.seed, createVirtualClock({ startMs }), startMs);
+  // What createRuntime refuses, last, as in createWorld.
+  if (seen.size !== scenario.tools.length) throw new DuplicateToolError(scenario.tools.find((name, i) => scenario.tools.indexOf(name) !== i)!);
+  return startMs;
+}
+
+function faultPlanOf(scenario: Scenario, seed: number, clock: VirtualClock, startMs: number): FaultPlan {
+  try {
+    return createFaultPlan({ version: 1, rules: scenario.faults }, { clock, seed: derivedSeed(seed, scenario.id, 'faults'), startedAt: startMs });
+  } catch (error) {
+    throw new ConfigError(`scenario ${scenario.id}: ${(error as Error).message}`, 'faults', { cause: error });
+  }
+}
+
+/**
+ * Builds a fresh world for one run of `scenario`. The catalog's state is the whole catalog's, but
+ * only the tools the scenario offers are defined.
  * @throws ConfigError when the scenario names a tool the catalog does not have, or its fault plan is invalid.
  */
 export function createWorld(scenario: Scenario, options: WorldOptions): ScenarioWorld {
   const startMs = scenarioStartMs(scenario);
-  const catalog = createToolCatalog({ seed: scenario.seed ?? 1, now: startMs });
+  const catalog = createToolCatalog({ seed: scenario.seed ?? 1, now: startMs, only: scenario.tools.filter((name) => CATALOG_TOOLS.has(name)) });
   const byName = new Map(catalog.tools.map((t) => [t.name, t]));
   const tools: Tool[] = [];
   for (const name of scenario.tools) {
@@ -103,12 +137,7 @@ export function createWorld(scenario: Scenario, options: WorldOptions): Scenario
     tools.push(options.feedback === 'raw' ? withoutOwnRecovery(tool) : tool);
   }
   const clock = createVirtualClock({ startMs });
-  let faults: FaultPlan;
-  try {
-    faults = createFaultPlan({ version: 1, rules: scenario.faults }, { clock, seed: derivedSeed(options.seed, scenario.id, 'faults'), startedAt: startMs });
-  } catch (error) {
-    throw new ConfigError(`scenario ${scenario.id}: ${(error as Error).message}`, 'faults', { cause: error });
-  }
+  const faults = faultPlanOf(scenario, options.seed, clock, startMs);
   const runtime = createRuntime({
     tools,
     clock,

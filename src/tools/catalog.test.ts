@@ -134,3 +134,23 @@ describe('catalog state', () => {
     expect(snap.calls['create_order']).toBe(5);
   });
 });
+
+describe('catalog: only some tools, and shared seed data', () => {
+  it('defines only the named tools, in catalog order, while the state still counts every tool', () => {
+    const { tools, state } = createToolCatalog({ seed: 3, only: ['create_order', 'get_weather'] });
+    expect(tools.map((t) => t.name)).toEqual(['get_weather', 'create_order']);
+    expect(Object.keys(state.calls)).toEqual([...CATALOG_TOOL_NAMES]);
+    expect(() => createToolCatalog({ only: ['no_such_tool'] })).toThrow(/no tool "no_such_tool"/);
+  });
+
+  it('catalogs with the same seed start equal but never share mutable state', () => {
+    const a = createToolCatalog({ seed: 9 });
+    const b = createToolCatalog({ seed: 9 });
+    expect(a.state.snapshot()).toEqual(b.state.snapshot());
+    a.state.orders[0]!.status = 'cancelled';
+    a.state.products[0]!.stock = -1;
+    expect(b.state.orders[0]!.status).not.toBe('cancelled');
+    expect(b.state.products[0]!.stock).not.toBe(-1);
+    expect(createToolCatalog({ seed: 9 }).state.snapshot()).toEqual(b.state.snapshot());
+  });
+});
