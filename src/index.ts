@@ -96,3 +96,6 @@ export { startHttpFaultProxy, compileRoutes, parseRoutes, loadRoutes } from './f
 
 // Trajectories: the model, the builder from records, importers.
 export * from './trajectory/index.js';
+
+// Annotation: rule annotators, outcome backtrace, heuristic semantic judge.
+export * from './annotate/index.js';

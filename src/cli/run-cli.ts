@@ -6,6 +6,7 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError, FaultlineError } from '../errors.js';
 import { CliError } from './cli-error.js';
 import { alertsCommand } from './commands/alerts.js';
+import { annotateCommand } from './commands/annotate.js';
 import { benchCommand } from './commands/bench.js';
 import { demoCommand } from './commands/demo.js';
 import { importCommand } from './commands/import.js';
@@ -20,7 +21,7 @@ import type { CliContext, CliIo } from './io.js';
 export const VERSION = '0.1.0';
 
 /** Each command module exports a factory; adding a command is adding a line here. */
-const COMMANDS: readonly ((ctx: CliContext) => Command)[] = [demoCommand, statsCommand, alertsCommand, tailCommand, metricsCommand, mockToolsCommand, mcpProxyCommand, proxyCommand, benchCommand, importCommand];
+const COMMANDS: readonly ((ctx: CliContext) => Command)[] = [demoCommand, statsCommand, alertsCommand, tailCommand, metricsCommand, mockToolsCommand, mcpProxyCommand, proxyCommand, benchCommand, importCommand, annotateCommand];
 
 function buildProgram(ctx: CliContext): Command {
   const io = ctx.io;

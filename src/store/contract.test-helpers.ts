@@ -792,6 +792,18 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>, 
         expect(await ts.countTrajectories()).toBe(3);
       });
 
+      it('replaces stored trajectories by id with updateTrajectories, ignoring unknown ids', async () => {
+        const ts = trajectoryStore();
+        const first = contractTrajectory(1);
+        await ts.insertTrajectories([first, contractTrajectory(2)]);
+        const annotated = { ...first, final_outcome: 'failure', metadata: { ...first.metadata, annotator: 'rules_v1' } } as Trajectory;
+        expect(await ts.updateTrajectories([annotated, contractTrajectory(9)])).toBe(1);
+        expect(await ts.getTrajectory(first.trajectory_id)).toStrictEqual(annotated);
+        expect(await ts.getTrajectory(contractTrajectory(9).trajectory_id)).toBeNull();
+        expect(await ts.countTrajectories()).toBe(2);
+        expect(await ts.updateTrajectories([])).toBe(0);
+      });
+
       it('pages by trajectory_id with afterId and limit, filtered by source', async () => {
         const ts = trajectoryStore();
         const all = Array.from({ length: 25 }, (_, i) => contractTrajectory(i, i % 5 === 0 ? 'otel' : 'openai'));

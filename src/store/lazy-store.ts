@@ -35,6 +35,7 @@ export function lazyStore(kind: StoreKind, open: () => Promise<Store>): Store & 
       if (store.insertTrajectories === undefined) throw new ConfigError(`the ${store.kind} store does not store trajectories`, 'store');
       return store.insertTrajectories(ts);
     },
+    updateTrajectories: async (ts) => (await opened()).updateTrajectories?.(ts) ?? 0,
     getTrajectory: async (id) => (await opened()).getTrajectory?.(id) ?? null,
     queryTrajectories: async (q) => (await opened()).queryTrajectories?.(q) ?? [],
     countTrajectories: async (q) => (await opened()).countTrajectories?.(q) ?? 0,

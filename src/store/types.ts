@@ -121,6 +121,11 @@ export interface TrajectoryQuery {
 export interface TrajectoryStore {
   /** Stores the trajectories in one transaction; returns how many were new. */
   insertTrajectories(trajectories: readonly Trajectory[]): Promise<number>;
+  /**
+   * Replaces trajectories already stored (matched by trajectory_id) with these versions, e.g.
+   * after annotation. Unknown ids are ignored. Returns how many were replaced.
+   */
+  updateTrajectories(trajectories: readonly Trajectory[]): Promise<number>;
   getTrajectory(trajectoryId: string): Promise<Trajectory | null>;
   queryTrajectories(query?: TrajectoryQuery): Promise<Trajectory[]>;
   countTrajectories(query?: Pick<TrajectoryQuery, 'source'>): Promise<number>;

@@ -62,6 +62,7 @@ export function uniqueTrajectoryRows(trajectories: readonly Trajectory[]): Traje
 export function hasTrajectoryStore(store: Store): store is Store & TrajectoryStore {
   return (
     typeof store.insertTrajectories === 'function' &&
+    typeof store.updateTrajectories === 'function' &&
     typeof store.getTrajectory === 'function' &&
     typeof store.queryTrajectories === 'function' &&
     typeof store.countTrajectories === 'function'

@@ -166,4 +166,14 @@ export interface Trajectory {
   steps: TrajectoryStep[];
   failure_summary: FailureSummary;
   metadata: TrajectoryMetadata;
+  /** Labels from `faultline annotate` (rule annotators and the semantic judge), once annotated. */
+  labels?: TrajectoryLabel[];
+}
+
+/** One annotator's finding on one step. */
+export interface TrajectoryLabel {
+  name: string;
+  step_index: number;
+  confidence: number;
+  reason: string;
 }

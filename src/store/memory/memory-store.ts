@@ -190,6 +190,18 @@ class MemoryStore implements Store, TrajectoryStore {
     return inserted;
   }
 
+  async updateTrajectories(trajectories: readonly Trajectory[]): Promise<number> {
+    this.#assertOpen();
+    let updated = 0;
+    for (const row of uniqueTrajectoryRows(trajectories)) {
+      const entry = this.#trajectories.get(row.trajectory_id);
+      if (entry === undefined) continue;
+      this.#trajectories.set(row.trajectory_id, { source: entry.source, json: row.json });
+      updated += 1;
+    }
+    return updated;
+  }
+
   async getTrajectory(trajectoryId: string): Promise<Trajectory | null> {
     this.#assertOpen();
     const entry = this.#trajectories.get(trajectoryId);

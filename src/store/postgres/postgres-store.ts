@@ -409,6 +409,32 @@ class PostgresStore implements Store, TrajectoryStore {
     });
   }
 
+  async updateTrajectories(trajectories: readonly Trajectory[]): Promise<number> {
+    this.#assertOpen();
+    const rows = uniqueTrajectoryRows(trajectories);
+    if (rows.length === 0) return 0;
+    const sql = `UPDATE ${this.#schema}.trajectories AS d
+         SET task_description = t.task, final_outcome = t.outcome, trajectory = t.body::jsonb, step_count = t.steps, failure_count = t.failures
+        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::int[]) AS t(id, task, outcome, body, steps, failures)
+       WHERE d.trajectory_id = t.id`;
+    let updated = 0;
+    for (let start = 0; start < rows.length; start += TRAJECTORY_CHUNK_ROWS) {
+      const chunk = rows.slice(start, start + TRAJECTORY_CHUNK_ROWS);
+      const result = await withClient(this.#pool, (client) =>
+        client.query(sql, [
+          chunk.map((r) => r.trajectory_id),
+          chunk.map((r) => r.task_description),
+          chunk.map((r) => r.final_outcome),
+          chunk.map((r) => r.json),
+          chunk.map((r) => r.step_count),
+          chunk.map((r) => r.failure_count),
+        ]),
+      );
+      updated += result.rowCount ?? 0;
+    }
+    return updated;
+  }
+
   async getTrajectory(trajectoryId: string): Promise<Trajectory | null> {
     this.#assertOpen();
     const [row] = await this.#rows<{ trajectory: Trajectory }>(

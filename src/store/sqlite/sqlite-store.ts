@@ -327,6 +327,25 @@ class SqliteStore implements Store, TrajectoryStore {
     return run(rows);
   }
 
+  async updateTrajectories(trajectories: readonly Trajectory[]): Promise<number> {
+    this.#assertOpen();
+    if (this.#insertBatch === undefined) {
+      throw new ConfigError(`SQLite store ${JSON.stringify(this.#path)} was opened read-only`, 'store');
+    }
+    const rows = uniqueTrajectoryRows(trajectories);
+    if (rows.length === 0) return 0;
+    const update = this.#statement(
+      `UPDATE trajectories SET task_description = ?, final_outcome = ?, trajectory = ?, step_count = ?, failure_count = ?
+        WHERE trajectory_id = ?`,
+    );
+    const run = this.#db.transaction((batch: readonly TrajectoryRow[]) => {
+      let updated = 0;
+      for (const r of batch) updated += update.run(r.task_description, r.final_outcome, r.json, r.step_count, r.failure_count, r.trajectory_id).changes;
+      return updated;
+    });
+    return run(rows);
+  }
+
   async getTrajectory(trajectoryId: string): Promise<Trajectory | null> {
     this.#assertOpen();
     const row = this.#statement('SELECT trajectory FROM trajectories WHERE trajectory_id = ?').get(trajectoryId) as { trajectory: string } | undefined;

@@ -1,0 +1,364 @@
+/**
+ * The offline semantic judge (the default; an LLM judge is the other option in seed 000 2.2).
+ * A call can succeed (HTTP 200) and still miss the intent; these checks catch the cases a
+ * program can see: a relative date resolved to the wrong day, a UTC/local time mix-up, an
+ * entity (city, id) other than the one the intent names, and an empty result from filters
+ * narrower than asked.
+ */
+import type { Label } from '../label.js';
+import { isReadLikeName, isSucceeded, paramsKey, stepTimeMs } from '../step-facts.js';
+import type { Trajectory, TrajectoryStep } from '../../trajectory/types.js';
+import { addDays, dateAt, formatOffset, mentionsUtc, offsetInIntent, relativeDayIn, relativeRangeIn, zoneOffsetMinutes } from './relative-dates.js';
+
+/** Per-check precision estimates; a step's label takes the highest of its findings. */
+export const JUDGE_CONFIDENCE = {
+  relative_date: 0.75,
+  date_range: 0.7,
+  timezone: 0.7,
+  city: 0.7,
+  id_typo: 0.8,
+  id_write: 0.6,
+  empty_result: 0.5,
+} as const;
+
+export type JudgeCheck = keyof typeof JUDGE_CONFIDENCE;
+
+export interface JudgeFinding {
+  check: JudgeCheck;
+  reason: string;
+}
+
+export interface HeuristicJudgeOptions {
+  /**
+   * The intent a step served. Default: the trajectory's `task_description` (the model has no
+   * per-step intent; seed 000's step log keeps only the first step's as the task).
+   */
+  intentOf?: (step: TrajectoryStep, trajectory: Trajectory) => string | null;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+interface Scalar {
+  key: string;
+  value: string;
+}
+
+/** Every string or number leaf, with its key (the last path segment). */
+function scalars(value: unknown, key = '', out: Scalar[] = []): Scalar[] {
+  if (typeof value === 'string') out.push({ key, value });
+  else if (typeof value === 'number' && Number.isFinite(value)) out.push({ key, value: String(value) });
+  else if (Array.isArray(value)) for (const item of value) scalars(item, key, out);
+  else if (isRecord(value)) for (const [k, v] of Object.entries(value)) scalars(v, k, out);
+  return out;
+}
+
+const DATE = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}):(\d{2})(?::\d{2}(?:\.\d+)?)?\s*(Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+interface DateValue {
+  key: string;
+  value: string;
+  date: string;
+  /** Minutes east of UTC, when the value carried a zone. */
+  offset?: number;
+  hasTime: boolean;
+}
+
+function dateValues(params: unknown): DateValue[] {
+  const out: DateValue[] = [];
+  for (const { key, value } of scalars(params)) {
+    const match = DATE.exec(value.trim());
+    if (match === null) continue;
+    const zone = match[4];
+    const d: DateValue = { key, value, date: match[1]!, hasTime: match[2] !== undefined };
+    if (zone !== undefined) {
+      if (zone.toUpperCase() === 'Z') d.offset = 0;
+      else {
+        const z = /^([+-])(\d{2}):?(\d{2})$/.exec(zone)!;
+        d.offset = (z[1] === '-' ? -1 : 1) * (Number(z[2]) * 60 + Number(z[3]));
+      }
+    }
+    out.push(d);
+  }
+  return out;
+}
+
+const START_KEY = /from|start|begin|since|after|min/i;
+const END_KEY = /(?:^|_|[a-z])(?:to|end|until|till|before|max)$|^to$|^end/i;
+const ZONE_KEY = /^(?:tz|timezone|time_zone|timeZone|zone)$/;
+
+/** The offset the step's own arguments imply: a zone argument, else the first zoned date-time. */
+function offsetInParams(params: unknown, dates: readonly DateValue[], atMs: number): number | undefined {
+  for (const { key, value } of scalars(params)) {
+    if (ZONE_KEY.test(key)) {
+      const offset = zoneOffsetMinutes(value, atMs);
+      if (offset !== undefined) return offset;
+    }
+  }
+  return dates.find((d) => d.offset !== undefined)?.offset;
+}
+
+const RELATIVE_WORDS = /^(?:today|tomorrow|yesterday|今天|明天|昨天|今日|明日|昨日|后天|前天)$/i;
+
+function dateChecks(intent: string, step: TrajectoryStep, findings: JudgeFinding[]): void {
+  const refMs = stepTimeMs(step);
+  if (refMs === undefined) return;
+  const dates = dateValues(step.input_params);
+  const offset = offsetInIntent(intent) ?? offsetInParams(step.input_params, dates, refMs) ?? 0;
+  const zone = offset === 0 ? 'UTC' : `UTC${formatOffset(offset)}`;
+  const today = dateAt(refMs, offset);
+  const range = relativeRangeIn(intent);
+  if (range !== undefined) {
+    const from = addDays(today, -range.days);
+    const starts = dates.filter((d) => START_KEY.test(d.key));
+    const ends = dates.filter((d) => END_KEY.test(d.key) && !START_KEY.test(d.key));
+    const start = (starts.length > 0 ? starts : dates).map((d) => d.date).sort()[0];
+    const end = (ends.length > 0 ? ends : dates).map((d) => d.date).sort().reverse()[0];
+    if (start !== undefined && start > from) {
+      findings.push({ check: 'date_range', reason: `intent "${range.text}" means from ${from} (${zone}), but the call starts at ${start}` });
+    } else if (end !== undefined && end < today) {
+      findings.push({ check: 'date_range', reason: `intent "${range.text}" runs to ${today} (${zone}), but the call ends at ${end}` });
+    }
+    return;
+  }
+  const day = relativeDayIn(intent);
+  if (day === undefined) return;
+  const expected = dateAt(refMs, offset, day.offsetDays);
+  const words = scalars(step.input_params).filter((s) => RELATIVE_WORDS.test(s.value.trim()));
+  const wrongWord = words.find((w) => relativeDayIn(w.value)?.offsetDays !== day.offsetDays);
+  if (wrongWord !== undefined) {
+    findings.push({ check: 'relative_date', reason: `intent says "${day.text}" but the call passed ${wrongWord.key}=${JSON.stringify(wrongWord.value)}` });
+    return;
+  }
+  if (dates.length > 0 && !dates.some((d) => d.date === expected)) {
+    const shown = dates.map((d) => `${d.key}=${d.value}`).join(', ');
+    findings.push({ check: 'relative_date', reason: `intent says "${day.text}", which is ${expected} (${zone}) at the step's time, but the call asked for ${shown}` });
+  }
+}
+
+function timezoneChecks(intent: string, step: TrajectoryStep, findings: JudgeFinding[]): void {
+  const dates = dateValues(step.input_params).filter((d) => d.hasTime);
+  const zoned = dates.filter((d): d is DateValue & { offset: number } => d.offset !== undefined);
+  const local = zoned.find((d) => d.offset !== 0);
+  const zoneParam = scalars(step.input_params).find((s) => ZONE_KEY.test(s.key));
+  const asksUtc = mentionsUtc(intent) && offsetInIntent(intent) === 0;
+  if (local !== undefined && asksUtc) {
+    findings.push({ check: 'timezone', reason: `intent asks for UTC, but ${local.key}=${local.value} is local time (${formatOffset(local.offset)})` });
+    return;
+  }
+  const utcKeyed = zoned.find((d) => /utc$/i.test(d.key) && d.offset !== 0);
+  if (utcKeyed !== undefined) {
+    findings.push({ check: 'timezone', reason: `${utcKeyed.key} is meant to be UTC but holds ${utcKeyed.value} (${formatOffset(utcKeyed.offset)})` });
+    return;
+  }
+  if (zoneParam !== undefined && local !== undefined && /^(?:utc|etc\/utc|z|gmt)$/i.test(zoneParam.value.trim())) {
+    findings.push({ check: 'timezone', reason: `${zoneParam.key}=${zoneParam.value} but ${local.key}=${local.value} carries ${formatOffset(local.offset)}` });
+    return;
+  }
+  const offsets = new Set(zoned.map((d) => d.offset));
+  if (offsets.size > 1) {
+    findings.push({ check: 'timezone', reason: `the call mixes time zones: ${zoned.map((d) => `${d.key}=${d.value}`).join(', ')}` });
+    return;
+  }
+  const stated = offsetInIntent(intent);
+  const utcValue = zoned.find((d) => d.offset === 0);
+  if (stated !== undefined && stated !== 0 && utcValue !== undefined && !asksUtc) {
+    findings.push({ check: 'timezone', reason: `intent is in UTC${formatOffset(stated)}, but ${utcValue.key}=${utcValue.value} is UTC, ${Math.abs(stated) / 60} hours off if it was meant as local time` });
+  }
+}
+
+/** Cities by canonical name, with the spellings an intent or an argument may use. */
+const CITIES: Record<string, readonly string[]> = {
+  shanghai: ['shanghai', '上海'],
+  beijing: ['beijing', 'peking', '北京'],
+  shenzhen: ['shenzhen', '深圳'],
+  guangzhou: ['guangzhou', 'canton', '广州'],
+  hangzhou: ['hangzhou', '杭州'],
+  chengdu: ['chengdu', '成都'],
+  wuhan: ['wuhan', '武汉'],
+  nanjing: ['nanjing', '南京'],
+  "xi'an": ["xi'an", 'xian', '西安'],
+  'hong kong': ['hong kong', '香港'],
+  taipei: ['taipei', '台北'],
+  tokyo: ['tokyo', '东京', '東京'],
+  osaka: ['osaka', '大阪'],
+  seoul: ['seoul', '首尔'],
+  singapore: ['singapore', '新加坡'],
+  london: ['london', '伦敦'],
+  paris: ['paris', '巴黎'],
+  berlin: ['berlin', '柏林'],
+  madrid: ['madrid', '马德里'],
+  rome: ['rome', '罗马'],
+  moscow: ['moscow', '莫斯科'],
+  sydney: ['sydney', '悉尼'],
+  'new york': ['new york', 'nyc', '纽约'],
+  'los angeles': ['los angeles', '洛杉矶'],
+  'san francisco': ['san francisco', '旧金山'],
+  seattle: ['seattle', '西雅图'],
+  chicago: ['chicago', '芝加哥'],
+  boston: ['boston', '波士顿'],
+  houston: ['houston', '休斯顿'],
+  denver: ['denver', '丹佛'],
+  miami: ['miami', '迈阿密'],
+  dallas: ['dallas', '达拉斯'],
+  atlanta: ['atlanta', '亚特兰大'],
+  philadelphia: ['philadelphia', '费城'],
+  phoenix: ['phoenix', '凤凰城'],
+  detroit: ['detroit', '底特律'],
+  toronto: ['toronto', '多伦多'],
+};
+
+const hasCjk = (s: string): boolean => /[\u3400-\u9fff]/.test(s);
+
+function citiesIn(text: string): Set<string> {
+  const lower = text.toLowerCase();
+  const found = new Set<string>();
+  for (const [city, names] of Object.entries(CITIES)) {
+    if (names.some((n) => (hasCjk(n) ? lower.includes(n) : new RegExp(`(?<![a-z])${n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![a-z])`).test(lower)))) found.add(city);
+  }
+  return found;
+}
+
+function cityOf(value: string): string | undefined {
+  const lower = value.trim().toLowerCase().replace(/,.*$/, '').replace(/市$/, '');
+  return Object.entries(CITIES).find(([, names]) => names.includes(lower))?.[0];
+}
+
+const LOCATION_KEY = /city|location|place|destination|origin|region|area|^from$|^to$|address|^q$|^query$/i;
+
+function cityChecks(intent: string, step: TrajectoryStep, findings: JudgeFinding[]): void {
+  const wanted = citiesIn(intent);
+  if (wanted.size === 0) return;
+  const asked = scalars(step.input_params).filter((s) => LOCATION_KEY.test(s.key)).map((s) => ({ ...s, city: cityOf(s.value) }));
+  const wrong = asked.find((a) => a.city !== undefined && !wanted.has(a.city));
+  if (wrong !== undefined) {
+    findings.push({ check: 'city', reason: `intent names ${[...wanted].join(', ')}, but the call asked for ${wrong.key}=${JSON.stringify(wrong.value)}` });
+    return;
+  }
+  if (!asked.some((a) => a.city !== undefined)) return;
+  const answered = scalars(step.response.body).filter((s) => LOCATION_KEY.test(s.key)).map((s) => ({ ...s, city: cityOf(s.value) }));
+  const off = answered.find((a) => a.city !== undefined && !wanted.has(a.city));
+  if (off !== undefined) findings.push({ check: 'city', reason: `intent names ${[...wanted].join(', ')}, but the result is for ${off.key}=${JSON.stringify(off.value)}` });
+}
+
+/** Letters → a, digit runs → 9: `mia_li_3668` → `a_a_9`, `ZFA04Y` → `a9a`. */
+const shapeOf = (id: string): string => id.replace(/[A-Za-z]+/g, 'a').replace(/\d+/g, '9');
+
+/** Identifier-like tokens in an intent: 5+ characters with a digit, not a date or a plain small number. */
+function idsIn(intent: string): string[] {
+  const tokens = intent.match(/[A-Za-z0-9][A-Za-z0-9_-]{3,}[A-Za-z0-9]/g) ?? [];
+  return tokens.filter((t) => /\d/.test(t) && !/^\d{4}-\d{2}(?:-\d{2})?$/.test(t) && !(/^\d+$/.test(t) && t.length < 5));
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let diagonal = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const above = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diagonal = above;
+    }
+  }
+  return row[b.length]!;
+}
+
+const ID_KEY = /(?:^|_|[a-z])(?:id|Id|ID)$|^id$/;
+
+/**
+ * An id argument that the intent contradicts: a near miss (same shape, edit distance 1 or 2 from
+ * an id the intent names: a mis-copied id), or, for a write, a different id of the shape and
+ * length of the only such id the intent names. Reads with other ids are left alone: looking up the user's other
+ * reservations is exploration, not a mistake.
+ */
+function idChecks(intent: string, step: TrajectoryStep, findings: JudgeFinding[]): void {
+  const named = idsIn(intent);
+  if (named.length === 0) return;
+  const lowerNamed = new Set(named.map((n) => n.toLowerCase()));
+  for (const { key, value } of scalars(step.input_params)) {
+    if (!ID_KEY.test(key) || lowerNamed.has(value.toLowerCase())) continue;
+    const sameShape = named.filter((n) => shapeOf(n) === shapeOf(value));
+    const near = sameShape.find((n) => n.length === value.length && editDistance(n.toLowerCase(), value.toLowerCase()) <= 2);
+    if (near !== undefined) {
+      findings.push({ check: 'id_typo', reason: `intent names ${near}, but the call passed ${key}=${JSON.stringify(value)} (a near miss)` });
+      return;
+    }
+    // Equal length too: ids of one kind have a fixed width, and `credit_card_4421486` is not a user id.
+    if (sameShape.length === 1 && sameShape[0]!.length === value.length && !isReadLikeName(step.tool_name)) {
+      findings.push({ check: 'id_write', reason: `intent names ${sameShape[0]}, but ${step.tool_name} acted on ${key}=${JSON.stringify(value)}` });
+      return;
+    }
+  }
+}
+
+const PAGING_KEY = /^(?:q|query|keyword|keywords|text|limit|offset|page|page_size|per_page|cursor|sort|sort_by|order|order_by|fields)$/i;
+const LIST_KEY = /^(?:results|items|data|records|rows|hits|list|orders|documents|entries)$/i;
+
+function isEmptyResult(body: unknown): boolean {
+  if (Array.isArray(body)) return body.length === 0;
+  if (typeof body === 'string') return body.trim() === '[]';
+  if (!isRecord(body)) return false;
+  const lists = Object.entries(body).filter(([k, v]) => LIST_KEY.test(k) && Array.isArray(v));
+  const total = body['total'] ?? body['count'] ?? body['total_count'];
+  if (lists.length > 0) return lists.every(([, v]) => (v as unknown[]).length === 0) && (total === undefined || total === 0);
+  return total === 0;
+}
+
+function emptyResultCheck(trajectory: Trajectory, at: number, findings: JudgeFinding[]): void {
+  const step = trajectory.steps[at]!;
+  if (!isEmptyResult(step.response.body)) return;
+  const filters = isRecord(step.input_params) ? Object.entries(step.input_params).filter(([k, v]) => !PAGING_KEY.test(k) && v !== null && v !== '') : [];
+  const next = trajectory.steps[at + 1];
+  const loosened = next !== undefined && next.tool_name === step.tool_name && paramsKey(next) !== paramsKey(step);
+  const narrowRange = findings.some((f) => f.check === 'date_range');
+  if (filters.length < 3 && !loosened && !narrowRange) return;
+  const why = narrowRange ? 'a date range narrower than the intent' : loosened ? 'filters the agent itself had to loosen next' : `${filters.length} filters (${filters.map(([k]) => k).join(', ')})`;
+  findings.push({ check: 'empty_result', reason: `${step.tool_name} returned nothing under ${why}` });
+}
+
+/** The findings for one step (exported for tests and for a reviewer's "why"). */
+export function judgeStep(trajectory: Trajectory, at: number, options: HeuristicJudgeOptions = {}): JudgeFinding[] {
+  const step = trajectory.steps[at];
+  if (step === undefined || !isSucceeded(step)) return [];
+  const intent = options.intentOf?.(step, trajectory) ?? trajectory.task_description;
+  const findings: JudgeFinding[] = [];
+  if (intent !== null && intent !== '') {
+    dateChecks(intent, step, findings);
+    timezoneChecks(intent, step, findings);
+    cityChecks(intent, step, findings);
+    idChecks(intent, step, findings);
+  }
+  emptyResultCheck(trajectory, at, findings);
+  return findings;
+}
+
+/**
+ * `semantic_error`: a call that succeeded but missed the intent (seed 000 1.2). Checks the
+ * intent (see `HeuristicJudgeOptions.intentOf`) against each successful step's arguments and
+ * result:
+ * - relative dates (today / tomorrow / yesterday / day after tomorrow / past N days / past
+ *   week, and 今天 / 明天 / 昨天 / 后天 / 前天 / 过去N天 / 最近N天 / 过去一周), resolved at the
+ *   step's own start time (`started_at`; steps without one are not date-checked, since an import
+ *   time is no reference) in the zone the intent or the arguments state, UTC otherwise;
+ * - UTC versus local time: a zoned time where the intent or a `*_utc` key or a `timezone: UTC`
+ *   argument asks for UTC, mixed offsets in one call, or UTC times under an intent in a local zone;
+ * - entities: a city other than the intent's in a location argument or in the result; an id
+ *   that is a near miss of one the intent names, or a write on a different id of the same shape;
+ * - an empty result under over-narrow filters (3+ filters, a narrower date range than the intent,
+ *   or the same tool called right after with changed arguments).
+ * One label per step, with the most confident finding's confidence and all reasons.
+ */
+export function heuristicJudge(trajectory: Trajectory, options: HeuristicJudgeOptions = {}): Label[] {
+  const labels: Label[] = [];
+  trajectory.steps.forEach((step, i) => {
+    const findings = judgeStep(trajectory, i, options);
+    if (findings.length === 0) return;
+    labels.push({
+      name: 'semantic_error',
+      step_index: step.step_index,
+      confidence: Math.max(...findings.map((f) => JUDGE_CONFIDENCE[f.check])),
+      reason: findings.map((f) => f.reason).join('; '),
+    });
+  });
+  return labels;
+}
