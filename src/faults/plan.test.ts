@@ -170,7 +170,9 @@ describe('parseFaultPlan: errors are one line naming the field', () => {
   });
 
   it('other rule fields', () => {
-    expect(bad('version: 1\nrules:\n  - { tool: "get weather", fault: empty }\n')).toBe('plan.yaml: rules[0].tool: must be a tool name, or a glob using * and ?');
+    expect(bad('version: 1\nrules:\n  - { tool: " get_weather", fault: empty }\n')).toBe('plan.yaml: rules[0].tool: must be a tool name, or a glob using * and ?');
+    expect(bad('version: 1\nrules:\n  - { tool: "get\\tweather", fault: empty }\n')).toBe('plan.yaml: rules[0].tool: must be a tool name, or a glob using * and ?');
+    expect(bad(`version: 1\nrules:\n  - { tool: "${'x'.repeat(257)}", fault: empty }\n`)).toBe('plan.yaml: rules[0].tool: must be a tool name, or a glob using * and ?');
     expect(bad('version: 1\nrules:\n  - { tool: a, fault: empty, max_injections: 0 }\n')).toBe('plan.yaml: rules[0].max_injections: must be a positive integer');
     expect(bad('version: 1\nrules:\n  - { tool: a, fault: empty, when: [1] }\n')).toBe('plan.yaml: rules[0].when: must be a map of argument names to values');
     expect(bad('version: 1\nrules:\n  - { id: x, tool: a, fault: empty }\n  - { id: x, tool: b, fault: empty }\n')).toBe('plan.yaml: rules[1].id: duplicate rule id "x" (also rules[0])');
@@ -287,6 +289,14 @@ describe('rules: order, globs, max_injections', () => {
     const dotted = createFaultPlan(planOf({ tool: 'fs.read*', fault: 'empty' }));
     expect(dotted.decide({ toolName: 'fs.readFile', args: {} })).toBeDefined();
     expect(dotted.decide({ toolName: 'fsxreadFile', args: {} })).toBeUndefined();
+    // The HTTP proxy's names: spaces, slashes and colons are literal too, and * spans them.
+    const http = createFaultPlan(parseFaultPlan('version: 1\nrules:\n  - { id: orders, tool: "GET /orders/*", fault: empty }\n  - { id: mail, tool: "send mail", fault: hang }\n'));
+    const httpRule = (toolName: string) => http.decide({ toolName, args: {} })?.ruleId;
+    expect(httpRule('GET /orders/:id')).toBe('orders');
+    expect(httpRule('GET /orders/:id/items')).toBe('orders');
+    expect(httpRule('GET /orders')).toBeUndefined();
+    expect(httpRule('POST /orders/:id')).toBeUndefined();
+    expect(httpRule('send mail')).toBe('mail');
   });
 
   it('max_injections caps a rule over all its tools; the next rule takes over', () => {

@@ -228,6 +228,7 @@ export function buildExchangeRecord(ex: ProxyExchange, options: ExchangeRecordOp
   const params = value(ex.args);
   const duration = Math.max(0, ex.endedAt - ex.startedAt);
   const executionId = uuidv7(ex.startedAt);
+  const startedAt = isoTime(ex.startedAt);
   return {
     execution_id: executionId,
     trace_id: ex.traceId ?? executionId,
@@ -249,7 +250,7 @@ export function buildExchangeRecord(ex: ProxyExchange, options: ExchangeRecordOp
     attempts: [
       {
         attempt: 0,
-        started_at: isoTime(ex.startedAt),
+        started_at: startedAt,
         duration_ms: duration,
         outcome: attemptOutcome(status),
         failure_type: c?.type ?? null,
@@ -265,7 +266,7 @@ export function buildExchangeRecord(ex: ProxyExchange, options: ExchangeRecordOp
     recovery: status === 'success' ? 'none' : 'needs_decision',
     fallback: null,
     context_snapshot: value(snapshot),
-    created_at: isoTime(ex.startedAt),
+    created_at: startedAt,
     schema_version: RECORD_SCHEMA_VERSION,
     summary_only: false,
   };

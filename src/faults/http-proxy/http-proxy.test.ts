@@ -225,6 +225,35 @@ describe('http fault proxy: pass-through and records', () => {
     expect(orders).toMatchObject({ tool_name: 'GET /orders/:id', input_params: { expand: 'items' }, failure_type: 'not_found', context_snapshot: { path: '/orders/ORD-10041?expand=items' } });
   });
 
+  it('applies plan rules written against its own tool names, globs included: tool "GET /orders/*"', async () => {
+    let forwarded = 0;
+    const target = await plainUpstream((req, res) => {
+      forwarded++;
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ path: req.url }));
+    });
+    const r = await rig([{ id: 'orders-down', tool: 'GET /orders/*', fault: 'http_status', params: { status: 503, retry_after: 3 } }], { target });
+    const order = await fetch(`${r.proxy.url}/orders/ORD-10041`);
+    expect(order.status).toBe(503);
+    expect(order.headers.get('retry-after')).toBe('3');
+    await order.arrayBuffer();
+    const items = await fetch(`${r.proxy.url}/orders/ORD-10041/items`);
+    expect(items.status).toBe(503);
+    await items.arrayBuffer();
+    // Neither the bare collection nor another method matches the rule.
+    expect((await (await fetch(`${r.proxy.url}/orders`)).json()) as unknown).toEqual({ path: '/orders' });
+    expect((await fetch(`${r.proxy.url}/orders/ORD-10041`, { method: 'DELETE' })).status).toBe(200);
+    expect(forwarded).toBe(2);
+    const records = await stored(r);
+    expect(records.map((x) => [x.tool_name, x.fault?.rule_id ?? null, x.error_code])).toEqual([
+      ['GET /orders/:id', 'orders-down', 'HTTP_503'],
+      ['GET /orders/:id/items', 'orders-down', 'HTTP_503'],
+      ['GET /orders', null, null],
+      ['DELETE /orders/:id', null, null],
+    ]);
+    expect(r.plan.state().rules['orders-down']).toMatchObject({ matched: { 'GET /orders/:id': 1, 'GET /orders/:id/items': 1 }, injections: 2 });
+  });
+
   it('answers 502 naming the errno code when the upstream refuses, and records a network failure with no fault', async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
@@ -292,6 +321,30 @@ describe('http fault proxy: pass-through and records', () => {
     await expect(res.text()).rejects.toThrow();
     const [record] = await stored(r);
     expect(record).toMatchObject({ status: 'failure', failure_category: 'network', failure_type: 'connection_reset', raw_output: '{"items":[1,2,3', context_snapshot: { upstream_status: 200 } });
+  });
+
+  it('forwards end-to-end headers as sent, drops hop-by-hop ones both ways, and adds X-Forwarded-*', async () => {
+    let seen: string[] = [];
+    const target = await plainUpstream((req, res) => {
+      seen = req.rawHeaders;
+      req.resume();
+      res.writeHead(200, ['Content-Type', 'application/json', 'Connection', 'keep-alive, X-Upstream-Hop', 'X-Upstream-Hop', '1', 'Set-Cookie', 'a=1', 'Set-Cookie', 'b=2']);
+      res.end('{"ok":true}');
+    });
+    const r = await rig([], { target });
+    const socket = connect(r.proxy.port, '127.0.0.1');
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+    socket.write('GET /things/1?x=1 HTTP/1.1\r\nHost: agents.local\r\nX-Custom: Mixed-Case\r\nConnection: keep-alive, X-Private\r\nX-Private: secret-hop\r\nX-Forwarded-For: 10.0.0.1\r\n\r\n');
+    await until(() => (received.includes('{"ok":true}') ? true : undefined), 'the answer');
+    socket.destroy();
+    const pairs = (raw: string[]) => Array.from({ length: raw.length / 2 }, (_, i) => `${raw[2 * i]}: ${raw[2 * i + 1]}`);
+    expect(pairs(seen)).toEqual(expect.arrayContaining(['X-Custom: Mixed-Case', `host: 127.0.0.1:${new URL(target).port}`, 'x-forwarded-for: 10.0.0.1, 127.0.0.1', 'x-forwarded-host: agents.local', 'x-forwarded-proto: http']));
+    expect(pairs(seen).some((line) => /^x-private/i.test(line))).toBe(false);
+    expect(received).toMatch(/Set-Cookie: a=1\r\nSet-Cookie: b=2\r\n/);
+    expect(received).not.toMatch(/X-Upstream-Hop/i);
+    const [record] = await stored(r);
+    expect(record).toMatchObject({ tool_name: 'GET /things/:id', input_params: { x: '1' }, status: 'success' });
   });
 
   it('redacts an Authorization header and a password in the body from every recorded field', async () => {

@@ -5,11 +5,16 @@
  * Each request is named as a tool (routes.ts) and decided once: by its `X-Inject-Error` header
  * (the mock tool server's vocabulary) or else by the plan. Then it is forwarded, answered, held or
  * cut as the decision says. Bodies stream through untouched. A response is buffered only when a
- * fault rewrites it. A request body is buffered only up to `maxArgsBytes`, because the plan's
- * `when` conditions and the record's input_params need the arguments before anything is sent.
+ * fault rewrites it. A request body is buffered only up to `maxArgsBytes`, so that the plan's
+ * `when` conditions can see the arguments before anything is sent.
  * Admin endpoints under `/__faultline/` (admin-api.ts) read the plan and swap it while traffic flows.
+ *
+ * The path of a request no fault touches is kept short, because every tool call pays for it:
+ * headers travel as raw lists (wire-headers.ts), nothing allocates an AbortSignal or a timer, the
+ * arguments are parsed only when a plan rule for the tool needs them before forwarding (otherwise
+ * after the answer is out), and the record is built and queued once the client has its response.
  */
-import { createServer, request as httpRequest, Agent as HttpAgent, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import { createServer, request as httpRequest, Agent as HttpAgent, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { finished } from 'node:stream/promises';
@@ -22,14 +27,16 @@ import { classifyError } from '../../runtime/classify.js';
 import { systemClock, type Clock } from '../../runtime/clock.js';
 import type { RecordSink } from '../../runtime/runtime.js';
 import type { Store } from '../../store/types.js';
-import { COMMIT_HEADER, INJECT_HEADER, parseInjectHeader } from '../../tools/inject-error.js';
+import { parseInjectHeader } from '../../tools/inject-error.js';
 import type { FaultDecision, FaultEffect } from '../decision.js';
 import { globMatcher } from '../glob.js';
 import type { FaultPlanSpec } from '../plan-spec.js';
 import type { FaultPlan } from '../plan.js';
 import { ADMIN_PREFIX, createAdminApi, type AdminHandler } from './admin-api.js';
 import { buildExchangeRecord, type ExchangeOutcome, type ProxyExchange } from './exchange-record.js';
+import { bodyBuffer, BodyCapture, EMPTY_BODY, readBodyPrefix, type BodyPrefix } from './request-body.js';
 import { compileRoutes, type ProxyRoute } from './routes.js';
+import { forwardableResponseHeaders, readRequestHeaders, responseHeaderObject, type RequestHeaders } from './wire-headers.js';
 
 export interface HttpFaultProxyOptions {
   /** The upstream, `http://host:port` or `https://…`. A path in it is prefixed to every request path. */
@@ -107,64 +114,42 @@ export const DEFAULT_HOLD_CAP_MS = 30_000;
 /** Marks the 502 that stands for an injected refused connection or failed DNS lookup. */
 export const FAULT_HEADER = 'x-faultline-fault';
 
-/** RFC 9110 section 7.6.1: headers that describe one connection, never forwarded. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-authenticate']);
 const JSON_HEADERS: OutgoingHttpHeaders = { 'content-type': 'application/json; charset=utf-8' };
 /** Headers that would lie about a rewritten body. */
 const BODY_HEADERS = ['content-length', 'content-encoding', 'etag', 'content-md5', 'digest', 'content-range'];
 const MAX_TRACKED_TRACES = 10_000;
 const TRACEPARENT = /^[\da-f]{2}-([\da-f]{32})-[\da-f]{16}-[\da-f]{2}/i;
-
-interface BodyPrefix {
-  chunks: Buffer[];
-  bytes: number;
-  /** The whole body was read. */
-  complete: boolean;
-}
-
-/** Keeps the first `limit` bytes of a stream, and counts all of them. */
-class BodyCapture {
-  bytes = 0;
-  private kept = 0;
-  private readonly chunks: Buffer[] = [];
-  constructor(private readonly limit: number) {}
-  add(chunk: Buffer): void {
-    this.bytes += chunk.length;
-    if (this.kept >= this.limit) return;
-    const part = this.kept + chunk.length > this.limit ? chunk.subarray(0, this.limit - this.kept) : chunk;
-    this.chunks.push(part);
-    this.kept += part.length;
-  }
-  get complete(): boolean {
-    return this.kept === this.bytes;
-  }
-  text(): string | undefined {
-    return this.bytes === 0 ? undefined : Buffer.concat(this.chunks).toString('utf8');
-  }
-}
+const FORM = /^application\/x-www-form-urlencoded\b/i;
+const TEXT_BODY = /^(?:text\/|application\/(?:[\w.+-]*\+)?(?:json|xml|yaml)\b)/i;
+/**
+ * Upstream sockets kept open between requests. Enough for every client connection a busy agent
+ * fleet holds: a socket closed for want of room is a new TCP handshake on a later request.
+ */
+const MAX_FREE_UPSTREAM_SOCKETS = 1024;
 
 /** One request while it is being served. */
 interface Live {
   req: IncomingMessage;
   res: ServerResponse;
-  /** Aborts when the client goes away or the proxy closes. */
-  signal: AbortSignal;
-  /** Resolves when the response is done or the connection is gone. */
-  closed: Promise<void>;
+  headers: RequestHeaders;
+  /** The client went away, or the proxy is closing: nothing more will reach the client. */
+  gone: boolean;
+  /** The response emitted 'close' (delivered or not). */
+  closed: boolean;
+  /** Cancels what the request waits on when it is gone. One wait at a time, so one slot. */
+  onGone: (() => void) | undefined;
+  onClosed: (() => void) | undefined;
   method: string;
   /** Path and query. */
   path: string;
-  exchange: Omit<ProxyExchange, 'endedAt' | 'outcome'>;
-}
-
-function first(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
-}
-
-function connectionTokens(headers: IncomingHttpHeaders): Set<string> {
-  const value = headers.connection;
-  if (value === undefined) return new Set();
-  return new Set(value.split(',').map((t) => t.trim().toLowerCase()));
+  /** The query string, without its `?`. */
+  query: string;
+  /** Path segments a configured route captured but did not put in the tool name. */
+  pathParams: Record<string, string>;
+  body: BodyPrefix;
+  /** `exchange.args` has been worked out from the URL and body. */
+  argsKnown: boolean;
+  exchange: ProxyExchange;
 }
 
 function parseJson(text: string): { value: unknown } | undefined {
@@ -206,69 +191,62 @@ function withoutHeaders(headers: OutgoingHttpHeaders, names: readonly string[]):
   return out;
 }
 
+/** Marks the request gone and cancels what it was waiting on. */
+function markGone(live: Live): void {
+  if (live.gone) return;
+  live.gone = true;
+  const cancel = live.onGone;
+  live.onGone = undefined;
+  cancel?.();
+}
+
+/** Installs `cancel` as the request's gone handler; the returned function uninstalls it. */
+function whileWaiting(live: Live, cancel: () => void): () => void {
+  live.onGone = cancel;
+  return () => {
+    if (live.onGone === cancel) live.onGone = undefined;
+  };
+}
+
+function responseClosed(live: Live): Promise<void> | undefined {
+  if (live.closed) return undefined;
+  return new Promise((resolve) => (live.onClosed = resolve));
+}
+
 /**
- * Pipes a response through; resolves when the client has it all (undefined), or with the error
- * when either side broke off. Lighter than stream.pipeline, which allocates an AbortSignal and
- * a DOMException on every call.
+ * Relays an upstream response body to the client, keeping what `capture` wants of it. Resolves
+ * when the client has it all (undefined), or with the error when either side broke off. By hand
+ * rather than pipe() or stream.pipeline, which cost several listeners (pipeline also an
+ * AbortSignal) per response.
  */
-function relay(upstream: IncomingMessage, res: ServerResponse): Promise<Error | undefined> {
+function relay(live: Live, upstream: IncomingMessage, capture: BodyCapture): Promise<Error | undefined> {
+  const { res } = live;
   return new Promise((resolve) => {
     let settled = false;
     const settle = (error: Error | undefined) => {
       if (settled) return;
       settled = true;
+      done();
       resolve(error);
     };
+    const done = whileWaiting(live, () => {
+      upstream.destroy();
+      settle(new Error('the client closed the connection'));
+    });
+    const resume = () => upstream.resume();
+    upstream.on('data', (chunk: Buffer) => {
+      capture.add(chunk);
+      if (!res.write(chunk)) {
+        upstream.pause();
+        res.once('drain', resume);
+      }
+    });
+    upstream.once('end', () => res.end());
     upstream.once('error', (error) => {
       res.destroy();
       settle(error);
     });
     res.once('finish', () => settle(undefined));
-    res.once('close', () => {
-      if (res.writableFinished) return;
-      upstream.destroy();
-      settle(new Error('the client closed the connection'));
-    });
-    upstream.pipe(res);
-  });
-}
-
-function readPrefix(req: IncomingMessage, limit: number, signal: AbortSignal): Promise<BodyPrefix> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let bytes = 0;
-    const cleanup = () => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-      signal.removeEventListener('abort', onError);
-    };
-    const onData = (chunk: Buffer) => {
-      chunks.push(chunk);
-      bytes += chunk.length;
-      if (bytes > limit) {
-        cleanup();
-        // The rest stays in the stream, to be piped to the upstream.
-        req.pause();
-        resolve({ chunks, bytes, complete: false });
-      }
-    };
-    const onEnd = () => {
-      cleanup();
-      resolve({ chunks, bytes, complete: true });
-    };
-    const onError = () => {
-      cleanup();
-      reject(new Error('the client went away while sending the request'));
-    };
-    if (signal.aborted) {
-      onError();
-      return;
-    }
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
-    signal.addEventListener('abort', onError, { once: true });
   });
 }
 
@@ -293,6 +271,7 @@ function baseUrl(address: AddressInfo): string {
  */
 function requestPath(raw: string | undefined): string {
   if (raw === undefined || raw === '') return '/';
+  if (raw.charCodeAt(0) === 0x2f) return raw;
   if (/^https?:\/\//i.test(raw)) {
     try {
       const url = new URL(raw);
@@ -301,11 +280,16 @@ function requestPath(raw: string | undefined): string {
       return '/';
     }
   }
-  return raw.startsWith('/') ? raw : `/${raw}`;
+  return `/${raw}`;
+}
+
+function pathOnly(path: string): string {
+  const q = path.indexOf('?');
+  return q === -1 ? path : path.slice(0, q);
 }
 
 function isAdminPath(path: string): boolean {
-  return path === ADMIN_PREFIX || path.startsWith(`${ADMIN_PREFIX}/`);
+  return path.startsWith(ADMIN_PREFIX) && (path.length === ADMIN_PREFIX.length || path.charCodeAt(ADMIN_PREFIX.length) === 0x2f);
 }
 
 function parseTarget(target: string | URL): URL {
@@ -319,6 +303,13 @@ function parseTarget(target: string | URL): URL {
     throw new ConfigError(`invalid target ${JSON.stringify(String(target))}: expected an http:// or https:// URL`, 'target');
   }
   return url;
+}
+
+/** Which tools the current plan has rules for, recompiled when the plan is swapped. */
+interface RuleIndex {
+  spec: FaultPlanSpec;
+  any: ((name: string) => boolean)[];
+  stale: ((name: string) => boolean)[];
 }
 
 /**
@@ -355,17 +346,20 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
   const sink: RecordSink | undefined = options.recorder ?? ownedRecorder;
 
   const secure = target.protocol === 'https:';
-  const agent = secure ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
+  const agentOptions = { keepAlive: true, maxFreeSockets: MAX_FREE_UPSTREAM_SOCKETS, scheduling: 'lifo' as const };
+  const agent = secure ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions);
   const send = secure ? httpsRequest : httpRequest;
   const targetHost = target.hostname.replace(/^\[|\]$/g, '');
   const targetPort = target.port === '' ? undefined : Number(target.port);
   const basePath = target.pathname.replace(/\/+$/, '');
 
   let closingProxy = false;
-  /** One controller per request in flight, aborted when its client goes away or the proxy closes. */
-  const inFlight = new Set<AbortController>();
+  /** Requests in flight, marked gone when the proxy closes. */
+  const inFlight = new Set<Live>();
   const counters: HttpFaultProxyStats = { requests: 0, injected: 0, inFlight: 0, recorded: 0 };
-  const serving = new Set<Promise<void>>();
+  /** Requests not yet recorded; close() waits for them. */
+  let unfinished = 0;
+  let allFinished: (() => void) | undefined;
   const steps = new Map<string, number>();
 
   const admin: AdminHandler = createAdminApi({
@@ -375,12 +369,25 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
     ...(options.adminHost === undefined ? {} : { adminHost: options.adminHost }),
   });
 
-  let staleWatch: { spec: FaultPlanSpec; matchers: ((name: string) => boolean)[] } | undefined;
+  let ruleIndex: RuleIndex | undefined;
+  function rulesNow(): RuleIndex {
+    const spec = plan.spec;
+    if (ruleIndex?.spec !== spec) {
+      ruleIndex = {
+        spec,
+        any: spec.rules.map((r) => globMatcher(r.tool)),
+        stale: spec.rules.filter((r) => r.fault === 'stale').map((r) => globMatcher(r.tool)),
+      };
+    }
+    return ruleIndex;
+  }
+  /** Whether some rule may look at this tool's arguments; only then are they needed before forwarding. */
+  function planLooksAt(toolName: string): boolean {
+    return rulesNow().any.some((matches) => matches(toolName));
+  }
   /** Whether some stale rule may replay this tool's outputs later, so its successes must be observed. */
   function watchesOutputs(toolName: string): boolean {
-    const spec = plan.spec;
-    if (staleWatch?.spec !== spec) staleWatch = { spec, matchers: spec.rules.filter((r) => r.fault === 'stale').map((r) => globMatcher(r.tool)) };
-    return staleWatch.matchers.some((matches) => matches(toolName));
+    return rulesNow().stale.some((matches) => matches(toolName));
   }
 
   function nextStep(traceId: string | undefined): number {
@@ -408,49 +415,54 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
     }
   }
 
-  function argsOf(prefix: BodyPrefix, params: Record<string, string>, query: URLSearchParams, contentType: string | undefined): { args: unknown; note?: string } {
-    const fromUrl: Record<string, unknown> = { ...params, ...queryObject(query) };
-    if (!prefix.complete) return { args: fromUrl, note: `streamed (over ${maxArgsBytes} bytes)` };
-    if (prefix.bytes === 0) return { args: fromUrl };
-    const text = Buffer.concat(prefix.chunks).toString('utf8');
-    const parsed = parseJson(text);
-    if (parsed !== undefined) {
-      return { args: isPlainObject(parsed.value) && Object.keys(params).length > 0 ? { ...params, ...parsed.value } : parsed.value };
+  /** The call's arguments, from the URL and the body prefix; worked out once, when first needed. */
+  function argsOf(live: Live): unknown {
+    if (live.argsKnown) return live.exchange.args;
+    live.argsKnown = true;
+    const { body, pathParams, query } = live;
+    const hasParams = Object.keys(pathParams).length > 0;
+    const fromUrl: Record<string, unknown> = query === '' ? { ...pathParams } : { ...pathParams, ...queryObject(new URLSearchParams(query)) };
+    let args: unknown = fromUrl;
+    if (!body.complete) {
+      live.exchange.details['request_body'] = `streamed (over ${maxArgsBytes} bytes)`;
+    } else if (body.bytes > 0) {
+      const text = bodyBuffer(body)!.toString('utf8');
+      const parsed = parseJson(text);
+      const contentType = live.headers.contentType;
+      if (parsed !== undefined) {
+        args = isPlainObject(parsed.value) && hasParams ? { ...pathParams, ...parsed.value } : parsed.value;
+      } else if (contentType !== undefined && FORM.test(contentType)) {
+        args = { ...fromUrl, ...queryObject(new URLSearchParams(text)) };
+      } else if (contentType !== undefined && !TEXT_BODY.test(contentType)) {
+        args = { ...fromUrl, body: `[${body.bytes} bytes of ${contentType.split(';', 1)[0]}]` };
+      } else {
+        args = { ...fromUrl, body: truncateText(text, maxOutputChars) };
+      }
     }
-    if (contentType !== undefined && /^application\/x-www-form-urlencoded\b/i.test(contentType)) {
-      return { args: { ...fromUrl, ...queryObject(new URLSearchParams(text)) } };
-    }
-    if (contentType !== undefined && !/^(?:text\/|application\/(?:[\w.+-]*\+)?(?:json|xml|yaml)\b)/i.test(contentType)) {
-      return { args: { ...fromUrl, body: `[${prefix.bytes} bytes of ${contentType.split(';', 1)[0]}]` } };
-    }
-    return { args: { ...fromUrl, body: truncateText(text, maxOutputChars) } };
+    live.exchange.args = args;
+    return args;
   }
 
-  function forwardHeaders(live: Live, prefix: BodyPrefix): OutgoingHttpHeaders {
-    const req = live.req;
-    const listed = connectionTokens(req.headers);
-    const out: OutgoingHttpHeaders = {};
-    for (const [name, value] of Object.entries(req.headers)) {
-      if (value === undefined || HOP_BY_HOP.has(name) || listed.has(name)) continue;
-      // accept-encoding: identity bodies can be recorded and rewritten; compression buys little on the hop to a local tool.
-      if (name === 'host' || name === INJECT_HEADER || name === COMMIT_HEADER || name === 'accept-encoding') continue;
-      out[name] = value;
-    }
-    if (prefix.complete) {
+  function upstreamHeaders(live: Live, body: BodyPrefix): string[] {
+    const { req, headers: h } = live;
+    const out = h.forward.slice();
+    out.push('host', target.host);
+    if (body.complete) {
       // The body is already here in full: no 100-continue dance, and an exact length.
-      delete out['expect'];
-      if (prefix.bytes > 0 || req.headers['content-length'] !== undefined) out['content-length'] = prefix.bytes;
+      if (body.bytes > 0 || h.contentLength !== undefined) out.push('content-length', String(body.bytes));
+    } else {
+      if (h.contentLength !== undefined) out.push('content-length', h.contentLength);
+      if (h.expect !== undefined) out.push('expect', h.expect);
     }
-    out['host'] = target.host;
     const client = req.socket.remoteAddress ?? '';
-    const forwardedFor = first(req.headers['x-forwarded-for']);
-    out['x-forwarded-for'] = forwardedFor === undefined ? client : `${forwardedFor}, ${client}`;
-    if (req.headers.host !== undefined) out['x-forwarded-host'] = req.headers.host;
-    out['x-forwarded-proto'] = 'http';
+    out.push('x-forwarded-for', h.forwardedFor === undefined ? client : `${h.forwardedFor}, ${client}`);
+    const forwardedHost = h.host ?? h.forwardedHost;
+    if (forwardedHost !== undefined) out.push('x-forwarded-host', forwardedHost);
+    out.push('x-forwarded-proto', 'http');
     return out;
   }
 
-  function sendUpstream(live: Live, prefix: BodyPrefix): Promise<IncomingMessage> {
+  function sendUpstream(live: Live, body: BodyPrefix): Promise<IncomingMessage> {
     return new Promise((resolve, reject) => {
       const upstream = send(
         {
@@ -459,56 +471,57 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
           ...(targetPort === undefined ? {} : { port: targetPort }),
           method: live.method,
           path: basePath + live.path,
-          headers: forwardHeaders(live, prefix),
+          headers: upstreamHeaders(live, body),
+          setHost: false,
           agent,
         },
-        resolve,
+        (response) => {
+          done();
+          resolve(response);
+        },
       );
-      // By hand rather than the `signal` option: that one costs an AbortSignal per request.
-      const onAbort = () => upstream.destroy(new Error('the client went away'));
-      live.signal.addEventListener('abort', onAbort, { once: true });
-      upstream.once('close', () => live.signal.removeEventListener('abort', onAbort));
-      upstream.on('error', reject);
-      if (prefix.complete) {
+      const done = whileWaiting(live, () => upstream.destroy(new Error('the client went away')));
+      upstream.on('error', (error) => {
+        done();
+        reject(error);
+      });
+      if (body.complete) {
         // One end() call: headers and body leave in a single write.
-        upstream.end(prefix.chunks.length <= 1 ? prefix.chunks[0] : Buffer.concat(prefix.chunks, prefix.bytes));
+        upstream.end(bodyBuffer(body));
       } else {
-        for (const chunk of prefix.chunks) upstream.write(chunk);
+        for (const chunk of body.chunks) upstream.write(chunk);
         live.req.pipe(upstream);
       }
     });
   }
 
-  function responseHeaders(upstream: IncomingMessage): OutgoingHttpHeaders {
-    const listed = connectionTokens(upstream.headers);
-    const out: OutgoingHttpHeaders = {};
-    for (const [name, value] of Object.entries(upstream.headers)) {
-      if (value !== undefined && !HOP_BY_HOP.has(name) && !listed.has(name)) out[name] = value;
-    }
-    return out;
-  }
-
-  async function wait(ms: number, signal: AbortSignal): Promise<boolean> {
+  async function wait(live: Live, ms: number): Promise<boolean> {
+    if (live.gone) return false;
+    // Only holds and delays get here, so only they pay for an AbortSignal.
+    const controller = new AbortController();
+    const done = whileWaiting(live, () => controller.abort(new Error('the request is gone')));
     try {
-      await clock.sleep(ms, signal);
+      await clock.sleep(ms, controller.signal);
       return true;
     } catch {
       return false;
+    } finally {
+      done();
     }
   }
 
   async function reply(live: Live, status: number, headers: OutgoingHttpHeaders, body: string | Buffer): Promise<ExchangeOutcome> {
-    if (live.signal.aborted || live.res.destroyed) return { kind: 'gave_up' };
+    if (live.gone || live.res.destroyed) return { kind: 'gave_up' };
     const bytes = Buffer.byteLength(body);
     live.res.writeHead(status, { ...headers, 'content-length': bytes });
     live.res.end(body);
-    await live.closed;
+    await responseClosed(live);
     const text = typeof body === 'string' ? body : body.toString('utf8');
     return { kind: 'response', status, headers, body: bytes === 0 ? undefined : text, bodyBytes: bytes, ...(live.res.writableFinished ? {} : { cut: true }) };
   }
 
   function reset(live: Live): ExchangeOutcome {
-    if (live.signal.aborted) return { kind: 'gave_up' };
+    if (live.gone) return { kind: 'gave_up' };
     // An RST rather than a FIN: clients report ECONNRESET (undici: UND_ERR_SOCKET), as when a server dies mid-request.
     live.res.socket?.resetAndDestroy();
     return { kind: 'reset' };
@@ -528,55 +541,65 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
   }
 
   /** Sends the request on and waits for the upstream to finish, discarding its answer: the write happens, the client gets the fault. */
-  async function forwardAndDrain(live: Live, prefix: BodyPrefix): Promise<void> {
+  async function forwardAndDrain(live: Live): Promise<void> {
     try {
-      const upstream = await sendUpstream(live, prefix);
+      const upstream = await sendUpstream(live, live.body);
       live.exchange.upstreamStatus = upstream.statusCode ?? null;
+      const done = whileWaiting(live, () => upstream.destroy());
       upstream.resume();
-      await finished(upstream);
+      try {
+        await finished(upstream);
+      } finally {
+        done();
+      }
     } catch (error) {
-      if (!live.signal.aborted) live.exchange.upstreamError = errorCode(error);
+      if (!live.gone) live.exchange.upstreamError = errorCode(error);
     }
   }
 
   async function upstreamFailed(live: Live, error: unknown): Promise<ExchangeOutcome> {
-    if (live.signal.aborted) return { kind: 'gave_up' };
+    if (live.gone) return { kind: 'gave_up' };
     const code = errorCode(error);
     live.exchange.upstreamError = code;
     return gatewayError(live, code, `upstream ${target.host}: ${errorMessage(error)}`);
   }
 
-  /** Pipes the upstream's answer to the client, keeping a prefix (or, when a stale rule needs it, all) for the record. */
+  /** Relays the upstream's answer to the client, keeping a prefix (or, when a stale rule needs it, all) for the record. */
   async function streamBack(live: Live, upstream: IncomingMessage, already: readonly Buffer[] = []): Promise<ExchangeOutcome> {
     const status = upstream.statusCode ?? 502;
-    const headers = responseHeaders(upstream);
+    if (live.gone) {
+      upstream.destroy();
+      return { kind: 'gave_up' };
+    }
+    const { exchange } = live;
     // A stale fault records what it replaces itself; every other real answer may be replayed later.
-    const observe = live.exchange.decision?.kind !== 'stale' && watchesOutputs(live.exchange.toolName);
+    const observe = exchange.decision?.kind !== 'stale' && watchesOutputs(exchange.toolName);
     const capture = new BodyCapture(observe ? maxRewriteBytes : captureBytes);
-    live.res.writeHead(status, headers);
+    live.res.writeHead(status, forwardableResponseHeaders(upstream.rawHeaders));
     for (const chunk of already) {
       capture.add(chunk);
       live.res.write(chunk);
     }
-    upstream.on('data', (chunk: Buffer) => capture.add(chunk));
-    const error = await relay(upstream, live.res);
+    const error = await relay(live, upstream, capture);
+    // The record reads a few of these (content type, Retry-After); node builds the object on first use.
+    const headers = upstream.headers;
     if (error !== undefined) {
-      if (live.signal.aborted) return { kind: 'response', status, headers, body: capture.text(), bodyBytes: capture.bytes, cut: true };
-      live.exchange.upstreamError = errorCode(error);
+      if (live.gone) return { kind: 'response', status, headers, body: capture.text(), bodyBytes: capture.bytes, cut: true };
+      exchange.upstreamError = errorCode(error);
       return { kind: 'broken', code: errorCode(error), message: `the upstream response broke off: ${errorMessage(error)}`, status, headers, body: capture.text(), bodyBytes: capture.bytes };
     }
     const text = capture.text();
     if (observe && capture.complete && status >= 200 && status < 300 && text !== undefined) {
       const parsed = parseJson(text);
-      if (parsed !== undefined) plan.observe({ toolName: live.exchange.toolName, args: live.exchange.args, output: parsed.value, now: clock.now() });
+      if (parsed !== undefined) plan.observe({ toolName: exchange.toolName, args: argsOf(live), output: parsed.value, now: clock.now() });
     }
     return { kind: 'response', status, headers, body: text, bodyBytes: capture.bytes };
   }
 
-  async function passThrough(live: Live, prefix: BodyPrefix): Promise<ExchangeOutcome> {
+  async function passThrough(live: Live): Promise<ExchangeOutcome> {
     let upstream: IncomingMessage;
     try {
-      upstream = await sendUpstream(live, prefix);
+      upstream = await sendUpstream(live, live.body);
     } catch (error) {
       return upstreamFailed(live, error);
     }
@@ -585,16 +608,17 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
   }
 
   /** Buffers the upstream's body, applies a malformed or rewrite effect to a 2xx JSON answer, and sends it with its new length. */
-  async function rewriteThrough(live: Live, prefix: BodyPrefix, effect: Extract<FaultEffect, { type: 'malformed' | 'rewrite' }>): Promise<ExchangeOutcome> {
+  async function rewriteThrough(live: Live, effect: Extract<FaultEffect, { type: 'malformed' | 'rewrite' }>): Promise<ExchangeOutcome> {
+    const { exchange } = live;
     let upstream: IncomingMessage;
     try {
-      upstream = await sendUpstream(live, prefix);
+      upstream = await sendUpstream(live, live.body);
     } catch (error) {
-      live.exchange.faultApplied = false;
+      exchange.faultApplied = false;
       return upstreamFailed(live, error);
     }
     const status = upstream.statusCode ?? 502;
-    live.exchange.upstreamStatus = status;
+    exchange.upstreamStatus = status;
     const chunks: Buffer[] = [];
     let bytes = 0;
     const complete = await new Promise<boolean | Error>((resolve) => {
@@ -612,30 +636,30 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
       upstream.once('error', (error) => resolve(error));
     });
     if (complete instanceof Error) {
-      live.exchange.faultApplied = false;
+      exchange.faultApplied = false;
       return upstreamFailed(live, complete);
     }
     if (!complete) {
-      live.exchange.faultApplied = false;
+      exchange.faultApplied = false;
       return streamBack(live, upstream, chunks);
     }
     const raw = Buffer.concat(chunks);
-    const headers = responseHeaders(upstream);
+    const headers = responseHeaderObject(upstream.rawHeaders);
     if (status < 200 || status >= 300) {
       // An error answer carries no result to corrupt: it goes to the client as it came.
-      live.exchange.faultApplied = false;
+      exchange.faultApplied = false;
       return reply(live, status, withoutHeaders(headers, ['content-length']), raw);
     }
     const text = raw.toString('utf8');
     const parsed = parseJson(text);
-    if (parsed !== undefined && live.exchange.decision?.kind !== 'stale' && watchesOutputs(live.exchange.toolName)) {
-      plan.observe({ toolName: live.exchange.toolName, args: live.exchange.args, output: parsed.value, now: clock.now() });
+    if (parsed !== undefined && exchange.decision?.kind !== 'stale' && watchesOutputs(exchange.toolName)) {
+      plan.observe({ toolName: exchange.toolName, args: argsOf(live), output: parsed.value, now: clock.now() });
     }
     if (effect.type === 'malformed') {
       return reply(live, status, withoutHeaders(headers, BODY_HEADERS), effect.render(parsed === undefined ? text : parsed.value));
     }
     if (parsed === undefined) {
-      live.exchange.faultApplied = false;
+      exchange.faultApplied = false;
       return reply(live, status, withoutHeaders(headers, ['content-length']), raw);
     }
     const rewritten = JSON.stringify(effect.rewrite(parsed.value)) ?? 'null';
@@ -648,23 +672,23 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
     return outcome.kind === 'response' ? { kind: 'refused', status: 400, code: 'INVALID_INJECTION', message, body } : outcome;
   }
 
-  async function applyDecision(live: Live, prefix: BodyPrefix, d: FaultDecision): Promise<ExchangeOutcome> {
-    if (d.delayMs > 0 && !(await wait(d.delayMs, live.signal))) return { kind: 'gave_up' };
+  async function applyDecision(live: Live, d: FaultDecision): Promise<ExchangeOutcome> {
+    if (d.delayMs > 0 && !(await wait(live, d.delayMs))) return { kind: 'gave_up' };
     const effect = d.effect;
     // In process this hangs after the write; on the wire the brief outage is a dropped connection,
     // which is what makes a client wonder whether its write landed.
     if (d.kind === 'commit_then_drop') {
-      await forwardAndDrain(live, prefix);
+      await forwardAndDrain(live);
       return reset(live);
     }
     switch (effect.type) {
       case 'pass':
-        return passThrough(live, prefix);
+        return passThrough(live);
       case 'respond':
-        if (d.forward) await forwardAndDrain(live, prefix);
+        if (d.forward) await forwardAndDrain(live);
         return reply(live, effect.status, effect.headers, JSON.stringify(effect.body ?? null));
       case 'drop':
-        if (d.forward) await forwardAndDrain(live, prefix);
+        if (d.forward) await forwardAndDrain(live);
         if (effect.code === 'ECONNRESET') return reset(live);
         return gatewayError(
           live,
@@ -673,118 +697,135 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
           d.kind,
         );
       case 'timeout': {
-        if (d.forward) await forwardAndDrain(live, prefix);
+        if (d.forward) await forwardAndDrain(live);
         const waitMs = effect.afterMs ?? holdCapMs;
-        if (!(await wait(waitMs, live.signal))) return { kind: 'gave_up' };
+        if (!(await wait(live, waitMs))) return { kind: 'gave_up' };
         const body = { error: { type: 'timeout', code: 'HTTP_504', message: `Gateway Timeout: ${live.exchange.toolName} did not answer within ${waitMs} ms` } };
         return reply(live, 504, JSON_HEADERS, JSON.stringify(body));
       }
       case 'malformed':
       case 'rewrite':
-        return rewriteThrough(live, prefix, effect);
+        return rewriteThrough(live, effect);
     }
   }
 
   async function serve(live: Live): Promise<ExchangeOutcome> {
-    const { req, exchange } = live;
-    let prefix: BodyPrefix;
-    try {
-      prefix = await readPrefix(req, maxArgsBytes, live.signal);
-    } catch {
-      return { kind: 'gave_up' };
+    const { req, exchange, headers } = live;
+    if (headers.hasBody) {
+      try {
+        live.body = await readBodyPrefix(req, maxArgsBytes);
+      } catch {
+        return { kind: 'gave_up' };
+      }
     }
-    const pathname = live.path.split('?', 1)[0]!;
-    const match = routes.resolve(live.method, pathname);
-    const query = new URLSearchParams(live.path.slice(pathname.length + 1));
-    const { args, note } = argsOf(prefix, match.params, query, first(req.headers['content-type']));
-    Object.assign(exchange, { toolName: match.toolName, route: match.route, idempotent: match.idempotent, args });
-    if (note !== undefined) exchange.details['request_body'] = note;
 
-    const header = first(req.headers[INJECT_HEADER]);
-    if (header !== undefined && header.trim() !== '') {
-      const parsed = parseInjectHeader(header, first(req.headers[COMMIT_HEADER]));
+    const inject = headers.inject;
+    if (inject !== undefined && inject.trim() !== '') {
+      const parsed = parseInjectHeader(inject, headers.commit);
       if (!parsed.ok) return refuse(live, parsed.message);
       exchange.decision = parsed.decision;
     } else {
-      exchange.decision = plan.decide({ toolName: match.toolName, args, now: clock.now(), transport: 'http' });
+      // The plan counts every call, but reads the arguments only of tools it has rules for.
+      const args = planLooksAt(exchange.toolName) ? argsOf(live) : undefined;
+      exchange.decision = plan.decide({ toolName: exchange.toolName, args, now: clock.now(), transport: 'http' });
     }
-    if (exchange.decision === undefined) return passThrough(live, prefix);
+    if (exchange.decision === undefined) return passThrough(live);
     counters.injected++;
-    return applyDecision(live, prefix, exchange.decision);
+    return applyDecision(live, exchange.decision);
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    counters.requests++;
-    counters.inFlight++;
-    const startedAt = clock.now();
-    const gone = new AbortController();
-    inFlight.add(gone);
-    const closed = new Promise<void>((resolve) => {
-      res.once('close', () => {
-        if (!res.writableFinished) gone.abort(new Error('the client closed the connection'));
-        resolve();
-      });
-    });
-    const method = (req.method ?? 'GET').toUpperCase();
-    const path = requestPath(req.url);
-    const xTraceId = first(req.headers['x-trace-id'])?.trim();
-    const traceparent = first(req.headers['traceparent'])?.trim();
-    const traceId = xTraceId !== undefined && xTraceId !== '' ? xTraceId : traceparent === undefined ? undefined : TRACEPARENT.exec(traceparent)?.[1]?.toLowerCase();
-    const details: Record<string, unknown> = {};
-    if (traceparent !== undefined) details['traceparent'] = traceparent;
-    const idempotencyKey = first(req.headers['idempotency-key']);
-    if (idempotencyKey !== undefined) details['idempotency_key'] = idempotencyKey;
-    const live: Live = {
-      req,
-      res,
-      signal: gone.signal,
-      closed,
-      method,
-      path,
-      exchange: {
-        toolName: `${method} ${path.split('?', 1)[0]!}`,
-        args: {},
-        idempotent: false,
+  async function handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    unfinished++;
+    try {
+      counters.requests++;
+      counters.inFlight++;
+      const startedAt = clock.now();
+      const method = (req.method ?? 'GET').toUpperCase();
+      const headers = readRequestHeaders(req.rawHeaders);
+      const xTraceId = headers.traceId?.trim();
+      const traceparent = headers.traceparent?.trim();
+      const traceId = xTraceId !== undefined && xTraceId !== '' ? xTraceId : traceparent === undefined ? undefined : TRACEPARENT.exec(traceparent)?.[1]?.toLowerCase();
+      const details: Record<string, unknown> = {};
+      if (traceparent !== undefined) details['traceparent'] = traceparent;
+      if (headers.idempotencyKey !== undefined) details['idempotency_key'] = headers.idempotencyKey;
+      const q = path.indexOf('?');
+      const match = routes.resolve(method, q === -1 ? path : path.slice(0, q));
+      const live: Live = {
+        req,
+        res,
+        headers,
+        gone: false,
+        closed: false,
+        onGone: undefined,
+        onClosed: undefined,
         method,
         path,
-        route: '',
-        traceId,
-        stepIndex: nextStep(traceId),
-        startedAt,
-        decision: undefined,
-        faultApplied: true,
-        upstreamStatus: null,
-        upstreamError: null,
-        details,
-      },
-    };
-    let outcome: ExchangeOutcome = { kind: 'gave_up' };
-    try {
-      outcome = await serve(live);
-    } catch (error) {
-      details['proxy_error'] = errorMessage(error);
-      outcome = res.headersSent ? { kind: 'reset' } : await gatewayError(live, 'PROXY_ERROR', `faultline proxy error: ${errorMessage(error)}`);
-      if (!res.writableFinished) res.destroy();
+        query: q === -1 ? '' : path.slice(q + 1),
+        pathParams: match.params,
+        body: EMPTY_BODY,
+        argsKnown: false,
+        exchange: {
+          toolName: match.toolName,
+          args: {},
+          idempotent: match.idempotent,
+          method,
+          path,
+          route: match.route,
+          traceId,
+          stepIndex: nextStep(traceId),
+          startedAt,
+          endedAt: startedAt,
+          decision: undefined,
+          faultApplied: true,
+          upstreamStatus: null,
+          upstreamError: null,
+          outcome: { kind: 'gave_up' },
+          details,
+        },
+      };
+      inFlight.add(live);
+      res.once('close', () => {
+        live.closed = true;
+        if (!res.writableFinished) markGone(live);
+        live.onClosed?.();
+      });
+      let outcome: ExchangeOutcome = { kind: 'gave_up' };
+      try {
+        outcome = await serve(live);
+      } catch (error) {
+        details['proxy_error'] = errorMessage(error);
+        outcome = res.headersSent ? { kind: 'reset' } : await gatewayError(live, 'PROXY_ERROR', `faultline proxy error: ${errorMessage(error)}`);
+        if (!res.writableFinished) res.destroy();
+      } finally {
+        counters.inFlight--;
+        inFlight.delete(live);
+      }
+      // A body left unread (answered without forwarding it) would stall the next request on this connection.
+      if (headers.hasBody && !req.readableEnded && !req.destroyed) req.resume();
+      if (closingProxy && outcome.kind === 'gave_up') details['proxy_closed'] = true;
+      // The client has its answer: what is left is bookkeeping.
+      live.exchange.endedAt = clock.now();
+      live.exchange.outcome = outcome;
+      try {
+        argsOf(live);
+        emit(buildExchangeRecord(live.exchange, recordOptions));
+      } catch {
+        // A record that cannot be built is lost; the proxy and its other requests are not.
+      }
     } finally {
-      counters.inFlight--;
-      inFlight.delete(gone);
+      if (--unfinished === 0) allFinished?.();
     }
-    // A body left unread (answered without forwarding it) would stall the next request on this connection.
-    if (!req.readableEnded && !req.destroyed) req.resume();
-    if (closingProxy && outcome.kind === 'gave_up') details['proxy_closed'] = true;
-    emit(buildExchangeRecord({ ...live.exchange, endedAt: clock.now(), outcome }, recordOptions));
   }
 
   function onRequest(req: IncomingMessage, res: ServerResponse, serveAdmin: boolean): void {
-    const path = requestPath(req.url).split('?', 1)[0]!;
-    if (serveAdmin && isAdminPath(path)) {
-      admin(req, res, path).catch((error: unknown) => {
+    const path = requestPath(req.url);
+    if (serveAdmin && path.startsWith(ADMIN_PREFIX) && isAdminPath(pathOnly(path))) {
+      admin(req, res, pathOnly(path)).catch((error: unknown) => {
         if (!res.headersSent) res.writeHead(500, JSON_HEADERS).end(JSON.stringify({ error: { code: 'ADMIN_ERROR', message: errorMessage(error) } }));
       });
       return;
     }
-    const done: Promise<void> = handle(req, res).finally(() => serving.delete(done));
-    serving.add(done);
+    void handle(req, res, path);
   }
 
   const server = createServer((req, res) => onRequest(req, res, options.adminPort === undefined));
@@ -804,8 +845,7 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
   let adminUrl = `${baseUrl(address)}${ADMIN_PREFIX}`;
   if (options.adminPort !== undefined) {
     adminServer = createServer((req, res) => {
-      const path = requestPath(req.url).split('?', 1)[0]!;
-      if (isAdminPath(path)) onRequest(req, res, true);
+      if (isAdminPath(pathOnly(requestPath(req.url)))) onRequest(req, res, true);
       else res.writeHead(404, JSON_HEADERS).end(JSON.stringify({ error: { code: 'NO_ROUTE', message: `the admin port serves only ${ADMIN_PREFIX}/plan and ${ADMIN_PREFIX}/state` } }));
     });
     try {
@@ -832,9 +872,9 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
     close() {
       closing ??= (async () => {
         closingProxy = true;
-        for (const controller of inFlight) controller.abort(new Error('the proxy is closing'));
+        for (const live of inFlight) markGone(live);
         await Promise.all([stop(server), adminServer === undefined ? undefined : stop(adminServer)]);
-        await Promise.allSettled([...serving]);
+        if (unfinished > 0) await new Promise<void>((resolve) => (allFinished = resolve));
         await release();
         await options.recorder?.flush?.();
       })();

@@ -51,13 +51,19 @@ interface CompiledRoute {
   method: string;
   segments: Segment[];
   toolParams: Set<string>;
+  /** The tool name split at its placeholders: literal text at even indexes, parameter names at odd ones. */
+  toolParts: string[];
+  idempotent: boolean | undefined;
 }
+
+const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
 function splitPath(path: string): string[] {
   return path.split('/').filter((s) => s !== '');
 }
 
 function decodeSegment(segment: string): string {
+  if (!segment.includes('%')) return segment;
   try {
     return decodeURIComponent(segment);
   } catch {
@@ -101,20 +107,31 @@ function compileRoute(route: ProxyRoute, where: string, sourceName: string): Com
     toolParams.add(name);
   }
   if (route.idempotent !== undefined && typeof route.idempotent !== 'boolean') fail(sourceName, `${where}.idempotent`, 'must be true or false');
-  return { source: route, method: method.toUpperCase(), segments, toolParams };
+  // split() with a capturing group keeps the captured names at the odd indexes.
+  const toolParts = route.tool.split(/\{([A-Za-z_][A-Za-z0-9_]*)\}/);
+  return { source: route, method: method.toUpperCase(), segments, toolParams, toolParts, idempotent: route.idempotent };
+}
+
+function toolNameOf(route: CompiledRoute, captured: Record<string, string>): string {
+  const parts = route.toolParts;
+  if (parts.length === 1) return parts[0]!;
+  let name = '';
+  for (let i = 0; i < parts.length; i++) name += i % 2 === 0 ? parts[i]! : (captured[parts[i]!] ?? '');
+  return name;
 }
 
 function matchSegments(segments: readonly Segment[], path: readonly string[]): Record<string, string> | undefined {
-  const params: Record<string, string> = {};
+  if (segments.length < path.length && segments[segments.length - 1]?.kind !== 'rest') return undefined;
+  let params: Record<string, string> | undefined;
   for (let i = 0; i < segments.length; i++) {
     const segment = segments[i]!;
-    if (segment.kind === 'rest') return params;
+    if (segment.kind === 'rest') break;
     const actual = path[i];
     if (actual === undefined) return undefined;
     if (segment.kind === 'literal' && decodeSegment(actual) !== segment.text) return undefined;
-    if (segment.kind === 'param') params[segment.name] = decodeSegment(actual);
+    if (segment.kind === 'param') (params ??= {})[segment.name] = decodeSegment(actual);
   }
-  return segments.length === path.length ? params : undefined;
+  return params ?? NO_PARAMS;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -128,22 +145,29 @@ const TOKEN = /^[A-Za-z0-9_-]{16,}$/;
  * base62 ids, prefixed ids (`ORD-10041`, `cus_123abc`) and dates.
  */
 export function isIdSegment(segment: string): boolean {
-  if (/^\d+$/.test(segment) || UUID.test(segment)) return true;
-  if (VERSION.test(segment)) return false;
-  if (HEX_ID.test(segment) && /\d/.test(segment)) return true;
   let digits = 0;
   for (let i = 0; i < segment.length; i++) {
     const c = segment.charCodeAt(i);
     if (c >= 48 && c <= 57) digits++;
   }
+  // Most segments of an API's shape are words: without a digit only a UUID spelled in a-f is an id.
+  if (digits === 0) return segment.length === 36 && UUID.test(segment);
+  if (digits === segment.length || UUID.test(segment)) return true;
+  if (VERSION.test(segment)) return false;
+  if (HEX_ID.test(segment)) return true;
   if (digits >= 3) return true;
   return digits > 0 && TOKEN.test(segment) && /[A-Za-z]/.test(segment);
 }
 
 /** The path with empty segments dropped and identifiers replaced by `:id`: `/v1/orders/:id/items`. */
 export function normalizePath(path: string): string {
-  const segments = splitPath(path).map((s) => (isIdSegment(decodeSegment(s)) ? ':id' : s));
-  return `/${segments.join('/')}`;
+  return normalizedSegments(splitPath(path));
+}
+
+function normalizedSegments(segments: readonly string[]): string {
+  let out = '';
+  for (const s of segments) out += isIdSegment(decodeSegment(s)) ? '/:id' : `/${s}`;
+  return out === '' ? '/' : out;
 }
 
 function idempotentMethod(method: string): boolean {
@@ -168,15 +192,17 @@ export function compileRoutes(routes: readonly ProxyRoute[] = [], sourceName = '
         if (route.method !== '*' && route.method !== method) continue;
         const captured = matchSegments(route.segments, segments);
         if (captured === undefined) continue;
-        const toolName = route.source.tool.replace(PLACEHOLDER, (_, name: string) => captured[name] ?? '');
-        const params: Record<string, string> = {};
-        for (const [name, value] of Object.entries(captured)) if (!route.toolParams.has(name)) params[name] = value;
-        return { toolName, route: route.source.match, params, idempotent: route.source.idempotent ?? idempotentMethod(method) };
+        let params = captured;
+        if (route.toolParams.size > 0) {
+          params = {};
+          for (const name in captured) if (!route.toolParams.has(name)) params[name] = captured[name]!;
+        }
+        return { toolName: toolNameOf(route, captured), route: route.source.match, params, idempotent: route.idempotent ?? idempotentMethod(method) };
       }
       if (method === 'POST' && segments.length === 2 && segments[0] === 'tools') {
-        return { toolName: decodeSegment(segments[1]!), route: 'POST /tools/:name', params: {}, idempotent: false };
+        return { toolName: decodeSegment(segments[1]!), route: 'POST /tools/:name', params: NO_PARAMS, idempotent: false };
       }
-      return { toolName: `${method} ${normalizePath(path)}`, route: 'METHOD /path', params: {}, idempotent: idempotentMethod(method) };
+      return { toolName: `${method} ${normalizedSegments(segments)}`, route: 'METHOD /path', params: NO_PARAMS, idempotent: idempotentMethod(method) };
     },
   };
 }
