@@ -1,0 +1,155 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ConfigError } from '../../errors.js';
+import { contractDataset, runStoreContract } from '../contract.test-helpers.js';
+import { createSqliteWorkerStore } from './sqlite-worker-store.js';
+
+const root = mkdtempSync(join(tmpdir(), 'faultline-sqlite-worker-'));
+let counter = 0;
+const freshPath = () => join(root, `db-${process.pid}-${++counter}`, 'faultline.db');
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/*
+ * Node 20 cannot run the TypeScript worker entry, and vitest does not transform code inside a
+ * worker thread. So tests start the worker through a tiny loader: module hooks that map `./x.js`
+ * to `./x.ts` when only the source exists and transpile it with the project's TypeScript.
+ * `dist/` needs none of this: there `sqlite-worker.js` sits beside the store module.
+ */
+const typescriptUrl = pathToFileURL(createRequire(import.meta.url).resolve('typescript')).href;
+const hooksPath = join(root, 'ts-hooks.mjs');
+writeFileSync(
+  hooksPath,
+  `import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+const cacheDir = ${JSON.stringify(root)};
+let ts;
+export async function resolve(specifier, context, next) {
+  try {
+    return await next(specifier, context);
+  } catch (error) {
+    if (specifier.endsWith('.js') && (specifier.startsWith('.') || specifier.startsWith('file:'))) {
+      return next(specifier.slice(0, -3) + '.ts', context);
+    }
+    throw error;
+  }
+}
+export async function load(url, context, next) {
+  if (!url.startsWith('file:') || !url.endsWith('.ts')) return next(url, context);
+  const fileName = fileURLToPath(url);
+  // Every worker has its own hooks thread: share the transpiled sources on disk instead of
+  // loading TypeScript (~0.5 s) in each.
+  const cached = cacheDir + '/ts-cache-' + fileName.replace(/[^A-Za-z0-9.]/g, '_') + '.mjs';
+  if (existsSync(cached)) return { format: 'module', source: readFileSync(cached, 'utf8'), shortCircuit: true };
+  ts ??= (await import(${JSON.stringify(typescriptUrl)})).default;
+  const { outputText } = ts.transpileModule(readFileSync(fileName, 'utf8'), {
+    fileName,
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true },
+  });
+  const tmp = cached + '.' + process.pid + '-' + Math.random().toString(36).slice(2);
+  writeFileSync(tmp, outputText);
+  renameSync(tmp, cached);
+  return { format: 'module', source: outputText, shortCircuit: true };
+}
+`,
+);
+const bootPath = join(root, 'boot-worker.mjs');
+writeFileSync(
+  bootPath,
+  `import { register } from 'node:module';
+register(${JSON.stringify(pathToFileURL(hooksPath).href)});
+await import(${JSON.stringify(new URL('./sqlite-worker.ts', import.meta.url).href)});
+`,
+);
+const workerUrl = pathToFileURL(bootPath);
+
+/** A worker that opens nothing and dies on its first request, after `delayMs`. */
+const crashPath = join(root, 'crash-worker.mjs');
+writeFileSync(
+  crashPath,
+  `import { parentPort } from 'node:worker_threads';
+parentPort.postMessage({ type: 'ready' });
+parentPort.on('message', () => setTimeout(() => process.exit(3), 20));
+`,
+);
+
+/** The real worker, except that a batch whose first record's tool is 'poison' kills the thread. */
+const poisonPath = join(root, 'poison-worker.mjs');
+writeFileSync(
+  poisonPath,
+  `import { parentPort } from 'node:worker_threads';
+parentPort.on('message', (m) => { if (m.args?.[0]?.[0]?.tool_name === 'poison') process.exit(4); });
+await import(${JSON.stringify(workerUrl.href)});
+`,
+);
+
+runStoreContract('sqlite, writer in a worker (temp file)', () => createSqliteWorkerStore({ path: freshPath(), workerUrl }));
+runStoreContract('sqlite, writer in a worker (:memory:)', () => createSqliteWorkerStore({ path: ':memory:', workerUrl }));
+runStoreContract('sqlite, writer in a worker (JSON batches)', () =>
+  createSqliteWorkerStore({ path: freshPath(), workerUrl, encoding: 'json' }),
+);
+
+describe('sqlite worker store', () => {
+  it('reads on the main thread see every write once its promise resolves', async () => {
+    const path = freshPath();
+    const store = await createSqliteWorkerStore({ path, workerUrl });
+    const data = contractDataset(120);
+    await Promise.all([store.insert(data.slice(0, 60)), store.insert(data.slice(60))]);
+    expect(await store.count()).toBe(120);
+    await store.close();
+    const again = await createSqliteWorkerStore({ path, workerUrl });
+    expect(await again.get(data[5]!.execution_id)).toStrictEqual(data[5]);
+    await again.close();
+  });
+
+  it('rejects pending inserts when the worker dies, then starts a new one', async () => {
+    const path = freshPath();
+    const store = await createSqliteWorkerStore({ path, workerUrl: pathToFileURL(crashPath), reads: 'worker' });
+    const data = contractDataset(10);
+    await expect(store.insert(data)).rejects.toThrow(/worker exited \(code 3\)/);
+    // The next write starts a fresh worker (which crashes again here).
+    await expect(store.insert(data)).rejects.toThrow(/worker exited/);
+    await store.close();
+    await expect(store.insert(data)).rejects.toThrow(/is closed/);
+  });
+
+  it('a real worker that dies mid-stream: the pending insert rejects, later ones are stored', async () => {
+    const store = await createSqliteWorkerStore({ path: freshPath(), workerUrl: pathToFileURL(poisonPath) });
+    const data = contractDataset(40);
+    await store.insert(data.slice(0, 10));
+    const poisoned = store.insert([{ ...data[10]!, tool_name: 'poison' }]);
+    const queued = store.insert(data.slice(11, 20));
+    await expect(poisoned).rejects.toThrow(/worker exited \(code 4\)/);
+    await expect(queued).rejects.toThrow(/worker exited/);
+    await store.insert(data.slice(20));
+    expect(await store.count()).toBe(30);
+    await store.close();
+  });
+
+  it('fails to open with a one-line ConfigError', async () => {
+    const dir = join(root, 'not-a-db');
+    const path = join(dir, 'x.db');
+    rmSync(dir, { recursive: true, force: true });
+    writeFileSync(join(root, 'blocker'), 'x');
+    const attempt = createSqliteWorkerStore({ path: join(root, 'blocker', 'x.db'), workerUrl });
+    await expect(attempt).rejects.toSatisfy(ConfigError.isInstance);
+    await expect(attempt).rejects.toThrow(/^[^\n]*$/);
+    const missing = createSqliteWorkerStore({ path, workerUrl: new URL('file:///nonexistent/worker.js') });
+    await expect(missing).rejects.toSatisfy(ConfigError.isInstance);
+  });
+
+  it('close waits for the last transaction', async () => {
+    const path = freshPath();
+    const store = await createSqliteWorkerStore({ path, workerUrl });
+    const data = contractDataset(200);
+    const inserts = [store.insert(data.slice(0, 100)), store.insert(data.slice(100))];
+    await store.close();
+    await Promise.all(inserts);
+    const again = await createSqliteWorkerStore({ path, workerUrl });
+    expect(await again.count()).toBe(200);
+    await again.close();
+  });
+});

@@ -1,0 +1,348 @@
+/**
+ * The SQLite store with its writer in a worker thread. `insert` and the trajectory writes are
+ * posted (a batch per message) to a `node:worker_threads` Worker that owns its own better-sqlite3
+ * connection and runs the real {@link createSqliteStore} there, so a 512-record transaction (4-30
+ * ms) no longer stalls the caller's event loop and the runtime and the writer use two cores.
+ *
+ * Reads run on a second, read-only connection in the calling thread (WAL lets readers run beside
+ * the writer; a write's promise resolves after its commit, so reads see it). A `:memory:` database
+ * is private to one connection, so there every operation runs in the worker.
+ *
+ * If the worker dies, every pending request rejects (the recorder spools and retries) and the next
+ * write starts a new worker.
+ */
+import { Worker } from 'node:worker_threads';
+import { ConfigError, FaultlineError } from '../../errors.js';
+import type { ToolExecutionRecord } from '../../record/types.js';
+import type { Trajectory } from '../../trajectory/types.js';
+import type {
+  FailureBreakdownRow,
+  FailureSignature,
+  HourlyPoint,
+  RecordQuery,
+  StatsFilter,
+  Store,
+  ToolStats,
+  TrajectoryQuery,
+  TrajectoryStore,
+} from '../types.js';
+import { createSqliteStore } from './sqlite-store.js';
+
+export interface SqliteWorkerStoreOptions {
+  /** Database file. Parent directories are created. `:memory:` runs reads in the worker too. */
+  path: string;
+  /** How long a connection waits for another's lock before failing. Default 5000 ms. */
+  busyTimeoutMs?: number;
+  /**
+   * How insert batches travel to the worker: `'clone'` (structured clone, the default) or
+   * `'json'` (serialized to JSON text here, parsed there).
+   */
+  encoding?: 'clone' | 'json';
+  /** Where reads run. Default `'main'` (a read-only connection in this thread); `'worker'` for `:memory:`. */
+  reads?: 'main' | 'worker';
+  /** The worker entry. Default: `sqlite-worker.js` beside this module. Tests substitute a loader. */
+  workerUrl?: URL;
+}
+
+/** @internal What the worker receives as `workerData`. */
+export interface WorkerInit {
+  path: string;
+  busyTimeoutMs?: number;
+}
+
+/** @internal An error as it crosses the thread boundary. */
+export interface WorkerError {
+  name: string;
+  message: string;
+  config: boolean;
+  field?: string;
+}
+
+/** @internal */
+export interface WorkerRequest {
+  id: number;
+  op: string;
+  args?: unknown[];
+  /** An insert batch as JSON text (encoding 'json'). */
+  json?: string;
+}
+
+/** @internal */
+export type WorkerReply =
+  | { type: 'ready' }
+  | { type: 'open-error'; error: WorkerError }
+  | { type: 'reply'; id: number; ok: true; value: unknown }
+  | { type: 'reply'; id: number; ok: false; error: WorkerError };
+
+const firstLine = (message: string): string => message.split('\n', 1)[0] ?? '';
+
+function fromWorkerError(error: WorkerError): Error {
+  if (error.config) return new ConfigError(error.message, error.field);
+  const e = new FaultlineError(error.message);
+  e.name = error.name;
+  return e;
+}
+
+interface Pending {
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
+}
+
+/** One started worker, its pending requests, and how it ended. */
+class WriterThread {
+  readonly #worker: Worker;
+  readonly #pending = new Map<number, Pending>();
+  #nextId = 1;
+  #exited: Error | undefined;
+  readonly ready: Promise<void>;
+
+  constructor(url: URL, init: WorkerInit, onExit: (thread: WriterThread) => void) {
+    const worker = new Worker(url, { workerData: init });
+    this.#worker = worker;
+    this.ready = new Promise<void>((resolve, reject) => {
+      let started = false;
+      worker.on('message', (reply: WorkerReply) => {
+        if (reply.type === 'ready') {
+          started = true;
+          this.#idle();
+          resolve();
+        } else if (reply.type === 'open-error') {
+          reject(new ConfigError(firstLine(reply.error.message), reply.error.field ?? 'store'));
+          void worker.terminate();
+        } else {
+          const pending = this.#pending.get(reply.id);
+          if (pending === undefined) return;
+          this.#pending.delete(reply.id);
+          this.#idle();
+          if (reply.ok) pending.resolve(reply.value);
+          else pending.reject(fromWorkerError(reply.error));
+        }
+      });
+      worker.on('error', (error: Error) => {
+        this.#exited ??= new FaultlineError(`SQLite writer worker failed: ${firstLine(error.message)}`, { cause: error });
+        if (!started) {
+          reject(new ConfigError(`cannot start the SQLite writer worker: ${firstLine(error.message)}`, 'store', { cause: error }));
+        }
+      });
+      worker.on('exit', (code) => {
+        this.#exited ??= new FaultlineError(`SQLite writer worker exited (code ${code})`);
+        if (!started) reject(new ConfigError(`cannot start the SQLite writer worker: it exited (code ${code})`, 'store'));
+        const pending = [...this.#pending.values()];
+        this.#pending.clear();
+        for (const p of pending) p.reject(this.#exited);
+        onExit(this);
+      });
+    });
+  }
+
+  get alive(): boolean {
+    return this.#exited === undefined;
+  }
+
+  request(op: string, args: unknown[] | undefined, json?: string): Promise<unknown> {
+    if (this.#exited !== undefined) return Promise.reject(this.#exited);
+    const id = this.#nextId++;
+    const message: WorkerRequest = json !== undefined ? { id, op, json } : { id, op, ...(args !== undefined ? { args } : {}) };
+    return new Promise<unknown>((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+      // Keep the process alive only while work is in flight.
+      if (this.#pending.size === 1) this.#worker.ref();
+      try {
+        this.#worker.postMessage(message);
+      } catch (error) {
+        this.#pending.delete(id);
+        this.#idle();
+        reject(error as Error);
+      }
+    });
+  }
+
+  /** Closes the worker's store after every earlier request, then ends the thread. */
+  async close(): Promise<void> {
+    if (this.#exited === undefined) {
+      try {
+        await this.request('close', undefined);
+      } catch {
+        // The thread is gone or failing: terminating it below is all that is left to do.
+      }
+    }
+    await this.#worker.terminate();
+  }
+
+  #idle(): void {
+    if (this.#pending.size === 0) this.#worker.unref();
+  }
+}
+
+/**
+ * Opens (creating and migrating if needed) a SQLite store whose writes run in a worker thread.
+ * @throws ConfigError when the worker cannot start or the file cannot be created or opened.
+ * @example
+ * const store = await createSqliteWorkerStore({ path: '.faultline/faultline.db' });
+ */
+export async function createSqliteWorkerStore(options: SqliteWorkerStoreOptions): Promise<Store & TrajectoryStore> {
+  const memory = options.path === ':memory:' || options.path === '';
+  const readsInWorker = memory || options.reads === 'worker';
+  const init: WorkerInit = {
+    path: options.path,
+    ...(options.busyTimeoutMs !== undefined ? { busyTimeoutMs: options.busyTimeoutMs } : {}),
+  };
+  const url = options.workerUrl ?? new URL('./sqlite-worker.js', import.meta.url);
+  const store = new SqliteWorkerStore(url, init, options.encoding ?? 'clone');
+  // The worker creates and migrates the file; only then can a read-only connection open it.
+  await store.start();
+  if (!readsInWorker) {
+    try {
+      store.reader = createSqliteStore({
+        path: options.path,
+        readonly: true,
+        ...(options.busyTimeoutMs !== undefined ? { busyTimeoutMs: options.busyTimeoutMs } : {}),
+      });
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+  }
+  return store;
+}
+
+class SqliteWorkerStore implements Store, TrajectoryStore {
+  readonly kind = 'sqlite' as const;
+  readonly #url: URL;
+  readonly #init: WorkerInit;
+  readonly #encoding: 'clone' | 'json';
+  #thread: WriterThread | undefined;
+  #starting: Promise<WriterThread> | undefined;
+  #closing: Promise<void> | undefined;
+  /** Read-only connection in this thread; undefined means reads go to the worker. */
+  reader: (Store & TrajectoryStore) | undefined;
+
+  constructor(url: URL, init: WorkerInit, encoding: 'clone' | 'json') {
+    this.#url = url;
+    this.#init = init;
+    this.#encoding = encoding;
+  }
+
+  async start(): Promise<void> {
+    await this.#writer();
+  }
+
+  /** The live worker, starting a new one after a crash. */
+  #writer(): Promise<WriterThread> {
+    if (this.#closing !== undefined) return Promise.reject(this.#closedError());
+    if (this.#thread?.alive === true) return Promise.resolve(this.#thread);
+    this.#starting ??= (async () => {
+      const thread = new WriterThread(this.#url, this.#init, (t) => {
+        if (this.#thread === t) this.#thread = undefined;
+      });
+      try {
+        await thread.ready;
+      } finally {
+        this.#starting = undefined;
+      }
+      this.#thread = thread;
+      return thread;
+    })();
+    return this.#starting;
+  }
+
+  async #call<T>(op: string, args: unknown[]): Promise<T> {
+    const thread = this.#thread?.alive === true && this.#closing === undefined ? this.#thread : await this.#writer();
+    return (await thread.request(op, args)) as T;
+  }
+
+  #closedError(): FaultlineError {
+    return new FaultlineError(`SQLite store ${JSON.stringify(this.#init.path)} is closed`);
+  }
+
+  async insert(records: readonly ToolExecutionRecord[]): Promise<void> {
+    if (this.#closing !== undefined) throw this.#closedError();
+    if (records.length === 0) return;
+    if (this.#encoding === 'json') {
+      // Serialize now: a caller may mutate the records once insert has returned.
+      const json = JSON.stringify(records);
+      const thread = this.#thread?.alive === true ? this.#thread : await this.#writer();
+      await thread.request('insert', undefined, json);
+      return;
+    }
+    if (this.#thread?.alive === true) {
+      // postMessage clones synchronously, before insert returns.
+      await this.#thread.request('insert', [records]);
+      return;
+    }
+    const copy = structuredClone(records);
+    await (await this.#writer()).request('insert', [copy]);
+  }
+
+  insertTrajectories(trajectories: readonly Trajectory[]): Promise<number> {
+    return this.#call('insertTrajectories', [trajectories]);
+  }
+
+  updateTrajectories(trajectories: readonly Trajectory[]): Promise<number> {
+    return this.#call('updateTrajectories', [trajectories]);
+  }
+
+  #read<T>(op: keyof Store | keyof TrajectoryStore, args: unknown[]): Promise<T> {
+    if (this.#closing !== undefined) return Promise.reject(this.#closedError());
+    const reader = this.reader;
+    if (reader !== undefined) {
+      return (reader as unknown as Record<string, (...a: unknown[]) => Promise<T>>)[op]!.apply(reader, args);
+    }
+    return this.#call<T>(op, args);
+  }
+
+  get(executionId: string): Promise<ToolExecutionRecord | null> {
+    return this.#read('get', [executionId]);
+  }
+
+  query(query: RecordQuery): Promise<ToolExecutionRecord[]> {
+    return this.#read('query', [query]);
+  }
+
+  count(query: Omit<RecordQuery, 'afterId' | 'limit' | 'order'> = {}): Promise<number> {
+    return this.#read('count', [query]);
+  }
+
+  toolStats(filter: StatsFilter): Promise<ToolStats[]> {
+    return this.#read('toolStats', [filter]);
+  }
+
+  failureBreakdown(filter: StatsFilter): Promise<FailureBreakdownRow[]> {
+    return this.#read('failureBreakdown', [filter]);
+  }
+
+  hourly(filter: StatsFilter): Promise<HourlyPoint[]> {
+    return this.#read('hourly', [filter]);
+  }
+
+  signatures(filter: StatsFilter): Promise<FailureSignature[]> {
+    return this.#read('signatures', [filter]);
+  }
+
+  getTrajectory(trajectoryId: string): Promise<Trajectory | null> {
+    return this.#read('getTrajectory', [trajectoryId]);
+  }
+
+  queryTrajectories(query: TrajectoryQuery = {}): Promise<Trajectory[]> {
+    return this.#read('queryTrajectories', [query]);
+  }
+
+  countTrajectories(query: Pick<TrajectoryQuery, 'source'> = {}): Promise<number> {
+    return this.#read('countTrajectories', [query]);
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      const starting = this.#starting;
+      if (starting !== undefined) await starting.catch(() => undefined);
+      const thread = this.#thread;
+      this.#thread = undefined;
+      try {
+        if (thread !== undefined) await thread.close();
+      } finally {
+        await this.reader?.close();
+      }
+    })();
+    return this.#closing;
+  }
+}

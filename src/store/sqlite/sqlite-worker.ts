@@ -1,0 +1,82 @@
+/**
+ * The worker entry of {@link createSqliteWorkerStore}: owns its own better-sqlite3 connection and
+ * runs the real `createSqliteStore` on it, so SQLite transactions run off the caller's event loop.
+ *
+ * Protocol (one parent port, processed strictly in order, so `close` comes after every earlier
+ * transaction): on start, open the store and post `{ type: 'ready' }` or
+ * `{ type: 'open-error', error }`; then for each `{ id, op, args }` (or `{ id, op: 'insert', json }`
+ * with the batch as JSON text) post `{ id, ok: true, value }` or `{ id, ok: false, error }`.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { ConfigError } from '../../errors.js';
+import type { ToolExecutionRecord } from '../../record/types.js';
+import type { Store, TrajectoryStore } from '../types.js';
+import { createSqliteStore } from './sqlite-store.js';
+import type { WorkerError, WorkerInit, WorkerReply, WorkerRequest } from './sqlite-worker-store.js';
+
+function toWorkerError(error: unknown): WorkerError {
+  const e = error instanceof Error ? error : new Error(String(error));
+  return {
+    name: e.name,
+    message: e.message,
+    config: ConfigError.isInstance(e),
+    ...(ConfigError.isInstance(e) && e.field !== undefined ? { field: e.field } : {}),
+  };
+}
+
+const OPS = new Set<string>([
+  'insert',
+  'insertTrajectories',
+  'updateTrajectories',
+  'get',
+  'query',
+  'count',
+  'toolStats',
+  'failureBreakdown',
+  'hourly',
+  'signatures',
+  'getTrajectory',
+  'queryTrajectories',
+  'countTrajectories',
+]);
+
+const port = parentPort;
+if (port === null) throw new Error('sqlite-worker.js must run in a worker thread');
+
+const init = workerData as WorkerInit;
+let store: (Store & TrajectoryStore) | undefined;
+try {
+  store = createSqliteStore({
+    path: init.path,
+    ...(init.busyTimeoutMs !== undefined ? { busyTimeoutMs: init.busyTimeoutMs } : {}),
+  });
+  port.postMessage({ type: 'ready' } satisfies WorkerReply);
+} catch (error) {
+  port.postMessage({ type: 'open-error', error: toWorkerError(error) } satisfies WorkerReply);
+}
+
+if (store !== undefined) {
+  const open = store;
+  port.on('message', (request: WorkerRequest) => {
+    void handle(open, request).then((reply) => {
+      port.postMessage(reply);
+      if (request.op === 'close') port.close();
+    });
+  });
+}
+
+async function handle(s: Store & TrajectoryStore, request: WorkerRequest): Promise<WorkerReply> {
+  try {
+    if (request.op === 'close') {
+      await s.close();
+      return { type: 'reply', id: request.id, ok: true, value: undefined };
+    }
+    if (!OPS.has(request.op)) throw new Error(`unknown SQLite worker operation ${JSON.stringify(request.op)}`);
+    const args = request.json !== undefined ? [JSON.parse(request.json) as ToolExecutionRecord[]] : (request.args ?? []);
+    const method = (s as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[request.op]!;
+    const value = await method.apply(s, args);
+    return { type: 'reply', id: request.id, ok: true, value };
+  } catch (error) {
+    return { type: 'reply', id: request.id, ok: false, error: toWorkerError(error) };
+  }
+}
