@@ -6,16 +6,14 @@
  */
 import { STATUS_CODES } from 'node:http';
 import type { Redactor } from '../../record/redact.js';
-import { isoTime } from '../../record/iso-time.js';
-import { paramsHash } from '../../record/params-hash.js';
 import { DEFAULT_MAX_OUTPUT_CHARS, truncateText } from '../../record/truncate.js';
-import { RECORD_SCHEMA_VERSION, type AttemptOutcome, type RecordFeedback, type ToolExecutionRecord } from '../../record/types.js';
+import type { ToolExecutionRecord } from '../../record/types.js';
 import { uuidv7 } from '../../record/uuid-v7.js';
 import { classifyError, timeoutClassification, type Classification } from '../../runtime/classify.js';
-import { buildFeedback } from '../../runtime/feedback.js';
 import type { CallStatus } from '../../taxonomy.js';
 import type { DropCode, FaultDecision } from '../decision.js';
 import { errnoError } from '../inprocess.js';
+import { buildWireRecord } from '../wire-record.js';
 
 export type HeaderValues = Record<string, string | string[] | number | undefined>;
 
@@ -172,10 +170,6 @@ function shownBody(o: Extract<ExchangeOutcome, { kind: 'response' | 'broken' }>)
   return o.body;
 }
 
-function attemptOutcome(status: CallStatus): AttemptOutcome {
-  return status === 'success' ? 'success' : status === 'timeout' ? 'timeout' : 'failure';
-}
-
 /**
  * The record for one exchange: the runtime's record shape, classification and feedback.
  * @example
@@ -198,25 +192,7 @@ export function buildExchangeRecord(ex: ProxyExchange, options: ExchangeRecordOp
     rawOutput = truncateText(redacted, options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS);
   }
 
-  let feedback: RecordFeedback | null = null;
-  if (c !== undefined) {
-    c.message = text(c.message);
-    const fb = buildFeedback(
-      {
-        toolName: ex.toolName,
-        classification: c,
-        issues: undefined,
-        attempts: 1,
-        ambiguousWrite: c.ambiguous && !ex.idempotent,
-        canRefreshCredential: false,
-        fallbackTool: undefined,
-        suggestions: [],
-        retryAfterMs: c.retryAfterMs,
-      },
-      [],
-    );
-    feedback = { action: fb.action, hint: text(fb.hint), retryable: fb.retryable, retry_after_ms: fb.retryAfterMs ?? null };
-  }
+  if (c !== undefined) c.message = text(c.message);
 
   const snapshot: Record<string, unknown> = { ...options.context, transport: 'http', method: ex.method, path: ex.path, route: ex.route, upstream_status: ex.upstreamStatus };
   if (ex.upstreamError !== null) snapshot['upstream_error'] = ex.upstreamError;
@@ -225,49 +201,22 @@ export function buildExchangeRecord(ex: ProxyExchange, options: ExchangeRecordOp
   if (ex.decision !== undefined && !ex.faultApplied) snapshot['fault_applied'] = false;
   Object.assign(snapshot, ex.details);
 
-  const params = value(ex.args);
-  const duration = Math.max(0, ex.endedAt - ex.startedAt);
   const executionId = uuidv7(ex.startedAt);
-  const startedAt = isoTime(ex.startedAt);
-  return {
-    execution_id: executionId,
-    trace_id: ex.traceId ?? executionId,
-    step_index: ex.stepIndex,
-    tool_name: ex.toolName,
+  return buildWireRecord({
+    executionId,
+    traceId: ex.traceId ?? executionId,
+    stepIndex: ex.stepIndex,
+    toolName: ex.toolName,
+    params: value(ex.args),
     status,
-    failure_stage: c?.stage ?? null,
-    failure_category: c?.category ?? null,
-    failure_type: c?.type ?? null,
-    error_code: c?.code ?? null,
-    input_params: params,
-    params_hash: paramsHash(params),
-    raw_output: rawOutput,
-    output_length: outputLength,
-    error_message: c?.message ?? null,
-    error_stack: null,
-    duration_ms: duration,
-    retry_count: 0,
-    attempts: [
-      {
-        attempt: 0,
-        started_at: startedAt,
-        duration_ms: duration,
-        outcome: attemptOutcome(status),
-        failure_type: c?.type ?? null,
-        error_code: c?.code ?? null,
-        delay_before_ms: 0,
-        fault_kind: ex.decision?.kind ?? null,
-      },
-    ],
-    breaker_state: 'closed',
+    classification: c,
+    rawOutput,
+    outputLength,
+    startedAt: ex.startedAt,
+    endedAt: ex.endedAt,
     idempotent: ex.idempotent,
     fault: ex.decision === undefined ? null : value(ex.decision.fault),
-    feedback,
-    recovery: status === 'success' ? 'none' : 'needs_decision',
-    fallback: null,
-    context_snapshot: value(snapshot),
-    created_at: startedAt,
-    schema_version: RECORD_SCHEMA_VERSION,
-    summary_only: false,
-  };
+    context: value(snapshot),
+    redactText: text,
+  });
 }

@@ -1,16 +1,13 @@
 /**
- * One tools/call through the proxy as a ToolExecutionRecord. The proxy makes one attempt and
- * never retries (the agent on the other side decides that), so the record has one attempt, a
- * closed breaker, and `needs_decision` for every failure.
+ * One tools/call through the proxy as a ToolExecutionRecord (see wire-record.ts for the shape
+ * every proxied call shares).
  */
-import { isoTime } from '../../record/iso-time.js';
-import { paramsHash } from '../../record/params-hash.js';
 import type { Redactor } from '../../record/redact.js';
 import { toJsonText, truncateText } from '../../record/truncate.js';
-import { RECORD_SCHEMA_VERSION, type InjectedFault, type RecordFeedback, type ToolExecutionRecord } from '../../record/types.js';
+import type { InjectedFault, ToolExecutionRecord } from '../../record/types.js';
 import type { Classification } from '../../runtime/classify.js';
-import { buildFeedback } from '../../runtime/feedback.js';
 import type { CallStatus } from '../../taxonomy.js';
+import { buildWireRecord } from '../wire-record.js';
 
 export interface ProxiedCall {
   executionId: string;
@@ -35,25 +32,6 @@ export interface RecordShaping {
   maxOutputChars: number;
 }
 
-function feedbackFor(call: ProxiedCall, c: Classification): RecordFeedback {
-  const feedback = buildFeedback(
-    {
-      toolName: call.toolName,
-      classification: c,
-      issues: undefined,
-      attempts: 1,
-      // The agent decides what happens next; for a write that may have landed, that is checking first.
-      ambiguousWrite: c.ambiguous && !call.idempotent,
-      canRefreshCredential: false,
-      fallbackTool: undefined,
-      suggestions: [],
-      retryAfterMs: c.retryAfterMs,
-    },
-    [],
-  );
-  return { action: feedback.action, hint: feedback.hint, retryable: feedback.retryable, retry_after_ms: feedback.retryAfterMs ?? null };
-}
-
 export function buildCallRecord(call: ProxiedCall, shaping: RecordShaping): ToolExecutionRecord {
   const { redactor, maxOutputChars } = shaping;
   const redactValue = <T>(value: T): T => (redactor === undefined ? value : redactor.value(value));
@@ -68,47 +46,21 @@ export function buildCallRecord(call: ProxiedCall, shaping: RecordShaping): Tool
     outputLength = text.length;
     rawOutput = truncateText(text, maxOutputChars);
   }
-  const duration = Math.max(0, call.endedAt - call.startedAt);
-  return {
-    execution_id: call.executionId,
-    trace_id: call.traceId,
-    step_index: call.stepIndex,
-    tool_name: call.toolName,
+  return buildWireRecord({
+    executionId: call.executionId,
+    traceId: call.traceId,
+    stepIndex: call.stepIndex,
+    toolName: call.toolName,
+    params,
     status: call.status,
-    failure_stage: c?.stage ?? null,
-    failure_category: c?.category ?? null,
-    failure_type: c?.type ?? null,
-    error_code: c?.code ?? null,
-    input_params: params,
-    params_hash: paramsHash(params),
-    raw_output: rawOutput,
-    output_length: outputLength,
-    error_message: c?.message ?? null,
-    // The error happened on the other side of the wire; a stack of the proxy's own frames would mislead.
-    error_stack: null,
-    duration_ms: duration,
-    retry_count: 0,
-    attempts: [
-      {
-        attempt: 0,
-        started_at: isoTime(call.startedAt),
-        duration_ms: duration,
-        outcome: call.status === 'success' ? 'success' : call.status === 'timeout' ? 'timeout' : 'failure',
-        failure_type: c?.type ?? null,
-        error_code: c?.code ?? null,
-        delay_before_ms: 0,
-        fault_kind: call.fault?.kind ?? null,
-      },
-    ],
-    breaker_state: 'closed',
+    classification: c,
+    rawOutput,
+    outputLength,
+    startedAt: call.startedAt,
+    endedAt: call.endedAt,
     idempotent: call.idempotent,
     fault: call.fault,
-    feedback: c === undefined ? null : feedbackFor(call, c),
-    recovery: c === undefined ? 'none' : 'needs_decision',
-    fallback: null,
-    context_snapshot: redactValue(call.context),
-    created_at: isoTime(call.startedAt),
-    schema_version: RECORD_SCHEMA_VERSION,
-    summary_only: false,
-  };
+    context: redactValue(call.context),
+    redactText: (text) => (redactor === undefined ? text : redactor.text(text)),
+  });
 }

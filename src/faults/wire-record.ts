@@ -1,0 +1,107 @@
+/**
+ * Records for calls a proxy observed on the wire. A proxy makes one attempt and never retries
+ * (the agent on the other side decides that), so such a record has one attempt, a closed breaker,
+ * no stack (the error happened on the other side; the proxy's own frames would mislead) and
+ * `needs_decision` for every failure. The HTTP and MCP proxies shape their inputs; this builds
+ * the record and the feedback the same way for both.
+ */
+import { isoTime } from '../record/iso-time.js';
+import { paramsHash } from '../record/params-hash.js';
+import { RECORD_SCHEMA_VERSION, type InjectedFault, type RecordFeedback, type ToolExecutionRecord } from '../record/types.js';
+import type { Classification } from '../runtime/classify.js';
+import { buildFeedback } from '../runtime/feedback.js';
+import type { CallStatus } from '../taxonomy.js';
+
+export interface WireCall {
+  executionId: string;
+  traceId: string;
+  stepIndex: number;
+  toolName: string;
+  /** Already redacted. */
+  params: unknown;
+  status: CallStatus;
+  /** Undefined for a success; its message already redacted. */
+  classification: Classification | undefined;
+  rawOutput: string | null;
+  outputLength: number | null;
+  startedAt: number;
+  endedAt: number;
+  idempotent: boolean;
+  fault: InjectedFault | null;
+  /** Already redacted. */
+  context: Record<string, unknown>;
+  /** Applied to the feedback hint, which may quote the message. */
+  redactText: (text: string) => string;
+}
+
+/** The feedback an agent gets for a failure the proxy saw, with no runtime recovery behind it. */
+export function wireFeedback(toolName: string, c: Classification, idempotent: boolean): RecordFeedback {
+  const feedback = buildFeedback(
+    {
+      toolName,
+      classification: c,
+      issues: undefined,
+      attempts: 1,
+      // For a write that may have landed, what comes next is checking first.
+      ambiguousWrite: c.ambiguous && !idempotent,
+      canRefreshCredential: false,
+      fallbackTool: undefined,
+      suggestions: [],
+      retryAfterMs: c.retryAfterMs,
+    },
+    [],
+  );
+  return { action: feedback.action, hint: feedback.hint, retryable: feedback.retryable, retry_after_ms: feedback.retryAfterMs ?? null };
+}
+
+export function buildWireRecord(call: WireCall): ToolExecutionRecord {
+  const c = call.classification;
+  const duration = Math.max(0, call.endedAt - call.startedAt);
+  const startedAt = isoTime(call.startedAt);
+  let feedback: RecordFeedback | null = null;
+  if (c !== undefined) {
+    feedback = wireFeedback(call.toolName, c, call.idempotent);
+    feedback.hint = call.redactText(feedback.hint);
+  }
+  return {
+    execution_id: call.executionId,
+    trace_id: call.traceId,
+    step_index: call.stepIndex,
+    tool_name: call.toolName,
+    status: call.status,
+    failure_stage: c?.stage ?? null,
+    failure_category: c?.category ?? null,
+    failure_type: c?.type ?? null,
+    error_code: c?.code ?? null,
+    input_params: call.params,
+    params_hash: paramsHash(call.params),
+    raw_output: call.rawOutput,
+    output_length: call.outputLength,
+    error_message: c?.message ?? null,
+    error_stack: null,
+    duration_ms: duration,
+    retry_count: 0,
+    attempts: [
+      {
+        attempt: 0,
+        started_at: startedAt,
+        duration_ms: duration,
+        outcome: call.status === 'success' ? 'success' : call.status === 'timeout' ? 'timeout' : 'failure',
+        failure_type: c?.type ?? null,
+        error_code: c?.code ?? null,
+        delay_before_ms: 0,
+        fault_kind: call.fault?.kind ?? null,
+      },
+    ],
+    breaker_state: 'closed',
+    idempotent: call.idempotent,
+    fault: call.fault,
+    feedback,
+    recovery: c === undefined ? 'none' : 'needs_decision',
+    fallback: null,
+    context_snapshot: call.context,
+    created_at: startedAt,
+    schema_version: RECORD_SCHEMA_VERSION,
+    summary_only: false,
+  };
+}
