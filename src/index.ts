@@ -99,3 +99,6 @@ export * from './trajectory/index.js';
 
 // Annotation: rule annotators, outcome backtrace, heuristic semantic judge.
 export * from './annotate/index.js';
+
+// Datasets: trajectories, SFT, preference pairs, with cards and splits.
+export * from './dataset/index.js';

@@ -9,6 +9,7 @@ import { alertsCommand } from './commands/alerts.js';
 import { annotateCommand } from './commands/annotate.js';
 import { benchCommand } from './commands/bench.js';
 import { demoCommand } from './commands/demo.js';
+import { exportCommand } from './commands/export.js';
 import { importCommand } from './commands/import.js';
 import { metricsCommand } from './commands/metrics.js';
 import { mcpProxyCommand } from './commands/mcp-proxy.js';
@@ -21,7 +22,7 @@ import type { CliContext, CliIo } from './io.js';
 export const VERSION = '0.1.0';
 
 /** Each command module exports a factory; adding a command is adding a line here. */
-const COMMANDS: readonly ((ctx: CliContext) => Command)[] = [demoCommand, statsCommand, alertsCommand, tailCommand, metricsCommand, mockToolsCommand, mcpProxyCommand, proxyCommand, benchCommand, importCommand, annotateCommand];
+const COMMANDS: readonly ((ctx: CliContext) => Command)[] = [demoCommand, statsCommand, alertsCommand, tailCommand, metricsCommand, mockToolsCommand, mcpProxyCommand, proxyCommand, benchCommand, importCommand, annotateCommand, exportCommand];
 
 function buildProgram(ctx: CliContext): Command {
   const io = ctx.io;

@@ -1,0 +1,138 @@
+/**
+ * `faultline export`: streams the stored trajectories, page by page, through one dataset
+ * exporter (trajectories, sft, dpo-openai, dpo-trl, kto) into JSONL files with a dataset card.
+ *
+ * Files: `<out>` holds the training split, `<out>.val.jsonl` the validation split (always
+ * written, empty when nothing fell there), and `<out>.card.json` / `<out>.card.md` the card.
+ * The split is by trajectory (see src/dataset/split.ts). Everything is written to temporary
+ * files renamed into place at the end, so a failed export leaves nothing partial behind.
+ */
+import { createWriteStream, renameSync, rmSync, statSync, writeFileSync, type WriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { randomUUID } from 'node:crypto';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { Command, Option } from 'commander';
+import { renderDatasetCard, type DatasetCard } from '../../dataset/dataset-card.js';
+import { exportDataset } from '../../dataset/export-dataset.js';
+import { EXPORT_FORMATS, type ExportFormat } from '../../dataset/exporter.js';
+import type { Split } from '../../dataset/split.js';
+import { openStore } from '../../store/open-store.js';
+import { hasTrajectoryStore } from '../../trajectory/trajectory-row.js';
+import { TRAJECTORY_SOURCES, type Trajectory, type TrajectorySource } from '../../trajectory/types.js';
+import type { TrajectoryStore } from '../../store/types.js';
+import { CliError } from '../cli-error.js';
+import { writeLine, type CliContext } from '../io.js';
+
+interface ExportCommandOptions {
+  format: ExportFormat;
+  out: string;
+  db?: string;
+  source?: TrajectorySource;
+  valFraction: string;
+  seed: string;
+  json?: boolean;
+}
+
+const PAGE = 500;
+
+function parseValFraction(text: string): number {
+  const value = Number(text);
+  if (text.trim() === '' || !Number.isFinite(value) || value < 0 || value >= 1) throw new CliError(`--val-fraction must be a number in [0, 1), got ${JSON.stringify(text)}`);
+  return value;
+}
+
+function parseSeed(text: string): number {
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text))) throw new CliError(`--seed must be a non-negative integer, got ${JSON.stringify(text)}`);
+  return Number(text);
+}
+
+function assertWritableDirectory(path: string, shown: string): void {
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(dirname(path)).isDirectory();
+  } catch {
+    // Reported below as the same one line.
+  }
+  if (!isDirectory) throw new CliError(`cannot write ${shown}: its directory does not exist`);
+}
+
+async function* storedTrajectories(store: TrajectoryStore, source: TrajectorySource | undefined): AsyncGenerator<Trajectory> {
+  for (let afterId: string | undefined; ; ) {
+    const page = await store.queryTrajectories({ limit: PAGE, ...(source === undefined ? {} : { source }), ...(afterId === undefined ? {} : { afterId }) });
+    yield* page;
+    if (page.length < PAGE) return;
+    afterId = page[page.length - 1]!.trajectory_id;
+  }
+}
+
+async function writeTo(stream: WriteStream, line: string): Promise<void> {
+  if (!stream.write(`${line}\n`)) await once(stream, 'drain');
+}
+
+async function closeStream(stream: WriteStream): Promise<void> {
+  if (stream.closed) return;
+  stream.end();
+  await once(stream, 'close');
+}
+
+export function exportCommand(ctx: CliContext): Command {
+  return new Command('export')
+    .description('Export stored trajectories as training data: trajectories, sft, dpo-openai, dpo-trl or kto JSONL, with a dataset card')
+    .addOption(new Option('--format <format>', 'dataset format').choices(EXPORT_FORMATS).makeOptionMandatory())
+    .requiredOption('--out <file>', 'training split file (JSONL); also writes <file>.val.jsonl, <file>.card.json and <file>.card.md')
+    .option('--db <store>', 'store to read: a SQLite path (default .faultline/faultline.db) or a postgres:// URL (?schema=NAME)')
+    .addOption(new Option('--source <source>', 'only trajectories from this source').choices(TRAJECTORY_SOURCES))
+    .option('--val-fraction <fraction>', 'share of trajectories for the validation split, in [0, 1)', '0.1')
+    .option('--seed <n>', 'seed of the split (a non-negative integer)', '0')
+    .option('--json', 'print the dataset card as JSON')
+    .action(async (opts: ExportCommandOptions) => {
+      const { io } = ctx;
+      const valFraction = parseValFraction(opts.valFraction);
+      const seed = parseSeed(opts.seed);
+      const out = isAbsolute(opts.out) ? opts.out : resolve(io.cwd, opts.out);
+      assertWritableDirectory(out, opts.out);
+      const files = { train: opts.out, validation: `${opts.out}.val.jsonl` };
+      const targets = { train: out, validation: `${out}.val.jsonl`, cardJson: `${out}.card.json`, cardMd: `${out}.card.md` };
+      const suffix = `.partial-${randomUUID()}`;
+      const temp = (path: string): string => path + suffix;
+
+      const store = await openStore(opts.db, { cwd: io.cwd });
+      let card: DatasetCard;
+      const streams: Record<Split, WriteStream> | undefined = hasTrajectoryStore(store)
+        ? { train: createWriteStream(temp(targets.train)), validation: createWriteStream(temp(targets.validation)) }
+        : undefined;
+      try {
+        if (!hasTrajectoryStore(store) || streams === undefined) throw new CliError(`the ${store.kind} store cannot hold trajectories`);
+        card = await exportDataset({
+          format: opts.format,
+          trajectories: storedTrajectories(store, opts.source),
+          write: (split, line) => writeTo(streams[split], line),
+          seed,
+          valFraction,
+          files,
+        });
+        await Promise.all([closeStream(streams.train), closeStream(streams.validation)]);
+        writeFileSync(temp(targets.cardJson), `${JSON.stringify(card, null, 2)}\n`);
+        writeFileSync(temp(targets.cardMd), renderDatasetCard(card));
+        for (const target of Object.values(targets)) renameSync(temp(target), target);
+      } catch (error) {
+        if (streams !== undefined) await Promise.all([closeStream(streams.train), closeStream(streams.validation)]);
+        for (const target of Object.values(targets)) rmSync(temp(target), { force: true });
+        throw error;
+      } finally {
+        await store.close();
+      }
+
+      if (opts.json === true) {
+        writeLine(io.stdout, JSON.stringify(card, null, 2));
+        return;
+      }
+      writeLine(
+        io.stdout,
+        `faultline export: ${card.format}, ${card.trajectories_exported} of ${card.trajectories_read} trajectories: ${card.splits.train.examples} train examples in ${files.train}, ${card.splits.validation.examples} validation examples in ${files.validation}`,
+      );
+      const skipped = Object.entries(card.skipped);
+      if (skipped.length > 0) writeLine(io.stdout, `skipped: ${skipped.map(([k, v]) => `${k} ${v}`).join(', ')}`);
+      writeLine(io.stdout, `card: ${opts.out}.card.json, ${opts.out}.card.md`);
+    });
+}

@@ -1,0 +1,23 @@
+/** Training datasets from trajectories: the exporters, the split, and the dataset card. */
+export { EXPORT_FORMATS } from './exporter.js';
+export type { ExportFormat, Exporter, TrajectoryExamples } from './exporter.js';
+export { exportTrajectory } from './trajectories-exporter.js';
+export { exportSft } from './sft-exporter.js';
+export type { SftExample, SftOptions } from './sft-exporter.js';
+export { exportDpoOpenAi } from './dpo-openai-exporter.js';
+export type { DpoOpenAiExample } from './dpo-openai-exporter.js';
+export { exportDpoTrl } from './dpo-trl-exporter.js';
+export type { DpoTrlExample } from './dpo-trl-exporter.js';
+export { exportKto } from './kto-exporter.js';
+export type { KtoExample } from './kto-exporter.js';
+export { failurePoints, isFailurePoint } from './failure-points.js';
+export type { FailurePoint } from './failure-points.js';
+export { inferParametersSchema } from './infer-tool-schema.js';
+export type { InferredSchema } from './infer-tool-schema.js';
+export type { HfMessage, OpenAiMessage, OpenAiTool, OpenAiToolCall } from './chat.js';
+export { splitOf, splitPoint } from './split.js';
+export type { Split } from './split.js';
+export { DatasetCardBuilder, renderDatasetCard } from './dataset-card.js';
+export type { DatasetCard, SplitCounts } from './dataset-card.js';
+export { exportDataset, exportExamples } from './export-dataset.js';
+export type { ExportDatasetOptions } from './export-dataset.js';
