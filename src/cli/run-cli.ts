@@ -5,26 +5,41 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError, FaultlineError } from '../errors.js';
 import { CliError } from './cli-error.js';
-import { alertsCommand } from './commands/alerts.js';
-import { annotateCommand } from './commands/annotate.js';
-import { benchCommand } from './commands/bench.js';
-import { demoCommand } from './commands/demo.js';
-import { exportCommand } from './commands/export.js';
-import { importCommand } from './commands/import.js';
-import { metricsCommand } from './commands/metrics.js';
-import { mcpProxyCommand } from './commands/mcp-proxy.js';
-import { mockToolsCommand } from './commands/mock-tools.js';
-import { proxyCommand } from './commands/proxy.js';
-import { statsCommand } from './commands/stats.js';
-import { tailCommand } from './commands/tail.js';
 import type { CliContext, CliIo } from './io.js';
 
 export const VERSION = '0.1.0';
 
-/** Each command module exports a factory; adding a command is adding a line here. */
-const COMMANDS: readonly ((ctx: CliContext) => Command)[] = [demoCommand, statsCommand, alertsCommand, tailCommand, metricsCommand, mockToolsCommand, mcpProxyCommand, proxyCommand, benchCommand, importCommand, annotateCommand, exportCommand];
+type CommandFactory = (ctx: CliContext) => Command;
 
-function buildProgram(ctx: CliContext): Command {
+/**
+ * Each command module exports a factory; adding a command is adding a line here. They load on
+ * demand: `faultline stats` imports only what stats needs, not the MCP SDK or the benchmark
+ * (start-up is a third of a second of module loading otherwise). Help and unknown commands load
+ * them all, in this order.
+ */
+const COMMANDS: Readonly<Record<string, () => Promise<CommandFactory>>> = {
+  bench: async () => (await import('./commands/bench.js')).benchCommand,
+  demo: async () => (await import('./commands/demo.js')).demoCommand,
+  stats: async () => (await import('./commands/stats.js')).statsCommand,
+  alerts: async () => (await import('./commands/alerts.js')).alertsCommand,
+  tail: async () => (await import('./commands/tail.js')).tailCommand,
+  metrics: async () => (await import('./commands/metrics.js')).metricsCommand,
+  'mock-tools': async () => (await import('./commands/mock-tools.js')).mockToolsCommand,
+  proxy: async () => (await import('./commands/proxy.js')).proxyCommand,
+  'mcp-proxy': async () => (await import('./commands/mcp-proxy.js')).mcpProxyCommand,
+  import: async () => (await import('./commands/import.js')).importCommand,
+  annotate: async () => (await import('./commands/annotate.js')).annotateCommand,
+  export: async () => (await import('./commands/export.js')).exportCommand,
+};
+
+/** The factories a command line needs: just its command when the first word names one, else all. */
+async function factoriesFor(argv: readonly string[]): Promise<CommandFactory[]> {
+  const first = argv.find((arg) => !arg.startsWith('-'));
+  const names = first !== undefined && Object.hasOwn(COMMANDS, first) ? [first] : Object.keys(COMMANDS);
+  return Promise.all(names.map((name) => COMMANDS[name]!()));
+}
+
+function buildProgram(ctx: CliContext, factories: readonly CommandFactory[]): Command {
   const io = ctx.io;
   const program = new Command('faultline')
     .description('Tool-call runtime, failure analytics, FailBench and training data for LLM agents.')
@@ -37,7 +52,7 @@ function buildProgram(ctx: CliContext): Command {
       // Commander's own usage errors: printed once, by the catch below, as a single line.
       outputError: () => undefined,
     });
-  for (const make of COMMANDS) {
+  for (const make of factories) {
     const command = make(ctx);
     command.exitOverride();
     command.configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s), outputError: () => undefined });
@@ -49,14 +64,15 @@ function buildProgram(ctx: CliContext): Command {
 /** Runs the CLI and returns the exit code. `argv` excludes the node binary and script path. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const ctx: CliContext = { io, exitCode: 0 };
-  const program = buildProgram(ctx);
   try {
+    const program = buildProgram(ctx, await factoriesFor(argv));
     await program.parseAsync([...argv], { from: 'user' });
     return ctx.exitCode;
   } catch (error) {
     if (error instanceof CommanderError) {
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
-      const message = error.message.replace(/^error:\s*/, '');
+      // Commander puts its "Did you mean" on a second line; usage errors stay one line.
+      const message = error.message.replace(/^error:\s*/, '').replace(/\s*\n\s*/g, ' ');
       io.stderr.write(`faultline: ${message} (see 'faultline --help')\n`);
       return 2;
     }

@@ -1,0 +1,35 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCapture } from './run-cli.test-helpers.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'faultline-cli-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('faultline (the program)', () => {
+  it('--help lists every command, the main one first', async () => {
+    const run = await runCapture(['--help'], dir);
+    expect(run.code).toBe(0);
+    const listed = [...run.stdout.matchAll(/^ {2}([a-z-]+) \[/gm)].map((m) => m[1]).filter((name) => name !== 'help');
+    expect(listed).toEqual(['bench', 'demo', 'stats', 'alerts', 'tail', 'metrics', 'mock-tools', 'proxy', 'mcp-proxy', 'import', 'annotate', 'export']);
+  });
+
+  it('an unknown command is one line with a suggestion, exit 2', async () => {
+    const run = await runCapture(['stat'], dir);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe("faultline: unknown command 'stat' (Did you mean stats?) (see 'faultline --help')\n");
+  });
+
+  it('a command loads and runs on its own', async () => {
+    const run = await runCapture(['stats', '--db', join(dir, 'missing.db')], dir);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^faultline: no faultline store at /);
+  });
+
+  it('--version prints the version', async () => {
+    const run = await runCapture(['--version'], dir);
+    expect(run).toMatchObject({ code: 0, stdout: '0.1.0\n' });
+  });
+});
