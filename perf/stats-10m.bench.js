@@ -16,7 +16,7 @@
 // window (default: now while fresh, else anchored). Timings: one warm-up run of each contender, then 5 interleaved
 // runs; medians reported.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +26,8 @@ import { table } from './harness.js';
 import { syntheticRecords } from './workload.js';
 
 const N = Number(process.env.FAULTLINE_PERF_STATS_N ?? 10_000_000);
+/** Measured: 6.92 GB for 10M records with the store's indexes and rollups. */
+const BYTES_PER_RECORD = 700;
 const DB = process.env.FAULTLINE_PERF_STATS_DB ?? join(tmpdir(), `faultline-perf-stats-${N}.db`);
 const META = `${DB}.json`;
 /** Bump when the generated data changes, so old cached files are rebuilt. */
@@ -145,6 +147,15 @@ export async function run() {
   let meta = await reusable();
   let loadNote;
   if (meta === null) {
+    // The 10M database takes ~7 GB. A machine without room skips rather than filling its disk.
+    const { bavail, bsize } = statfsSync(dirname(DB));
+    const needed = N * BYTES_PER_RECORD * 1.2;
+    if (bavail * bsize < needed) {
+      return {
+        title: 'Stats on stored records (skipped)',
+        markdown: `Not enough free disk for ${N.toLocaleString('en-US')} records (needs about ${(needed / 1e9).toFixed(1)} GB beside ${DB}, ${((bavail * bsize) / 1e9).toFixed(1)} GB free). Set FAULTLINE_PERF_STATS_N to a smaller count or FAULTLINE_PERF_STATS_DB to a roomier place.`,
+      };
+    }
     log(`building ${DB} with ${N.toLocaleString('en-US')} records (cached for later runs)`);
     meta = await load();
     loadNote = `loaded now in ${meta.loadSeconds.toFixed(1)} s (${Math.round(N / meta.loadSeconds).toLocaleString('en-US')} records/s through store.insert, batches of ${LOAD_BATCH.toLocaleString('en-US')})`;
