@@ -6,8 +6,8 @@
 import { assembleTrajectory } from '../assemble.js';
 import type { Trajectory } from '../types.js';
 import { contentText, outcomeOfReward, stepsFromCalls, type ConversationCall } from './conversation.js';
-import { nowIso, type ImportItem, type Importer, type ImportOptions } from './import-types.js';
-import { isRecord, readJsonLines } from './json-lines.js';
+import { nowIso, type Importer, type ImportOptions } from './import-types.js';
+import { isRecord, jsonLinesImporter } from './json-lines.js';
 import { failureOfResult } from './tool-result.js';
 
 function conversation(messages: unknown): { calls: ConversationCall[]; task: string | null } | string {
@@ -61,14 +61,4 @@ export function anthropicTrajectory(value: unknown, options?: ImportOptions): Tr
 }
 
 /** Reads Anthropic Messages JSONL. */
-export const importAnthropic: Importer = async function* (input, options): AsyncGenerator<ImportItem> {
-  for await (const item of readJsonLines(input)) {
-    if ('error' in item) {
-      yield { kind: 'skipped', line: item.line, reason: item.error };
-      continue;
-    }
-    const result = anthropicTrajectory(item.value, options);
-    if (typeof result === 'string') yield { kind: 'skipped', line: item.line, reason: result };
-    else yield { kind: 'trajectory', trajectory: result, line: item.line };
-  }
-};
+export const importAnthropic: Importer = jsonLinesImporter(anthropicTrajectory);

@@ -3,7 +3,8 @@
  */
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
-import type { ImportInput } from './import-types.js';
+import type { Trajectory } from '../types.js';
+import type { ImportInput, ImportItem, ImportOptions, Importer } from './import-types.js';
 
 export type JsonLine = { line: number; value: unknown } | { line: number; error: string };
 
@@ -30,3 +31,21 @@ export async function* readJsonLines(input: ImportInput): AsyncGenerator<JsonLin
 
 export const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * An importer for formats with one trajectory per JSON line: `convert` turns a parsed line into a
+ * trajectory, or returns the reason it cannot (the line is then reported as skipped).
+ */
+export function jsonLinesImporter(convert: (value: unknown, options: ImportOptions | undefined) => Trajectory | string): Importer {
+  return async function* (input, options): AsyncGenerator<ImportItem> {
+    for await (const item of readJsonLines(input)) {
+      if ('error' in item) {
+        yield { kind: 'skipped', line: item.line, reason: item.error };
+        continue;
+      }
+      const result = convert(item.value, options);
+      if (typeof result === 'string') yield { kind: 'skipped', line: item.line, reason: result };
+      else yield { kind: 'trajectory', trajectory: result, line: item.line };
+    }
+  };
+}

@@ -6,8 +6,8 @@
 import { assembleTrajectory } from '../assemble.js';
 import type { Trajectory } from '../types.js';
 import { contentText, outcomeOfReward, parseArguments, stepsFromCalls, type ConversationCall } from './conversation.js';
-import { nowIso, type ImportItem, type ImportOptions, type Importer } from './import-types.js';
-import { isRecord, readJsonLines } from './json-lines.js';
+import { nowIso, type ImportOptions, type Importer } from './import-types.js';
+import { isRecord, jsonLinesImporter } from './json-lines.js';
 import { failureOfResult } from './tool-result.js';
 
 /** Calls and the first user message of an OpenAI `messages` array; a string names what is malformed. */
@@ -68,14 +68,4 @@ export function openAiTrajectory(value: unknown, options?: ImportOptions): Traje
 }
 
 /** Reads OpenAI chat-messages JSONL. */
-export const importOpenAi: Importer = async function* (input, options): AsyncGenerator<ImportItem> {
-  for await (const item of readJsonLines(input)) {
-    if ('error' in item) {
-      yield { kind: 'skipped', line: item.line, reason: item.error };
-      continue;
-    }
-    const result = openAiTrajectory(item.value, options);
-    if (typeof result === 'string') yield { kind: 'skipped', line: item.line, reason: result };
-    else yield { kind: 'trajectory', trajectory: result, line: item.line };
-  }
-};
+export const importOpenAi: Importer = jsonLinesImporter(openAiTrajectory);
