@@ -76,6 +76,21 @@ function isBreakerTrip(record: Pick<ToolExecutionRecord, 'breaker_state' | 'stat
   return record.breaker_state === 'open' && record.status !== 'rejected';
 }
 
+/** The counters both metric sources expose, under the same names and help texts. */
+function callCounters(registers: Registry[]) {
+  return {
+    calls: new Counter({ name: METRIC_NAMES.calls, help: 'Tool calls by final status.', labelNames: ['tool', 'status'] as const, registers }),
+    failures: new Counter({
+      name: METRIC_NAMES.failures,
+      help: 'Failed tool calls (any status but success) by stage, category and type.',
+      labelNames: ['tool', 'stage', 'category', 'type'] as const,
+      registers,
+    }),
+    retries: new Counter({ name: METRIC_NAMES.retries, help: 'Retry attempts made by the runtime.', labelNames: ['tool'] as const, registers }),
+    trips: new Counter({ name: METRIC_NAMES.breakerTrips, help: 'Calls whose failure opened the circuit breaker.', labelNames: ['tool'] as const, registers }),
+  };
+}
+
 /**
  * Live metrics, fed by the runtime.
  * @example
@@ -86,15 +101,7 @@ function isBreakerTrip(record: Pick<ToolExecutionRecord, 'breaker_state' | 'stat
 export function createMetrics(options: MetricsOptions = {}): FaultlineMetrics {
   const registry = new Registry();
   const registers = [registry];
-  const calls = new Counter({ name: METRIC_NAMES.calls, help: 'Tool calls by final status.', labelNames: ['tool', 'status'] as const, registers });
-  const failures = new Counter({
-    name: METRIC_NAMES.failures,
-    help: 'Failed tool calls (any status but success) by stage, category and type.',
-    labelNames: ['tool', 'stage', 'category', 'type'] as const,
-    registers,
-  });
-  const retries = new Counter({ name: METRIC_NAMES.retries, help: 'Retry attempts made by the runtime.', labelNames: ['tool'] as const, registers });
-  const trips = new Counter({ name: METRIC_NAMES.breakerTrips, help: 'Calls whose failure opened the circuit breaker.', labelNames: ['tool'] as const, registers });
+  const { calls, failures, retries, trips } = callCounters(registers);
   const duration = new Histogram({
     name: METRIC_NAMES.duration,
     help: 'Tool call duration in seconds, retries and backoff included.',
@@ -264,15 +271,7 @@ export function createStoreMetrics(store: Store, options: StoreMetricsOptions = 
   const rereadMs = options.rereadMs ?? 10 * 60_000;
   const registry = new Registry();
   const registers = [registry];
-  const calls = new Counter({ name: METRIC_NAMES.calls, help: 'Tool calls by final status.', labelNames: ['tool', 'status'] as const, registers });
-  const failures = new Counter({
-    name: METRIC_NAMES.failures,
-    help: 'Failed tool calls (any status but success) by stage, category and type.',
-    labelNames: ['tool', 'stage', 'category', 'type'] as const,
-    registers,
-  });
-  const retries = new Counter({ name: METRIC_NAMES.retries, help: 'Retry attempts made by the runtime.', labelNames: ['tool'] as const, registers });
-  const trips = new Counter({ name: METRIC_NAMES.breakerTrips, help: 'Calls whose failure opened the circuit breaker.', labelNames: ['tool'] as const, registers });
+  const { calls, failures, retries, trips } = callCounters(registers);
   const duration = new RollupDurationHistogram();
   // prom-client types a metric as one of its own classes; the registry only calls get/reset.
   registry.registerMetric(duration as unknown as Metric);

@@ -26,6 +26,20 @@ import type { AlertConfig } from './alert-rules.js';
 
 export const MONITOR_NOW = Date.UTC(2026, 2, 29, 14, 30, 0);
 export const MONITOR_ALERT_CONFIG: AlertConfig = { timeouts: { search_flights: 2500 } };
+
+/** The alerts the dataset breaks at MONITOR_NOW, as [severity, rule, tool], critical first. */
+export const MONITOR_EXPECTED_ALERTS = [
+  ['critical', 'p95_latency', 'search_flights'],
+  ['warning', 'success_rate', 'create_order'],
+  ['warning', 'success_rate', 'search_flights'],
+  ['warning', 'failure_type_jump', 'create_order'],
+  ['warning', 'failure_type_jump', 'search_flights'],
+  ['warning', 'retry_rate', 'search_flights'],
+  ['warning', 'breaker_trip', 'search_flights'],
+  ['warning', 'param_validation_rate', 'create_order'],
+  ['warning', 'new_failure_signature', 'create_order'],
+  ['warning', 'new_failure_signature', 'search_flights'],
+];
 const MINUTE = 60_000;
 const at = (h: number, m: number, s = 0): number => Date.UTC(2026, 2, 29, h, m, s);
 

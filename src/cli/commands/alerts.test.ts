@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Alert } from '../../monitor/alert-rules.js';
-import { monitorDataset } from '../../monitor/monitor-dataset.test-helpers.js';
+import { MONITOR_EXPECTED_ALERTS, monitorDataset } from '../../monitor/monitor-dataset.test-helpers.js';
 import { createPostgresStore } from '../../store/postgres/postgres-store.js';
 import { describePostgres, PG_URL } from '../../store/postgres/test-server.test-helpers.js';
 import { runCapture, writeStoreFile } from '../run-cli.test-helpers.js';
@@ -21,18 +21,7 @@ beforeAll(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const AT_1430 = ['--until', '2026-03-29T14:30Z'];
-const EXPECTED = [
-  ['critical', 'p95_latency', 'search_flights'],
-  ['warning', 'success_rate', 'create_order'],
-  ['warning', 'success_rate', 'search_flights'],
-  ['warning', 'failure_type_jump', 'create_order'],
-  ['warning', 'failure_type_jump', 'search_flights'],
-  ['warning', 'retry_rate', 'search_flights'],
-  ['warning', 'breaker_trip', 'search_flights'],
-  ['warning', 'param_validation_rate', 'create_order'],
-  ['warning', 'new_failure_signature', 'create_order'],
-  ['warning', 'new_failure_signature', 'search_flights'],
-];
+const EXPECTED = MONITOR_EXPECTED_ALERTS;
 const brief = (alerts: readonly Alert[]) => alerts.map((a) => [a.severity, a.rule, a.tool_name]);
 
 describe('faultline alerts', () => {
