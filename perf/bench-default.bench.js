@@ -68,6 +68,8 @@ export async function run() {
       { name: 'faultline bench (naive + robust, default suite)', args: [] },
       { name: 'same suite, two no-op agents (runner cost)', args: ['--agent', 'module:./noop-a.mjs', '--agent', 'module:./noop-b.mjs'] },
       { name: 'faultline bench --help (CLI start-up)', args: 'help' },
+      { name: 'faultline bench --transport http (HTTP fault proxy + mock tool server, loopback)', args: ['--transport', 'http'] },
+      { name: 'faultline bench --transport mcp (MCP fault proxy over Streamable HTTP)', args: ['--transport', 'mcp'] },
     ];
     const samples = contenders.map(() => []);
     // Warm-up: the page cache and the first SQLite file are billed to nobody.
@@ -83,6 +85,11 @@ export async function run() {
     const full = median(samples[0].map((s) => s.wallMs));
     const noop = median(samples[1].map((s) => s.wallMs));
     const help = median(samples[2].map((s) => s.wallMs));
+    const http = median(samples[3].map((s) => s.wallMs));
+    const mcp = median(samples[4].map((s) => s.wallMs));
+    // The same scores over every transport, or the comparison means nothing.
+    const scoresOf = (i) => JSON.stringify(samples[i][0].results.scores?.map((x) => [x.agent, x.dimensions]));
+    const sameScores = scoresOf(3) === scoresOf(0) && scoresOf(4) === scoresOf(0);
     const { runs } = runsOf(samples[0][0].results);
     return {
       title: 'FailBench default command: wall time of `faultline bench`',
@@ -92,7 +99,9 @@ export async function run() {
         `\`node dist/cli/main.js bench --db <tmp>/x.db --out <tmp>/out\`: ${runs} scenario runs in-process, feedback raw, concurrency 1, records to SQLite, report written. ` +
           `**${seconds(full)}** (goal < ${GOAL_S} s: ${full < GOAL_S * 1000 ? 'met' : 'NOT met'}). ` +
           `Of it, ${seconds(help)} is starting the CLI, ${seconds(noop - help)} is the runner's own work for the suite (${((noop - help) / runs).toFixed(1)} ms per run), ` +
-          `and ${seconds(full - noop)} is the two reference agents' tool calls (${((full - noop) / runs).toFixed(1)} ms per run).`,
+          `and ${seconds(full - noop)} is the two reference agents' tool calls (${((full - noop) / runs).toFixed(1)} ms per run). ` +
+          `The same command over the wire: \`--transport http\` ${seconds(http)} (${(http / full).toFixed(1)}x in-process), \`--transport mcp\` ${seconds(mcp)} (${(mcp / full).toFixed(1)}x); ` +
+          `scores ${sameScores ? 'identical' : 'DIFFERENT'} across the three transports.`,
       ].join('\n'),
     };
   } finally {

@@ -2,15 +2,21 @@
 // proxy each run in their own process (as they would in production) instead of sharing one event
 // loop. `node http-proxy-child.js upstream` serves a plain JSON endpoint and the mock tool server;
 // `node http-proxy-child.js proxy <target>...` starts one fault proxy per target (empty plan,
-// every call recorded to a temporary SQLite file). Loopback only.
+// every call recorded to a temporary SQLite file, written from a worker thread as `faultline proxy`
+// writes it; HTTP_PROXY_BENCH_WRITER=thread writes on the proxy's event loop instead). The
+// upstream also has a "slow" endpoint that answers after SLOW_SERVICE_MS, like a real tool API.
+// Loopback only.
 //
-// Talks to the parent over IPC: sends { ready, urls }, answers { cpu } with its CPU time, and on
+// Talks to the parent over IPC: sends { ready, urls }, answers { cpu } with its CPU time and its
+// event-loop delay since the last { cpu } (p99 and max, ms: what a SQLite transaction on the
+// event loop shows up as), and on
 // { stop } (or when the parent goes away, or after a hard deadline) closes everything, sends
 // { stopped, ... } and exits, so no process outlives the bench. Exiting through process.exit()
 // is also what lets `--cpu-prof` write its profile.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { join } from 'node:path';
 
 const HARD_DEADLINE_MS = 15 * 60_000;
@@ -19,6 +25,8 @@ const send = (message) => {
   if (process.connected) process.send(message);
 };
 
+/** Service time of the slow endpoint, ms. */
+const SLOW_SERVICE_MS = 5;
 /** A fixed JSON answer after reading the request: the cheapest upstream node:http can be. */
 const ORDER = JSON.stringify({ order_id: 'ORD-10041', status: 'shipped', total: 129.5, currency: 'EUR', items: [{ sku: 'SKU-1', qty: 2 }] });
 
@@ -33,12 +41,19 @@ async function startUpstream() {
     req.on('end', () => res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(ORDER) }).end(ORDER));
   });
   const jsonUrl = await listen(json);
+  const slow = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => setTimeout(() => res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(ORDER) }).end(ORDER), SLOW_SERVICE_MS));
+  });
+  const slowUrl = await listen(slow);
   const tools = await startMockToolServer({ catalog: createToolCatalog({ seed: 1 }), port: 0 });
   return {
-    urls: { json: jsonUrl, tools: tools.url },
+    urls: { json: jsonUrl, slow: slowUrl, tools: tools.url },
     async stop() {
-      json.closeAllConnections();
-      await new Promise((resolve) => json.close(resolve));
+      for (const server of [json, slow]) {
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+      }
       await tools.close();
       return {};
     },
@@ -49,8 +64,10 @@ async function startProxies(targets) {
   const { startHttpFaultProxy } = await import('../dist/faults/http-proxy/index.js');
   const { createFaultPlan } = await import('../dist/faults/plan.js');
   const { openStore } = await import('../dist/store/open-store.js');
+  const { createSqliteWorkerStore } = await import('../dist/store/sqlite/sqlite-worker-store.js');
   const dir = mkdtempSync(join(tmpdir(), 'faultline-proxy-bench-'));
-  const store = await openStore(join(dir, 'records.db'));
+  const path = join(dir, 'records.db');
+  const store = process.env.HTTP_PROXY_BENCH_WRITER === 'thread' ? await openStore(path) : await createSqliteWorkerStore({ path });
   const proxies = [];
   for (const target of targets) {
     proxies.push(
@@ -124,6 +141,9 @@ if (started === undefined) {
   process.exit(2);
 }
 
+const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+loopDelay.enable();
+
 let stopping;
 function stop() {
   stopping ??= (async () => {
@@ -141,7 +161,9 @@ function stop() {
 process.on('message', (message) => {
   if (message?.cpu) {
     const u = process.resourceUsage();
-    send({ cpu: { user: u.userCPUTime, system: u.systemCPUTime, switches: u.voluntaryContextSwitches + u.involuntaryContextSwitches } });
+    const delay = { p99Ms: loopDelay.percentile(99) / 1e6, maxMs: loopDelay.max / 1e6 };
+    loopDelay.reset();
+    send({ cpu: { user: u.userCPUTime, system: u.systemCPUTime, switches: u.voluntaryContextSwitches + u.involuntaryContextSwitches }, delay });
   }
   if (message?.stop) stop();
 });

@@ -2,10 +2,13 @@
 // with no fault active, >= 70% of the direct throughput and < 2 ms added p99 latency, at 1 and 32
 // connections.
 //
-// Three processes, as in production: the upstream (a plain JSON endpoint, and the mock tool
-// server's POST /tools/get_weather) and the proxy (empty plan, every call recorded to SQLite)
-// each run in a child process (perf/http-proxy-child.js), and wrk drives them. A bare node:http
-// reverse proxy (keep-alive agent, no naming, plan or record) runs the same way as a reference:
+// Three processes, as in production: the upstream (a plain JSON endpoint, the mock tool server's
+// POST /tools/get_weather, and a JSON endpoint that answers after 5 ms, the service time of a real
+// tool API) and the proxy (empty plan, every call recorded to SQLite by a writer in a worker
+// thread, as `faultline proxy` records; HTTP_PROXY_BENCH_WRITER=thread keeps the writer on the
+// proxy's event loop) each run in a child process (perf/http-proxy-child.js), and wrk drives
+// them. A bare node:http reverse proxy (keep-alive agent, no naming, plan or record) runs the
+// same way as a reference:
 // it is what the extra hop alone costs on this machine. Direct, proxied and bare runs are
 // interleaved, over ROUNDS rounds; the better round (by req/s) of each is reported. The CPU time
 // each process spent per request shows what limits throughput when they share a small machine.
@@ -41,6 +44,7 @@ const WEATHER_ARGS = JSON.stringify({ city: 'Paris', unit: 'celsius' });
 const ENDPOINTS = [
   { key: 'json', label: 'GET /orders/ORD-10041 (plain JSON)', upstream: 'json', path: '/orders/ORD-10041', method: 'GET' },
   { key: 'tool', label: 'POST /tools/get_weather (mock tool server)', upstream: 'tools', path: '/tools/get_weather', method: 'POST', body: WEATHER_ARGS },
+  { key: 'slow', label: 'GET /orders/ORD-10041 answered after 5 ms (a real API\'s service time)', upstream: 'slow', path: '/orders/ORD-10041', method: 'GET' },
 ];
 
 /**
@@ -147,11 +151,12 @@ function startChild(args, execArgv = []) {
     });
   return {
     ready: next((m) => m.ready, CHILD_START_TIMEOUT_MS),
+    /** CPU time so far (ms), and the event-loop delay since the last call. */
     async cpuMs() {
       const request = next((m) => m.cpu !== undefined, 10_000);
       child.send({ cpu: true });
-      const { cpu } = await request;
-      return (cpu.user + cpu.system) / 1000;
+      const { cpu, delay } = await request;
+      return { ms: (cpu.user + cpu.system) / 1000, delay };
     },
     async stop() {
       if (child.exitCode !== null) return {};
@@ -201,11 +206,12 @@ function runWrk(url, connections, scriptPath, seconds, latencyFile) {
 
 /** Runs wrk and measures what the upstream and proxy processes spent meanwhile. */
 async function measured(run, upstream, proxy) {
-  const [u0, p0] = await Promise.all([upstream.cpuMs(), proxy === undefined ? 0 : proxy.cpuMs()]);
+  const none = { ms: 0, delay: { p99Ms: NaN, maxMs: NaN } };
+  const [u0, p0] = await Promise.all([upstream.cpuMs(), proxy === undefined ? none : proxy.cpuMs()]);
   const r = await run();
-  const [u1, p1] = await Promise.all([upstream.cpuMs(), proxy === undefined ? 0 : proxy.cpuMs()]);
+  const [u1, p1] = await Promise.all([upstream.cpuMs(), proxy === undefined ? none : proxy.cpuMs()]);
   const perReq = (ms) => (r.requests === 0 ? NaN : (ms * 1000) / r.requests);
-  return { ...r, cpuUs: { wrk: r.wrkCpuMs === undefined ? NaN : perReq(r.wrkCpuMs), upstream: perReq(u1 - u0), proxy: perReq(p1 - p0) } };
+  return { ...r, cpuUs: { wrk: r.wrkCpuMs === undefined ? NaN : perReq(r.wrkCpuMs), upstream: perReq(u1.ms - u0.ms), proxy: perReq(p1.ms - p0.ms) }, loopDelay: p1.delay };
 }
 
 const f0 = (n) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a');
@@ -268,6 +274,7 @@ export async function run() {
   const rows = [];
   const wrkRows = [];
   const cpuRows = [];
+  const delayRows = [];
   const verdicts = [];
   for (const e of ENDPOINTS) {
     for (const c of CONNECTIONS) {
@@ -279,13 +286,14 @@ export async function run() {
       rows.push([e.label, c, f0(d.rps), f0(p.rps), pct(ratio), f2(d.p50Ms), f2(d.p99Ms), f2(p.p50Ms), f2(p.p99Ms), f2(added), `${f0(b.rps)} (${pct(b.rps / d.rps)})`, f2(b.p99Ms - d.p99Ms)]);
       if (c === 1) wrkRows.push([e.label, c, f2(d.wrkP99Ms), f2(p.wrkP99Ms), f2(b.wrkP99Ms)]);
       cpuRows.push([e.label, c, f2(d.cpuUs.wrk), f2(d.cpuUs.upstream), f2(p.cpuUs.wrk), f2(p.cpuUs.upstream), f2(p.cpuUs.proxy), f2(b.cpuUs.proxy)]);
+      delayRows.push([e.label, c, f2(p.loopDelay.p99Ms), f2(p.loopDelay.maxMs), f2(b.loopDelay.p99Ms), f2(b.loopDelay.maxMs)]);
       verdicts.push(`${e.key} x${c}: throughput ${ratio >= 0.7 ? 'meets' : 'misses'} the 70% goal, added p99 ${added < 2 ? 'meets' : 'misses'} the 2 ms goal`);
     }
   }
   return {
     title: `HTTP fault proxy under load (wrk, ${SECONDS} s per run, best of ${ROUNDS} rounds)`,
     markdown: [
-      `wrk -t1, direct to the upstream vs through the proxy (empty plan, every call recorded to SQLite) vs a bare node:http proxy; upstream and proxies in their own processes; ${cpus().length} cores; load average ${load.map((l) => l.toFixed(2)).join(' -> ')}.`,
+      `wrk -t1, direct to the upstream vs through the proxy (empty plan, every call recorded to SQLite, writer ${process.env.HTTP_PROXY_BENCH_WRITER === 'thread' ? 'on the event loop' : 'in a worker thread'}) vs a bare node:http proxy; upstream and proxies in their own processes; ${cpus().length} cores; load average ${load.map((l) => l.toFixed(2)).join(' -> ')}.`,
       'Latencies in ms: per request at 1 connection (timed in the wrk script), wrk\'s own (corrected for coordinated omission) at 32.',
       '',
       table(['endpoint', 'conns', 'direct req/s', 'proxied req/s', 'ratio', 'direct p50', 'direct p99', 'proxied p50', 'proxied p99', 'added p99', 'bare proxy req/s (ratio)', 'bare added p99'], rows),
@@ -297,6 +305,10 @@ export async function run() {
       'CPU time per request, microseconds (user + system, per process):',
       '',
       table(['endpoint', 'conns', 'direct: wrk', 'direct: upstream', 'proxied: wrk', 'proxied: upstream', 'proxied: proxy', 'bare: proxy'], cpuRows),
+      '',
+      "Event-loop delay of the proxy process during the run, ms (perf_hooks, 1 ms resolution: a stall every request in flight waits out):",
+      '',
+      table(['endpoint', 'conns', 'proxy p99', 'proxy max', 'bare proxy p99', 'bare proxy max'], delayRows),
       '',
       verdicts.join('; ') + '.',
       `The proxy handled ${f0(proxySummary.requests)} requests and handed ${f0(proxySummary.recorded)} records to its recorder; ${f0(proxySummary.stored)} reached SQLite.`,

@@ -24,7 +24,10 @@ export { createVirtualClock, systemClock } from './runtime/clock.js';
 export type { Clock, SchedulingClock, VirtualClock, VirtualClockOptions } from './runtime/clock.js';
 export { classifyError, classifyHttpStatus, classifyOutput } from './runtime/classify.js';
 export type { Classification } from './runtime/classify.js';
-export { buildFeedback } from './runtime/feedback.js';
+export { buildFeedback, describeRecovery } from './runtime/feedback.js';
+export type { CorrectionMemoryOptions, CorrectionMemoryView } from './runtime/correction-memory.js';
+export { correctionsFromTrajectory } from './runtime/correction-memory-trajectory.js';
+export { DEFAULT_CORRECTION_LIMITS } from './store/corrections.js';
 export type { Feedback, FeedbackContext, FeedbackOverride, FeedbackOverrides } from './runtime/feedback.js';
 export { backoffCeiling, backoffDelay, seededRandom, DEFAULT_BACKOFF } from './runtime/backoff.js';
 export type { BackoffOptions } from './runtime/backoff.js';
@@ -44,6 +47,9 @@ export type {
   BreakerStateName,
   FallbackLink,
   InjectedFault,
+  CorrectionAction,
+  CorrectionRecovery,
+  LastRecovery,
   RecordFeedback,
   RecoveryMode,
   ToolExecutionRecord,
@@ -63,6 +69,11 @@ export { createMemoryStore } from './store/memory/memory-store.js';
 export { createSqliteStore } from './store/sqlite/sqlite-store.js';
 export type { SqliteStoreOptions } from './store/sqlite/sqlite-store.js';
 export type {
+  CorrectionEntry,
+  CorrectionLimits,
+  CorrectionMemoryStore,
+  CorrectionQuery,
+  NewCorrection,
   FailureBreakdownRow,
   FailureSignature,
   HourlyPoint,

@@ -18,11 +18,18 @@ export interface AnnotatedTrajectory {
   marks: DecisionMark[];
 }
 
+// Built once: this runs per trajectory, millions of times over a large file.
+const DEFAULT_RULES = ruleAnnotators();
+
+// Label names are ASCII identifiers: code-unit order is their alphabetical order, and cheaper than localeCompare.
+const byStepThenName = (a: Label, b: Label): number => a.step_index - b.step_index || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
 export function annotateTrajectory(trajectory: Trajectory, options: AnnotateOptions = {}): AnnotatedTrajectory {
-  const judge: Annotator = options.judge ?? ((t) => heuristicJudge(t, options));
-  const labels = [...ruleAnnotators(options), judge]
-    .flatMap((annotate) => annotate(trajectory))
-    .sort((a, b) => a.step_index - b.step_index || a.name.localeCompare(b.name));
+  const rules = options.idempotent === undefined ? DEFAULT_RULES : ruleAnnotators(options);
+  const labels: Label[] = [];
+  for (const rule of rules) for (const label of rule(trajectory)) labels.push(label);
+  for (const label of options.judge === undefined ? heuristicJudge(trajectory, options) : options.judge(trajectory)) labels.push(label);
+  labels.sort(byStepThenName);
   const { trajectory: annotated, marks } = backtrace(trajectory, labels);
   return { trajectory: annotated, labels, marks };
 }

@@ -65,9 +65,12 @@ export function backtrace(trajectory: Trajectory, labels: readonly Label[]): Bac
   const faulted = new Map<number, Label[]>();
   for (const label of labels) {
     const at = decisionStepOf(label);
-    faulted.set(at, [...(faulted.get(at) ?? []), label]);
+    const against = faulted.get(at);
+    if (against === undefined) faulted.set(at, [label]);
+    else against.push(label);
   }
   const steps = trajectory.steps;
+  const byIndex = new Map(steps.map((step) => [step.step_index, step]));
   if (trajectory.final_outcome === 'success') {
     steps.forEach((step, i) => {
       if (!isFailed(step) || faulted.has(step.step_index)) return;
@@ -81,7 +84,8 @@ export function backtrace(trajectory: Trajectory, labels: readonly Label[]): Bac
       });
     });
   } else if (trajectory.final_outcome === 'failure') {
-    const decisive = Math.max(-Infinity, ...faulted.keys());
+    let decisive = -Infinity;
+    for (const at of faulted.keys()) if (at > decisive) decisive = at;
     const against = faulted.get(decisive);
     if (against !== undefined) {
       const strongest = [...against].sort((a, b) => b.confidence - a.confidence)[0]!;
@@ -89,10 +93,11 @@ export function backtrace(trajectory: Trajectory, labels: readonly Label[]): Bac
         step_index: decisive,
         decision_correctness: 'incorrect',
         correctness_reason: `last wrong decision before the task failed: ${against.map((l) => `${l.name} (${l.reason})`).join('; ')}`,
-        correct_action: correctActionFor(strongest.name, steps.find((s) => s.step_index === decisive)),
+        correct_action: correctActionFor(strongest.name, byIndex.get(decisive)),
       });
     } else {
-      const last = [...steps.keys()].reverse().find((i) => isFailed(steps[i]!) && recoveryOf(trajectory, i) === undefined);
+      let last: number | undefined;
+      for (let i = steps.length - 1; i >= 0 && last === undefined; i--) if (isFailed(steps[i]!) && recoveryOf(trajectory, i) === undefined) last = i;
       if (last !== undefined) {
         const step = steps[last]!;
         marks.push({
@@ -104,11 +109,12 @@ export function backtrace(trajectory: Trajectory, labels: readonly Label[]): Bac
       }
     }
   }
-  const applied = marks.filter((m) => steps.find((s) => s.step_index === m.step_index)?.decision_correctness === null);
+  const applied = marks.filter((m) => byIndex.get(m.step_index)?.decision_correctness === null);
   const byStep = new Map(applied.map((m) => [m.step_index, m]));
   const annotated: Trajectory = {
     ...trajectory,
-    steps: steps.map((step) => {
+    // Unchanged when nothing was marked: the copy would only cost.
+    steps: byStep.size === 0 ? steps : steps.map((step) => {
       const mark = byStep.get(step.step_index);
       return mark === undefined
         ? step

@@ -37,7 +37,14 @@ export interface Label {
    * step 5 of the call made at step 4 is the decision taken after step 4.
    */
   decision_step?: number;
+  /** Who said so, for the judges: `judge:heuristic`, `judge:llm:<model>`. Rules leave it out. */
+  source?: string;
+  /** The LLM judge's kind of mismatch (date, timezone, entity, empty_under_narrow_filter, other). */
+  mismatch_kind?: string;
 }
+
+/** The label a step gets when a semantic judge could not give a verdict on it (stored beside the others, faults no decision). */
+export const JUDGE_ERROR = 'judge_error';
 
 /** A rule annotator: a pure function of the trajectory. */
 export type Annotator = (trajectory: Trajectory) => Label[];

@@ -2,8 +2,13 @@
  * Facts about steps that several annotators read: whether a call failed, whether two calls
  * are the same call, what a tool name says about its side effects, and any Retry-After the
  * response carried.
+ *
+ * Annotation runs over millions of steps, so facts that every rule asks for are computed once:
+ * a step's argument fingerprint is cached per step object, a name's verb class per name, and the
+ * "next call of the same tool" and "recovered at" positions once per trajectory in one linear
+ * sweep (instead of a scan per failed step, which is quadratic on long trajectories).
  */
-import { canonicalJson } from '../record/params-hash.js';
+import { paramsHash } from '../record/params-hash.js';
 import { getHeader, parseRetryAfter } from '../runtime/retry-after.js';
 import type { Trajectory, TrajectoryStep } from '../trajectory/types.js';
 
@@ -12,18 +17,80 @@ export const isFailed = (step: TrajectoryStep): boolean => step.status !== null 
 
 export const isSucceeded = (step: TrajectoryStep): boolean => step.status === 'success';
 
-/** The canonical JSON of the arguments: equal text means the same arguments whatever the key order. */
-export const paramsKey = (step: TrajectoryStep): string => canonicalJson(step.input_params ?? null);
+const paramsKeys = new WeakMap<TrajectoryStep, string>();
+
+/**
+ * A fingerprint of the arguments (see `paramsHash`): equal keys mean the same arguments whatever
+ * the key order. Hashed, not stringified: rules compare keys, they never show them.
+ */
+export function paramsKey(step: TrajectoryStep): string {
+  let key = paramsKeys.get(step);
+  if (key === undefined) paramsKeys.set(step, (key = paramsHash(step.input_params ?? null)));
+  return key;
+}
 
 export const sameCall = (a: TrajectoryStep, b: TrajectoryStep): boolean => a.tool_name === b.tool_name && paramsKey(a) === paramsKey(b);
 
+/**
+ * Positions every rule reads, computed once per trajectory (keyed by its steps array: annotators
+ * treat trajectories as immutable data and return copies, never edit steps in place).
+ */
+interface StepIndex {
+  /** For each position, the position of the next call of the same tool, or -1. */
+  nextSameTool: Int32Array;
+  /** For each position, how many read-like calls come before it. */
+  readsBefore: Int32Array;
+  /** For each position, where its call was recovered (see `recoveryOf`), or -1. */
+  recovery: Int32Array;
+}
+
+const stepIndexes = new WeakMap<readonly TrajectoryStep[], StepIndex>();
+
+function stepIndexOf(steps: readonly TrajectoryStep[]): StepIndex {
+  let index = stepIndexes.get(steps);
+  if (index !== undefined && index.nextSameTool.length === steps.length) return index;
+  const n = steps.length;
+  const nextSameTool = new Int32Array(n);
+  const readsBefore = new Int32Array(n + 1);
+  const recovery = new Int32Array(n);
+  const nextCall = new Map<string, number>();
+  const nextSuccess = new Map<string, number>();
+  for (let i = n - 1; i >= 0; i--) {
+    const step = steps[i]!;
+    nextSameTool[i] = nextCall.get(step.tool_name) ?? -1;
+    const later = nextSuccess.get(step.tool_name);
+    if (later !== undefined) recovery[i] = later;
+    else if (step.agent_decision.action === 'switch_tool' && i + 1 < n && isSucceeded(steps[i + 1]!)) recovery[i] = i + 1;
+    else recovery[i] = -1;
+    nextCall.set(step.tool_name, i);
+    if (isSucceeded(step)) nextSuccess.set(step.tool_name, i);
+  }
+  for (let i = 0; i < n; i++) readsBefore[i + 1] = readsBefore[i]! + (isReadLikeName(steps[i]!.tool_name) ? 1 : 0);
+  index = { nextSameTool, readsBefore, recovery };
+  stepIndexes.set(steps, index);
+  return index;
+}
+
 /** The first step after position `from` (0-based) calling `tool`, with its position. */
 export function nextCallOf(steps: readonly TrajectoryStep[], from: number, tool: string): { step: TrajectoryStep; at: number } | undefined {
+  const from_ = steps[from];
+  if (from_ !== undefined && from_.tool_name === tool) {
+    const at = stepIndexOf(steps).nextSameTool[from]!;
+    return at < 0 ? undefined : { step: steps[at]!, at };
+  }
   for (let j = from + 1; j < steps.length; j++) {
     const step = steps[j]!;
     if (step.tool_name === tool) return { step, at: j };
   }
   return undefined;
+}
+
+/** Whether any call strictly between positions `from` and `to` has a read-like name (a state check). */
+export function hasReadBetween(steps: readonly TrajectoryStep[], from: number, to: number): boolean {
+  to = Math.min(to, steps.length);
+  if (to <= from + 1) return false;
+  const reads = stepIndexOf(steps).readsBefore;
+  return reads[to]! - reads[from + 1]! > 0;
 }
 
 /** Tool names split into words: `createOrder`, `create-order` and `create_order` all give `create`, `order`. */
@@ -49,6 +116,32 @@ const READ_VERBS = new Set([
 /** Tools that touch no state at all: neither a state check nor a side effect. */
 const PURE_VERBS = new Set(['calculate', 'think', 'compute', 'validate', 'preview', 'estimate', 'convert', 'format', 'parse']);
 
+type VerbClass = 'read' | 'pure' | 'setting' | 'write' | 'unknown';
+
+/** The class of the first word that is a known verb (a word in several sets: read, then pure, then setting, then write). */
+function classifyName(tool: string): VerbClass {
+  for (const word of nameWords(tool)) {
+    if (READ_VERBS.has(word)) return 'read';
+    if (PURE_VERBS.has(word)) return 'pure';
+    if (SETTING_VERBS.has(word)) return 'setting';
+    if (WRITE_VERBS.has(word)) return 'write';
+  }
+  return 'unknown';
+}
+
+// Tool names are few and asked about on every step: classify each once (bounded, in case of
+// generated names).
+const verbClasses = new Map<string, VerbClass>();
+
+function verbClassOf(tool: string): VerbClass {
+  let verb = verbClasses.get(tool);
+  if (verb === undefined) {
+    if (verbClasses.size >= 10_000) verbClasses.clear();
+    verbClasses.set(tool, (verb = classifyName(tool)));
+  }
+  return verb;
+}
+
 /**
  * Whether the tool's name marks it as a write whose repetition may act twice (create, send,
  * delete, book, cancel, pay, refund, transfer, ...). The verb is the first word that is a known
@@ -56,30 +149,15 @@ const PURE_VERBS = new Set(['calculate', 'think', 'compute', 'validate', 'previe
  * carries no per-step idempotency declaration, so the name is all there is; pass
  * `idempotent` to an annotator to declare tools.
  */
-export function isNonIdempotentName(tool: string): boolean {
-  for (const word of nameWords(tool)) {
-    if (READ_VERBS.has(word) || PURE_VERBS.has(word) || SETTING_VERBS.has(word)) return false;
-    if (WRITE_VERBS.has(word)) return true;
-  }
-  return false;
-}
+export const isNonIdempotentName = (tool: string): boolean => verbClassOf(tool) === 'write';
 
 /** A name that reads state (get, list, search, check, ...): the way to verify before repeating a write. */
-export function isReadLikeName(tool: string): boolean {
-  for (const word of nameWords(tool)) {
-    if (READ_VERBS.has(word)) return true;
-    if (WRITE_VERBS.has(word) || SETTING_VERBS.has(word) || PURE_VERBS.has(word)) return false;
-  }
-  return false;
-}
+export const isReadLikeName = (tool: string): boolean => verbClassOf(tool) === 'read';
 
 /** A read or a pure computation (think, calculate): a call that cannot do damage. */
 export function isSideEffectFreeName(tool: string): boolean {
-  for (const word of nameWords(tool)) {
-    if (READ_VERBS.has(word) || PURE_VERBS.has(word)) return true;
-    if (WRITE_VERBS.has(word) || SETTING_VERBS.has(word)) return false;
-  }
-  return false;
+  const verb = verbClassOf(tool);
+  return verb === 'read' || verb === 'pure';
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -136,17 +214,12 @@ export function stepTimeMs(step: TrajectoryStep): number | undefined {
 /**
  * Whether the failure at position `at` was recovered: a later call of the same tool
  * succeeded, or the agent's very next call (a switch to another tool, i.e. a fallback)
- * succeeded.
+ * succeeded. Returns the first later success of the same tool, else the fallback's position.
  */
 export function recoveryOf(trajectory: Trajectory, at: number): number | undefined {
-  const steps = trajectory.steps;
-  const failed = steps[at]!;
-  for (let j = at + 1; j < steps.length; j++) {
-    if (steps[j]!.tool_name === failed.tool_name && isSucceeded(steps[j]!)) return j;
-  }
-  const next = steps[at + 1];
-  if (next !== undefined && failed.agent_decision.action === 'switch_tool' && isSucceeded(next)) return at + 1;
-  return undefined;
+  if (at < 0 || at >= trajectory.steps.length) return undefined;
+  const recovered = stepIndexOf(trajectory.steps).recovery[at]!;
+  return recovered < 0 ? undefined : recovered;
 }
 
 /** Scalar argument values worth matching across calls (ids, codes, names; not flags or tiny numbers). */
@@ -161,4 +234,13 @@ export function argumentValues(params: unknown, out = new Set<string>()): Set<st
     for (const value of Object.values(params)) argumentValues(value, out);
   }
   return out;
+}
+
+const stepArgumentValues = new WeakMap<TrajectoryStep, ReadonlySet<string>>();
+
+/** `argumentValues` of a step's arguments, computed once per step. */
+export function argumentValuesOf(step: TrajectoryStep): ReadonlySet<string> {
+  let values = stepArgumentValues.get(step);
+  if (values === undefined) stepArgumentValues.set(step, (values = argumentValues(step.input_params)));
+  return values;
 }

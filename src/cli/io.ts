@@ -4,6 +4,8 @@ export interface CliIo {
   stderr: NodeJS.WritableStream & { isTTY?: boolean };
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** Answers for interactive commands (`faultline review`): a terminal, or piped text. */
+  stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
   /** Resolves when the command should stop (Ctrl-C), for long-running commands. */
   interrupted?: Promise<void>;
 }

@@ -8,6 +8,10 @@ const io: CliIo = {
   stderr: process.stderr,
   env: process.env,
   cwd: process.cwd(),
+  // A getter: touching process.stdin creates the stream, which only `review` needs.
+  get stdin(): NodeJS.ReadableStream & { isTTY?: boolean } {
+    return process.stdin;
+  },
   // Installed only when a long-running command asks for it: a handler makes Node stop exiting on
   // Ctrl-C, which every other command still should.
   get interrupted(): Promise<void> {

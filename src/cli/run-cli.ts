@@ -29,7 +29,10 @@ const COMMANDS: Readonly<Record<string, () => Promise<CommandFactory>>> = {
   'mcp-proxy': async () => (await import('./commands/mcp-proxy.js')).mcpProxyCommand,
   import: async () => (await import('./commands/import.js')).importCommand,
   annotate: async () => (await import('./commands/annotate.js')).annotateCommand,
+  corrections: async () => (await import('./commands/corrections.js')).correctionsCommand,
+  review: async () => (await import('./commands/review.js')).reviewCommand,
   export: async () => (await import('./commands/export.js')).exportCommand,
+  augment: async () => (await import('./commands/augment.js')).augmentCommand,
 };
 
 /** The factories a command line needs: just its command when the first word names one, else all. */

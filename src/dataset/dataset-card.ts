@@ -33,6 +33,12 @@ export interface DatasetCard {
   by_failure_category: Record<string, number>;
   /** Annotation labels (`faultline annotate`) on exported trajectories, by name. */
   by_label: Record<string, number>;
+  /** For formats whose examples carry a label (`predictor`: `failed` / `succeeded`): examples per class and split. */
+  examples_by_class?: Record<Split, Record<string, number>>;
+  /** `grpo`: exported groups by the scenario's dimension. */
+  by_dimension?: Record<string, number>;
+  /** `grpo`: exported groups by the fault injected at the branch point. */
+  by_fault_type?: Record<string, number>;
 }
 
 const bump = (counts: Record<string, number>, key: string, by = 1): void => {
@@ -54,6 +60,7 @@ export class DatasetCardBuilder {
   private readonly byFailureType: Record<string, number> = {};
   private readonly byFailureCategory: Record<string, number> = {};
   private readonly byLabel: Record<string, number> = {};
+  private byClass: Record<Split, Record<string, number>> | undefined;
 
   constructor(private readonly settings: Pick<DatasetCard, 'format' | 'seed' | 'val_fraction' | 'files'>) {}
 
@@ -76,10 +83,20 @@ export class DatasetCardBuilder {
     for (const label of trajectory.labels ?? []) bump(this.byLabel, label.name);
   }
 
+  /** Examples written for a split apart from any one trajectory (few-shot writes its rows at the end). */
+  addExamples(split: Split, examples: number): void {
+    this.splits[split].examples += examples;
+  }
+
+  countClass(split: Split, cls: string): void {
+    this.byClass ??= { train: {}, validation: {} };
+    bump(this.byClass[split], cls);
+  }
+
   card(): DatasetCard {
     return {
       ...this.settings,
-      split_rule: 'validation when the first 48 bits of sha256("<seed>:<trajectory_id>") / 2^48 < val_fraction; a trajectory is never split',
+      split_rule: 'validation when the first 48 bits of sha256("<seed>:<trajectory_id>") / 2^48 < val_fraction; a trajectory is never split, and an augmented one goes by its source trajectory_id',
       trajectories_read: this.read,
       trajectories_exported: this.exported,
       skipped: sorted(this.skipped),
@@ -88,6 +105,7 @@ export class DatasetCardBuilder {
       by_failure_type: sorted(this.byFailureType),
       by_failure_category: sorted(this.byFailureCategory),
       by_label: sorted(this.byLabel),
+      ...(this.byClass === undefined ? {} : { examples_by_class: { train: sorted(this.byClass.train), validation: sorted(this.byClass.validation) } }),
     };
   }
 }
@@ -112,5 +130,10 @@ export function renderDatasetCard(card: DatasetCard): string {
     ...table('Failed steps by failure type (seed 000)', 'type/subtype', card.by_failure_type),
     ...table('Failed steps by category (seed 001)', 'category', card.by_failure_category),
     ...table('Annotation labels', 'label', card.by_label),
+    ...(card.examples_by_class === undefined
+      ? []
+      : [...table('Train examples by class', 'class', card.examples_by_class.train), ...table('Validation examples by class', 'class', card.examples_by_class.validation)]),
+    ...(card.by_dimension === undefined ? [] : table('Groups by dimension', 'dimension', card.by_dimension)),
+    ...(card.by_fault_type === undefined ? [] : table('Groups by injected fault', 'fault', card.by_fault_type)),
   ].join('\n');
 }

@@ -2,9 +2,9 @@
 import type { Trajectory } from '../trajectory/types.js';
 
 /** The `--format` values of `faultline export`. */
-export type ExportFormat = 'trajectories' | 'sft' | 'dpo-openai' | 'dpo-trl' | 'kto';
+export type ExportFormat = 'trajectories' | 'sft' | 'dpo-openai' | 'dpo-trl' | 'kto' | 'few-shot' | 'predictor' | 'grpo';
 
-export const EXPORT_FORMATS: readonly ExportFormat[] = ['trajectories', 'sft', 'dpo-openai', 'dpo-trl', 'kto'];
+export const EXPORT_FORMATS: readonly ExportFormat[] = ['trajectories', 'sft', 'dpo-openai', 'dpo-trl', 'kto', 'few-shot', 'predictor', 'grpo'];
 
 /** One trajectory's examples; `skipped` says why there are none when a rule left it out. */
 export interface TrajectoryExamples<E> {

@@ -3,6 +3,7 @@
  * trajectory's examples never land on both sides and the same seed always gives the same split.
  */
 import { createHash } from 'node:crypto';
+import type { Trajectory } from '../trajectory/types.js';
 
 export type Split = 'train' | 'validation';
 
@@ -21,4 +22,13 @@ export function splitPoint(trajectoryId: string, seed: number): number {
  */
 export function splitOf(trajectoryId: string, seed: number, valFraction: number): Split {
   return splitPoint(trajectoryId, seed) < valFraction ? 'validation' : 'train';
+}
+
+/**
+ * The id a trajectory is split by: its own, or for an augmented variant (`faultline augment`)
+ * the id of the trajectory it was made from, so a variant always lands beside its source and
+ * the same failure never shows up on both sides.
+ */
+export function splitKeyOf(trajectory: Trajectory): string {
+  return trajectory.metadata.augmentation?.source_trajectory_id ?? trajectory.trajectory_id;
 }

@@ -314,7 +314,7 @@ describe('runSuite', () => {
 
   it('refuses duplicate agents, unknown transports and bad scenarios before running anything', async () => {
     await expect(runSuite({ scenarios, agents: [patientAgent(), patientAgent()], feedback: 'raw', seed: 1 })).rejects.toThrow(/listed twice/);
-    await expect(runSuite({ scenarios, agents: [patientAgent()], feedback: 'raw', seed: 1, transport: 'http' as 'inprocess' })).rejects.toThrow(/not available yet/);
+    await expect(runSuite({ scenarios, agents: [patientAgent()], feedback: 'raw', seed: 1, transport: 'grpc' as 'inprocess' })).rejects.toThrow(/transport "grpc" is not one of inprocess, http, mcp/);
     let runs = 0;
     const counting: Agent = { name: 'counting', run: async () => (runs++, { status: 'completed', answer: '', diagnoses: [] }) };
     await expect(runSuite({ scenarios: [outageScenario(), rateLimitScenario({ tools: ['nope'] })], agents: [counting], feedback: 'raw', seed: 1 })).rejects.toThrow(/unknown tool "nope"/);

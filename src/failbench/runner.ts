@@ -23,7 +23,9 @@ import type {
   RawToolError,
   Scenario,
   ScenarioResult,
+  TaskSampling,
 } from './types.js';
+import { createWireHost, type Wire, type WireHost, type WireTransport } from './transport/index.js';
 import { checkScenario, createWorld, digest } from './world.js';
 
 /** Calls an agent may make per scenario when the scenario sets no budget. */
@@ -33,8 +35,12 @@ export const DEFAULT_VIRTUAL_BUDGET_MS = 600_000;
 /** The error code of calls made after the budget ran out. */
 export const BUDGET_EXHAUSTED = 'BUDGET_EXHAUSTED';
 
-/** How agents reach the tools. Only in-process exists so far; HTTP and MCP transports come later. */
-export type Transport = 'inprocess';
+/**
+ * How agents reach the tools: in process, over HTTP through the HTTP fault proxy in front of the
+ * mock tool server, or over MCP through the MCP fault proxy (see transport/).
+ */
+export type Transport = 'inprocess' | WireTransport;
+export const TRANSPORTS: readonly Transport[] = ['inprocess', 'http', 'mcp'];
 
 export interface RunScenarioOptions {
   feedback: FeedbackMode;
@@ -51,6 +57,12 @@ export interface RunScenarioOptions {
   sink?: RecordSink;
   /** Store write problems; never thrown at the run. */
   onRecordError?: (error: unknown) => void;
+  /** Handed to the agent as `task.sampling` (fission continuations; see fission.ts). */
+  sampling?: TaskSampling;
+  /** The trace to record under. Default: {@link traceIdOf}(runId, agent, scenario, repeat). */
+  traceId?: string;
+  /** Servers shared by the runs of a suite over http or mcp (runSuite passes one); default: the run's own. */
+  wires?: WireHost;
 }
 
 /** What a report needs to know about a scenario without its oracle and plan. */
@@ -194,6 +206,17 @@ function checkedOutcome(value: unknown): ScenarioResult['outcome'] {
   return { status: o.status!, answer: o.answer, diagnoses };
 }
 
+function checkedTransport(transport: Transport | undefined): Transport {
+  const t = transport ?? 'inprocess';
+  if (!TRANSPORTS.includes(t)) throw new ConfigError(`transport ${JSON.stringify(t)} is not one of ${TRANSPORTS.join(', ')}`, 'transport');
+  return t;
+}
+
+async function closeRuntime(runtime: { close(): Promise<void> }, recorder: Recorder | undefined): Promise<void> {
+  await runtime.close();
+  if (recorder !== undefined) await recorder.close();
+}
+
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -212,26 +235,45 @@ function messageOf(error: unknown): string {
  * result.scores.loop_avoidance; // true, false, or undefined when the scenario does not score it
  */
 export async function runScenario(scenario: Scenario, agent: Agent, options: RunScenarioOptions): Promise<ScenarioResult> {
-  if (options.transport !== undefined && options.transport !== 'inprocess') {
-    throw new ConfigError(`transport ${JSON.stringify(options.transport)} is not available yet`, 'transport');
+  const transport = checkedTransport(options.transport);
+  if (options.wires !== undefined && options.wires.transport !== transport) {
+    throw new ConfigError(`the run asks for transport ${transport} but was given ${options.wires.transport} servers`, 'transport');
   }
   const runId = options.runId ?? uuidv7();
   const repeat = options.repeat ?? 0;
   const feedback = options.feedback;
-  const traceId = traceIdOf(runId, agent.name, scenario.id, repeat);
+  const traceId = options.traceId ?? traceIdOf(runId, agent.name, scenario.id, repeat);
   let ownRecorder: Recorder | undefined;
   let sink = options.sink;
   if (sink === undefined && options.store !== undefined) {
     ownRecorder = createRecorder({ store: options.store, spool: false, ...(options.onRecordError !== undefined ? { onError: options.onRecordError } : {}) });
     sink = ownRecorder;
   }
+  const context = { failbench_run_id: runId, scenario_id: scenario.id, agent: agent.name, repeat, feedback_mode: feedback };
+  // Over a wire the proxy records every request; the runtime records only the calls it refused
+  // before any request went out (invalid arguments, an unknown tool, an open circuit).
+  let wire: Wire | undefined;
   const world = createWorld(scenario, {
     feedback,
     seed: options.seed,
     // The runtime closes its recorder on close(); a shared one must outlive this run.
-    ...(sink !== undefined ? { sink: { enqueue: (record) => sink.enqueue(record) } } : {}),
-    context: { failbench_run_id: runId, scenario_id: scenario.id, agent: agent.name, repeat, feedback_mode: feedback },
+    ...(sink !== undefined
+      ? { sink: { enqueue: (record) => (transport === 'inprocess' || record.attempts.length === 0 ? sink.enqueue(record) : undefined) } }
+      : {}),
+    context: transport === 'inprocess' ? context : { ...context, transport },
+    ...(transport === 'inprocess' ? {} : { remote: (tool, args, ctx) => wire!.call(tool, args, ctx) }),
   });
+  const ownWires = transport !== 'inprocess' && options.wires === undefined ? createWireHost(transport) : undefined;
+  if (transport !== 'inprocess') {
+    const wires = options.wires ?? ownWires!;
+    try {
+      wire = await wires.open(world, { traceId, context: { ...context, transport }, ...(sink !== undefined ? { sink } : {}) });
+    } catch (error) {
+      await ownWires?.close();
+      await closeRuntime(world.runtime, ownRecorder);
+      throw error;
+    }
+  }
   const { clock, runtime, catalog, startMs } = world;
   // What fileVersions(catalog.state.snapshot()) gives, without copying the whole state.
   const before: ReturnType<typeof fileVersions> = new Map([...catalog.state.files.values()].map((f) => [f.path, f.version]));
@@ -277,9 +319,17 @@ export async function runScenario(scenario: Scenario, agent: Agent, options: Run
       retryAfter.due++;
       if (started - pending.at >= pending.waitMs) retryAfter.honored++;
     }
-    const result = await runtime.execute(name, args, { traceId, stepIndex: step++, intent: scenario.instruction });
+    const run = () => runtime.execute(name, args, { traceId, stepIndex: step++, intent: scenario.instruction });
+    let result: ExecuteResult;
+    let fault: ToolExecutionRecord['fault'];
+    if (wire === undefined) {
+      result = await run();
+      fault = result.record.fault ?? result.fallbackFrom?.record.fault ?? null;
+    } else {
+      // The proxy decided the faults: the ledger knows which of them this call's requests met.
+      ({ value: result, fault } = await wire.track(run));
+    }
     const ended = clock.now();
-    const fault = result.record.fault ?? result.fallbackFrom?.record.fault ?? null;
     const trace: CallTrace = { tool: name, args: JSON.parse(canonicalJson(args)) as unknown, ok: result.ok, virtualMs: started - startMs };
     if (!result.ok) trace.code = result.error.code;
     if (fault !== null) trace.fault = fault.kind;
@@ -305,6 +355,7 @@ export async function runScenario(scenario: Scenario, agent: Agent, options: Run
     tools: world.tools.map((t) => structuredClone(t)),
     feedback,
     signal: budget.signal,
+    ...(options.sampling !== undefined ? { sampling: { ...options.sampling } } : {}),
     callTool(name, args) {
       // A call that never settles stops a runaway agent for good; one answered at once would let
       // a `for (;;) await callTool()` loop spin on microtasks and starve the whole process.
@@ -351,8 +402,10 @@ export async function runScenario(scenario: Scenario, agent: Agent, options: Run
   }
   finished = true;
   await Promise.allSettled([...inFlight]);
-  await runtime.close();
-  if (ownRecorder !== undefined) await ownRecorder.close();
+  // The wire first: the proxy records what was still in flight into the sink.
+  await wire?.close();
+  await ownWires?.close();
+  await closeRuntime(runtime, ownRecorder);
 
   const state = catalog.state.snapshot();
   const verdict = evaluateOracle(scenario.oracle, outcome, state, before);
@@ -396,8 +449,7 @@ export async function runSuite(options: RunSuiteOptions): Promise<SuiteResult> {
   const concurrency = options.concurrency ?? 1;
   if (!Number.isInteger(repeat) || repeat < 1) throw new ConfigError(`repeat must be an integer >= 1, got ${String(repeat)}`, 'repeat');
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new ConfigError(`concurrency must be an integer >= 1, got ${String(concurrency)}`, 'concurrency');
-  const transport = options.transport ?? 'inprocess';
-  if (transport !== 'inprocess') throw new ConfigError(`transport ${JSON.stringify(transport)} is not available yet`, 'transport');
+  const transport = checkedTransport(options.transport);
   const agentNames = options.agents.map((a) => a.name);
   const dupAgent = agentNames.find((name, i) => agentNames.indexOf(name) !== i);
   if (dupAgent !== undefined) throw new ConfigError(`agent "${dupAgent}" is listed twice`, 'agents');
@@ -414,6 +466,7 @@ export async function runSuite(options: RunSuiteOptions): Promise<SuiteResult> {
     options.store === undefined
       ? undefined
       : createRecorder({ store: options.store, spool: false, ...(options.onRecordError !== undefined ? { onError: options.onRecordError } : {}) });
+  const wires = transport === 'inprocess' ? undefined : createWireHost(transport);
   const jobs: { scenario: Scenario; agent: Agent; repeat: number }[] = [];
   for (const agent of options.agents) for (const scenario of options.scenarios) for (let r = 0; r < repeat; r++) jobs.push({ scenario, agent, repeat: r });
   const results: ScenarioResult[] = new Array<ScenarioResult>(jobs.length);
@@ -430,6 +483,7 @@ export async function runSuite(options: RunSuiteOptions): Promise<SuiteResult> {
         runId,
         transport,
         ...(recorder !== undefined ? { sink: recorder } : {}),
+        ...(wires !== undefined ? { wires } : {}),
       });
       results[index] = result;
       done++;
@@ -443,6 +497,7 @@ export async function runSuite(options: RunSuiteOptions): Promise<SuiteResult> {
   try {
     await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, jobs.length)) }, worker));
   } finally {
+    await wires?.close();
     await recorder?.close();
   }
   return {

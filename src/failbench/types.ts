@@ -66,6 +66,23 @@ export interface AgentTask {
   /** Aborted when the scenario's budget (turns or virtual time) runs out. */
   signal: AbortSignal;
   feedback: FeedbackMode;
+  /**
+   * Set only for a fission continuation (`faultline bench --fission K`, see fission.ts), and only
+   * for agents whose `canSample` is true. Until the result of call `afterCall` has come back, the
+   * agent must decide exactly as it would without `sampling` (so every branch replays the same
+   * prefix); from its first decision after that result, it draws its choices from `seed`.
+   */
+  sampling?: TaskSampling;
+}
+
+/** What a fission continuation asks of a sampling agent (see {@link AgentTask.sampling}). */
+export interface TaskSampling {
+  /** Seed for this branch's choices; branches of one group get different seeds. */
+  seed: number;
+  /** 0-based index (in `callTool` order) of the call where the injected fault fired. */
+  afterCall: number;
+  /** 0-based branch number within the group. */
+  branch: number;
 }
 
 /** An agent's account of a failure it noticed. */
@@ -89,6 +106,11 @@ export interface AgentOutcome {
 export interface Agent {
   readonly name: string;
   run(task: AgentTask): Promise<AgentOutcome>;
+  /**
+   * True when the agent honors `task.sampling` (can branch at a fault into different
+   * continuations). `bench --fission` refuses agents without it.
+   */
+  readonly canSample?: boolean;
   /** Releases connections; optional. */
   close?(): Promise<void>;
 }

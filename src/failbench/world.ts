@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { ConfigError, DuplicateToolError } from '../errors.js';
 import { createFaultPlan, type FaultPlan } from '../faults/index.js';
 import { createVirtualClock, type VirtualClock } from '../runtime/clock.js';
-import { defineTool, type Tool } from '../runtime/define-tool.js';
+import { defineTool, type Tool, type ToolContext } from '../runtime/define-tool.js';
 import { createRuntime, type RecordSink, type Runtime } from '../runtime/runtime.js';
 import { CATALOG_TOOL_NAMES, createToolCatalog, DEFAULT_CATALOG_NOW, type ToolCatalog } from '../tools/index.js';
 import type { AgentTool, FeedbackMode, Scenario } from './types.js';
@@ -20,6 +20,12 @@ export interface WorldOptions {
   sink?: RecordSink;
   /** Added to every record's context_snapshot. */
   context?: Record<string, unknown>;
+  /**
+   * Runs the tools through this instead of in process (the http and mcp transports): the runtime
+   * keeps each tool's definition (schemas, timeout, idempotency, recovery settings) but calls
+   * `remote`, and injects no faults itself: the proxy in front of the tools does, with `faults`.
+   */
+  remote?: RemoteExecute;
 }
 
 export interface ScenarioWorld {
@@ -53,13 +59,11 @@ export function scenarioStartMs(scenario: Scenario): number {
   return ms;
 }
 
-/**
- * The tool without its own retry, breaker and fallback settings. Raw mode measures the agent's
- * own handling, so nothing may retry, trip or fall back for it, and tool-level settings would
- * override the runtime's.
- */
-export function withoutOwnRecovery(tool: Tool): Tool {
-  if (Object.keys(tool.retry).length === 0 && Object.keys(tool.breaker).length === 0 && tool.fallback === undefined) return tool;
+/** Runs a tool somewhere other than in process: over HTTP or MCP (see transport/). */
+export type RemoteExecute = (tool: Tool, args: unknown, ctx: ToolContext) => Promise<unknown>;
+
+/** The same tool with another `execute`, with or without its own retry, breaker and fallback settings. */
+function redefine(tool: Tool, execute: Tool['execute'], keepRecovery: boolean): Tool {
   return defineTool({
     name: tool.name,
     description: tool.description,
@@ -70,8 +74,19 @@ export function withoutOwnRecovery(tool: Tool): Tool {
     idempotencyKey: tool.idempotencyKey,
     ...(tool.feedback !== undefined ? { feedback: tool.feedback } : {}),
     ...(tool.annotations !== undefined ? { annotations: tool.annotations } : {}),
-    execute: tool.execute,
+    ...(keepRecovery ? { retry: tool.retry, breaker: tool.breaker, ...(tool.fallback !== undefined ? { fallback: tool.fallback } : {}) } : {}),
+    execute,
   });
+}
+
+/**
+ * The tool without its own retry, breaker and fallback settings. Raw mode measures the agent's
+ * own handling, so nothing may retry, trip or fall back for it, and tool-level settings would
+ * override the runtime's.
+ */
+export function withoutOwnRecovery(tool: Tool): Tool {
+  if (Object.keys(tool.retry).length === 0 && Object.keys(tool.breaker).length === 0 && tool.fallback === undefined) return tool;
+  return redefine(tool, tool.execute, false);
 }
 
 function agentTool(tool: Tool): AgentTool {
@@ -134,14 +149,16 @@ export function createWorld(scenario: Scenario, options: WorldOptions): Scenario
   for (const name of scenario.tools) {
     const tool = byName.get(name);
     if (tool === undefined) throw new ConfigError(`scenario ${scenario.id}: unknown tool "${name}"`, 'tools');
-    tools.push(options.feedback === 'raw' ? withoutOwnRecovery(tool) : tool);
+    const remote = options.remote;
+    if (remote !== undefined) tools.push(redefine(tool, (args, ctx) => remote(tool, args, ctx), options.feedback !== 'raw'));
+    else tools.push(options.feedback === 'raw' ? withoutOwnRecovery(tool) : tool);
   }
   const clock = createVirtualClock({ startMs });
   const faults = faultPlanOf(scenario, options.seed, clock, startMs);
   const runtime = createRuntime({
     tools,
     clock,
-    faults,
+    ...(options.remote === undefined ? { faults } : {}),
     seed: derivedSeed(options.seed, scenario.id, 'jitter'),
     ...(options.sink !== undefined ? { recorder: options.sink } : {}),
     ...(options.context !== undefined ? { context: options.context } : {}),

@@ -269,6 +269,138 @@ describe('batching', () => {
   });
 });
 
+/** A store that applies concurrent inserts in call order, like the SQLite writer thread, and says so. */
+class PipelinedStore extends ControllableStore {
+  readonly maxInsertsInFlight = Number.POSITIVE_INFINITY;
+}
+
+describe('pipelined writes', () => {
+  it('keeps every full batch in flight when the store pipelines, never a partial one beside them', async () => {
+    const store = new PipelinedStore();
+    store.hold();
+    const rec = recorder(store, { batchSize: 100 });
+    const sent = records(350);
+    for (const record of sent) rec.enqueue(record);
+    await turn();
+    expect(store.calls).toEqual([100, 100, 100]);
+    expect(store.active).toBe(3);
+    expect(rec.stats()).toMatchObject({ queued: 350, written: 0 });
+    store.release();
+    await rec.flush();
+    expect(store.calls).toEqual([100, 100, 100, 50]);
+    expect(store.maxActive).toBe(3);
+    expect(rec.stats()).toMatchObject({ queued: 0, written: 350 });
+    expectExactlyOnce(store, sent);
+  });
+
+  it('takes full batches that fill while earlier ones are in flight, up to maxInFlight', async () => {
+    const store = new PipelinedStore();
+    store.hold();
+    const rec = recorder(store, { batchSize: 100, maxInFlight: 2 });
+    const sent = records(500);
+    for (const record of sent.slice(0, 100)) rec.enqueue(record);
+    await turn();
+    expect(store.calls).toEqual([100]);
+    for (const record of sent.slice(100)) rec.enqueue(record);
+    await turn();
+    expect(store.calls).toEqual([100, 100]);
+    store.release();
+    await rec.flush();
+    expect(store.maxActive).toBe(2);
+    expect(store.calls).toEqual([100, 100, 100, 100, 100]);
+    expectExactlyOnce(store, sent);
+  });
+
+  it('puts batches that failed together back in their order, ahead of newer records', async () => {
+    const store = new PipelinedStore();
+    const clock = new ManualClock();
+    store.behavior = 'fail';
+    store.hold();
+    const rec = recorder(store, { spool: false, batchSize: 10, maxQueue: 100, clock });
+    const sent = records(35);
+    for (const record of sent) rec.enqueue(record);
+    await turn();
+    expect(store.calls).toEqual([10, 10, 10]);
+    store.release();
+    await rec.flush();
+    expect(rec.stats()).toMatchObject({ queued: 35, written: 0, storeHealthy: false });
+
+    store.behavior = 'up';
+    clock.advance(60_000);
+    await rec.flush();
+    expect([...store.rows.keys()]).toEqual(sent.map((record) => record.execution_id));
+  });
+
+  it('spools every batch in flight when the store fails, and stores each once after recovery', async () => {
+    const store = new PipelinedStore();
+    const clock = new ManualClock();
+    store.behavior = 'fail';
+    store.hold();
+    const rec = recorder(store, { batchSize: 10, clock });
+    const sent = records(40);
+    for (const record of sent) rec.enqueue(record);
+    await turn();
+    expect(store.calls).toEqual([10, 10, 10, 10]);
+    store.release();
+    await rec.flush();
+    expect(rec.stats()).toMatchObject({ spooled: 40, queued: 0, storeHealthy: false });
+
+    store.behavior = 'up';
+    clock.advance(60_000);
+    await rec.flush();
+    await rec.close();
+    expect(rec.stats()).toMatchObject({ replayed: 40, storeHealthy: true });
+    expect(store.duplicates).toBe(0);
+    expectExactlyOnce(store, sent);
+  });
+
+  it('sends batches as JSON text to a store that takes it, and spools the same records when it fails', async () => {
+    class JsonStore extends PipelinedStore {
+      texts = 0;
+      insertJson(text: string): Promise<void> {
+        this.texts++;
+        return this.insert(JSON.parse(text) as ToolExecutionRecord[]);
+      }
+    }
+    const store = new JsonStore();
+    const clock = new ManualClock();
+    const rec = recorder(store, { batchSize: 10, clock });
+    const sent = records(30);
+    for (const record of sent.slice(0, 20)) rec.enqueue(record);
+    await rec.flush();
+    expect(store.texts).toBe(2);
+    expect(store.rows.get(sent[3]!.execution_id)).toEqual(sent[3]);
+
+    store.behavior = 'fail';
+    for (const record of sent.slice(20)) rec.enqueue(record);
+    await rec.flush();
+    expect(await idsOnDisk()).toEqual(sent.slice(20).map((record) => record.execution_id));
+
+    store.behavior = 'up';
+    clock.advance(60_000);
+    await rec.close();
+    expect(rec.stats()).toMatchObject({ written: 20, spooled: 10, replayed: 10 });
+    expectExactlyOnce(store, sent);
+  });
+
+  it('in durable mode, records enqueued during a write share the next one (group commit)', async () => {
+    const store = new PipelinedStore();
+    store.hold();
+    const rec = recorder(store, { mode: 'durable', batchSize: 100 });
+    const [first, ...rest] = records(6);
+    const acks = [rec.enqueue(first!)];
+    await turn();
+    expect(store.calls).toEqual([1]);
+    for (const record of rest) acks.push(rec.enqueue(record));
+    await turn();
+    expect(store.calls).toEqual([1]);
+    store.release();
+    await Promise.all(acks);
+    expect(store.calls).toEqual([1, 5]);
+    expect(store.maxActive).toBe(1);
+  });
+});
+
 describe('overflow', () => {
   it('drops and counts records beyond maxQueue', async () => {
     const store = new ControllableStore();

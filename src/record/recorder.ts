@@ -41,6 +41,12 @@ export interface RecorderOptions {
   successRecords?: 'full' | 'summary';
   /** Backoff between probes of a failing store: doubles from `initialDelayMs` (500) up to `maxDelayMs` (30 000). */
   retry?: { initialDelayMs?: number; maxDelayMs?: number };
+  /**
+   * Inserts kept in flight at once: full batches go to the store without waiting for the previous
+   * write to finish. Default: what the store declares (`store.maxInsertsInFlight`, e.g. the SQLite
+   * writer thread, which applies them in order), else 1. Memory stays bounded by `maxQueue`.
+   */
+  maxInFlight?: number;
   /** A store write that takes longer than this counts as failed (it may still land; replays are idempotent). Default 10 000. */
   insertTimeoutMs?: number;
   /** Used to decide when a probe is due; timers still run on real time. Default `Date.now`. */
@@ -147,6 +153,41 @@ interface Segment {
 }
 
 type InsertResult = { ok: true } | { ok: false; error: unknown };
+
+/**
+ * A batch on its way to the store. When the store takes JSON text (`Store.insertJson`, the SQLite
+ * writer thread), only the text is held while the write is in flight, and the records are parsed
+ * back only if it fails (to spool, isolate or requeue them): a pipelined store has many batches in
+ * flight, and thousands of live record objects would make every garbage collection of the agent's
+ * thread dearer, while one string per batch costs the collector nothing to trace.
+ */
+class Outgoing {
+  readonly count: number;
+  /** The last record, kept as the health-check record once the batch is stored. */
+  readonly last: ToolExecutionRecord | undefined;
+  readonly json: string | null;
+  #records: ToolExecutionRecord[] | null;
+
+  constructor(records: ToolExecutionRecord[], asJson: boolean) {
+    this.count = records.length;
+    this.last = records[records.length - 1];
+    let json: string | null = null;
+    if (asJson) {
+      try {
+        json = JSON.stringify(records);
+      } catch {
+        // Not JSON data (a BigInt, a cycle): keep the objects and let the store's insert judge them.
+      }
+    }
+    this.json = json;
+    this.#records = json === null ? records : null;
+  }
+
+  get records(): ToolExecutionRecord[] {
+    return (this.#records ??= JSON.parse(this.json!) as ToolExecutionRecord[]);
+  }
+}
+
 /** `stored` excludes records set aside as rejected. */
 type WriteResult = { ok: true; stored: number } | { ok: false; error: unknown };
 
@@ -154,6 +195,9 @@ class BatchingRecorder implements Recorder {
   private readonly store: Store;
   private readonly batchSize: number;
   private readonly maxQueue: number;
+  private readonly maxInFlight: number;
+  /** The store takes batches as JSON text (see {@link Outgoing}). */
+  private readonly sendsJson: boolean;
   private readonly blockOnOverflow: boolean;
   private readonly summarize: boolean;
   private readonly initialDelayMs: number;
@@ -175,6 +219,16 @@ class BatchingRecorder implements Recorder {
   private settled = 0;
   private flushing: Promise<boolean> | null = null;
   private flushScheduled = false;
+  /** Batches being written (at most `maxInFlight`), and the drain's wake-up when one ends. */
+  private running = 0;
+  private wakeDrain: (() => void) | null = null;
+  /** A batch found nowhere to go: the drain starts no more batches and reports it. */
+  private stuck = false;
+  /** Batches taken from the queue so far; orders the batches that are put back. */
+  private batchSeq = 0;
+  /** Records at the front of the queue put back after failed writes, and the newest such batch. */
+  private putBackCount = 0;
+  private putBackSeq = -1;
 
   private healthy = true;
   /** Lets the next batch try the store although it is unhealthy: the probe when records have nowhere else to go. */
@@ -208,6 +262,14 @@ class BatchingRecorder implements Recorder {
     this.maxQueue = positiveInteger(options.maxQueue, 'maxQueue', 50_000);
     // A batch larger than the queue could never fill, so the queue size wins (as in OpenTelemetry).
     this.batchSize = Math.min(positiveInteger(options.batchSize, 'batchSize', 512), this.maxQueue);
+    this.sendsJson = typeof options.store.insertJson === 'function';
+    const storeDepth = options.store.maxInsertsInFlight;
+    this.maxInFlight =
+      options.maxInFlight !== undefined
+        ? positiveInteger(options.maxInFlight, 'maxInFlight', 1)
+        : typeof storeDepth === 'number' && storeDepth >= 1
+          ? Math.floor(storeDepth)
+          : 1;
     const flushIntervalMs = positiveNumber(options.flushIntervalMs, 'flushIntervalMs', 250);
     this.blockOnOverflow = oneOf(options.overflow, 'overflow', ['drop', 'block'] as const, 'drop') === 'block';
     this.summarize = oneOf(options.successRecords, 'successRecords', ['full', 'summary'] as const, 'full') === 'summary';
@@ -359,12 +421,14 @@ class BatchingRecorder implements Recorder {
   }
 
   private scheduleFlush(): void {
-    if (this.flushScheduled || this.flushing !== null || !this.canPersist()) return;
+    if (this.flushScheduled || (this.flushing !== null && this.running >= this.maxInFlight) || !this.canPersist()) return;
     this.flushScheduled = true;
     // Deferred so a burst of synchronous enqueues becomes one batch, and the caller never waits on I/O.
     queueMicrotask(() => {
       this.flushScheduled = false;
+      // A drain in progress may take another full batch when the store pipelines its writes.
       if (this.flushing === null) void this.startDrain(false);
+      else this.startBatches(false);
     });
   }
 
@@ -389,16 +453,43 @@ class BatchingRecorder implements Recorder {
 
   /** Resolves true when the queue was emptied, false when records are stuck in memory. */
   private async drain(all: boolean): Promise<boolean> {
-    while (this.queue.length > 0 && (all || this.acks !== null || this.queue.length >= this.batchSize)) {
-      if (!(await this.persistNextBatch())) return false;
+    this.stuck = false;
+    for (;;) {
+      this.startBatches(all);
+      if (this.running === 0) return !this.stuck;
+      await new Promise<void>((resolve) => {
+        this.wakeDrain = resolve;
+      });
     }
-    return true;
+  }
+
+  /**
+   * Starts writing batches, up to `maxInFlight` at once. Only full batches join writes already in
+   * flight: a partial one waits for them, so records that arrive meanwhile share its write (group
+   * commit in durable mode). While the store is failing, batches go one at a time (probe, spool).
+   */
+  private startBatches(all: boolean): void {
+    while (!this.stuck && this.running < this.maxInFlight && this.queue.length > 0) {
+      const full = this.queue.length >= this.batchSize;
+      if (!full && !all && this.acks === null) return;
+      if (this.running > 0 && (!full || !this.healthy)) return;
+      this.running++;
+      void this.persistNextBatch().then((persisted) => {
+        this.running--;
+        if (!persisted) this.stuck = true;
+        const wake = this.wakeDrain;
+        this.wakeDrain = null;
+        wake?.();
+      });
+    }
   }
 
   private async persistNextBatch(): Promise<boolean> {
     const count = Math.min(this.batchSize, this.queue.length);
-    const batch = this.queue.splice(0, count);
+    const seq = this.batchSeq++;
+    const batch = new Outgoing(this.queue.splice(0, count), this.sendsJson);
     const acks = this.acks === null ? null : this.acks.splice(0, count);
+    this.putBackCount = Math.max(0, this.putBackCount - count);
     this.inFlight += count;
     let persisted = false;
     try {
@@ -416,7 +507,7 @@ class BatchingRecorder implements Recorder {
       }
       if (!persisted && this.spool !== null && !this.spoolFailing) {
         try {
-          await this.spool.append(batch);
+          await this.spool.append(batch.records);
           this.spooled += count;
           this.spoolErrorReported = false;
           persisted = true;
@@ -435,12 +526,23 @@ class BatchingRecorder implements Recorder {
       if (persisted) {
         this.settle(count, acks);
       } else {
-        // Nowhere to put the batch: keep it, in order, ahead of newer records, until a probe finds the store.
-        this.queue = batch.concat(this.queue);
-        if (this.acks !== null && acks !== null) this.acks = acks.concat(this.acks);
+        this.putBack(seq, batch.records, acks);
       }
     }
     return persisted;
+  }
+
+  /**
+   * Nowhere to put the batch: keep it, in order, ahead of newer records, until a probe finds the
+   * store. Batches written concurrently fail in the order they were sent (the stores that pipeline
+   * apply writes in order), so each goes after the ones put back before it.
+   */
+  private putBack(seq: number, batch: ToolExecutionRecord[], acks: Array<() => void> | null): void {
+    const at = seq > this.putBackSeq ? this.putBackCount : 0;
+    this.queue = this.queue.slice(0, at).concat(batch, this.queue.slice(at));
+    if (this.acks !== null && acks !== null) this.acks = this.acks.slice(0, at).concat(acks, this.acks.slice(at));
+    this.putBackCount += batch.length;
+    this.putBackSeq = Math.max(this.putBackSeq, seq);
   }
 
   private settle(count: number, acks: Array<() => void> | null): void {
@@ -467,6 +569,7 @@ class BatchingRecorder implements Recorder {
     const queued = this.queue;
     const acks = this.acks;
     this.queue = [];
+    this.putBackCount = 0;
     if (acks !== null) this.acks = [];
     this.settled += queued.length;
     this.dropped += queued.length + this.waiters.length;
@@ -478,15 +581,18 @@ class BatchingRecorder implements Recorder {
    * Inserts a batch. When the store refuses it but still takes other writes, the batch is split
    * until the refused records stand alone; those are set aside and the rest is stored.
    */
-  private async write(batch: readonly ToolExecutionRecord[]): Promise<WriteResult> {
-    const result = await this.insert(batch);
+  private async write(out: Outgoing): Promise<WriteResult> {
+    const json = out.json;
+    const result =
+      json === null ? await this.insert(out.records) : await this.send(out.count, () => this.store.insertJson!(json));
     if (result.ok) {
-      this.remember(batch);
-      return { ok: true, stored: batch.length };
+      if (out.last !== undefined) this.lastStored = out.last;
+      return { ok: true, stored: out.count };
     }
     // A write that timed out says nothing about its records, and probing a store that hangs would
     // only hold the queue up for another timeout or two.
     if (StoreWriteTimeoutError.isInstance(result.error)) return { ok: false, error: result.error };
+    const batch = out.records;
     if (!(await this.storeTakesWrites(batch))) return { ok: false, error: result.error };
     const refused: Array<{ record: ToolExecutionRecord; error: unknown }> = [];
     const outage = await this.bisect(batch, refused);
@@ -569,6 +675,11 @@ class BatchingRecorder implements Recorder {
   }
 
   private insert(batch: readonly ToolExecutionRecord[]): Promise<InsertResult> {
+    return this.send(batch.length, () => this.store.insert(batch));
+  }
+
+  /** Runs one store write of `count` records, bounded by `insertTimeoutMs`; never rejects. */
+  private send(count: number, write: () => Promise<void>): Promise<InsertResult> {
     return new Promise<InsertResult>((resolve) => {
       let settled = false;
       const finish = (result: InsertResult): void => {
@@ -578,12 +689,12 @@ class BatchingRecorder implements Recorder {
         resolve(result);
       };
       const timer = setTimeout(
-        () => finish({ ok: false, error: new StoreWriteTimeoutError(this.insertTimeoutMs, batch.length) }),
+        () => finish({ ok: false, error: new StoreWriteTimeoutError(this.insertTimeoutMs, count) }),
         this.insertTimeoutMs,
       );
       timer.unref();
       try {
-        Promise.resolve(this.store.insert(batch)).then(
+        Promise.resolve(write()).then(
           () => finish({ ok: true }),
           (error: unknown) => finish({ ok: false, error }),
         );
@@ -702,7 +813,7 @@ class BatchingRecorder implements Recorder {
         segment.scannedLines = Math.max(segment.scannedLines, batch.nextLine);
         if (batch.records.length > 0) {
           const wasHealthy = this.healthy;
-          const result = await this.write(batch.records);
+          const result = await this.write(new Outgoing(batch.records, false));
           if (!result.ok) {
             this.storeFailed(result.error, !wasHealthy);
             return 'store-failed';

@@ -26,6 +26,28 @@ export interface AttemptRecord {
   fault_kind?: string | null;
 }
 
+/** What recovered a failure, as the correction memory keeps it (seed 004 section 6). */
+export type CorrectionAction = 'retry_with_fixed_params' | 'wait_and_retry' | 'retry' | 'switch_tool' | 'refresh_credential';
+
+export interface CorrectionRecovery {
+  action: CorrectionAction;
+  /** For `retry_with_fixed_params`: only the arguments that changed (a removed one is null), redacted. */
+  params_delta?: Record<string, unknown>;
+  /** For `wait_and_retry`: how long the caller waited before the call that worked. */
+  wait_ms?: number;
+  /** For `switch_tool`: the tool that worked instead. */
+  tool?: string;
+  note?: string;
+}
+
+/** The most recent recovery that worked for the same failure signature (from the correction memory). */
+export interface LastRecovery extends CorrectionRecovery {
+  /** UTC ISO-8601, when the recovering call ran. */
+  recovered_at: string;
+  /** How many times this recovery worked (pushed from distinct traces). */
+  uses: number;
+}
+
 /** Machine-readable feedback for the agent (seed 001 section 3.5). */
 export interface RecordFeedback {
   action: FeedbackAction;
@@ -33,6 +55,8 @@ export interface RecordFeedback {
   /** Whether calling again (possibly after fixing something) can succeed. */
   retryable: boolean;
   retry_after_ms: number | null;
+  /** Present when the correction memory knows a recovery that worked for this failure's signature. */
+  last_recovery?: LastRecovery;
 }
 
 /**

@@ -36,6 +36,26 @@ describe('virtual clock', () => {
     await expect(p).rejects.toThrow('stop');
     expect(clock.pending).toBe(0);
   });
+
+  it('does not auto-advance while held, and resumes when the last hold is released', async () => {
+    const clock = createVirtualClock({ startMs: 0 });
+    const release = clock.hold();
+    const second = clock.hold();
+    let woke = false;
+    void clock.sleep(5_000).then(() => (woke = true));
+    // Real time passes (as for I/O on a socket); virtual time must not jump past it.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(woke).toBe(false);
+    expect(clock.now()).toBe(0);
+    release();
+    release();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(woke).toBe(false);
+    second();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(woke).toBe(true);
+    expect(clock.now()).toBe(5_000);
+  });
 });
 
 describe('system clock deadlines', () => {

@@ -171,6 +171,12 @@ export interface VirtualClock extends SchedulingClock {
   readonly pending: number;
   /** Total virtual time slept through `sleep` since creation: handy to assert "it waited 30 s". */
   readonly slept: number;
+  /**
+   * Holds automatic advancing until the returned release is called (and every other hold is
+   * released): for real I/O in flight, which answers in real time and must not see virtual time
+   * jump past it. `advance` and `runAll` still move time. Releasing twice is harmless.
+   */
+  hold(): () => void;
 }
 
 interface VirtualTimer {
@@ -191,6 +197,7 @@ export function createVirtualClock(options: VirtualClockOptions = {}): VirtualCl
   let seq = 0;
   let slept = 0;
   let idleCheck: NodeJS.Immediate | undefined;
+  let holds = 0;
 
   const sortTimers = () => timers.sort((a, b) => a.at - b.at || a.seq - b.seq);
 
@@ -220,6 +227,8 @@ export function createVirtualClock(options: VirtualClockOptions = {}): VirtualCl
     idleCheck = setImmediate(() => {
       idleCheck = setImmediate(() => {
         idleCheck = undefined;
+        // Held: the last release asks again.
+        if (holds > 0) return;
         if (fireNext(Infinity) && timers.length > 0) requestIdleAdvance();
       });
     });
@@ -266,6 +275,15 @@ export function createVirtualClock(options: VirtualClockOptions = {}): VirtualCl
     },
     get slept() {
       return slept;
+    },
+    hold() {
+      holds++;
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        if (--holds === 0 && autoAdvance && timers.length > 0) requestIdleAdvance();
+      };
     },
   };
 }

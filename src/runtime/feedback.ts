@@ -4,7 +4,9 @@
  * The default table is keyed by failure type, then category. Users override entries per
  * category or type, runtime-wide or per tool; the most specific entry wins:
  * tool.type > tool.category > runtime.type > runtime.category > default.type > default.category.
+ * When the correction memory knows a recovery for the failure, `lastRecoveryHint` adds it.
  */
+import type { CorrectionRecovery, LastRecovery } from '../record/types.js';
 import type { FailureCategory, FeedbackAction } from '../taxonomy.js';
 import type { Classification } from './classify.js';
 import { describeIssues, type ValidationIssue } from './validate.js';
@@ -216,4 +218,37 @@ export function buildFeedback(context: FeedbackContext, overrides: readonly (Fee
     feedback = applyOverride(feedback, table[type], context);
   }
   return feedback;
+}
+
+const MAX_DESCRIBED_ARGS = 3;
+const MAX_DESCRIBED_VALUE = 40;
+
+function shortJson(value: unknown): string {
+  const text = JSON.stringify(value) ?? 'null';
+  return text.length <= MAX_DESCRIBED_VALUE ? text : `${text.slice(0, MAX_DESCRIBED_VALUE - 1)}…`;
+}
+
+/** A recovery in words, for hints: "changing unit to \"celsius\"", "waiting 2 s and calling again". */
+export function describeRecovery(recovery: CorrectionRecovery): string {
+  switch (recovery.action) {
+    case 'retry_with_fixed_params': {
+      const changes = Object.entries(recovery.params_delta ?? {});
+      if (changes.length === 0) return 'calling again with fixed arguments';
+      const shown = changes.slice(0, MAX_DESCRIBED_ARGS).map(([key, value]) => (value === null ? `dropping ${key}` : `setting ${key} to ${shortJson(value)}`));
+      return shown.join(', ') + (changes.length > MAX_DESCRIBED_ARGS ? ` (and ${changes.length - MAX_DESCRIBED_ARGS} more)` : '');
+    }
+    case 'wait_and_retry':
+      return recovery.wait_ms === undefined ? 'waiting and calling again' : `waiting ${Math.max(1, Math.round(recovery.wait_ms / 1000))} s and calling again`;
+    case 'retry':
+      return 'calling again unchanged';
+    case 'switch_tool':
+      return recovery.tool === undefined ? 'using another tool' : `calling ${recovery.tool} instead`;
+    case 'refresh_credential':
+      return 'refreshing the credential';
+  }
+}
+
+/** The hint sentence that points at the last recovery: appended to the failure's own hint. */
+export function lastRecoveryHint(last: LastRecovery): string {
+  return `The last time this failure happened, ${describeRecovery(last)} fixed it (${last.recovered_at}${last.uses > 1 ? `, worked ${last.uses} times` : ''}).`;
 }

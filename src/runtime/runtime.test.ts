@@ -91,6 +91,24 @@ describe('runtime: success path and records', () => {
     expect(records[3]!.context_snapshot).toEqual({ agent: 'robust' });
   });
 
+  it("shares one frozen, redacted context snapshot across a session's calls; a call adding context gets its own", async () => {
+    const { rt, records } = setup([{ name: 'noop', description: 'no-op', input: objectInput, execute: () => 'ok' }], {
+      context: { deployment: 'eu-1', api_key: 'sk-live-0123456789abcdef' },
+    });
+    const session = rt.session({ intent: 'refund order 7', sessionId: 's-1' });
+    await session.execute('noop', {});
+    await session.execute('noop', {});
+    await session.execute('noop', {}, { context: { ticket: 'T-9' } });
+    await session.execute('noop', {}, { agent: 'robust' });
+    const [first, second, third, fourth] = records.map((r) => r.context_snapshot);
+    expect(first).toEqual({ deployment: 'eu-1', api_key: '[REDACTED]', intent: 'refund order 7', session_id: 's-1' });
+    expect(second).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(third).toEqual({ ...first, ticket: 'T-9' });
+    expect(fourth).toEqual({ ...first, agent: 'robust' });
+    expect(fourth).not.toBe(first);
+  });
+
   it('truncates raw output to 2000 characters and keeps the original length', async () => {
     const { rt, records } = setup([{ name: 'big', description: 'big output', input: objectInput, idempotent: true, execute: () => 'x'.repeat(5000) }]);
     await rt.execute('big', {});

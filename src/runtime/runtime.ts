@@ -12,6 +12,7 @@ import {
   RECORD_SCHEMA_VERSION,
   type AttemptRecord,
   type FallbackLink,
+  type LastRecovery,
   type RecordFeedback,
   type RecoveryMode,
   type ToolExecutionRecord,
@@ -20,6 +21,7 @@ import type { FaultInjector, PlannedFault } from '../faults/injector.js';
 import { createRecorder, type RecorderOptions } from '../record/recorder.js';
 import { lazyStore, storeKindOf } from '../store/lazy-store.js';
 import { openStore } from '../store/open-store.js';
+import { hasCorrectionMemory } from '../store/corrections.js';
 import type { Store } from '../store/types.js';
 import type { InjectedFault } from '../record/types.js';
 import { countsAgainstBreaker, type CallStatus, type FailureCategory, type FailureStage, type FeedbackAction } from '../taxonomy.js';
@@ -28,7 +30,8 @@ import { ConsecutiveBreaker, DEFAULT_BREAKER, type BreakerOptions, type BreakerS
 import { classifyError, classifyOutput, timeoutClassification, type Classification } from './classify.js';
 import { canSchedule, systemClock, type Clock } from './clock.js';
 import { definedOnly, isTool, type JsonSchema, type Tool, type ToolAnnotations, type ToolContext } from './define-tool.js';
-import { buildFeedback, type FeedbackOverrides } from './feedback.js';
+import { RuntimeCorrectionMemory, type CorrectionMemoryOptions, type CorrectionMemoryView } from './correction-memory.js';
+import { buildFeedback, lastRecoveryHint, type FeedbackOverrides } from './feedback.js';
 import { DEFAULT_RETRY, decideRetry, type RetryOptions, type StopReason } from './retry-policy.js';
 import { closestNames } from './suggest.js';
 import { describeIssues, failureTypeOf, type ValidationIssue } from './validate.js';
@@ -76,6 +79,13 @@ export interface RuntimeOptions {
   context?: Record<string, unknown>;
   /** Injects faults into tool attempts (chaos testing, FailBench); see `createFaultPlan`. */
   faults?: FaultInjector;
+  /**
+   * The correction memory (seed 004 section 6): recoveries that worked, per failure signature,
+   * surfaced as `feedback.last_recovery` when the same failure comes back. On by default (kept in
+   * the store when it has one, else in process); `false` turns it off. Bounds: `capacity`
+   * (default 100) and `perSignature` (default 5).
+   */
+  correctionMemory?: CorrectionMemoryOptions | false;
 }
 
 export interface ExecuteOptions {
@@ -114,6 +124,8 @@ export interface CallFeedback {
   hint: string;
   retryable: boolean;
   retryAfterMs?: number;
+  /** What fixed the same failure (same signature) the last time, from the correction memory. */
+  lastRecovery?: LastRecovery;
 }
 
 export interface FallbackInfo {
@@ -145,6 +157,8 @@ export interface Session {
 export interface Runtime {
   /** The store records go to, when one was configured. */
   readonly store: Store | undefined;
+  /** The correction memory; undefined when `correctionMemory: false`. */
+  readonly corrections: CorrectionMemoryView | undefined;
   execute<Output = unknown>(toolName: string, args: unknown, options?: ExecuteOptions): Promise<ExecuteResult<Output>>;
   session(options?: Omit<ExecuteOptions, 'stepIndex' | 'signal' | 'idempotencyKey'>): Session;
   readonly tools: readonly ToolInfo[];
@@ -185,6 +199,8 @@ interface Call {
   fallback: FallbackLink | null;
   fault: InjectedFault | null;
   seededKeys: boolean;
+  /** The context snapshot, when the call's session already built it (shared by its calls). */
+  snapshot: Readonly<Record<string, unknown>> | undefined;
 }
 
 /** The context handed to `execute`. The AbortController is made only if the tool asks for the signal. */
@@ -255,6 +271,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       process.emitWarning(`faultline: ${where} threw: ${error instanceof Error ? error.message : String(error)}`);
     });
 
+  const corrections = createCorrectionMemory(options, store, reportListenerError);
+
   const registry = new Map<string, RegisteredTool>();
   for (const tool of options.tools) {
     if (!isTool(tool)) throw new ToolDefinitionError(String((tool as { name?: unknown })?.name), 'tools must be created with defineTool()');
@@ -295,7 +313,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
   const seededKeys = options.seed !== undefined;
 
-  function newCall(toolName: string, args: unknown, opts: ExecuteOptions, startedAt: number): Call {
+  function newCall(toolName: string, args: unknown, opts: ExecuteOptions, startedAt: number, snapshot: Call['snapshot']): Call {
     const id = uuidv7(startedAt);
     const traceId = opts.traceId ?? id;
     return {
@@ -311,6 +329,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       fallback: null,
       fault: null,
       seededKeys,
+      snapshot,
     };
   }
 
@@ -476,7 +495,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       feedback: end.feedback ?? null,
       recovery: end.recovery,
       fallback: call.fallback,
-      context_snapshot: contextSnapshot(call.options),
+      context_snapshot: call.snapshot ?? contextSnapshot(call.options),
       created_at: isoTime(call.startedAt),
       schema_version: RECORD_SCHEMA_VERSION,
       summary_only: false,
@@ -495,6 +514,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       idempotent: entry.tool.idempotent,
     });
     const result: ExecuteResult = { ok: true, output, record };
+    if (corrections?.tracking === true) corrections.noteSuccess(record, call.startedAt);
     const wait = emit(record);
     return wait === undefined ? result : wait.then(() => result);
   }
@@ -553,6 +573,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       breaker: d.entry?.breaker,
       idempotent: d.entry?.tool.idempotent ?? false,
     });
+    if (corrections !== undefined) consultCorrections(corrections, call, d, feedback, record);
     const wait = emit(record);
     if (wait !== undefined) await wait;
     const c = d.classification;
@@ -570,6 +591,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     if (c.body !== undefined) error.body = redactValue(c.body);
     const callFeedback: CallFeedback = { action: feedback.action, hint: feedback.hint, retryable: feedback.retryable };
     if (feedback.retry_after_ms !== null) callFeedback.retryAfterMs = feedback.retry_after_ms;
+    if (feedback.last_recovery !== undefined) callFeedback.lastRecovery = feedback.last_recovery;
     const result: ExecuteResult & { ok: false } = { ok: false, error, feedback: callFeedback, record };
     if (c.partial !== undefined) result.partial = c.partial;
     return result;
@@ -595,6 +617,33 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return { stage: c.stage, category: c.category, type: c.type, code: c.code, message: c.message, retryable: false };
   }
 
+  /** Adds the last recovery to a failure's feedback, and remembers the failure until its trace recovers it. */
+  function consultCorrections(memory: RuntimeCorrectionMemory, call: Call, d: FailureDetails, feedback: RecordFeedback, record: ToolExecutionRecord): void {
+    if (d.fallbackUsed === undefined) {
+      const last = memory.lastRecoveryFor(record);
+      if (last !== undefined) {
+        feedback.last_recovery = last;
+        feedback.hint = `${feedback.hint} ${lastRecoveryHint(last)}`;
+      }
+    }
+    if (call.options.traceId !== undefined && record.recovery === 'needs_decision') memory.noteFailure(record, call.startedAt + record.duration_ms);
+  }
+
+  function learnRefresh(call: Call, c: Classification, endedAt: number): void {
+    if (corrections === undefined) return;
+    const failed = {
+      status: 'failure' as const,
+      tool_name: call.toolName,
+      failure_stage: c.stage,
+      failure_category: c.category,
+      failure_type: c.type,
+      error_code: c.code,
+      error_message: redactText(c.message),
+      trace_id: call.traceId,
+    };
+    corrections.learn(failed, { action: 'refresh_credential' }, isoTime(endedAt));
+  }
+
   async function viaFallback(call: Call, entry: RegisteredTool, failure: FailureDetails, reason: string, depth: number): Promise<ExecuteResult> {
     const fallbackName = entry.tool.fallback!;
     call.fallback = { role: 'primary', to: fallbackName, reason };
@@ -610,12 +659,22 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       fallbackUsed: { tool: fallbackName, reason },
       recovery: fallbackResult.ok ? 'auto_recovered' : 'needs_decision',
     });
+    if (fallbackResult.ok && corrections !== undefined) {
+      corrections.learn(primary.record, { action: 'switch_tool', tool: fallbackName, note: `runtime fallback (${reason.replace(/_/g, ' ')})` }, fallbackResult.record.created_at);
+    }
     return { ...fallbackResult, fallbackFrom: { tool: call.toolName, reason, record: primary.record } };
   }
 
-  async function run(toolName: string, args: unknown, opts: ExecuteOptions, depth: number, fallbackOf: FallbackLink | null): Promise<ExecuteResult> {
+  async function run(
+    toolName: string,
+    args: unknown,
+    opts: ExecuteOptions,
+    depth: number,
+    fallbackOf: FallbackLink | null,
+    snapshot?: Call['snapshot'],
+  ): Promise<ExecuteResult> {
     const startedAt = clock.now();
-    const call = newCall(toolName, args, opts, startedAt);
+    const call = newCall(toolName, args, opts, startedAt, snapshot);
     call.fallback = fallbackOf;
     if (fallbackOf !== null) call.stepIndex = opts.stepIndex ?? call.stepIndex;
 
@@ -663,6 +722,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     const safeToRepeat = tool.idempotent || tool.idempotencyKey;
     let canRefresh = options.refreshCredential !== undefined;
     let refreshed = false;
+    /** The auth failure a credential refresh answered, for the correction memory. */
+    let refreshedAfter: Classification | undefined;
     let delay = 0;
     for (let attempt = 0; ; attempt++) {
       if (delay > 0) {
@@ -729,6 +790,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
       if (classification === undefined) {
         breaker.onSuccess();
+        if (refreshedAfter !== undefined) learnRefresh(call, refreshedAfter, attemptEnd);
         return finishSuccess(call, entry, output, attempt > 0 || refreshed, attemptEnd);
       }
 
@@ -750,6 +812,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         }
         if (ok) {
           refreshed = true;
+          refreshedAfter = classification;
           delay = 0;
           continue;
         }
@@ -788,14 +851,22 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     session(sessionOptions = {}) {
       const traceId = sessionOptions.traceId ?? uuidv7();
       let step = 0;
+      // Built (and redacted) once for the session's calls that add no context of their own; frozen
+      // because their records share it.
+      let snapshot: Call['snapshot'];
       return {
         traceId,
         execute<Output>(toolName: string, args: unknown, opts: Omit<ExecuteOptions, 'traceId' | 'stepIndex'> = {}) {
-          return runtime.execute<Output>(toolName, args, { ...sessionOptions, ...opts, traceId, stepIndex: step++ });
+          if (closed) return Promise.reject(new RuntimeClosedError());
+          const merged: ExecuteOptions = { ...sessionOptions, ...opts, traceId, stepIndex: step++ };
+          const own = 'intent' in opts || 'sessionId' in opts || 'agent' in opts || 'model' in opts || 'context' in opts;
+          const shared = own ? undefined : (snapshot ??= Object.freeze(contextSnapshot(merged)));
+          return run(toolName, args, merged, 0, null, shared) as Promise<ExecuteResult<Output>>;
         },
       };
     },
     store,
+    corrections,
     tools: toolInfos,
     breakers: {
       state: (name) => registry.get(name)?.breaker.snapshot(),
@@ -810,10 +881,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
     async flush() {
       await recorder?.flush?.();
+      await corrections?.flush();
     },
     close() {
       closed = true;
       closing ??= (async () => {
+        await corrections?.flush();
         await recorder?.close?.();
         await ownedStore?.close();
       })();
@@ -823,3 +896,17 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   return runtime;
 }
 
+/** The runtime's correction memory, kept in the store when it has one; undefined when turned off. */
+function createCorrectionMemory(
+  options: RuntimeOptions,
+  store: Store | undefined,
+  reportListenerError: (error: unknown, where: string) => void,
+): RuntimeCorrectionMemory | undefined {
+  if (options.correctionMemory === false) return undefined;
+  const onError = options.recording?.onError ?? ((error: unknown) => reportListenerError(error, 'correction memory'));
+  try {
+    return new RuntimeCorrectionMemory(options.correctionMemory ?? {}, hasCorrectionMemory(store) ? store : undefined, onError);
+  } catch (error) {
+    throw new ToolDefinitionError('(runtime)', (error as Error).message);
+  }
+}

@@ -12,6 +12,7 @@ import type { CallStatus, FailureCategory, FailureStage } from '../taxonomy.js';
 import { assembleTrajectory, stepFailure } from '../trajectory/assemble.js';
 import { hasTrajectoryStore } from '../trajectory/trajectory-row.js';
 import type { Trajectory, TrajectorySource, TrajectoryStep } from '../trajectory/types.js';
+import { correctionMemoryContract } from './corrections-contract.test-helpers.js';
 import { exactPercentile, SKETCH_RELATIVE_ERROR } from './duration-sketch.js';
 import type { FailureBreakdownRow, Store, StatsFilter, ToolStats } from './types.js';
 
@@ -829,6 +830,8 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>, 
         expect(await ts.countTrajectories()).toBe(0);
       });
     });
+
+    correctionMemoryContract(() => store);
 
     describe('close', () => {
       it('is safe to call twice', async () => {

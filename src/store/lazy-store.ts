@@ -39,6 +39,19 @@ export function lazyStore(kind: StoreKind, open: () => Promise<Store>): Store & 
     getTrajectory: async (id) => (await opened()).getTrajectory?.(id) ?? null,
     queryTrajectories: async (q) => (await opened()).queryTrajectories?.(q) ?? [],
     countTrajectories: async (q) => (await opened()).countTrajectories?.(q) ?? 0,
+    // So is the correction memory.
+    pushCorrection: async (c, limits) => {
+      const store = await opened();
+      if (store.pushCorrection === undefined) throw new ConfigError(`the ${store.kind} store has no correction memory`, 'store');
+      return store.pushCorrection(c, limits);
+    },
+    pushCorrections: async (cs, limits) => {
+      const store = await opened();
+      if (store.pushCorrections === undefined) throw new ConfigError(`the ${store.kind} store has no correction memory`, 'store');
+      return store.pushCorrections(cs, limits);
+    },
+    latestCorrection: async (signature) => (await opened()).latestCorrection?.(signature) ?? null,
+    listCorrections: async (q) => (await opened()).listCorrections?.(q) ?? [],
     async close() {
       if (closed) return;
       closed = true;

@@ -203,6 +203,23 @@ export function addCounters(into: RollupCounters, from: { [K in keyof RollupCoun
 
 const SEP = '\u001f';
 
+/** The fields of a record that the rollups read: all scalars, so a stored row can supply them. */
+export type RollupRecord = Pick<
+  ToolExecutionRecord,
+  | 'execution_id'
+  | 'tool_name'
+  | 'status'
+  | 'failure_stage'
+  | 'failure_category'
+  | 'failure_type'
+  | 'error_code'
+  | 'error_message'
+  | 'duration_ms'
+  | 'retry_count'
+  | 'breaker_state'
+  | 'created_at'
+>;
+
 /** Accumulators of one (tool, hour) while a batch is aggregated. */
 interface HourCell {
   row: HourlyRollupRow;
@@ -218,7 +235,7 @@ interface HourCell {
  * Only pass records that were really inserted: the delta is added to the rollups as-is.
  * @throws RangeError when a record's `created_at` is not a date.
  */
-export function aggregateBatch(records: readonly ToolExecutionRecord[], createdMs?: readonly number[]): RollupDelta {
+export function aggregateBatch(records: readonly RollupRecord[], createdMs?: readonly number[]): RollupDelta {
   // Nested maps instead of concatenated string keys: this runs once per inserted record, and
   // building "tool|hour|bucket" strings was the bulk of its cost.
   const cells = new Map<string, Map<number, HourCell>>();

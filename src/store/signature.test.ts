@@ -1,7 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { makeFailureRecord, makeRecord } from '../record/fixture.js';
-import { failureSignature, NORMALIZED_MESSAGE_MAX_LENGTH, normalizeMessage, signatureHash } from './signature.js';
+import {
+  cachedFailureSignature,
+  failureSignature,
+  NORMALIZED_MESSAGE_MAX_LENGTH,
+  normalizeMessage,
+  SIGNATURE_CACHE_MAX_ENTRIES,
+  signatureHash,
+} from './signature.js';
 
 describe('normalizeMessage', () => {
   it.each([
@@ -120,5 +127,37 @@ describe('failureSignature', () => {
 
   it('does not collide when fields would concatenate to the same text', () => {
     expect(signatureHash('a', 'execution', 'b_c', null, '')).not.toBe(signatureHash('a', 'execution', 'b', '_c', ''));
+  });
+});
+
+describe('cachedFailureSignature', () => {
+  const shape = fc.record({
+    status: fc.constantFrom('failure' as const, 'timeout' as const, 'rejected' as const, 'success' as const),
+    tool_name: fc.constantFrom('a', 'b'),
+    failure_stage: fc.constantFrom(null, 'execution' as const, 'param_validation' as const),
+    failure_type: fc.constantFrom(null, '', 'timeout', 'not_found'),
+    error_code: fc.constantFrom(null, '', 'HTTP_404'),
+    error_message: fc.oneof(fc.constantFrom(null, '', 'order 12 not found', 'order 13 not found'), fc.string({ maxLength: 1100 })),
+  });
+
+  it('answers exactly what failureSignature answers, including null and empty fields', () => {
+    fc.assert(
+      fc.property(fc.array(shape, { minLength: 1, maxLength: 30 }), (records) => {
+        // Twice over: the second pass answers from the cache.
+        for (const record of [...records, ...records]) expect(cachedFailureSignature(record)).toEqual(failureSignature(record));
+      }),
+    );
+  });
+
+  it('computes a repeated failure once (the same frozen object) and stays right past its size bound', () => {
+    const record = { status: 'failure' as const, tool_name: 'cache_probe', failure_stage: 'execution' as const, failure_type: 'not_found', error_code: 'HTTP_404' };
+    const first = cachedFailureSignature({ ...record, error_message: 'order 1 not found' })!;
+    expect(cachedFailureSignature({ ...record, error_message: 'order 1 not found' })).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+    for (let i = 0; i <= SIGNATURE_CACHE_MAX_ENTRIES; i++) {
+      const message = `user-${i} is not allowed`;
+      expect(cachedFailureSignature({ ...record, error_message: message })).toEqual(failureSignature({ ...record, error_message: message }));
+    }
+    expect(cachedFailureSignature({ ...record, error_message: 'order 1 not found' })).toEqual(first);
   });
 });

@@ -117,3 +117,31 @@ export function failureSignature(
     normalized_message: normalized,
   };
 }
+
+/** Signatures kept by {@link cachedFailureSignature}; the cache is cleared when it is full. */
+export const SIGNATURE_CACHE_MAX_ENTRIES = 4096;
+/** Messages longer than this are not cached (their key would cost more memory than the hash saves). */
+const SIGNATURE_CACHE_MAX_MESSAGE = 1024;
+const signatureCache = new Map<string, Readonly<FailureSignatureKey>>();
+
+/**
+ * {@link failureSignature}, remembered by the raw fields (tool, stage, type, status, error code,
+ * message), so that a failure seen before costs one map lookup instead of the message's regexes
+ * and a SHA-256. The result is frozen and shared: do not modify it.
+ */
+export function cachedFailureSignature(
+  record: Pick<ToolExecutionRecord, 'status' | 'tool_name' | 'failure_stage' | 'failure_type' | 'error_code' | 'error_message'>,
+): Readonly<FailureSignatureKey> | null {
+  if (record.status === 'success') return null;
+  const message = record.error_message ?? '';
+  if (message.length > SIGNATURE_CACHE_MAX_MESSAGE) return failureSignature(record);
+  // \u001f cannot appear in tool names or codes; \u0000 marks a null field apart from an empty one.
+  const key = `${record.tool_name}\u001f${record.failure_stage ?? '\u0000'}\u001f${record.failure_type ?? '\u0000'}\u001f${record.status}\u001f${record.error_code ?? '\u0000'}\u001f${message}`;
+  let signature = signatureCache.get(key);
+  if (signature === undefined) {
+    signature = Object.freeze(failureSignature(record)!);
+    if (signatureCache.size >= SIGNATURE_CACHE_MAX_ENTRIES) signatureCache.clear();
+    signatureCache.set(key, signature);
+  }
+  return signature;
+}

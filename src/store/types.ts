@@ -6,7 +6,7 @@
  * they stay fast at tens of millions of records. Only `query` and `get` read raw records.
  */
 import type { CallStatus, FailureCategory, FailureStage } from '../taxonomy.js';
-import type { ToolExecutionRecord } from '../record/types.js';
+import type { CorrectionAction, CorrectionRecovery, ToolExecutionRecord } from '../record/types.js';
 import type { Trajectory, TrajectorySource } from '../trajectory/types.js';
 
 export type StoreKind = 'memory' | 'sqlite' | 'postgres';
@@ -131,13 +131,81 @@ export interface TrajectoryStore {
   countTrajectories(query?: Pick<TrajectoryQuery, 'source'>): Promise<number>;
 }
 
-export interface Store extends Partial<TrajectoryStore> {
+export type { CorrectionAction, CorrectionRecovery };
+
+/** One remembered recovery: a failure signature and what made the next call succeed. */
+export interface CorrectionEntry {
+  /** The failure signature (see `signature.ts`). */
+  signature: string;
+  tool_name: string;
+  failure_category: FailureCategory | null;
+  failure_type: string;
+  error_code: string | null;
+  recovery: CorrectionRecovery;
+  /** The trace in which the recovery happened, when known. */
+  trace_id: string | null;
+  /** UTC ISO-8601, when the recovering call ran. */
+  recovered_at: string;
+  /** How many times this same recovery was pushed for this signature (from distinct traces). */
+  uses: number;
+}
+
+/** A correction to remember; the memory counts `uses` itself. */
+export type NewCorrection = Omit<CorrectionEntry, 'uses'>;
+
+/** The correction memory's bounds: the oldest entries are evicted beyond them. */
+export interface CorrectionLimits {
+  /** Entries kept in all. Default 100 (seed 004 keeps the last 100). */
+  capacity: number;
+  /** Entries kept per signature. Default 5. */
+  perSignature: number;
+}
+
+export interface CorrectionQuery {
+  signature?: string;
+  /** Default 100. */
+  limit?: number;
+}
+
+/**
+ * The correction memory (table `corrections`, schema version 3): a LIFO buffer of
+ * (failure signature, the recovery that worked). Pushing a recovery already stored for the
+ * signature moves it to the top and adds one to its `uses`, unless it came from the same trace
+ * (a no-op, so re-deriving corrections from the same data is idempotent).
+ */
+export interface CorrectionMemoryStore {
+  /** Stores the correction on top, evicts beyond `limits`, and returns the entry as stored. */
+  pushCorrection(correction: NewCorrection, limits?: Partial<CorrectionLimits>): Promise<CorrectionEntry>;
+  /**
+   * Pushes the corrections in order, in one transaction (one round trip): the result is the same
+   * as pushing them one by one. Validates them all first; an invalid one stores nothing.
+   */
+  pushCorrections(corrections: readonly NewCorrection[], limits?: Partial<CorrectionLimits>): Promise<void>;
+  /** The most recently pushed correction for the signature. */
+  latestCorrection(signature: string): Promise<CorrectionEntry | null>;
+  /** Newest first. */
+  listCorrections(query?: CorrectionQuery): Promise<CorrectionEntry[]>;
+}
+
+export interface Store extends Partial<TrajectoryStore>, Partial<CorrectionMemoryStore> {
   readonly kind: StoreKind;
   /**
    * Inserts records and updates the rollups in one transaction. Idempotent by `execution_id`:
    * a record already stored is skipped and not counted twice in the rollups.
    */
   insert(records: readonly ToolExecutionRecord[]): Promise<void>;
+  /**
+   * How many `insert` calls the recorder may keep in flight at once (default 1). Set above 1 only
+   * by a store that applies concurrent inserts one after another in call order (the SQLite writer
+   * thread), so pipelined batches cannot deadlock on the rollup rows.
+   */
+  readonly maxInsertsInFlight?: number;
+  /**
+   * Optional: `insert` of the records in `json`, the JSON text of an array of records. The
+   * recorder sends batches this way when a store has it (the SQLite writer thread, which
+   * serializes batches anyway), so batches in flight are held as text, not as objects.
+   */
+  insertJson?(json: string): Promise<void>;
   get(executionId: string): Promise<ToolExecutionRecord | null>;
   query(query: RecordQuery): Promise<ToolExecutionRecord[]>;
   count(query?: Omit<RecordQuery, 'afterId' | 'limit' | 'order'>): Promise<number>;

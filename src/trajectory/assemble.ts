@@ -2,7 +2,7 @@
  * Turns the parts every source yields (steps, outcome, ids) into a finished trajectory: the
  * deterministic id, the failure summary and the metadata defaults.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { canonicalJson } from '../record/params-hash.js';
 import { toTrainingLabel, type FailureCategory, type FailureStage } from '../taxonomy.js';
 import {
@@ -83,9 +83,9 @@ export interface TrajectoryParts {
  * source without ids is hashed by content, which is equally stable.
  */
 export function trajectoryIdOf(source: TrajectorySource, sourceId: string | null, contentKey: () => string): string {
-  const hash = createHash('sha256').update(source).update('\u0000');
-  hash.update(sourceId === null ? `content:${contentKey()}` : `id:${sourceId}`);
-  return `traj_${hash.digest('hex').slice(0, 24)}`;
+  // One-shot hash of the joined text (the digest of the parts fed in turn): no Hash object per trajectory.
+  const key = `${source}\u0000${sourceId === null ? `content:${contentKey()}` : `id:${sourceId}`}`;
+  return `traj_${hash('sha256', key, 'hex').slice(0, 24)}`;
 }
 
 export function assembleTrajectory(parts: TrajectoryParts): Trajectory {

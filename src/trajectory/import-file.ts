@@ -1,7 +1,15 @@
 /**
- * Imports one file in a given format: streams it through the importer, collects the
- * trajectories and the skipped lines, and summarizes them. The CLI's `import` and the perf
- * script share it.
+ * Imports one file in a given format: streams it through the importer and hands the trajectories
+ * on in bounded batches (to a store, for the CLI's `import`), keeping only running counts, so
+ * memory does not grow with the file. `annotate --input` and the perf scripts read files through
+ * `readTrajectories` here too.
+ *
+ * Nothing partial on bad input: when the import must be all or nothing (`strict`, where a
+ * malformed line anywhere fails it, and tau-bench, a single JSON document whose end can turn out
+ * truncated), a first pass reads and converts the whole file writing nothing, and only a file
+ * that passes is read again to be written. The store has no transaction spanning batches, so
+ * reading twice is what makes the guarantee hold on every store; it doubles the read time of
+ * those imports only.
  */
 import { createReadStream } from 'node:fs';
 import { FaultlineError } from '../errors.js';
@@ -34,38 +42,33 @@ export interface SkippedLine {
   reason: string;
 }
 
-export interface ImportFileOptions extends ImportOptions {
+export interface ReadTrajectoriesOptions extends ImportOptions {
   /** Fail on the first malformed line instead of skipping it. */
   strict?: boolean;
   /** Told about each skipped line as it is found. */
   onSkip?: (skipped: SkippedLine) => void;
 }
 
-export interface ImportFileResult {
-  trajectories: Trajectory[];
-  skipped: SkippedLine[];
-}
-
 /**
- * Reads `path` in `format`. Trajectories are collected rather than written as they come so that
- * a file that turns out to be unusable (or a malformed line under `strict`) leaves the store
- * untouched; memory is therefore one file's trajectories, never its raw text.
+ * The trajectories of `path` in `format`, one at a time as the importer yields them (the file is
+ * read only as fast as they are consumed). Malformed lines go to `onSkip`, or throw under `strict`.
  * @throws ImportInputError for a malformed line under `strict`, or an input not in the format.
  */
-export async function importFile(format: ImportFormat, path: string, options: ImportFileOptions = {}): Promise<ImportFileResult> {
-  const trajectories: Trajectory[] = [];
-  const skipped: SkippedLine[] = [];
+export async function* readTrajectories(format: ImportFormat, path: string, options: ReadTrajectoriesOptions = {}): AsyncGenerator<Trajectory> {
   const input = createReadStream(path);
+  // Sources without times get one import time for the whole file, so that what orders
+  // trajectories by created_at (e.g. rare-failure first occurrences) does not depend on how fast
+  // the batches happened to be written.
+  const importedAt = Date.now();
+  const importerOptions = options.now === undefined ? { ...options, now: () => importedAt } : options;
   try {
-    for await (const item of IMPORTERS[format](input, options)) {
+    for await (const item of IMPORTERS[format](input, importerOptions)) {
       if (item.kind === 'trajectory') {
-        trajectories.push(item.trajectory);
+        yield item.trajectory;
         continue;
       }
       if (options.strict === true) throw new ImportInputError(path, item.line, item.reason);
-      const entry = { line: item.line, reason: item.reason };
-      skipped.push(entry);
-      options.onSkip?.(entry);
+      options.onSkip?.({ line: item.line, reason: item.reason });
     }
   } catch (error) {
     if (error instanceof JsonArrayShapeError) throw new ImportInputError(path, error.line, error.message);
@@ -73,7 +76,70 @@ export async function importFile(format: ImportFormat, path: string, options: Im
   } finally {
     input.destroy();
   }
-  return { trajectories, skipped };
+}
+
+export const DEFAULT_IMPORT_BATCH = 1000;
+/** How many skipped lines the result lists; `summary.skipped_lines` counts them all. */
+export const MAX_SKIPPED_LISTED = 1000;
+
+/** Formats whose file is one JSON document: a truncated end can only be found by reading it all. */
+const WHOLE_DOCUMENT_FORMATS: ReadonlySet<ImportFormat> = new Set(['tau-bench']);
+
+export interface ImportFileOptions extends ReadTrajectoriesOptions {
+  /**
+   * Where the trajectories go: called with batches of at most `batchSize`, in file order, and
+   * the file is not read further until the returned promise settles. Without it the trajectories
+   * are only counted.
+   */
+  write?: (batch: readonly Trajectory[]) => Promise<void>;
+  /** Default {@link DEFAULT_IMPORT_BATCH}. */
+  batchSize?: number;
+}
+
+export interface ImportFileResult {
+  summary: ImportSummary;
+  /** The first {@link MAX_SKIPPED_LISTED} skipped lines. */
+  skipped: SkippedLine[];
+  /** Whether a validating pass read the file before the writing one (see the module comment). */
+  validatedFirst: boolean;
+}
+
+/**
+ * Reads `path` in `format` and passes its trajectories to `options.write` in bounded batches.
+ * Under `strict`, and for whole-document formats, the file is validated in full before the first
+ * write, so an error means nothing was written.
+ * @throws ImportInputError for a malformed line under `strict`, or an input not in the format.
+ */
+export async function importFile(format: ImportFormat, path: string, options: ImportFileOptions = {}): Promise<ImportFileResult> {
+  const { write, batchSize = DEFAULT_IMPORT_BATCH, onSkip, ...readOptions } = options;
+  if (!Number.isInteger(batchSize) || batchSize < 1) throw new RangeError(`batchSize must be a positive integer, got ${batchSize}`);
+  const validatedFirst = write !== undefined && (options.strict === true || WHOLE_DOCUMENT_FORMATS.has(format));
+  if (validatedFirst) {
+    // Skipped lines are reported by the writing pass, once.
+    for await (const trajectory of readTrajectories(format, path, readOptions)) void trajectory;
+  }
+  const tally = new ImportTally();
+  const skipped: SkippedLine[] = [];
+  let batch: Trajectory[] = [];
+  const reading = readTrajectories(format, path, {
+    ...readOptions,
+    onSkip: (entry) => {
+      tally.skippedLines += 1;
+      if (skipped.length < MAX_SKIPPED_LISTED) skipped.push(entry);
+      onSkip?.(entry);
+    },
+  });
+  for await (const trajectory of reading) {
+    tally.add(trajectory);
+    if (write === undefined) continue;
+    batch.push(trajectory);
+    if (batch.length >= batchSize) {
+      await write(batch);
+      batch = [];
+    }
+  }
+  if (write !== undefined && batch.length > 0) await write(batch);
+  return { summary: tally.summary(), skipped, validatedFirst };
 }
 
 /** What an import produced, as the CLI reports it. */
@@ -88,27 +154,42 @@ export interface ImportSummary {
   skipped_lines: number;
 }
 
-export function summarizeImport(result: ImportFileResult): ImportSummary {
-  const summary: ImportSummary = {
-    trajectories: result.trajectories.length,
+/** Running counts over trajectories as they stream past (nothing of them is kept). */
+export class ImportTally {
+  skippedLines = 0;
+  private readonly counts: Omit<ImportSummary, 'skipped_lines'> = {
+    trajectories: 0,
     steps: 0,
     failures: 0,
     failures_by_category: {},
     failures_by_type: {},
     outcomes: {},
-    skipped_lines: result.skipped.length,
   };
-  for (const t of result.trajectories) {
-    summary.steps += t.steps.length;
-    summary.outcomes[t.final_outcome] = (summary.outcomes[t.final_outcome] ?? 0) + 1;
+
+  add(t: Trajectory): void {
+    const c = this.counts;
+    c.trajectories += 1;
+    c.steps += t.steps.length;
+    c.outcomes[t.final_outcome] = (c.outcomes[t.final_outcome] ?? 0) + 1;
     for (const step of t.steps) {
       if (!isFailedStep(step)) continue;
-      summary.failures += 1;
+      c.failures += 1;
       const category = step.failure_category;
-      if (category !== null) summary.failures_by_category[category] = (summary.failures_by_category[category] ?? 0) + 1;
+      if (category !== null) c.failures_by_category[category] = (c.failures_by_category[category] ?? 0) + 1;
       const key = `${category ?? 'unknown'}/${step.failure_kind ?? 'unknown'}`;
-      summary.failures_by_type[key] = (summary.failures_by_type[key] ?? 0) + 1;
+      c.failures_by_type[key] = (c.failures_by_type[key] ?? 0) + 1;
     }
   }
-  return summary;
+
+  summary(): ImportSummary {
+    return { ...structuredClone(this.counts), skipped_lines: this.skippedLines };
+  }
+}
+
+/** The summary of trajectories already in hand. */
+export function summarizeImport(trajectories: Iterable<Trajectory>, skippedLines = 0): ImportSummary {
+  const tally = new ImportTally();
+  for (const t of trajectories) tally.add(t);
+  tally.skippedLines = skippedLines;
+  return tally.summary();
 }

@@ -17,10 +17,10 @@ import type {
 /** The version of the trajectory JSON below; bumped when a field changes meaning. */
 export const TRAJECTORY_SCHEMA_VERSION = 1;
 
-/** Where a trajectory came from. */
-export type TrajectorySource = 'faultline' | 'openai' | 'anthropic' | 'tau-bench' | 'step-log' | 'otel';
+/** Where a trajectory came from. `augmented`: a variant `faultline augment` made of a stored one (see `metadata.augmentation`). */
+export type TrajectorySource = 'faultline' | 'openai' | 'anthropic' | 'tau-bench' | 'step-log' | 'otel' | 'augmented';
 
-export const TRAJECTORY_SOURCES: readonly TrajectorySource[] = ['faultline', 'openai', 'anthropic', 'tau-bench', 'step-log', 'otel'];
+export const TRAJECTORY_SOURCES: readonly TrajectorySource[] = ['faultline', 'openai', 'anthropic', 'tau-bench', 'step-log', 'otel', 'augmented'];
 
 /**
  * How the task ended. `partial`: a graded source gave part credit. `unknown`: the source does
@@ -151,6 +151,59 @@ export interface TrajectoryMetadata {
   domain: string | null;
   difficulty: Difficulty | null;
   schema_version: number;
+  /** Set on the continuations `faultline bench --fission K` stores: the GRPO group this one belongs to. */
+  fission?: FissionInfo;
+  /** For `source: augmented`: which trajectory the variant was made from, and how. */
+  augmentation?: AugmentationTag;
+}
+
+/** How an augmented trajectory was made (src/dataset/augment). */
+export interface AugmentationTag {
+  source_trajectory_id: string;
+  /** The source of the trajectory it was made from. */
+  source_source: TrajectorySource;
+  kind: 'rename' | 'domain' | 'perturb';
+  seed: number;
+  /** 1-based: the n-th variant of this kind. */
+  variant: number;
+  /** `domain`: the domain the trajectory was mapped onto. */
+  target_domain?: string;
+  /** Set when an LLM rewrote the instruction and messages: the model. */
+  llm_model?: string;
+}
+
+/**
+ * One continuation of a FISSION group (seed 004 section 4): K runs that share a prefix up to and
+ * including an injected fault, then went their own ways. `faultline export --format grpo` reads
+ * the groups back from these.
+ */
+export interface FissionInfo {
+  group_id: string;
+  /** 0-based branch number, and how many branches the group has (K). */
+  branch: number;
+  k: number;
+  /** The scenario oracle's reward for this continuation, in [0, 1] (see src/failbench/fission-reward.ts). */
+  reward: number;
+  /** Steps of this trajectory that are the shared prefix; the fault is the last of them. */
+  prefix_steps: number;
+  /** The injected fault's kind at the branch point (`http_status`, `timeout`, ...). */
+  fault_type: string;
+  /** Whether the tool that failed at the branch point is idempotent. */
+  tool_idempotent: boolean;
+  /** The dimension the scenario is about (src/failbench/fission.ts `focusDimension`); all it scores in `dimensions`. */
+  dimension: string;
+  dimensions: string[];
+  scenario_id: string;
+  /** The run seed (fault plans, jitter) and this branch's sampling seed. */
+  seed: number;
+  sample_seed: number;
+  agent: string;
+  /** How the continuation ended and its final answer. */
+  status: string;
+  answer: string;
+  oracle_passed: boolean;
+  /** Per dimension the scenario scores: passed or not. */
+  scores: Record<string, boolean>;
 }
 
 /** One task's tool calls and decisions (seed 000 section 3). */
@@ -176,4 +229,19 @@ export interface TrajectoryLabel {
   step_index: number;
   confidence: number;
   reason: string;
+  /** Who said so: `judge:heuristic`, `judge:llm:<model>`, `rare-failure`; absent for the rules. */
+  source?: string;
+  /** The LLM judge's kind of mismatch, when it gave one. */
+  mismatch_kind?: string;
+  /** A person's decision on the label (`faultline review`); kept across re-annotation. */
+  review?: LabelReview;
+}
+
+/** What a reviewer decided about a label: right, wrong name (`corrected_to`), or no failure at all. */
+export interface LabelReview {
+  decision: 'accepted' | 'corrected' | 'rejected';
+  /** For `corrected`: the label the step should have had. */
+  corrected_to?: string;
+  /** UTC ISO-8601. */
+  reviewed_at: string;
 }

@@ -209,12 +209,27 @@ const CITIES: Record<string, readonly string[]> = {
 
 const hasCjk = (s: string): boolean => /[\u3400-\u9fff]/.test(s);
 
-function citiesIn(text: string): Set<string> {
+/** Per city, a test of whether lower-cased text names it; compiled once, not per step. */
+const CITY_MATCHERS: readonly [string, (lower: string) => boolean][] = Object.entries(CITIES).map(([city, names]) => {
+  const tests = names.map((n): ((lower: string) => boolean) => {
+    if (hasCjk(n)) return (lower) => lower.includes(n);
+    const word = new RegExp(`(?<![a-z])${n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![a-z])`);
+    return (lower) => word.test(lower);
+  });
+  return [city, (lower) => tests.some((test) => test(lower))];
+});
+
+// Every step of a trajectory is checked against the same intent: remember the last answer.
+let lastCitiesText: string | undefined;
+let lastCities: ReadonlySet<string> = new Set();
+
+function citiesIn(text: string): ReadonlySet<string> {
+  if (text === lastCitiesText) return lastCities;
   const lower = text.toLowerCase();
   const found = new Set<string>();
-  for (const [city, names] of Object.entries(CITIES)) {
-    if (names.some((n) => (hasCjk(n) ? lower.includes(n) : new RegExp(`(?<![a-z])${n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![a-z])`).test(lower)))) found.add(city);
-  }
+  for (const [city, names] of CITY_MATCHERS) if (names(lower)) found.add(city);
+  lastCitiesText = text;
+  lastCities = found;
   return found;
 }
 

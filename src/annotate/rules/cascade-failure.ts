@@ -1,5 +1,5 @@
 import type { Label } from '../label.js';
-import { argumentValues, isFailed, isSideEffectFreeName, isSucceeded } from '../step-facts.js';
+import { argumentValuesOf, isFailed, isSideEffectFreeName, isSucceeded } from '../step-facts.js';
 import type { Trajectory, TrajectoryStep } from '../../trajectory/types.js';
 
 export const CASCADE_FAILURE_CONFIDENCE = 0.65;
@@ -31,18 +31,48 @@ function placeholders(params: unknown, out: string[] = []): string[] {
 export function cascadeFailure(trajectory: Trajectory): Label[] {
   const labels: Label[] = [];
   const steps = trajectory.steps;
+  // One forward sweep (a scan back from every step is quadratic on long trajectories): per tool
+  // its latest failure and latest success so far, and per argument value the failed steps that
+  // carried it. A failure of tool T is unrecovered at j exactly when T's latest success is older.
+  const lastFailure = new Map<string, number>();
+  const lastSuccess = new Map<string, number>();
+  const failedWithValue = new Map<string, number[]>();
+  const unrecovered = (i: number, tool: string): boolean => steps[i]!.tool_name !== tool && (lastSuccess.get(steps[i]!.tool_name) ?? -1) < i;
   steps.forEach((step, j) => {
-    if (isSideEffectFreeName(step.tool_name)) return;
-    const values = argumentValues(step.input_params);
-    const fillers = placeholders(step.input_params);
-    for (let i = j - 1; i >= 0; i--) {
-      const failed = steps[i]!;
-      if (!isFailed(failed) || failed.tool_name === step.tool_name) continue;
-      if (steps.slice(i + 1, j).some((s) => s.tool_name === failed.tool_name && isSucceeded(s))) continue;
-      const shared = [...argumentValues(failed.input_params)].find((v) => values.has(v));
-      if (shared === undefined && fillers.length === 0) continue;
-      labels.push(cascadeLabel(step, failed, shared === undefined ? `passes the placeholder ${JSON.stringify(fillers[0])}` : `reuses ${JSON.stringify(shared)} from it`));
-      return;
+    if (!isSideEffectFreeName(step.tool_name)) {
+      const fillers = placeholders(step.input_params);
+      let dependsOn = -1;
+      if (fillers.length > 0) {
+        // A placeholder stands in for any missing output: the latest unrecovered failure of another tool.
+        for (const at of lastFailure.values()) if (at > dependsOn && unrecovered(at, step.tool_name)) dependsOn = at;
+      } else {
+        for (const value of argumentValuesOf(step)) {
+          const carriers = failedWithValue.get(value);
+          if (carriers === undefined) continue;
+          for (let k = carriers.length - 1; k >= 0 && carriers[k]! > dependsOn; k--) {
+            if (unrecovered(carriers[k]!, step.tool_name)) {
+              dependsOn = carriers[k]!;
+              break;
+            }
+          }
+        }
+      }
+      if (dependsOn >= 0) {
+        const failed = steps[dependsOn]!;
+        const values = argumentValuesOf(step);
+        const shared = [...argumentValuesOf(failed)].find((v) => values.has(v));
+        labels.push(cascadeLabel(step, failed, shared === undefined ? `passes the placeholder ${JSON.stringify(fillers[0])}` : `reuses ${JSON.stringify(shared)} from it`));
+      }
+    }
+    if (isFailed(step)) {
+      lastFailure.set(step.tool_name, j);
+      for (const value of argumentValuesOf(step)) {
+        const carriers = failedWithValue.get(value);
+        if (carriers === undefined) failedWithValue.set(value, [j]);
+        else carriers.push(j);
+      }
+    } else if (isSucceeded(step)) {
+      lastSuccess.set(step.tool_name, j);
     }
   });
   return labels;

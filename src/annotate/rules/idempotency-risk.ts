@@ -1,5 +1,5 @@
 import type { Label } from '../label.js';
-import { idempotencyKeyOf, isFailed, isNonIdempotentName, isReadLikeName, nextCallOf } from '../step-facts.js';
+import { hasReadBetween, idempotencyKeyOf, isFailed, isNonIdempotentName, nextCallOf } from '../step-facts.js';
 import type { Trajectory, TrajectoryStep } from '../../trajectory/types.js';
 
 export const IDEMPOTENCY_RISK_CONFIDENCE = 0.6;
@@ -46,7 +46,7 @@ export function idempotencyRisk(trajectory: Trajectory, options: IdempotencyRisk
     if (declared === true || (declared === undefined && !isNonIdempotentName(step.tool_name))) return;
     const next = nextCallOf(steps, i, step.tool_name);
     if (next === undefined) return;
-    if (steps.slice(i + 1, next.at).some((between) => isReadLikeName(between.tool_name))) return;
+    if (hasReadBetween(steps, i, next.at)) return;
     const key = idempotencyKeyOf(step);
     if (key !== undefined && key === idempotencyKeyOf(next.step)) return;
     labels.push({

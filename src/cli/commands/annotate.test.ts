@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../../store/sqlite/sqlite-store.js';
 import { tauBenchAirlineFile } from '../../trajectory/importers/tau-bench-data.test-helpers.js';
-import { runCapture } from '../run-cli.test-helpers.js';
+import { reply, startFakeModelServer } from '../../failbench/agents/fake-model-server.test-helpers.js';
+import { runCli } from '../run-cli.js';
+import { captureIo, runCapture } from '../run-cli.test-helpers.js';
 import type { AnnotateJsonLine } from './annotate.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'faultline-annotate-'));
@@ -35,6 +37,8 @@ describe('faultline annotate', () => {
     const lines = parse((await run(['annotate', '--db', db, '--json'])).stdout);
     const bySource = Object.fromEntries(lines.map((l) => [l.source_id, l.labels]));
     expect(bySource['loop']).toEqual([
+      // The store had never seen query_sales fail with a db timeout.
+      { name: 'rare_failure', step_index: 1, confidence: 1 },
       { name: 'loop_failure', step_index: 4, confidence: 0.9 },
       { name: 'loop_failure', step_index: 5, confidence: 0.9 },
     ]);
@@ -43,11 +47,12 @@ describe('faultline annotate', () => {
     const store = createSqliteStore({ path: db, readonly: true });
     const stored = (await store.queryTrajectories({})).find((t) => t.source_id === 'loop')!;
     await store.close();
-    expect(stored.labels?.map((l) => `${l.name}@${l.step_index}`)).toEqual(['loop_failure@4', 'loop_failure@5']);
+    expect(stored.labels?.map((l) => `${l.name}@${l.step_index}`)).toEqual(['rare_failure@1', 'loop_failure@4', 'loop_failure@5']);
     expect(stored.labels?.[0]?.reason).toMatch(/\w/);
     expect(stored.steps.map((step) => step.decision_correctness)).toEqual([null, null, null, 'incorrect', null]);
     const text = (await run(['annotate', '--db', db, '--out', 'out.jsonl'])).stdout;
-    expect(text).toContain('faultline annotate: 2 trajectories, 2 with labels, 3 labels');
+    expect(text).toContain('faultline annotate: 2 trajectories, 2 with labels, 4 labels');
+    expect(text).toMatch(/rare_failure\s+1\n/);
     expect(text).toMatch(/loop_failure\s+2\n/);
     expect(text).toMatch(/semantic_error\s+1\n/);
     const written = readFileSync(join(dir, 'out.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { source_id: string; steps: { decision_correctness: string | null }[] });
@@ -56,6 +61,54 @@ describe('faultline annotate', () => {
     expect((await run(['annotate', '--db', db, '--json', '--source', 'tau-bench'])).stdout).toBe('');
     const bad = await runCapture(['annotate', '--db', db, '--source', 'nope'], dir);
     expect(bad.code).toBe(2);
+  });
+
+  it('--judge llm:<model> asks a chat.completions endpoint, caches verdicts in --judge-cache, and rejects bad judges', async () => {
+    const db = join(dir, 'llm.db');
+    await run(['import', '--format', 'step-log', 'steps.jsonl', '--db', db]);
+    const server = await startFakeModelServer();
+    server.respondWith(() => reply.text(JSON.stringify({ satisfies: false, reason: 'tomorrow is 2026-03-30, the call asked for 2026-03-29', mismatch_kind: 'date', confidence: 0.85 })));
+    const runWithEnv = async (args: string[], env: Record<string, string>) => {
+      const captured = captureIo(dir);
+      captured.io.env = env;
+      const code = await runCli(args, captured.io);
+      return { code, stdout: captured.stdout(), stderr: captured.stderr() };
+    };
+    const env = { OPENAI_BASE_URL: server.openaiBaseUrl, JUDGE_KEY: 'sk-judge-0123456789' };
+    try {
+      const first = await runWithEnv(['annotate', '--db', db, '--judge', 'llm:judge-model', '--api-key-env', 'JUDGE_KEY', '--judge-cache', 'cache/verdicts.jsonl'], env);
+      expect(first.stderr).toBe('');
+      expect(first.code).toBe(0);
+      // One successful step with an intent: the weather call (the loop's calls all failed).
+      expect(server.requests).toHaveLength(1);
+      expect(server.requests[0]!.headers['authorization']).toBe('Bearer sk-judge-0123456789');
+      expect(first.stdout).toContain('judge judge:llm:judge-model: 1 requests, 0 verdicts from the cache (cache/verdicts.jsonl), 0 steps without a verdict');
+      const store = createSqliteStore({ path: db, readonly: true });
+      const weather = (await store.queryTrajectories({})).find((t) => t.source_id === 'weather')!;
+      await store.close();
+      expect(weather.labels).toEqual([
+        { name: 'semantic_error', step_index: 1, confidence: 0.85, reason: 'tomorrow is 2026-03-30, the call asked for 2026-03-29', source: 'judge:llm:judge-model', mismatch_kind: 'date' },
+      ]);
+      const second = await runWithEnv(['annotate', '--db', db, '--judge', 'llm:judge-model', '--api-key-env', 'JUDGE_KEY', '--judge-cache', 'cache/verdicts.jsonl'], env);
+      expect(second.stdout).toContain('0 requests, 1 verdicts from the cache');
+      expect(server.requests).toHaveLength(1);
+      expect(readFileSync(join(dir, 'cache/verdicts.jsonl'), 'utf8').trim().split('\n')).toHaveLength(1);
+
+      for (const [args, message] of [
+        [['--judge', 'gpt-4o'], /--judge must be 'heuristic', 'llm:<model>'/],
+        [['--judge', 'llm:'], /--judge must be/],
+        [['--judge', 'llm:m', '--api-key-env', 'NO_SUCH_KEY'], /NO_SUCH_KEY/],
+        [['--judge', 'llm:m', '--api-key-env', 'JUDGE_KEY', '--base-url', 'not a url'], /base URL/],
+      ] as const) {
+        const bad = await runWithEnv(['annotate', '--db', db, ...args], env);
+        expect(bad.code, args.join(' ')).toBe(2);
+        expect(bad.stderr).toMatch(message);
+        expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+      }
+      expect(server.requests).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
   });
 
   const tau = tauBenchAirlineFile();

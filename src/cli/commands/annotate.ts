@@ -1,75 +1,103 @@
 /**
- * `faultline annotate`: runs the rule annotators, the heuristic semantic judge and the outcome
- * backtrace over the stored trajectories, stores them back with their labels and filled-in
- * decisions (re-annotating replaces the earlier labels), and reports the labels; `--out` also
- * writes the annotated trajectories as JSONL.
+ * `faultline annotate`: runs the rule annotators, a semantic judge (`--judge heuristic`, the
+ * default, or `--judge llm:<model>` over an OpenAI-compatible endpoint, verdicts cached in
+ * `--judge-cache`) and the outcome backtrace over the stored trajectories, flags first-seen
+ * failure signatures (`rare_failure`), stores them back with their labels and filled-in
+ * decisions (re-annotating replaces the earlier labels but keeps reviewers' decisions), and
+ * reports the labels; `--out` also writes the annotated trajectories as JSONL.
  */
 import { createWriteStream } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { once } from 'node:events';
 import { Command, Option } from 'commander';
-import { annotateTrajectory } from '../../annotate/annotate-trajectory.js';
-import { LABEL_NAMES, type LabelName } from '../../annotate/label.js';
+import { annotateJudged, DEFAULT_JUDGE_CACHE_PATH, heuristicSemanticJudge, parseJudgeSpec, type SemanticJudge } from '../../annotate/judge/judged-annotation.js';
+import { JUDGE_ERROR, LABEL_NAMES } from '../../annotate/label.js';
+import { RARE_FAILURE, RareFailureIndex } from '../../annotate/rare-failure.js';
+import type { LlmJudgeStats } from '../../annotate/judge/llm.js';
 import { openStore } from '../../store/open-store.js';
+import type { Store, TrajectoryStore } from '../../store/types.js';
 import { hasTrajectoryStore } from '../../trajectory/trajectory-row.js';
 import { TRAJECTORY_SOURCES, type Trajectory, type TrajectorySource } from '../../trajectory/types.js';
 import { CliError } from '../cli-error.js';
 import { writeLine, type CliContext } from '../io.js';
+import { IMPORT_FORMATS, type ImportFormat } from '../../trajectory/importers/import-types.js';
+import { annotateInput } from './annotate-input.js';
+import { NO_SEMANTIC_JUDGE } from '../../annotate/annotate-file.js';
 
 interface AnnotateCommandOptions {
   db?: string;
   json?: boolean;
   source?: TrajectorySource;
   out?: string;
+  judge: string;
+  baseUrl?: string;
+  apiKeyEnv?: string;
+  judgeCache?: string;
+  input?: string;
+  format?: ImportFormat;
 }
 
 /** One `--json` line. */
 export interface AnnotateJsonLine {
   trajectory_id: string;
   source_id: string | null;
-  labels: { name: LabelName; step_index: number; confidence: number }[];
+  labels: { name: string; step_index: number; confidence: number }[];
 }
 
 const PAGE = 500;
 
 export function annotateCommand(ctx: CliContext): Command {
   return new Command('annotate')
-    .description('Label stored trajectories: rule annotators, the heuristic semantic judge, and the outcome backtrace')
+    .description('Label stored trajectories (or a log file, --input): rule annotators, a semantic judge (heuristic or an LLM), rare failures, and the outcome backtrace')
     .option('--db <store>', 'store to read: a SQLite path (default .faultline/faultline.db) or a postgres:// URL (?schema=NAME)')
     .addOption(new Option('--source <source>', 'only trajectories from this source').choices(TRAJECTORY_SOURCES))
     .option('--json', 'print one JSON object per trajectory per line: { trajectory_id, source_id, labels }')
     .option('--out <file>', 'also write the annotated trajectories (decisions filled in, labels alongside) as JSONL')
+    .option('--judge <judge>', "semantic judge: 'heuristic' (offline), 'llm:<model>' (an OpenAI-compatible endpoint) or 'none' (rules and backtrace only)", 'heuristic')
+    .option('--base-url <url>', "the LLM judge's endpoint, including /v1 (default $OPENAI_BASE_URL, then https://api.openai.com/v1)")
+    .option('--api-key-env <name>', "environment variable holding the LLM judge's API key", 'OPENAI_API_KEY')
+    .option('--judge-cache <file>', "the LLM judge's verdict cache (JSONL)", DEFAULT_JUDGE_CACHE_PATH)
+    .option('--input <file>', 'annotate a log file instead of the store, streaming (needs --format; nothing is stored)')
+    .addOption(new Option('--format <format>', 'the --input file\'s format').choices(IMPORT_FORMATS))
     .action(async (opts: AnnotateCommandOptions) => {
       const { io } = ctx;
+      if ((opts.input === undefined) !== (opts.format === undefined)) throw new CliError('--input and --format go together: --input <file> --format <format>');
+      if (opts.input !== undefined && (opts.db !== undefined || opts.source !== undefined)) throw new CliError('--input annotates a file without a store: --db and --source do not apply');
+      const judge = await semanticJudge(opts, io.env, io.cwd);
+      if (opts.input !== undefined && opts.format !== undefined) {
+        await annotateInput(io, { input: opts.input, format: opts.format, ...(opts.json === true ? { json: true } : {}), ...(opts.out === undefined ? {} : { out: opts.out }) }, judge);
+        return;
+      }
       const store = await openStore(opts.db, { cwd: io.cwd });
-      const counts = new Map<LabelName, number>(LABEL_NAMES.map((n) => [n, 0]));
+      const counts = new Map<string, number>([...LABEL_NAMES, JUDGE_ERROR, RARE_FAILURE].map((n) => [n, 0]));
       let trajectories = 0;
       let labelled = 0;
       let marks = 0;
       const out = opts.out === undefined ? undefined : createWriteStream(isAbsolute(opts.out) ? opts.out : resolve(io.cwd, opts.out));
       try {
         if (!hasTrajectoryStore(store)) throw new CliError(`the ${store.kind} store cannot hold trajectories`);
+        const rare = await rareFailureIndex(store);
         for (let afterId: string | undefined; ; ) {
           const page = await store.queryTrajectories({ limit: PAGE, ...(opts.source === undefined ? {} : { source: opts.source }), ...(afterId === undefined ? {} : { afterId }) });
           const annotated: Trajectory[] = [];
           for (const stored of page) {
-            // Labels from an earlier run are replaced, never stacked.
-            const { labels: _previous, ...unlabelled } = stored;
-            const result = annotateTrajectory(unlabelled);
-            annotated.push({ ...result.trajectory, labels: result.labels.map((l) => ({ name: l.name, step_index: l.step_index, confidence: l.confidence, reason: l.reason })) });
+            // Labels from an earlier run are replaced, never stacked; reviewers' decisions on them are kept.
+            const result = await annotateJudged(stored, judge, rare);
+            const labels = result.stored;
+            annotated.push({ ...result.trajectory, labels });
             trajectories++;
             marks += result.marks.length;
-            if (result.labels.length > 0) labelled++;
-            for (const label of result.labels) counts.set(label.name, (counts.get(label.name) ?? 0) + 1);
+            if (labels.length > 0) labelled++;
+            for (const label of labels) counts.set(label.name, (counts.get(label.name) ?? 0) + 1);
             if (opts.json === true) {
               const line: AnnotateJsonLine = {
                 trajectory_id: stored.trajectory_id,
                 source_id: stored.source_id,
-                labels: result.labels.map((l) => ({ name: l.name, step_index: l.step_index, confidence: l.confidence })),
+                labels: labels.map((l) => ({ name: l.name, step_index: l.step_index, confidence: l.confidence })),
               };
               writeLine(io.stdout, JSON.stringify(line));
             }
-            if (out !== undefined && !out.write(`${JSON.stringify({ ...result.trajectory, labels: result.labels })}\n`)) await once(out, 'drain');
+            if (out !== undefined && !out.write(`${JSON.stringify({ ...result.trajectory, labels })}\n`)) await once(out, 'drain');
           }
           await store.updateTrajectories(annotated);
           if (page.length < PAGE) break;
@@ -86,6 +114,40 @@ export function annotateCommand(ctx: CliContext): Command {
       const total = [...counts.values()].reduce((a, b) => a + b, 0);
       writeLine(io.stdout, `faultline annotate: ${trajectories} trajectories, ${labelled} with labels, ${total} labels, ${marks} decisions marked by the backtrace`);
       for (const [name, count] of counts) writeLine(io.stdout, `  ${name.padEnd(18)} ${count}`);
+      if (judge.stats !== undefined) {
+        const { requests, cache_hits, errors } = judge.stats;
+        writeLine(io.stdout, `judge ${judge.source}: ${requests} requests, ${cache_hits} verdicts from the cache (${opts.judgeCache}), ${errors} steps without a verdict`);
+      }
       writeLine(io.stdout, `labels stored with the trajectories${opts.out === undefined ? '' : `; annotated trajectories also written to ${opts.out}`}`);
     });
+}
+
+/** The judge `--judge` names; the LLM one (and the SDK it loads) only when asked for. */
+async function semanticJudge(opts: AnnotateCommandOptions, env: NodeJS.ProcessEnv, cwd: string): Promise<SemanticJudge & { stats?: LlmJudgeStats }> {
+  if (opts.judge.trim() === 'none') return NO_SEMANTIC_JUDGE;
+  const spec = parseJudgeSpec(opts.judge);
+  if (spec === undefined) throw new CliError(`--judge must be 'heuristic', 'llm:<model>' or 'none', got ${JSON.stringify(opts.judge)}`);
+  if (spec.kind === 'heuristic') return heuristicSemanticJudge();
+  const [{ createLlmJudge }, { fileJudgeCache }] = await Promise.all([import('../../annotate/judge/llm.js'), import('../../annotate/judge/judge-cache.js')]);
+  const cachePath = resolve(cwd, opts.judgeCache ?? DEFAULT_JUDGE_CACHE_PATH);
+  return createLlmJudge({
+    model: spec.model,
+    env,
+    cache: fileJudgeCache(cachePath, spec.model),
+    ...(opts.baseUrl === undefined ? {} : { baseUrl: opts.baseUrl }),
+    ...(opts.apiKeyEnv === undefined ? {} : { apiKeyEnv: opts.apiKeyEnv }),
+  });
+}
+
+/** Where every failure signature was first seen: all stored trajectories (not just `--source`) and the record store's signatures. */
+async function rareFailureIndex(store: Store & TrajectoryStore): Promise<RareFailureIndex> {
+  const index = new RareFailureIndex();
+  for (let afterId: string | undefined; ; ) {
+    const page = await store.queryTrajectories({ limit: PAGE, ...(afterId === undefined ? {} : { afterId }) });
+    for (const trajectory of page) index.observe(trajectory);
+    if (page.length < PAGE) break;
+    afterId = page[page.length - 1]!.trajectory_id;
+  }
+  index.observeRecordSignatures(await store.signatures({ since: 0, until: Date.now() + 366 * 86_400_000 }));
+  return index;
 }

@@ -113,6 +113,26 @@ describe('faultline bench', () => {
     ]);
   });
 
+  it.each(['http', 'mcp'])('--transport %s --agent robust --json: the same scores, and records from the proxy with the fault', async (transport) => {
+    const out = join(dir, `out-${transport}`);
+    const db = join(dir, `${transport}.db`);
+    const run = await runCapture(['bench', '--suite', suite, '--db', db, '--agent', 'robust', '--transport', transport, '--out', out, '--json'], dir);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const report = JSON.parse(run.stdout) as AgentReport;
+    expect(report).toMatchObject({ agent: 'robust', scenarios: 2, retry_after_compliance: 1, score: 1 });
+    const saved = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as ResultsFile;
+    expect(saved.suite.meta.transport).toBe(transport);
+
+    const store = createSqliteStore({ path: db });
+    const records = await store.query({ traceId: `failbench:${report.run_id}:robust:weather/rate-limit:0` });
+    await store.close();
+    expect(records.map((r) => [r.status, r.fault?.kind ?? null, r.fault?.transport ?? null, r.context_snapshot['transport']])).toEqual([
+      ['failure', 'http_status', transport, transport],
+      ['success', null, null, transport],
+    ]);
+  });
+
   it('several agents: an array in --json, a dimensions x agents table otherwise', async () => {
     const json = await bench(['--agent', 'module:./waiter.mjs', '--agent', 'module:./hammer.mjs', '--out', join(dir, 'out-two'), '--json']);
     expect(json.code).toBe(0);
@@ -190,9 +210,8 @@ describe('faultline bench', () => {
     [['--concurrency', 'lots'], /invalid --concurrency "lots"/],
     [['--seed', '-1'], /invalid --seed "-1"/],
     [['--feedback', 'loud'], /invalid --feedback "loud": expected raw or assisted/],
-    [['--transport', 'http'], /--transport http is not available yet/],
-    [['--transport', 'mcp'], /--transport mcp is not available yet/],
-    [['--transport', 'grpc'], /invalid --transport "grpc"/],
+    [['--transport', 'grpc'], /invalid --transport "grpc": expected inprocess, http, mcp/],
+    [['--transport', 'HTTP'], /invalid --transport "HTTP"/],
     [['--agent', 'clever'], /unknown agent "clever"/],
     [['--agent', 'module:./missing.mjs'], /module agent \.\/missing\.mjs: file not found/],
     [['--filter', 'nothing-matches-this'], /no scenario in .* matches --filter nothing-matches-this/],

@@ -12,7 +12,7 @@ import { resolveAgent } from '../../failbench/agents/index.js';
 import { compareRuns, type RunComparison } from '../../failbench/compare.js';
 import { ciText, DIMENSION_LABELS, percent } from '../../failbench/report/report-data.js';
 import { readResults, writeReport, type ResultsFile } from '../../failbench/report/write-report.js';
-import { runSuite, type Transport } from '../../failbench/runner.js';
+import { runSuite, TRANSPORTS, type Transport } from '../../failbench/runner.js';
 import { loadScenarios, matchesFilter } from '../../failbench/scenario-loader.js';
 import { agentReport, scoreSuite, type AgentScore } from '../../failbench/score.js';
 import { DIMENSIONS, type Agent, type FeedbackMode } from '../../failbench/types.js';
@@ -22,6 +22,7 @@ import { CliError } from '../cli-error.js';
 import { formatTable } from '../format-table.js';
 import { writeLine, type CliContext, type CliIo } from '../io.js';
 import { parseCount } from '../report-options.js';
+import { parseFissionK, runFissionBench } from './bench-fission.js';
 
 interface BenchOptions {
   agent: string[];
@@ -35,10 +36,10 @@ interface BenchOptions {
   db?: string;
   out?: string;
   json?: boolean;
+  fission?: string;
 }
 
 const DEFAULT_AGENTS = ['naive', 'robust'];
-const TRANSPORTS_LATER = new Set(['http', 'mcp']);
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
@@ -63,9 +64,9 @@ function parseSeed(text: string): number {
 }
 
 function parseTransport(text: string): Transport {
-  if (text === 'inprocess') return text;
-  if (TRANSPORTS_LATER.has(text)) throw new CliError(`--transport ${text} is not available yet; use --transport inprocess`);
-  throw new CliError(`invalid --transport ${JSON.stringify(text)}: expected inprocess`);
+  const transport = TRANSPORTS.find((t) => t === text);
+  if (transport === undefined) throw new CliError(`invalid --transport ${JSON.stringify(text)}: expected ${TRANSPORTS.join(', ')}`);
+  return transport;
 }
 
 function parseFeedback(text: string): FeedbackMode {
@@ -98,12 +99,16 @@ async function runBench(io: CliIo, opts: BenchOptions, version: string): Promise
   const seed = parseSeed(opts.seed);
   const transport = parseTransport(opts.transport);
   const feedback = parseFeedback(opts.feedback);
+  const fission = opts.fission === undefined ? undefined : parseFissionK(opts.fission);
   const specs = opts.agent.length === 0 ? DEFAULT_AGENTS : opts.agent;
   const suiteDir = opts.suite === 'default' ? defaultSuiteDir() : resolve(io.cwd, opts.suite);
   const terms = opts.filter.flatMap((f) => f.split(',')).map((f) => f.trim()).filter((f) => f !== '');
   // Beyond the loader's dimension / scenario kind / id glob, a term may name a fault kind.
   const scenarios = (await loadScenarios(suiteDir)).filter((s) => terms.length === 0 || terms.some((t) => matchesFilter(s, t) || s.faults.some((f) => f.fault === t)));
   if (scenarios.length === 0) throw new CliError(`no scenario in ${opts.suite} matches --filter ${opts.filter.join(',')}`);
+  if (fission !== undefined) {
+    return runFissionBench(io, { k: fission, specs: opts.agent, scenarios, seed, feedback, concurrency, repeat, transport, db: opts.db, out: opts.out, json: opts.json === true });
+  }
   const runId = uuidv7();
   const outDir = resolve(io.cwd, opts.out ?? join('.faultline', 'bench', runId));
 
@@ -212,17 +217,18 @@ export function benchCommand(ctx: CliContext): Command {
   const { io } = ctx;
   const bench = new Command('bench')
     .description('Run FailBench: scenarios whose tools fail on purpose, scored on identification, recovery, loop avoidance, semantic verification and idempotency safety')
-    .option('--agent <spec>', 'agent under test: robust, naive, openai:<model>, anthropic:<model> or module:<path> (repeatable; default naive and robust)', collect, [])
+    .option('--agent <spec>', 'agent under test: robust, naive, sampler, openai:<model>, anthropic:<model> or module:<path> (repeatable; default naive and robust, or sampler with --fission)', collect, [])
     .option('--suite <suite>', '"default" or a directory of scenario YAML files', 'default')
     .option('--filter <term>', 'only scenarios matching a dimension, a scenario kind, a fault kind, or an id glob (repeatable, or comma-separated)', collect, [])
     .option('--repeat <k>', 'runs per scenario and agent (reports pass^1..pass^k)', '1')
     .option('--concurrency <n>', 'scenario runs at once', '1')
     .option('--seed <n>', 'seed of the fault plans and retry jitter (same seed, same run)', '1')
-    .option('--transport <transport>', 'how agents reach the tools: inprocess (http and mcp come later)', 'inprocess')
+    .option('--transport <transport>', 'how agents reach the tools: inprocess, http (HTTP fault proxy and mock tool server on loopback) or mcp (MCP fault proxy over Streamable HTTP)', 'inprocess')
     .option('--feedback <mode>', 'raw: what a real API client sees; assisted: plus the runtime\'s classification, feedback and automatic retries', 'raw')
     .option('--db <store>', `where to store the records: a SQLite path or a postgres:// URL (default ${DEFAULT_SQLITE_PATH})`)
     .option('--out <dir>', 'where to write report.md, report.html and results.json (default .faultline/bench/<run id>/)')
     .option('--json', 'print { run_id, agent, scenarios, dimensions, retry_after_compliance, score } per agent (an array for several agents)')
+    .option('--fission <k>', 'branch each run at its injected faults into K sampled continuations and store them as GRPO groups (export with: faultline export --format grpo); needs an agent that can sample (default sampler)')
     .action(async (opts: BenchOptions, command: Command) => {
       await runBench(io, opts, command.parent?.version() ?? 'unknown');
     });

@@ -1,9 +1,12 @@
 /**
  * `faultline export`: streams the stored trajectories, page by page, through one dataset
- * exporter (trajectories, sft, dpo-openai, dpo-trl, kto) into JSONL files with a dataset card.
+ * exporter (trajectories, sft, dpo-openai, dpo-trl, kto, few-shot, predictor, grpo) into JSONL
+ * files with a dataset card. `grpo` writes one row per FISSION group (src/dataset/grpo-exporter.ts).
  *
  * Files: `<out>` holds the training split, `<out>.val.jsonl` the validation split (always
  * written, empty when nothing fell there), and `<out>.card.json` / `<out>.card.md` the card.
+ * `--format predictor --out x.csv` writes CSV (`x.csv.val.csv`), `--format few-shot --out x.md`
+ * Markdown (`x.md.val.md`); see src/dataset/output-files.ts.
  * The split is by trajectory (see src/dataset/split.ts). Everything is written to temporary
  * files renamed into place at the end, so a failed export leaves nothing partial behind.
  */
@@ -14,6 +17,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { renderDatasetCard, type DatasetCard } from '../../dataset/dataset-card.js';
 import { exportDataset } from '../../dataset/export-dataset.js';
+import { outputEncodingFor, PredictorColumns, transcodeJsonl } from '../../dataset/output-files.js';
 import { EXPORT_FORMATS, type ExportFormat } from '../../dataset/exporter.js';
 import type { Split } from '../../dataset/split.js';
 import { openStore } from '../../store/open-store.js';
@@ -30,6 +34,7 @@ interface ExportCommandOptions {
   source?: TrajectorySource;
   valFraction: string;
   seed: string;
+  top?: string;
   json?: boolean;
 }
 
@@ -43,6 +48,13 @@ function parseValFraction(text: string): number {
 
 function parseSeed(text: string): number {
   if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text))) throw new CliError(`--seed must be a non-negative integer, got ${JSON.stringify(text)}`);
+  return Number(text);
+}
+
+function parseTop(text: string | undefined, format: ExportFormat): number | undefined {
+  if (text === undefined) return undefined;
+  if (format !== 'few-shot') throw new CliError('--top only applies to --format few-shot');
+  if (!/^\d+$/.test(text) || Number(text) < 1 || !Number.isSafeInteger(Number(text))) throw new CliError(`--top must be a positive integer, got ${JSON.stringify(text)}`);
   return Number(text);
 }
 
@@ -77,41 +89,56 @@ async function closeStream(stream: WriteStream): Promise<void> {
 
 export function exportCommand(ctx: CliContext): Command {
   return new Command('export')
-    .description('Export stored trajectories as training data: trajectories, sft, dpo-openai, dpo-trl or kto JSONL, with a dataset card')
+    .description('Export stored trajectories as training data: trajectories, sft, dpo-openai, dpo-trl, kto, few-shot, predictor or grpo (FISSION groups from bench --fission), with a dataset card')
     .addOption(new Option('--format <format>', 'dataset format').choices(EXPORT_FORMATS).makeOptionMandatory())
-    .requiredOption('--out <file>', 'training split file (JSONL); also writes <file>.val.jsonl, <file>.card.json and <file>.card.md')
+    .requiredOption('--out <file>', 'training split file (JSONL; .csv for predictor, .md for few-shot); also writes <file>.val.<ext>, <file>.card.json and <file>.card.md')
     .option('--db <store>', 'store to read: a SQLite path (default .faultline/faultline.db) or a postgres:// URL (?schema=NAME)')
     .addOption(new Option('--source <source>', 'only trajectories from this source').choices(TRAJECTORY_SOURCES))
     .option('--val-fraction <fraction>', 'share of trajectories for the validation split, in [0, 1)', '0.1')
     .option('--seed <n>', 'seed of the split (a non-negative integer)', '0')
+    .option('--top <n>', 'few-shot: failures per tool (default 3)')
     .option('--json', 'print the dataset card as JSON')
     .action(async (opts: ExportCommandOptions) => {
       const { io } = ctx;
       const valFraction = parseValFraction(opts.valFraction);
       const seed = parseSeed(opts.seed);
+      const fewShotTop = parseTop(opts.top, opts.format);
+      const chosen = outputEncodingFor(opts.format, opts.out);
+      if ('error' in chosen) throw new CliError(chosen.error);
+      const { encoding } = chosen;
       const out = isAbsolute(opts.out) ? opts.out : resolve(io.cwd, opts.out);
       assertWritableDirectory(out, opts.out);
-      const files = { train: opts.out, validation: `${opts.out}.val.jsonl` };
-      const targets = { train: out, validation: `${out}.val.jsonl`, cardJson: `${out}.card.json`, cardMd: `${out}.card.md` };
+      const files = { train: opts.out, validation: `${opts.out}.val.${encoding}` };
+      const targets = { train: out, validation: `${out}.val.${encoding}`, cardJson: `${out}.card.json`, cardMd: `${out}.card.md` };
       const suffix = `.partial-${randomUUID()}`;
       const temp = (path: string): string => path + suffix;
+      // CSV and Markdown are transcoded from JSON lines written beside them first.
+      const rowsFile = (split: Split): string => (encoding === 'jsonl' ? temp(targets[split]) : `${temp(targets[split])}.jsonl`);
+      const columns = encoding === 'csv' ? new PredictorColumns() : undefined;
 
       const store = await openStore(opts.db, { cwd: io.cwd });
       let card: DatasetCard;
       const streams: Record<Split, WriteStream> | undefined = hasTrajectoryStore(store)
-        ? { train: createWriteStream(temp(targets.train)), validation: createWriteStream(temp(targets.validation)) }
+        ? { train: createWriteStream(rowsFile('train')), validation: createWriteStream(rowsFile('validation')) }
         : undefined;
       try {
         if (!hasTrajectoryStore(store) || streams === undefined) throw new CliError(`the ${store.kind} store cannot hold trajectories`);
         card = await exportDataset({
           format: opts.format,
           trajectories: storedTrajectories(store, opts.source),
-          write: (split, line) => writeTo(streams[split], line),
+          write: (split, line) => {
+            columns?.add(line);
+            return writeTo(streams[split], line);
+          },
           seed,
           valFraction,
           files,
+          ...(fewShotTop === undefined ? {} : { fewShotTop }),
         });
         await Promise.all([closeStream(streams.train), closeStream(streams.validation)]);
+        if (encoding !== 'jsonl') {
+          for (const split of ['train', 'validation'] as const) await transcodeJsonl(encoding, rowsFile(split), temp(targets[split]), columns?.header());
+        }
         writeFileSync(temp(targets.cardJson), `${JSON.stringify(card, null, 2)}\n`);
         writeFileSync(temp(targets.cardMd), renderDatasetCard(card));
         for (const target of Object.values(targets)) renameSync(temp(target), target);
@@ -120,6 +147,7 @@ export function exportCommand(ctx: CliContext): Command {
         for (const target of Object.values(targets)) rmSync(temp(target), { force: true });
         throw error;
       } finally {
+        if (encoding !== 'jsonl') for (const split of ['train', 'validation'] as const) rmSync(rowsFile(split), { force: true });
         await store.close();
       }
 

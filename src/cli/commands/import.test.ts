@@ -73,6 +73,22 @@ describe('faultline import', () => {
     expect(existsSync(db)).toBe(false);
   });
 
+  it('writes a large file in several batches; --strict with a malformed line past the first batches still writes nothing', async () => {
+    const lines = Array.from({ length: 2600 }, (_, i) => JSON.stringify(conversation(`big-${i}`)));
+    writeFileSync(join(dir, 'big.jsonl'), lines.join('\n') + '\n');
+    const db = freshDb();
+    const { report } = await importJson(['--format', 'openai', 'big.jsonl', '--db', db]);
+    expect(report).toMatchObject({ trajectories: 2600, inserted: 2600, steps: 5200 });
+    const again = await importJson(['--format', 'openai', 'big.jsonl', '--db', db]);
+    expect(again.report).toMatchObject({ inserted: 0, already_stored: 2600 });
+    lines[2499] = '{"messages": 3}';
+    writeFileSync(join(dir, 'big-bad.jsonl'), lines.join('\n') + '\n');
+    const strictDb = freshDb();
+    const strict = await runCapture(['import', '--format', 'openai', 'big-bad.jsonl', '--db', strictDb, '--strict'], dir);
+    expect(strict).toMatchObject({ code: 2, stdout: '', stderr: 'faultline: big-bad.jsonl:2500: expected "messages" to be an array (--strict: nothing imported)\n' });
+    expect(existsSync(strictDb)).toBe(false);
+  }, 60_000);
+
   it('refuses an unknown format, a missing file and a file not in the format with one line and exit 2', async () => {
     const db = freshDb();
     const badFormat = await runCapture(['import', '--format', 'csv', openAiFile, '--db', db], dir);

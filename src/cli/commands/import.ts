@@ -1,14 +1,19 @@
 /**
  * `faultline import`: reads trajectories from a file (OpenAI or Anthropic chat logs, tau-bench
- * results, seed 000 step logs, OTLP GenAI spans) into the store. Re-importing a file stores
- * nothing new: trajectories are keyed by source and source id.
+ * results, seed 000 step logs, OTLP GenAI spans) into the store, streaming: they are written in
+ * batches of 1000 as the file is read, so memory does not grow with the file. Re-importing a file
+ * stores nothing new: trajectories are keyed by source and source id. `--strict` (and a tau-bench
+ * file, which is one JSON document) is validated in full before the first write, so a bad file
+ * writes nothing (see `importFile`).
  */
 import { statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { openStore } from '../../store/open-store.js';
 import { IMPORT_FORMATS, type ImportFormat } from '../../trajectory/importers/import-types.js';
-import { importFile, ImportInputError, summarizeImport, type ImportSummary } from '../../trajectory/import-file.js';
+import { importFile, ImportInputError, type ImportSummary } from '../../trajectory/import-file.js';
+import type { Trajectory } from '../../trajectory/types.js';
+import type { Store, TrajectoryStore } from '../../store/types.js';
 import { hasTrajectoryStore } from '../../trajectory/trajectory-row.js';
 import { CliError } from '../cli-error.js';
 import { writeLine, type CliContext } from '../io.js';
@@ -28,12 +33,12 @@ export interface ImportReport extends ImportSummary {
   inserted: number;
   /** Trajectories that were already in the store (a re-import). */
   already_stored: number;
+  /** The first 1000 skipped lines (`skipped_lines` counts them all). */
   skipped: { line: number; reason: string }[];
 }
 
-const INSERT_BATCH = 1000;
-
-function assertReadableFile(path: string, shown: string): void {
+/** Exit 2 with one line unless `path` is a readable regular file (`shown` is how the user wrote it). */
+export function assertReadableFile(path: string, shown: string): void {
   let isFile: boolean;
   try {
     isFile = statSync(path).isFile();
@@ -56,31 +61,49 @@ export function importCommand(ctx: CliContext): Command {
       const { io } = ctx;
       const path = isAbsolute(file) ? file : resolve(io.cwd, file);
       assertReadableFile(path, file);
+      // Opened at the first batch: a file that fails validation never creates or touches the store.
+      let store: (Store & TrajectoryStore) | undefined;
+      // Errors of the store (not of the file) pass through unchanged.
+      let storeError: unknown;
+      const onStore = async <T>(work: (store: Store & TrajectoryStore) => Promise<T>): Promise<T> => {
+        try {
+          if (store === undefined) {
+            const opened = await openStore(opts.db, { cwd: io.cwd });
+            if (!hasTrajectoryStore(opened)) {
+              await opened.close();
+              throw new CliError(`the ${opened.kind} store cannot hold trajectories`);
+            }
+            store = opened;
+          }
+          return await work(store);
+        } catch (error) {
+          storeError = error;
+          throw error;
+        }
+      };
+      let inserted = 0;
       let result;
       try {
         result = await importFile(opts.format, path, {
           ...(opts.strict === true ? { strict: true } : {}),
           onSkip: (s) => writeLine(io.stderr, `${file}:${s.line}: ${s.reason}`),
+          write: async (batch: readonly Trajectory[]) => {
+            inserted += await onStore((s) => s.insertTrajectories(batch));
+          },
         });
+        // An import of nothing still creates the store, as any write would.
+        await onStore(async () => undefined);
       } catch (error) {
+        if (error === storeError || CliError.isInstance(error)) throw error;
         if (ImportInputError.isInstance(error)) {
           throw new CliError(`${file}:${error.line}: ${error.reason}${opts.strict === true ? ' (--strict: nothing imported)' : ' (nothing imported)'}`);
         }
         throw new CliError(`cannot read ${file}: ${(error as Error).message}`);
-      }
-
-      const store = await openStore(opts.db, { cwd: io.cwd });
-      let inserted = 0;
-      try {
-        if (!hasTrajectoryStore(store)) throw new CliError(`the ${store.kind} store cannot hold trajectories`);
-        for (let start = 0; start < result.trajectories.length; start += INSERT_BATCH) {
-          inserted += await store.insertTrajectories(result.trajectories.slice(start, start + INSERT_BATCH));
-        }
       } finally {
-        await store.close();
+        await store?.close();
       }
 
-      const summary = summarizeImport(result);
+      const summary = result.summary;
       const report: ImportReport = {
         format: opts.format,
         file,

@@ -4,21 +4,20 @@
  * and a real MCP server from npm behind.
  */
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { McpError, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { McpError, ToolListChangedNotificationSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVERYTHING_SERVER, INSPECTOR_CLI, MEMORY_SERVER, readRecords, tempDir, writeDyingServer } from '../../faults/mcp-proxy/mcp-proxy.test-helpers.js';
 import { runCapture } from '../run-cli.test-helpers.js';
+import { compileCli } from './compiled-cli.test-helpers.js';
 
 const run = promisify(execFile);
 
@@ -48,7 +47,6 @@ class ChildStdioTransport implements Transport {
     this.child.stdin.end();
   }
 }
-const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** A server that fails at start-up the way real ones do: a few lines on stderr, then a non-zero exit. */
 const EARLY_EXIT = "console.error('memory server starting'); console.error('Error: MEMORY_FILE_PATH is a directory'); console.error('  at main (index.js:1:1)'); process.exit(3)";
@@ -77,6 +75,9 @@ describe('faultline mcp-proxy: bad usage and bad input print one line and exit 2
     ['a bad --port', () => ['mcp-proxy', '--plan', planPath, '--port', 'eighty', '--', 'node'], /^faultline: --port must be a port number from 0 to 65535, got "eighty"$/],
     ['--admin-token without --admin-port', () => ['mcp-proxy', '--plan', planPath, '--admin-token', 'x', '--', 'node'], /^faultline: --admin-token needs --admin-port$/],
     ['an unknown flag', () => ['mcp-proxy', '--plan', planPath, '--bogus', '--', 'node'], /^faultline: unknown option '--bogus'/],
+    ['--max-restarts without --restart', () => ['mcp-proxy', '--plan', planPath, '--max-restarts', '3', '--', 'node'], /^faultline: --max-restarts needs --restart$/],
+    ['a bad --max-restarts', () => ['mcp-proxy', '--plan', planPath, '--restart', '--max-restarts', '0', '--', 'node'], /^faultline: --max-restarts must be a whole number from 1 to 1000, got "0"$/],
+    ['--restart with --upstream', () => ['mcp-proxy', '--plan', planPath, '--restart', '--upstream', 'http://127.0.0.1:9/mcp'], /^faultline: --restart applies to a server command/],
     ['a plan file that does not exist', () => ['mcp-proxy', '--plan', join(dir.path, 'missing.yaml'), '--', 'node'], /^faultline: cannot read fault plan .*missing\.yaml: ENOENT$/],
     ['a plan that does not validate', () => ['mcp-proxy', '--plan', join(dir.path, 'bad.yaml'), '--', 'node'], /^faultline: .*bad\.yaml.*status/],
     ['a --db that cannot be opened', () => ['mcp-proxy', '--plan', planPath, '--db', '/dev/null/records.db', '--', process.execPath, EVERYTHING_SERVER, 'stdio'], /^faultline: cannot open SQLite store/],
@@ -119,21 +120,10 @@ describe('faultline mcp-proxy: bad usage and bad input print one line and exit 2
 
 describe('faultline mcp-proxy as a process', () => {
   let main: string;
-  let build: string;
 
   beforeAll(async () => {
-    // Compiled once into a temp dir that sees the repository's node_modules, so the real CLI runs as users run it.
-    build = join(dir.path, 'build');
-    await mkdir(build, { recursive: true });
-    await writeFile(join(build, 'package.json'), '{ "type": "module" }\n');
-    await symlink(join(REPO, 'node_modules'), join(build, 'node_modules'), 'dir');
-    const tsc = join(REPO, 'node_modules', 'typescript', 'bin', 'tsc');
-    // Errors in files other engineers are editing do not stop the emit this test needs; a missing output does.
-    const compiled = await run(process.execPath, [tsc, '-p', join(REPO, 'tsconfig.build.json'), '--outDir', join(build, 'dist'), '--declaration', 'false', '--sourceMap', 'false'], {
-      cwd: REPO,
-    }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
-    main = join(build, 'dist', 'cli', 'main.js');
-    if (!existsSync(main) || !existsSync(join(build, 'dist', 'faults', 'mcp-proxy', 'proxy.js'))) throw new Error(`compiling the CLI failed:\n${compiled.stdout}`);
+    // Compiled once, so the real CLI runs as users run it.
+    main = await compileCli(join(dir.path, 'build'), ['faults/mcp-proxy/proxy.js']);
   }, 180_000);
 
   const serverArgs = () => ['--', process.execPath, EVERYTHING_SERVER, 'stdio'];
@@ -165,7 +155,7 @@ describe('faultline mcp-proxy as a process', () => {
     expect(records[1]).toMatchObject({ failure_category: 'parameter', idempotent: true, context_snapshot: { agent: 'cli-test', transport: 'mcp' } });
   });
 
-  it('works with @modelcontextprotocol/inspector-cli as the client', async () => {
+  it('works with @modelcontextprotocol/inspector-cli as the client', { timeout: 120_000 }, async () => {
     const db = join(dir.path, 'inspector.db');
     const inspect = (...method: string[]) =>
       run(INSPECTOR_CLI, ['--cli', process.execPath, ...method, '--', main, 'mcp-proxy', '--plan', planPath, '--db', db, ...serverArgs()], { cwd: dir.path, timeout: 60_000 });
@@ -311,6 +301,33 @@ describe('faultline mcp-proxy as a process', () => {
     }
   });
 
+  it('with --restart, starts a server that died mid-call again: the failed call is recorded, the next one succeeds, and it exits 0', { timeout: 60_000 }, async () => {
+    const script = await writeDyingServer(join(dir.path, 'restarted-server.mjs'));
+    const db = join(dir.path, 'restarted.db');
+    const proc = start(['--plan', planPath, '--db', db, '--restart', '--max-restarts', '2', '--', process.execPath, script, 'exit:3', join(dir.path, 'restarted-count.txt')]);
+    try {
+      const client = new Client({ name: 'comes-back', version: '1' });
+      let notified!: () => void;
+      const listChanged = new Promise<void>((resolve) => (notified = resolve));
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => notified());
+      await client.connect(new ChildStdioTransport(proc.child));
+      const running = await client.callTool({ name: 'slow_write', arguments: {} }).catch((e: unknown) => e);
+      expect(running).toMatchObject({ code: -32000, data: { code: 'ECONNRESET', exit_code: 3, signal: null } });
+      await proc.line(/restarted the upstream MCP server \(attempt 1 of 2\)$/);
+      // The restarted server lists generation_2 instead of generation_1.
+      await listChanged;
+      expect(await client.callTool({ name: 'ping', arguments: {} })).toEqual({ content: [{ type: 'text', text: 'pong' }] });
+      await client.close();
+      expect(await proc.exit).toBe(0);
+      expect((await readRecords(db)).map((r) => [r.tool_name, r.status, r.error_code])).toEqual([
+        ['slow_write', 'failure', 'ECONNRESET'],
+        ['ping', 'success', null],
+      ]);
+    } finally {
+      proc.child.kill('SIGKILL');
+    }
+  });
+
   it('leaves no store behind when started as a process with a server that exits at once', async () => {
     const cwd = join(dir.path, 'process-no-store');
     await mkdir(cwd);
@@ -323,7 +340,7 @@ describe('faultline mcp-proxy as a process', () => {
     expect(await readdir(cwd)).toEqual([]);
   });
 
-  it('drives server-memory with @modelcontextprotocol/inspector-cli: entities and relations in, the graph back out', async () => {
+  it('drives server-memory with @modelcontextprotocol/inspector-cli: entities and relations in, the graph back out', { timeout: 120_000 }, async () => {
     const db = join(dir.path, 'memory.db');
     const graphFile = join(dir.path, 'memory-graph.jsonl');
     // Each inspector run starts the proxy, which starts its own server-memory on the same graph file.

@@ -7,7 +7,8 @@
  * A server that cannot be started (no such command, or it exits before the MCP handshake) is bad
  * input: one line, exit 2, and no store is created. A server that dies later is data: the proxy
  * records the failed calls, keeps answering, and stops only when its client goes away or it is
- * signalled (exit 1 then, since the session lost its server).
+ * signalled (exit 1 then, since the session lost its server). With --restart it starts the
+ * server again (backoff, at most --max-restarts attempts) and exits 1 only if it is down at the end.
  */
 import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -15,7 +16,7 @@ import { Command } from 'commander';
 import { ConfigError } from '../../errors.js';
 import { generateAdminToken, startAdminServer, type AdminServer } from '../../faults/mcp-proxy/admin-server.js';
 import { serveMcpOverHttp, type McpHttpServer } from '../../faults/mcp-proxy/http-downstream.js';
-import { startMcpProxy, type McpProxy } from '../../faults/mcp-proxy/proxy.js';
+import { DEFAULT_MAX_RESTARTS, startMcpProxy, type McpProxy } from '../../faults/mcp-proxy/proxy.js';
 import { McpUpstreamError, type McpUpstream } from '../../faults/mcp-proxy/upstream.js';
 import { createFaultPlan, type FaultPlan } from '../../faults/plan.js';
 import { loadFaultPlan } from '../../faults/plan-validate.js';
@@ -32,6 +33,8 @@ interface McpProxyOptions {
   adminPort?: string;
   adminToken?: string;
   upstreamTimeoutMs: string;
+  restart?: boolean;
+  maxRestarts?: string;
 }
 
 /** The io of a command that serves MCP on stdio: stdin is only read here, so it is optional in CliIo. */
@@ -46,6 +49,12 @@ function port(flag: string, text: string): number {
 function milliseconds(flag: string, text: string): number {
   const value = /^\d+$/.test(text.trim()) ? Number(text) : NaN;
   if (!Number.isSafeInteger(value) || value < 1 || value > 86_400_000) throw new CliError(`${flag} must be a whole number of milliseconds from 1 to 86400000, got "${text}"`);
+  return value;
+}
+
+function count(flag: string, text: string): number {
+  const value = /^\d+$/.test(text.trim()) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(value) || value < 1 || value > 1000) throw new CliError(`${flag} must be a whole number from 1 to 1000, got "${text}"`);
   return value;
 }
 
@@ -116,6 +125,8 @@ export function mcpProxyCommand(ctx: CliContext): Command {
     .option('--admin-port <port>', 'serve GET/PUT /plan and GET /state on 127.0.0.1:<port> (0 picks a free port)')
     .option('--admin-token <token>', 'bearer token for the admin endpoint (default $FAULTLINE_ADMIN_TOKEN, else one is generated and printed to stderr)')
     .option('--upstream-timeout-ms <ms>', 'how long an upstream request may go without an answer or progress', '300000')
+    .option('--restart', 'start the server command again when it exits (backoff from 0.5 s, doubling, at most 30 s)')
+    .option('--max-restarts <n>', `with --restart: start attempts before the server is left down (default ${DEFAULT_MAX_RESTARTS})`)
     .addHelpText(
       'after',
       '\nThe proxy mirrors the upstream server (name, version, capabilities, tools and their annotations), forwards\n' +
@@ -124,7 +135,9 @@ export function mcpProxyCommand(ctx: CliContext): Command {
         'or an isError result (401/403/404/409/429/503); hangs and commit_then_drop never answer.\n\n' +
         'If the server exits while the proxy runs, the proxy stays up: every tools/call fails with -32000 and is\n' +
         'recorded (connection_reset if it was running, dependency_down after), tools/list answers from the last list,\n' +
-        'and the exit code is 1 once the client disconnects. A server that cannot start exits 2 with one line.\n\n' +
+        'and the exit code is 1 once the client disconnects. A server that cannot start exits 2 with one line.\n' +
+        'With --restart the proxy starts the server again, lists its tools again, and sends notifications/tools/list_changed\n' +
+        'to clients if they changed; calls made while it is down fail and are recorded as above.\n\n' +
         'Example (an MCP client config):\n' +
         '  "command": "npx", "args": ["faultline", "mcp-proxy", "--plan", "faults.yaml", "--", "npx", "@modelcontextprotocol/server-everything"]\n' +
         'Change the plan while it runs:\n' +
@@ -140,11 +153,22 @@ export function mcpProxyCommand(ctx: CliContext): Command {
       const upstreamTimeoutMs = milliseconds('--upstream-timeout-ms', opts.upstreamTimeoutMs);
       if (opts.adminToken !== undefined && opts.adminToken.trim() === '') throw new CliError('--admin-token must not be empty');
       if (opts.adminToken !== undefined && adminPort === undefined) throw new CliError('--admin-token needs --admin-port');
+      if (opts.maxRestarts !== undefined && opts.restart !== true) throw new CliError('--max-restarts needs --restart');
+      if (opts.restart === true && !('command' in upstream)) throw new CliError('--restart applies to a server command (-- <command...>), not to --upstream');
+      const maxRestarts = opts.maxRestarts === undefined ? DEFAULT_MAX_RESTARTS : count('--max-restarts', opts.maxRestarts);
       const plan = await loadPlan(opts.plan);
 
       let proxy: McpProxy;
       try {
-        proxy = await startMcpProxy({ upstream, plan, cwd: io.cwd, upstreamTimeoutMs, log, ...(opts.db === undefined ? {} : { store: opts.db }) });
+        proxy = await startMcpProxy({
+          upstream,
+          plan,
+          cwd: io.cwd,
+          upstreamTimeoutMs,
+          log,
+          ...(opts.db === undefined ? {} : { store: opts.db }),
+          ...(opts.restart === true ? { restart: { maxRestarts } } : {}),
+        });
       } catch (error) {
         if (McpUpstreamError.isInstance(error) || ConfigError.isInstance(error)) throw new CliError(error.message, 2, { cause: error });
         throw error;

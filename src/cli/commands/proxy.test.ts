@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -8,6 +9,7 @@ import { createToolCatalog } from '../../tools/catalog.js';
 import { startMockToolServer, type MockToolServer } from '../../tools/http-server.js';
 import { runCli } from '../run-cli.js';
 import { captureIo, runCapture, waitFor } from '../run-cli.test-helpers.js';
+import { compileCli } from './compiled-cli.test-helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'faultline-proxy-cli-'));
 let upstream: MockToolServer;
@@ -139,5 +141,54 @@ describe('faultline proxy', () => {
     } finally {
       await new Promise<void>((resolve) => taken.close(() => resolve()));
     }
+  });
+});
+
+describe('faultline proxy as a process', () => {
+  let main: string;
+  beforeAll(async () => {
+    main = await compileCli(join(dir, 'build'), ['store/sqlite/sqlite-worker.js']);
+  }, 180_000);
+
+  it('writes its records from a SQLite writer in a worker thread, and has all of them stored once stopped', { timeout: 60_000 }, async () => {
+    const db = join(dir, 'process.db');
+    const child = spawn(process.execPath, [main, 'proxy', '--target', upstream.url, '--port', '0', '--db', db, '--json', '--admin-token', 'process-token'], { cwd: dir });
+    try {
+      let stdout = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      const line = await waitFor(() => (stdout.includes('\n') ? stdout.split('\n')[0] : undefined), 'the startup line', 30_000);
+      const info = JSON.parse(line) as { url: string; sqlite_writer: string };
+      expect(info.sqlite_writer).toBe('worker');
+
+      const answers = await Promise.all(
+        Array.from({ length: 120 }, (_, i) =>
+          fetch(`${info.url}/tools/${i % 2 === 0 ? 'get_weather' : 'get_order'}`, { method: 'POST', body: JSON.stringify(i % 2 === 0 ? { city: 'Paris' } : { order_id: 'ORD-10001' }) }),
+        ),
+      );
+      expect(answers.map((a) => a.status)).toEqual(Array.from({ length: 120 }, () => 200));
+      await Promise.all(answers.map((a) => a.arrayBuffer()));
+
+      child.kill('SIGINT');
+      expect(await exited).toBe(0);
+      const store = createSqliteStore({ path: db, readonly: true });
+      const records = await store.query({ limit: 1000 });
+      await store.close();
+      expect(records).toHaveLength(120);
+      expect(new Set(records.map((r) => r.tool_name))).toEqual(new Set(['get_weather', 'get_order']));
+      expect(records.every((r) => r.status === 'success')).toBe(true);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it('reports a --db the worker cannot open in one line, exit 2', { timeout: 60_000 }, async () => {
+    mkdirSync(join(dir, 'process-blocker'), { recursive: true });
+    writeFileSync(join(dir, 'process-blocker', 'file'), 'not a directory');
+    const child = spawn(process.execPath, [main, 'proxy', '--target', upstream.url, '--port', '0', '--db', join(dir, 'process-blocker', 'file', 'x.db')], { cwd: dir });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    expect(await new Promise<number | null>((resolve) => child.once('exit', resolve))).toBe(2);
+    expect(stderr).toMatch(/^faultline: cannot open SQLite store [^\n]*\n$/);
   });
 });

@@ -8,11 +8,12 @@ import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { ConfigError } from '../../errors.js';
 import { startHttpFaultProxy, type HttpFaultProxy } from '../../faults/http-proxy/http-proxy.js';
+import { openProxyStore } from '../../faults/http-proxy/record-store.js';
 import { loadRoutes } from '../../faults/http-proxy/routes.js';
 import { createFaultPlan } from '../../faults/plan.js';
 import { loadFaultPlan } from '../../faults/plan-validate.js';
 import { defaultSpoolPath } from '../../record/spool.js';
-import { DEFAULT_SQLITE_PATH, openStore } from '../../store/open-store.js';
+import { DEFAULT_SQLITE_PATH } from '../../store/open-store.js';
 import { CliError } from '../cli-error.js';
 import { writeLine, type CliContext } from '../io.js';
 
@@ -98,9 +99,10 @@ export function proxyCommand(ctx: CliContext): Command {
 
       const plan = createFaultPlan(opts.plan === undefined ? { version: 1, rules: [] } : await config(() => loadFaultPlan(resolve(io.cwd, opts.plan!))));
       const routes = opts.routes === undefined ? [] : await config(() => loadRoutes(resolve(io.cwd, opts.routes!)));
-      // Opened here, before listening, so that a bad --db fails the command with one line.
+      // Opened here, before listening, so that a bad --db fails the command with one line. A SQLite
+      // file is written from a worker thread, off the event loop every request goes through.
       const db = opts.db ?? DEFAULT_SQLITE_PATH;
-      const store = await openStore(db, { cwd: io.cwd });
+      const { store, writer } = await config(() => openProxyStore(db, io.cwd));
 
       let proxy: HttpFaultProxy;
       try {
@@ -128,6 +130,7 @@ export function proxyCommand(ctx: CliContext): Command {
         const rules = plan.spec.rules.length;
         if (opts.json === true) {
           const info: Record<string, unknown> = { url: proxy.url, target: target.href, admin_url: proxy.adminUrl, plan: opts.plan ?? null, rules, db };
+          if (writer !== undefined) info['sqlite_writer'] = writer;
           if (givenToken === undefined) info['admin_token'] = adminToken;
           writeLine(io.stdout, JSON.stringify(info));
         } else {

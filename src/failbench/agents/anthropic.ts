@@ -11,6 +11,7 @@ import type { Agent, AgentTask } from '../types.js';
 import { functionSpecs, type FunctionSpec } from './control-tools.js';
 import type { ModelAttemptResult } from './model-endpoint-error.js';
 import { errorBodyMessage, joinUrl, postJson, scrubSecrets, type FetchLike } from './model-http.js';
+import { DEFAULT_SAMPLING_TEMPERATURE, modelSamplingOf, trackBranch } from './branch-sampling.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import {
   argumentsObject,
@@ -42,6 +43,12 @@ export interface AnthropicAgentOptions extends ModelAgentOptions {
   fetch?: FetchLike;
   /** Default `anthropic:<model>`. */
   name?: string;
+  /**
+   * Temperature of the requests after a fission branch point (`task.sampling`). The Messages API
+   * takes no seed, so branches differ by sampling alone. Requests before the branch point are
+   * sent as in an unsampled run. Default 1.
+   */
+  samplingTemperature?: number;
 }
 
 /** A content block as the Messages API sends and accepts it; unknown block types pass through. */
@@ -82,10 +89,14 @@ export function createAnthropicAgent(options: AnthropicAgentOptions): Agent {
   const timeoutMs = settings.requestTimeoutMs;
   const headers = { 'x-api-key': apiKey, 'anthropic-version': ANTHROPIC_VERSION };
   const nowMs = () => settings.clock.now();
+  const samplingTemperature = options.samplingTemperature ?? DEFAULT_SAMPLING_TEMPERATURE;
 
   return {
     name: options.name ?? `anthropic:${options.model}`,
-    async run(task: AgentTask) {
+    canSample: true,
+    async run(given: AgentTask) {
+      const branch = trackBranch(given);
+      const task = branch.task;
       assertNoControlNameClash(provider, task);
       const system = (options.systemPrompt ?? buildSystemPrompt)(task);
       const messages: AnthropicMessage[] = [{ role: 'user', content: task.instruction }];
@@ -93,7 +104,9 @@ export function createAnthropicAgent(options: AnthropicAgentOptions): Agent {
       const conversation: Conversation<AnthropicBlock[]> = {
         async complete(signal) {
           const body: Record<string, unknown> = { model: options.model, max_tokens: options.maxTokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS, system, messages, tools };
-          if (options.temperature !== undefined) body['temperature'] = options.temperature;
+          const sampling = modelSamplingOf(task, branch, samplingTemperature);
+          if (sampling !== undefined) body['temperature'] = sampling.temperature;
+          else if (options.temperature !== undefined) body['temperature'] = options.temperature;
           const result = await postJson({ url, headers, body, timeoutMs, signal, fetch: fetchImpl, secrets, nowMs });
           return result.ok ? parseMessage(result.value, secrets) : result;
         },

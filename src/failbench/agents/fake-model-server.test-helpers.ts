@@ -114,6 +114,8 @@ export interface FakeModelServer {
   /** `<url>`, as ANTHROPIC_BASE_URL is written. */
   readonly anthropicBaseUrl: string;
   readonly requests: RecordedRequest[];
+  /** The most requests that were being served at the same moment (arrived, reply not yet sent). */
+  readonly maxInFlight: number;
   enqueue(...replies: FakeReply[]): void;
   respondWith(handler: FakeScript): void;
   close(): Promise<void>;
@@ -124,11 +126,17 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
   let handler = options.handler;
   const requests: RecordedRequest[] = [];
   let sequence = 0;
+  let inFlight = 0;
+  let maxInFlight = 0;
 
   const server = createServer((req, res) => {
-    void serve(req, res).catch((error: unknown) => {
-      if (!res.headersSent) send(res, 500, { error: { message: `fake model server crashed: ${String(error)}` } });
-    });
+    inFlight += 1;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    void serve(req, res)
+      .catch((error: unknown) => {
+        if (!res.headersSent) send(res, 500, { error: { message: `fake model server crashed: ${String(error)}` } });
+      })
+      .finally(() => (inFlight -= 1));
   });
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -175,6 +183,9 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
     openaiBaseUrl: `${url}/v1`,
     anthropicBaseUrl: url,
     requests,
+    get maxInFlight() {
+      return maxInFlight;
+    },
     enqueue: (...replies) => void queue.push(...replies),
     respondWith: (next) => void (handler = next),
     close: () =>

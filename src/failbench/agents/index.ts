@@ -10,6 +10,7 @@ import { loadModuleAgent } from './module-agent.js';
 import { createNaiveAgent } from './naive.js';
 import { createOpenAIAgent } from './openai.js';
 import { createRobustAgent } from './robust.js';
+import { createSamplingAgent } from './sampler.js';
 import type { ModelAgentOptions } from './tool-call-loop.js';
 
 export { createOpenAIAgent, DEFAULT_OPENAI_BASE_URL } from './openai.js';
@@ -27,8 +28,11 @@ export { buildSystemPrompt } from './system-prompt.js';
 export { createNaiveAgent } from './naive.js';
 export { createRobustAgent } from './robust.js';
 export type { RobustAgentOptions } from './robust.js';
+export { createSamplingAgent, SAMPLER_CHOICES } from './sampler.js';
+export type { SamplingAgentOptions } from './sampler.js';
+export { DEFAULT_SAMPLING_TEMPERATURE } from './branch-sampling.js';
 export { NAIVE_RULES, ROBUST_RULES } from './playbook.js';
-export type { PlaybookRules } from './playbook.js';
+export type { PlaybookChoice, PlaybookRules } from './playbook.js';
 
 /** Settings for `openai:` and `anthropic:` specs (flags such as --base-url, --max-turns). */
 export interface ModelSpecOptions extends ModelAgentOptions {
@@ -50,12 +54,14 @@ export interface ResolveAgentOptions {
 }
 
 /**
- * The reference agents, by the bare name a spec uses for them (`naive`, `robust`). Each entry
+ * The reference agents, by the bare name a spec uses for them (`naive`, `robust`, and `sampler`,
+ * the robust playbook that can branch for `bench --fission`). Each entry
  * builds a fresh agent.
  */
 const REFERENCE_AGENTS: Readonly<Record<string, () => Agent>> = {
   naive: () => createNaiveAgent(),
   robust: () => createRobustAgent(),
+  sampler: () => createSamplingAgent(),
 };
 
 /**

@@ -428,13 +428,11 @@ export function runModelAgentContract(format: WireFormat, makeAgent: MakeAgent):
       const tasks = Array.from({ length: 12 }, (_, i) =>
         makeTask({ instruction: `Weather for task #${i}`, results: { get_weather: (args) => ({ ok: true, output: { city: args['city'] } }) } }),
       );
-      const started = Date.now();
       const outcomes = await Promise.all(tasks.map((t) => agent.run(t)));
-      const elapsed = Date.now() - started;
       outcomes.forEach((o, i) => expect(o.answer).toBe(`task #${i} saw city-${i}`));
       tasks.forEach((t, i) => expect(t.calls).toEqual([{ name: 'get_weather', args: { city: `city-${i}` } }]));
-      // Sequentially this would take at least 12 x 2 x 15 ms.
-      expect(elapsed).toBeLessThan(12 * 2 * 15);
+      // An instance that serialised its tasks would never have two model requests open at once.
+      expect(server.maxInFlight).toBeGreaterThan(1);
     });
 
     it('refuses a task whose tool names clash with the control functions', async () => {

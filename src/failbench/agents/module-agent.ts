@@ -59,6 +59,7 @@ interface AgentShape {
   name?: unknown;
   run: Agent['run'];
   close?: unknown;
+  canSample?: unknown;
 }
 
 function isAgentShaped(value: unknown): value is AgentShape {
@@ -71,7 +72,8 @@ function isAgentShaped(value: unknown): value is AgentShape {
 function withName(agent: AgentShape, fallback: string): Agent {
   if (typeof agent.name === 'string' && agent.name !== '') return agent as Agent;
   const close = agent.close as Agent['close'];
-  const named: Agent = { name: fallback, run: (task) => agent.run(task) };
+  // `canSample: true` on the module's agent declares that it honors task.sampling (bench --fission).
+  const named: Agent = { name: fallback, run: (task) => agent.run(task), ...(agent.canSample === true ? { canSample: true } : {}) };
   if (close !== undefined) named.close = () => close.call(agent);
   return named;
 }

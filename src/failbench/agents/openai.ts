@@ -18,6 +18,7 @@ import type { Agent, AgentTask } from '../types.js';
 import { functionSpecs, type FunctionSpec } from './control-tools.js';
 import type { ModelAttemptResult, ModelFailure } from './model-endpoint-error.js';
 import { errorBodyMessage, scrubSecrets, statusFailure, type FetchLike } from './model-http.js';
+import { DEFAULT_SAMPLING_TEMPERATURE, modelSamplingOf, trackBranch, type ModelSampling } from './branch-sampling.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import {
   argumentsObject,
@@ -46,6 +47,11 @@ export interface OpenAIAgentOptions extends ModelAgentOptions {
   fetch?: FetchLike;
   /** Default `openai:<model>`. */
   name?: string;
+  /**
+   * Temperature of the requests after a fission branch point (`task.sampling`); they also carry
+   * the branch's `seed`. Requests before it are sent as in an unsampled run. Default 1.
+   */
+  samplingTemperature?: number;
 }
 
 /**
@@ -78,10 +84,14 @@ export function createOpenAIAgent(options: OpenAIAgentOptions): Agent {
   const name = options.name ?? `openai:${options.model}`;
   const now = () => settings.clock.now();
   const complete = (body: ChatCompletionCreateParamsNonStreaming, signal: AbortSignal) => requestTurn(client, body, signal, secrets, now);
+  const samplingTemperature = options.samplingTemperature ?? DEFAULT_SAMPLING_TEMPERATURE;
 
   return {
     name,
-    async run(task: AgentTask) {
+    canSample: true,
+    async run(given: AgentTask) {
+      const branch = trackBranch(given);
+      const task = branch.task;
       assertNoControlNameClash(provider, task);
       const system = (options.systemPrompt ?? buildSystemPrompt)(task);
       const messages: ChatCompletionMessageParam[] = [
@@ -90,7 +100,7 @@ export function createOpenAIAgent(options: OpenAIAgentOptions): Agent {
       ];
       const tools = functionSpecs(task.tools).map(toOpenAITool);
       const conversation: Conversation<ChatCompletionAssistantMessageParam> = {
-        complete: (signal) => complete(requestBody(options, messages, tools), signal),
+        complete: (signal) => complete(requestBody(options, messages, tools, modelSamplingOf(task, branch, samplingTemperature)), signal),
         append: (turn, answers) => appendTurn(messages, turn, answers),
       };
       return runToolLoop(task, conversation, settings);
@@ -106,9 +116,12 @@ function toOpenAITool(spec: FunctionSpec): ChatCompletionTool {
   return { type: 'function', function: { name: spec.name, description: spec.description, parameters: spec.parameters } };
 }
 
-function requestBody(options: OpenAIAgentOptions, messages: ChatCompletionMessageParam[], tools: ChatCompletionTool[]): ChatCompletionCreateParamsNonStreaming {
+function requestBody(options: OpenAIAgentOptions, messages: ChatCompletionMessageParam[], tools: ChatCompletionTool[], sampling: ModelSampling | undefined): ChatCompletionCreateParamsNonStreaming {
   const body: ChatCompletionCreateParamsNonStreaming = { model: options.model, messages: [...messages], tools, tool_choice: 'auto' };
-  if (options.temperature !== undefined) body.temperature = options.temperature;
+  if (sampling !== undefined) {
+    body.temperature = sampling.temperature;
+    body.seed = sampling.seed;
+  } else if (options.temperature !== undefined) body.temperature = options.temperature;
   if (options.maxTokens !== undefined) body.max_tokens = options.maxTokens;
   return body;
 }

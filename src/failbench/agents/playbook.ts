@@ -68,6 +68,19 @@ export const NAIVE_RULES: Readonly<PlaybookRules> = {
   diagnoses: 'guess',
 };
 
+/**
+ * What a sampling agent may do at one decision instead of what its rules say (see sampler.ts):
+ * `playbook` follows the rules, `naive` applies {@link NAIVE_RULES} to this decision, `retry`
+ * repeats the call at once, `give_up` / `escalate` end the task there.
+ */
+export type PlaybookChoice = 'playbook' | 'naive' | 'retry' | 'give_up' | 'escalate';
+
+/**
+ * Asked at each decision after a failed call (`failure`) or a 200 that does not match the
+ * request (`mismatch`); undefined means: follow the rules.
+ */
+export type ChoosePlaybookAction = (moment: { tool: string; kind: 'failure' | 'mismatch' }) => PlaybookChoice | undefined;
+
 /** Backoff before retry n (1-based) of a transient failure. */
 const BACKOFF_MS = [2_000, 4_000, 8_000];
 /** Re-queries of a read whose answer did not match the request. */
@@ -174,6 +187,7 @@ export class PlaybookRun {
   constructor(
     private readonly task: AgentTask,
     private readonly rules: PlaybookRules,
+    private readonly choose?: ChoosePlaybookAction,
   ) {
     this.started = Date.parse(task.now);
   }
@@ -254,7 +268,7 @@ export class PlaybookRun {
   }
 
   private async runStep(step: Step, initial: Obj): Promise<StepEnd> {
-    const rules = this.rules;
+    let rules: Readonly<PlaybookRules> = this.rules;
     let args = initial;
     const tool = this.tool(step.tool);
     const takesKey = tool !== undefined && Object.hasOwn((tool.inputSchema['properties'] ?? {}) as object, 'idempotency_key');
@@ -295,6 +309,10 @@ export class PlaybookRun {
         if (rules.verifyResults) {
           const mismatches = checkResult(step.tool, args, output, { ...step.check, nowMs: this.now() });
           if (mismatches.length > 0) {
+            const choice = this.choose?.({ tool: step.tool, kind: 'mismatch' });
+            if (choice === 'naive') return { ok: true, output, args, notes };
+            if (choice === 'retry') continue;
+            if (choice === 'give_up' || choice === 'escalate') return this.stopHere(choice, step.tool, 'its result did not match the request', args);
             const end = await this.onMismatch(step, args, mismatches, requeries);
             if (end === 'requery') {
               requeries++;
@@ -316,6 +334,10 @@ export class PlaybookRun {
       if (f.code === 'BUDGET_EXHAUSTED') return { ok: false, outcome: 'gave_up', reason: 'the call budget ran out', args };
       this.diagnose(step.tool, f.category, f.type, `${f.code}${f.status !== undefined ? ` / HTTP ${f.status}` : ''}`);
       identical++;
+      const choice = this.choose?.({ tool: step.tool, kind: 'failure' });
+      if (choice === 'retry') continue;
+      if (choice === 'give_up' || choice === 'escalate') return this.stopHere(choice, step.tool, categoryLabel(f), args);
+      rules = choice === 'naive' ? NAIVE_RULES : this.rules;
 
       if (!rules.classify) {
         // Without reading the error every failure looks like bad luck, or (a 401) like bad arguments.
@@ -394,6 +416,10 @@ export class PlaybookRun {
         }
       }
     }
+  }
+
+  private stopHere(choice: 'give_up' | 'escalate', tool: string, why: string, args: Obj): StepEnd {
+    return { ok: false, outcome: choice === 'give_up' ? 'gave_up' : 'escalated', reason: `${tool}: ${why}; stopped there.`, args };
   }
 
   private language(): Language {

@@ -1,4 +1,4 @@
-// resolveAgent for the reference agents: `naive` and `robust` by bare name.
+// resolveAgent for the reference agents: `naive`, `robust` and `sampler` by bare name.
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../errors.js';
 import { resolveAgent } from './index.js';
@@ -9,11 +9,13 @@ describe('resolveAgent: reference agents', () => {
     const naive = await resolveAgent('naive');
     expect([robust.name, naive.name]).toEqual(['robust', 'naive']);
     expect(await resolveAgent('robust')).not.toBe(robust);
+    const sampler = await resolveAgent('sampler');
+    expect([sampler.name, sampler.canSample, robust.canSample]).toEqual(['sampler', true, undefined]);
   });
 
   it('names the reference agents when a spec is unknown', async () => {
     const error = await resolveAgent('robustest').catch((e: unknown) => e);
     expect(ConfigError.isInstance(error)).toBe(true);
-    expect((error as Error).message).toMatch(/unknown agent "robustest": use naive, robust, openai:<model>/);
+    expect((error as Error).message).toMatch(/unknown agent "robustest": use naive, robust, sampler, openai:<model>/);
   });
 });

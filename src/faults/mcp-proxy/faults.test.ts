@@ -5,19 +5,10 @@
  */
 import { access, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CallToolResultSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FaultRule } from '../plan-spec.js';
-import { everythingUpstream, filesystemUpstream, startTestProxy, tempDir, type TestProxy } from './mcp-proxy.test-helpers.js';
-
-async function rpcError(call: Promise<unknown>): Promise<McpError> {
-  const error = await call.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(error instanceof McpError)) throw new Error(`expected a JSON-RPC error, got ${JSON.stringify(error)}`);
-  return error;
-}
+import { everythingUpstream, filesystemUpstream, rpcError, startTestProxy, tempDir, type TestProxy } from './mcp-proxy.test-helpers.js';
 
 function text(result: CallToolResult): string {
   return result.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n');

@@ -2,8 +2,8 @@
  * The MCP fault proxy: put it between any MCP client and any MCP server, and every tools/call
  * goes through a fault plan and into the store as a record.
  */
-export { startMcpProxy } from './proxy.js';
-export type { McpProxy, McpProxyOptions, McpProxyStats } from './proxy.js';
+export { DEFAULT_MAX_RESTARTS, startMcpProxy } from './proxy.js';
+export type { McpProxy, McpProxyOptions, McpProxyStats, McpRestartOptions } from './proxy.js';
 export { connectUpstream, describeExit, describeUpstream, McpUpstreamError, openUpstream, PROXY_CLIENT_INFO } from './upstream.js';
 export type { McpUpstream, UpstreamConnection, UpstreamExit } from './upstream.js';
 export { serveMcpOverHttp } from './http-downstream.js';

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolExecutionRecord } from '../../record/types.js';
 import { createSqliteStore } from '../../store/sqlite/sqlite-store.js';
 import { createFaultPlan, type FaultPlan } from '../plan.js';
@@ -44,6 +45,10 @@ export function memoryUpstream(file: string): McpUpstream {
  * `slow_write` starts and then the process ends half way through it, as `node path <how>` says:
  * `exit:<code>` exits with that code, `kill:<signal>` kills itself with that signal. It also has
  * one prompt, `greet`, to show that requests other than tool calls fail alike once it is gone.
+ *
+ * For restarts, `node path <how> <countFile> [once]` counts its starts in `countFile` and lists one
+ * more tool, `generation_<n>` for its n-th start, so that each restart changes the tool list; with
+ * `once`, every start after the first exits with code 5 before the handshake.
  */
 export async function writeDyingServer(path: string): Promise<string> {
   const sdk = (file: string) => JSON.stringify(modules(`@modelcontextprotocol/sdk/dist/esm/server/${file}`));
@@ -52,19 +57,35 @@ export async function writeDyingServer(path: string): Promise<string> {
     [
       `import { McpServer } from ${sdk('mcp.js')};`,
       `import { StdioServerTransport } from ${sdk('stdio.js')};`,
+      `import { existsSync, readFileSync, writeFileSync } from 'node:fs';`,
       `const [how, value] = (process.argv[2] ?? 'exit:1').split(':');`,
+      `const countFile = process.argv[3];`,
+      `const generation = countFile === undefined ? 0 : (existsSync(countFile) ? Number(readFileSync(countFile, 'utf8')) : 0) + 1;`,
+      `if (countFile !== undefined) writeFileSync(countFile, String(generation));`,
+      `if (process.argv[4] === 'once' && generation > 1) process.exit(5);`,
       `const server = new McpServer({ name: 'dies-mid-call', version: '1.0.0' });`,
       `server.registerTool('ping', { description: 'answers at once', annotations: { readOnlyHint: true } }, async () => ({ content: [{ type: 'text', text: 'pong' }] }));`,
       `server.registerTool('slow_write', { description: 'writes slowly; the process ends half way' }, async () => {`,
       `  setTimeout(() => (how === 'kill' ? process.kill(process.pid, value) : process.exit(Number(value))), 150);`,
       `  return new Promise(() => {});`,
       `});`,
+      `if (generation > 0) server.registerTool('generation_' + generation, { description: 'which start this is' }, async () => ({ content: [{ type: 'text', text: String(generation) }] }));`,
       `server.registerPrompt('greet', { description: 'a greeting' }, () => ({ messages: [{ role: 'user', content: { type: 'text', text: 'hello' } }] }));`,
       `await server.connect(new StdioServerTransport());`,
       '',
     ].join('\n'),
   );
   return path;
+}
+
+/** The JSON-RPC error a request was answered with (fails the test if it succeeded or failed otherwise). */
+export async function rpcError(call: Promise<unknown>): Promise<McpError> {
+  const error = await call.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!(error instanceof McpError)) throw new Error(`expected a JSON-RPC error, got ${JSON.stringify(error)}`);
+  return error;
 }
 
 export async function tempDir(prefix = 'faultline-mcp-'): Promise<{ path: string; remove(): Promise<void> }> {

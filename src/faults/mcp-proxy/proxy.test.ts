@@ -17,7 +17,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { EVERYTHING_SERVER, everythingUpstream, readRecords, startTestProxy, tempDir, writeDyingServer, type TestProxy } from './mcp-proxy.test-helpers.js';
+import { EVERYTHING_SERVER, everythingUpstream, readRecords, rpcError, startTestProxy, tempDir, writeDyingServer, type TestProxy } from './mcp-proxy.test-helpers.js';
 import { connectUpstream, McpUpstreamError } from './upstream.js';
 
 describe('mcp proxy in front of server-everything (stdio)', () => {
@@ -241,15 +241,6 @@ describe('mcp proxy in front of an in-process SDK server', () => {
     }
   });
 });
-
-async function rpcError(call: Promise<unknown>): Promise<McpError> {
-  const error = await call.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(error instanceof McpError)) throw new Error(`expected a JSON-RPC error, got ${JSON.stringify(error)}`);
-  return error;
-}
 
 describe('an upstream server that dies mid-session', () => {
   let dir: Awaited<ReturnType<typeof tempDir>>;

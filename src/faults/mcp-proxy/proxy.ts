@@ -18,6 +18,10 @@
  * calls that were upstream and every later tools/call get a JSON-RPC error and are recorded as
  * failures (upstream-loss.ts), tools/list answers from the last list, and other requests get the
  * same connection-closed error. It logs one line; its clients decide when the session ends.
+ * With `restart` (stdio servers only), it starts the server again after a capped exponential
+ * backoff, for a bounded number of attempts: once the new server has completed the handshake,
+ * calls go to it, its tools and annotations are listed again, resource subscriptions are renewed,
+ * and clients get notifications/tools/list_changed if the list differs from the last one.
  *
  * A SQLite file store is created only after the upstream handshake succeeded, so a server that
  * cannot be started leaves no empty database behind. Any other store (PostgreSQL, memory) is
@@ -54,11 +58,13 @@ import {
   SubscribeRequestSchema,
   ToolListChangedNotificationSchema,
   UnsubscribeRequestSchema,
+  type CallToolRequest,
   type Implementation,
   type ServerCapabilities,
   type ServerNotification,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { ConfigError } from '../../errors.js';
 import { createRecorder, type Recorder, type RecorderOptions, type RecorderStats } from '../../record/recorder.js';
 import { isoTime } from '../../record/iso-time.js';
 import { createRedactor, type RedactOptions } from '../../record/redact.js';
@@ -106,7 +112,40 @@ export interface McpProxyOptions {
   onRecord?: (record: ToolExecutionRecord) => void;
   /** Diagnostics, one line each (the CLI sends them to stderr). Default: dropped. */
   log?: (line: string) => void;
+  /** Start a stdio server again when it exits on its own. Default: it stays down. */
+  restart?: McpRestartOptions;
+  /**
+   * Picks the plan, clock and session (trace, steps, context) of a tools/call, so that one proxy
+   * serves many isolated runs at once (FailBench's mcp transport routes by the call's `_meta`).
+   * Undefined for a call: the proxy's own plan and clock and the connection's session.
+   */
+  route?: (request: CallToolRequest) => McpCallRoute | undefined;
 }
+
+/** Where {@link McpProxyOptions.route} sends one tools/call. */
+export interface McpCallRoute {
+  plan: FaultPlan;
+  clock: Clock;
+  session: CallSession;
+}
+
+/**
+ * Restarting a stdio server that exited. Attempt n (counting from 0 since the server last
+ * completed a handshake) waits `initialDelayMs * 2^n`, at most `maxDelayMs`; a server that starts
+ * but exits again starts the count over, so `maxRestarts` is what bounds a crash loop.
+ */
+export interface McpRestartOptions {
+  /** Start attempts over the proxy's life; once they are used up the server stays down. Default 5. */
+  maxRestarts?: number;
+  /** Default 500 ms. */
+  initialDelayMs?: number;
+  /** Default 30 000 ms. */
+  maxDelayMs?: number;
+}
+
+export const DEFAULT_MAX_RESTARTS = 5;
+const DEFAULT_RESTART_INITIAL_DELAY_MS = 500;
+const DEFAULT_RESTART_MAX_DELAY_MS = 30_000;
 
 export interface McpProxyStats {
   /** tools/call requests handled so far, answered or not. */
@@ -115,8 +154,12 @@ export interface McpProxyStats {
   sessions: number;
   /** The recorder's counters, when the proxy created the recorder. */
   recorder: RecorderStats | null;
-  /** Null while the upstream is there; how and when it went away once it has. */
+  /** Null while the upstream is there; how and when it went away once it has (until it is restarted). */
   upstreamLost: { at: string; exitCode: number | null; signal: string | null } | null;
+  /** Times the server was started again (successful restarts). */
+  restarts: number;
+  /** The stdio server's process id while it runs; null otherwise. */
+  upstreamPid: number | null;
 }
 
 export interface McpProxy {
@@ -130,8 +173,8 @@ export interface McpProxy {
   /** Serves one downstream client on `transport` (stdio, in-memory, ...). */
   connect(transport: Transport): Promise<Server>;
   /**
-   * Resolves when the upstream connection ends: the server exited (the proxy keeps serving, and
-   * tools/call fails from then on), or the proxy closed.
+   * Resolves when the upstream connection ends for good: the server exited and will not be
+   * restarted (the proxy keeps serving, and tools/call fails from then on), or the proxy closed.
    */
   readonly upstreamClosed: Promise<void>;
   stats(): McpProxyStats;
@@ -165,6 +208,18 @@ function mirroredCapabilities(upstream: ServerCapabilities | undefined): ServerC
   return caps;
 }
 
+function restartPolicyOf(options: McpRestartOptions): Required<McpRestartOptions> {
+  const policy = {
+    maxRestarts: options.maxRestarts ?? DEFAULT_MAX_RESTARTS,
+    initialDelayMs: options.initialDelayMs ?? DEFAULT_RESTART_INITIAL_DELAY_MS,
+    maxDelayMs: options.maxDelayMs ?? DEFAULT_RESTART_MAX_DELAY_MS,
+  };
+  for (const [name, value] of Object.entries(policy)) {
+    if (!Number.isSafeInteger(value) || value < 0) throw new ConfigError(`restart.${name} must be a whole number of at least 0, got ${value}`, `restart.${name}`);
+  }
+  return policy;
+}
+
 async function listAllTools(client: Client, timeout: number): Promise<Tool[]> {
   const tools: Tool[] = [];
   let cursor: string | undefined;
@@ -191,6 +246,10 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
   const log = options.log ?? (() => undefined);
   const plan = options.plan;
   const upstreamTimeoutMs = options.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
+  if (options.restart !== undefined && !('command' in options.upstream)) {
+    throw new ConfigError('restart applies to a stdio server (a command); a URL or transport upstream cannot be restarted by the proxy', 'restart');
+  }
+  const restartPolicy = options.restart === undefined ? undefined : restartPolicyOf(options.restart);
 
   interface Recording {
     sink: RecordSink;
@@ -222,32 +281,111 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
     await closeRecording(recording);
     throw error;
   }
-  const client: Client = upstream.client;
+  /** The connection calls go to now: replaced when a restarted server is up. */
+  let client: Client = upstream.client;
 
   let resolveUpstreamClosed!: () => void;
   const upstreamClosed = new Promise<void>((resolve) => (resolveUpstreamClosed = resolve));
   let closing: Promise<void> | undefined;
+  /** Set while the current connection is gone. */
   let loss: UpstreamLoss | undefined;
+  /** How each connection that ended ended: a call answered late by an old connection still reads its own loss. */
+  const losses = new WeakMap<Client, UpstreamLoss>();
   const catalog = new ToolCatalog(
     () => listAllTools(client, upstreamTimeoutMs),
     (error) => {
       if (loss === undefined) log(`listing upstream tools failed: ${error instanceof Error ? error.message : String(error)}`);
     },
   );
-  // The SDK calls this before it fails the requests still waiting, so they see `loss` set.
-  client.onclose = () => {
-    if (closing === undefined) {
-      loss = { exit: upstream.exit(), at: clock.now() };
-      catalog.settle();
-      log(`the upstream MCP server (${describeUpstream(options.upstream)}) ${describeLoss(loss)}; tools/call now fails with -32000 and tools/list answers from the last list`);
+  const restarter = restartPolicy === undefined ? undefined : new AbortController();
+  let restarting: Promise<void> | undefined;
+  let restarts = 0;
+  let restartAttempts = 0;
+
+  function watch(connection: UpstreamConnection): void {
+    const watched = connection.client;
+    // The SDK calls this before it fails the requests still waiting, so they see `loss` set.
+    watched.onclose = () => {
+      if (watched !== client) return;
+      if (closing === undefined) {
+        loss = { exit: connection.exit(), at: clock.now() };
+        losses.set(watched, loss);
+        catalog.settle();
+        const name = `the upstream MCP server (${describeUpstream(options.upstream)}) ${describeLoss(loss)}`;
+        if (restartPolicy !== undefined && restartAttempts < restartPolicy.maxRestarts) {
+          log(`${name}; restarting it (tools/call fails with -32000 until it is back)`);
+          restarting ??= restartUpstream().finally(() => (restarting = undefined));
+          return;
+        }
+        log(`${name}; tools/call now fails with -32000 and tools/list answers from the last list`);
+      }
+      resolveUpstreamClosed();
+    };
+    watched.onerror = (error) => {
+      // A write that raced the server's exit: the exit itself is reported, once, when the connection closes.
+      if ((error as { code?: unknown }).code === 'EPIPE') return;
+      log(`upstream: ${error.message}`);
+    };
+  }
+  watch(upstream);
+
+  /**
+   * Starts the server again until one completes the handshake, attempts run out, or the proxy
+   * closes; then points calls at it, lists its tools again, and tells clients if they changed.
+   */
+  async function restartUpstream(): Promise<void> {
+    const policy = restartPolicy!;
+    let failedInARow = 0;
+    while (loss !== undefined && closing === undefined) {
+      if (restartAttempts >= policy.maxRestarts) {
+        // After a server that exited again, its exit line said so already.
+        if (failedInARow > 0) log(`giving up after ${restartAttempts} restart attempt(s); tools/call now fails with -32000 and tools/list answers from the last list`);
+        resolveUpstreamClosed();
+        return;
+      }
+      const delayMs = Math.min(policy.initialDelayMs * 2 ** failedInARow, policy.maxDelayMs);
+      try {
+        await clock.sleep(delayMs, restarter!.signal);
+      } catch {
+        return; // the proxy is closing
+      }
+      restartAttempts++;
+      let next: UpstreamConnection;
+      try {
+        next = await openUpstream(options.upstream);
+      } catch (error) {
+        failedInARow++;
+        log(`restart ${restartAttempts} of ${policy.maxRestarts} failed: ${error instanceof Error ? error.message : String(error)}`);
+        continue;
+      }
+      if (closing !== undefined) {
+        next.discardStderr();
+        await next.client.close().catch(() => undefined);
+        return;
+      }
+      failedInARow = 0;
+      const before = JSON.stringify(catalog.snapshot());
+      client = next.client;
+      upstream = next;
+      watch(next);
+      attachNotifications(next.client);
+      loss = undefined;
+      restarts++;
+      next.releaseStderr();
+      log(`restarted the upstream MCP server (attempt ${restartAttempts} of ${policy.maxRestarts})`);
+      if (capabilities.tools !== undefined) {
+        catalog.resume();
+        await catalog.refresh();
+        if (loss === undefined && JSON.stringify(catalog.snapshot()) !== before) broadcast({ method: 'notifications/tools/list_changed' });
+      }
+      // Subscriptions lived in the old server; the clients still hold theirs.
+      for (const uri of subscribers.keys()) {
+        next.client
+          .request({ method: 'resources/subscribe', params: { uri } }, EmptyResultSchema, { timeout: upstreamTimeoutMs })
+          .catch((error: unknown) => log(`renewing the subscription to ${uri} failed: ${error instanceof Error ? error.message : String(error)}`));
+      }
     }
-    resolveUpstreamClosed();
-  };
-  client.onerror = (error) => {
-    // A write that raced the server's exit: the exit itself is reported, once, when the connection closes.
-    if ((error as { code?: unknown }).code === 'EPIPE') return;
-    log(`upstream: ${error.message}`);
-  };
+  }
 
   if (recording === undefined) {
     try {
@@ -281,10 +419,12 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
     catalog,
     forward: async (params, extra) => {
       if (loss !== undefined) throw new UpstreamLostError(lostBeforeCall(loss));
+      const used = client;
       try {
-        return await client.request({ method: 'tools/call', params }, CallToolResultSchema, requestOptions(params, extra));
+        return await used.request({ method: 'tools/call', params }, CallToolResultSchema, requestOptions(params, extra));
       } catch (error) {
-        if (loss !== undefined && isConnectionClosed(error)) throw new UpstreamLostError(lostDuringCall(loss));
+        const lost = losses.get(used);
+        if (lost !== undefined && isConnectionClosed(error)) throw new UpstreamLostError(lostDuringCall(lost));
         throw error;
       }
     },
@@ -330,10 +470,12 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
   /** Sends a downstream request upstream as it is and hands back the answer, or the upstream's error. */
   async function relay<T>(send: (options: RequestOptions) => Promise<T>, params: ParamsWithMeta, extra: HandlerExtra): Promise<T> {
     if (loss !== undefined) throw lostRequestError(loss);
+    const used = client;
     try {
       return await send(requestOptions(params, extra));
     } catch (error) {
-      if (loss !== undefined && isConnectionClosed(error)) throw lostRequestError(loss);
+      const lost = losses.get(used);
+      if (lost !== undefined && isConnectionClosed(error)) throw lostRequestError(lost);
       throw relayedError(error);
     }
   }
@@ -345,22 +487,26 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
     }
   }
 
-  if (capabilities.tools !== undefined) {
-    client.setNotificationHandler(ToolListChangedNotificationSchema, (notification) => {
-      catalog.invalidate();
-      broadcast(notification);
-    });
+  /** Relays the server's notifications to the clients (the capabilities are the first server's, which the clients were shown). */
+  function attachNotifications(c: Client): void {
+    if (capabilities.tools !== undefined) {
+      c.setNotificationHandler(ToolListChangedNotificationSchema, (notification) => {
+        catalog.invalidate();
+        broadcast(notification);
+      });
+    }
+    if (capabilities.resources !== undefined) {
+      c.setNotificationHandler(ResourceListChangedNotificationSchema, (notification) => broadcast(notification));
+      c.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => broadcast(notification, (s) => s.subscriptions.has(notification.params.uri)));
+    }
+    if (capabilities.prompts !== undefined) {
+      c.setNotificationHandler(PromptListChangedNotificationSchema, (notification) => broadcast(notification));
+    }
+    if (capabilities.logging !== undefined) {
+      c.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => broadcast(notification));
+    }
   }
-  if (capabilities.resources !== undefined) {
-    client.setNotificationHandler(ResourceListChangedNotificationSchema, (notification) => broadcast(notification));
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => broadcast(notification, (s) => s.subscriptions.has(notification.params.uri)));
-  }
-  if (capabilities.prompts !== undefined) {
-    client.setNotificationHandler(PromptListChangedNotificationSchema, (notification) => broadcast(notification));
-  }
-  if (capabilities.logging !== undefined) {
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => broadcast(notification));
-  }
+  attachNotifications(client);
 
   function createServer(): Server {
     const server = new Server(serverInfo, { capabilities, ...(instructions === undefined ? {} : { instructions }) });
@@ -394,7 +540,8 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
       });
       server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
         calls++;
-        const call = proxyToolCall(deps, session, request, extra);
+        const routed = options.route?.(request);
+        const call = routed === undefined ? proxyToolCall(deps, session, request, extra) : proxyToolCall({ ...deps, plan: routed.plan, clock: routed.clock }, routed.session, request, extra);
         inflight.add(call);
         const done = () => inflight.delete(call);
         call.then(done, done);
@@ -478,6 +625,8 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
       sessions: sessions.size,
       recorder: recorder?.stats() ?? null,
       upstreamLost: loss === undefined ? null : { at: isoTime(loss.at), exitCode: loss.exit?.code ?? null, signal: loss.exit?.signal ?? null },
+      restarts,
+      upstreamPid: loss === undefined ? (upstream.pid ?? null) : null,
     }),
     flush: async () => {
       await recorder?.flush();
@@ -487,9 +636,12 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
         await Promise.allSettled([...sessions].map((s) => s.server.close()));
         // Abandoned calls record themselves as their handlers unwind; wait for those records.
         await Promise.allSettled([...inflight]);
+        restarter?.abort();
+        await restarting;
         await client.close().catch((error: unknown) => log(`closing the upstream failed: ${error instanceof Error ? error.message : String(error)}`));
         await recorder?.close();
         await ownedStore?.close();
+        resolveUpstreamClosed();
       })();
       return closing;
     },

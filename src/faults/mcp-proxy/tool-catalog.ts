@@ -2,7 +2,7 @@
  * The upstream's tools as last listed, for what the proxy needs per call: whether a tool is
  * idempotent (its annotations) and whether it declares an output schema. Refetched after a
  * tools/list_changed notification, on the next call that needs it. Once the upstream is gone it
- * is also what tools/list answers with.
+ * is also what tools/list answers with, until a restarted upstream is listed again.
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 
@@ -34,6 +34,12 @@ export class ToolCatalog {
   /** The list will not change any more (the upstream is gone): keep the last one, never refetch. */
   settle(): void {
     this.settled = true;
+  }
+
+  /** The upstream is back (restarted): the list may change again, starting with a refresh. */
+  resume(): void {
+    this.settled = false;
+    this.stale = true;
   }
 
   /** The tools as last listed, in the upstream's order. */

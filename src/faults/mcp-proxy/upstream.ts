@@ -204,6 +204,8 @@ export interface UpstreamConnection {
   client: Client;
   /** How the child server ended; undefined while it runs, and always for URL and transport upstreams. */
   exit(): UpstreamExit | undefined;
+  /** The child server's process id; undefined for URL and transport upstreams. */
+  readonly pid: number | undefined;
   /** Passes on the child's stderr held back so far, and streams the rest: call once the proxy is up. */
   releaseStderr(): void;
   /** Drops the child's stderr held back so far: for a start that failed after the handshake. */
@@ -235,6 +237,7 @@ export async function openUpstream(upstream: McpUpstream): Promise<UpstreamConne
   return {
     client,
     exit: () => opened.child?.exit,
+    pid: opened.child?.pid ?? undefined,
     releaseStderr: () => opened.stderr?.release(),
     discardStderr: () => opened.stderr?.discard(),
   };

@@ -22,8 +22,14 @@ import {
   type HourlyRollupRow,
   type SignatureRollupRow,
 } from '../rollup.js';
+import { assertCorrection, assertCorrections, correctionLimits, CorrectionBuffer, normalizedCorrection } from '../corrections.js';
 import type {
+  CorrectionEntry,
+  CorrectionLimits,
+  CorrectionMemoryStore,
+  CorrectionQuery,
   FailureBreakdownRow,
+  NewCorrection,
   FailureSignature,
   HourlyPoint,
   RecordQuery,
@@ -48,11 +54,11 @@ interface Entry {
  * const store = createMemoryStore();
  * await store.insert([record]);
  */
-export function createMemoryStore(): Store & TrajectoryStore {
+export function createMemoryStore(): Store & TrajectoryStore & CorrectionMemoryStore {
   return new MemoryStore();
 }
 
-class MemoryStore implements Store, TrajectoryStore {
+class MemoryStore implements Store, TrajectoryStore, CorrectionMemoryStore {
   readonly kind = 'memory' as const;
   /** JSON text, so what comes back is a copy, exactly as the database adapters return it. */
   readonly #trajectories = new Map<string, { source: string; json: string }>();
@@ -65,6 +71,7 @@ class MemoryStore implements Store, TrajectoryStore {
   readonly #durations = new Map<string, DurationRollupRow>();
   readonly #failures = new Map<string, FailureRollupRow>();
   readonly #signatures = new Map<string, SignatureRollupRow>();
+  readonly #corrections = new CorrectionBuffer();
   #closed = false;
 
   async insert(records: readonly ToolExecutionRecord[]): Promise<void> {
@@ -230,6 +237,28 @@ class MemoryStore implements Store, TrajectoryStore {
     let n = 0;
     for (const entry of this.#trajectories.values()) if (entry.source === query.source) n += 1;
     return n;
+  }
+
+  async pushCorrection(correction: NewCorrection, limits?: Partial<CorrectionLimits>): Promise<CorrectionEntry> {
+    this.#assertOpen();
+    assertCorrection(correction);
+    return this.#corrections.push(normalizedCorrection(correction), correctionLimits(limits));
+  }
+
+  async pushCorrections(corrections: readonly NewCorrection[], limits?: Partial<CorrectionLimits>): Promise<void> {
+    this.#assertOpen();
+    const resolved = assertCorrections(corrections, limits);
+    for (const correction of corrections) this.#corrections.add(normalizedCorrection(correction), resolved);
+  }
+
+  async latestCorrection(signature: string): Promise<CorrectionEntry | null> {
+    this.#assertOpen();
+    return this.#corrections.list({ signature, limit: 1 })[0] ?? null;
+  }
+
+  async listCorrections(query: CorrectionQuery = {}): Promise<CorrectionEntry[]> {
+    this.#assertOpen();
+    return this.#corrections.list(query);
   }
 
   async close(): Promise<void> {

@@ -4,6 +4,7 @@
  */
 import type pg from 'pg';
 import { ConfigError } from '../../errors.js';
+import { postgresCorrectionsSchema } from './corrections.js';
 
 /** One step of the schema's history. `sql` receives the already-quoted schema name. */
 export interface Migration {
@@ -122,6 +123,12 @@ export const MIGRATIONS: readonly Migration[] = [
       );
       CREATE UNIQUE INDEX idx_trajectories_source ON ${s}.trajectories (source, source_id);
     `,
+  },
+  {
+    version: 3,
+    name: 'corrections',
+    // The correction memory (seed 004 section 6); mirrors SQLite's version 3.
+    sql: postgresCorrectionsSchema,
   },
 ];
 

@@ -34,6 +34,8 @@ import type {
   TrajectoryQuery,
   TrajectoryStore,
 } from '../types.js';
+import type { CorrectionEntry, CorrectionLimits, CorrectionMemoryStore, CorrectionQuery, NewCorrection } from '../types.js';
+import { listPostgresCorrections, pushPostgresCorrections } from './corrections.js';
 import { migrate } from './migrations.js';
 import { connectionError, parsePostgresUrl, type ConnectionTarget } from './open-error.js';
 import { columnArrays, RECORD_COLUMN_LIST, RESULT_TYPES, rowToRecord, UNNEST_RECORD_COLUMNS } from './record-row.js';
@@ -85,7 +87,7 @@ const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
  * const stats = await store.toolStats({ since: Date.now() - 86_400_000, until: Date.now() });
  * await store.close();
  */
-export async function createPostgresStore(options: PostgresStoreOptions): Promise<Store & TrajectoryStore> {
+export async function createPostgresStore(options: PostgresStoreOptions): Promise<Store & TrajectoryStore & CorrectionMemoryStore> {
   const schemaName = options.schema ?? DEFAULT_SCHEMA;
   const schema = quoteSchemaName(schemaName);
   const ownsPool = options.pool === undefined;
@@ -175,7 +177,7 @@ interface Filters {
   values: unknown[];
 }
 
-class PostgresStore implements Store, TrajectoryStore {
+class PostgresStore implements Store, TrajectoryStore, CorrectionMemoryStore {
   readonly kind = 'postgres' as const;
   readonly #pool: pg.Pool;
   readonly #ownsPool: boolean;
@@ -475,6 +477,28 @@ class PostgresStore implements Store, TrajectoryStore {
         ? await this.#rows<{ n: number }>(`SELECT count(*) AS n FROM ${this.#schema}.trajectories`, [])
         : await this.#rows<{ n: number }>(`SELECT count(*) AS n FROM ${this.#schema}.trajectories WHERE source = $1`, [query.source]);
     return row?.n ?? 0;
+  }
+
+  // The correction memory's SQL lives in corrections.ts.
+  async pushCorrection(correction: NewCorrection, limits?: Partial<CorrectionLimits>): Promise<CorrectionEntry> {
+    this.#assertOpen();
+    const [entry] = await withClient(this.#pool, (client) => pushPostgresCorrections(client, this.#schema, [correction], limits));
+    return entry!;
+  }
+
+  async pushCorrections(corrections: readonly NewCorrection[], limits?: Partial<CorrectionLimits>): Promise<void> {
+    this.#assertOpen();
+    await withClient(this.#pool, (client) => pushPostgresCorrections(client, this.#schema, corrections, limits));
+  }
+
+  async latestCorrection(signature: string): Promise<CorrectionEntry | null> {
+    this.#assertOpen();
+    return (await listPostgresCorrections(this.#pool, this.#schema, { signature, limit: 1 }))[0] ?? null;
+  }
+
+  async listCorrections(query: CorrectionQuery = {}): Promise<CorrectionEntry[]> {
+    this.#assertOpen();
+    return listPostgresCorrections(this.#pool, this.#schema, query);
   }
 
   close(): Promise<void> {

@@ -5,6 +5,7 @@
  */
 import type { Database } from 'better-sqlite3';
 import { ConfigError } from '../../errors.js';
+import { SQLITE_CORRECTIONS_SCHEMA } from './corrections.js';
 
 /** One schema step. `up` runs inside the migration transaction; it must not manage transactions. */
 export interface SqliteMigration {
@@ -130,6 +131,8 @@ CREATE UNIQUE INDEX idx_trajectories_source ON trajectories (source, source_id);
 export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   { version: 1, name: 'initial schema', up: V1_INITIAL },
   { version: 2, name: 'trajectories', up: V2_TRAJECTORIES },
+  // The correction memory (seed 004 section 6); the schema lives beside its SQL in corrections.ts.
+  { version: 3, name: 'corrections', up: SQLITE_CORRECTIONS_SCHEMA },
 ];
 
 const MIGRATIONS_TABLE = `

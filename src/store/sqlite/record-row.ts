@@ -4,6 +4,7 @@
  * calls, and parameters are positional.
  */
 import type { ToolExecutionRecord } from '../../record/types.js';
+import type { RollupRecord } from '../rollup.js';
 
 /** Column order of {@link recordParams}; also the column list of the insert statement. */
 export const RECORD_COLUMNS = [
@@ -50,6 +51,20 @@ function jsonOrNull(value: unknown): string | null {
   return value === null || value === undefined ? null : JSON.stringify(value);
 }
 
+/** JSON of the frozen context snapshots a session's records share (see the runtime), made once. */
+const sharedSnapshotJson = new WeakMap<object, string>();
+
+function snapshotJson(snapshot: Record<string, unknown>): string {
+  if (!Object.isFrozen(snapshot)) return isEmptyObject(snapshot) ? '{}' : JSON.stringify(snapshot);
+  let json = sharedSnapshotJson.get(snapshot);
+  if (json === undefined) {
+    json = JSON.stringify(snapshot);
+    // Freezing is shallow: an object value could still change, so only all-scalar snapshots are kept.
+    if (Object.values(snapshot).every((v) => v === null || typeof v !== 'object')) sharedSnapshotJson.set(snapshot, json);
+  }
+  return json;
+}
+
 /**
  * Bind parameters for one row, in {@link RECORD_COLUMNS} order. Writes into `into` when given
  * (the insert loop reuses one array), else into a new array.
@@ -79,12 +94,36 @@ export function recordParams(r: ToolExecutionRecord, createdMs: number, into: Sq
   into[21] = jsonOrNull(r.feedback);
   into[22] = r.recovery;
   into[23] = jsonOrNull(r.fallback);
-  into[24] = isEmptyObject(r.context_snapshot) ? '{}' : JSON.stringify(r.context_snapshot);
+  into[24] = snapshotJson(r.context_snapshot);
   into[25] = r.created_at;
   into[26] = createdMs;
   into[27] = r.schema_version;
   into[28] = r.summary_only ? 1 : 0;
   return into;
+}
+
+/** Position of `created_ms` in a {@link recordParams} row. */
+export const CREATED_MS_PARAM = RECORD_COLUMNS.indexOf('created_ms');
+
+/**
+ * The fields the rollups read, from a {@link recordParams} row: all scalar columns, so rows
+ * prepared in another thread need no JSON parsing to update the rollups.
+ */
+export function rollupRecordOfParams(p: readonly SqliteValue[]): RollupRecord {
+  return {
+    execution_id: p[0] as string,
+    tool_name: p[3] as string,
+    status: p[4] as RollupRecord['status'],
+    failure_stage: p[5] as RollupRecord['failure_stage'],
+    failure_category: p[6] as RollupRecord['failure_category'],
+    failure_type: p[7] as string | null,
+    error_code: p[8] as string | null,
+    error_message: p[13] as string | null,
+    duration_ms: p[15] as number,
+    retry_count: p[16] as number,
+    breaker_state: p[18] as RollupRecord['breaker_state'],
+    created_at: p[25] as string,
+  };
 }
 
 /** A `SELECT *` row of `tool_executions`, as better-sqlite3 returns it. */

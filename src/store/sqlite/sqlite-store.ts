@@ -23,6 +23,7 @@ import {
   type BucketRowInput,
   type CounterRowInput,
   type RollupDelta,
+  type RollupRecord,
   type SignatureRowInput,
 } from '../rollup.js';
 import type {
@@ -36,8 +37,18 @@ import type {
   TrajectoryQuery,
   TrajectoryStore,
 } from '../types.js';
+import type { CorrectionEntry, CorrectionLimits, CorrectionMemoryStore, CorrectionQuery, NewCorrection } from '../types.js';
+import { sqliteCorrections, type SqliteCorrections } from './corrections.js';
 import { assertCurrent, migrate, SQLITE_MIGRATIONS, type SqliteMigration } from './migrations.js';
-import { RECORD_COLUMNS, recordParams, rowToRecord, type RecordRow, type SqliteValue } from './record-row.js';
+import {
+  CREATED_MS_PARAM,
+  RECORD_COLUMNS,
+  recordParams,
+  rollupRecordOfParams,
+  rowToRecord,
+  type RecordRow,
+  type SqliteValue,
+} from './record-row.js';
 
 export interface SqliteStoreOptions {
   /** Database file. Parent directories are created. `:memory:` gives a private in-memory database. */
@@ -116,27 +127,55 @@ function openDatabase(options: SqliteStoreOptions): Database.Database {
  * await store.insert(records);
  * const stats = await store.toolStats({ since: Date.now() - 86_400_000, until: Date.now() });
  */
-export function createSqliteStore(options: SqliteStoreOptions): Store & TrajectoryStore {
+export function createSqliteStore(options: SqliteStoreOptions): Store & TrajectoryStore & CorrectionMemoryStore {
   return new SqliteStore(openDatabase(options), options.readonly === true, options.path);
+}
+
+/** @internal The store as the writer thread uses it: also takes rows encoded by {@link encodeRecordRows}. */
+export type SqliteRowStore = ReturnType<typeof createSqliteStore> & { insertRows(rows: readonly SqliteValue[][]): Promise<void> };
+
+/** @internal {@link createSqliteStore} for the writer thread. */
+export function createSqliteRowStore(options: SqliteStoreOptions): SqliteRowStore {
+  return new SqliteStore(openDatabase(options), options.readonly === true, options.path);
+}
+
+/**
+ * @internal Encodes records as insert rows (what {@link SqliteRowStore.insertRows} takes): the
+ * JSON columns serialized and `created_at` parsed here, so the writer thread receives flat arrays
+ * of strings and numbers, which cross the thread boundary far cheaper than nested objects.
+ * @throws RangeError when a record's `created_at` is not a date (as `insert` would).
+ */
+export function encodeRecordRows(records: readonly ToolExecutionRecord[]): SqliteValue[][] {
+  const rows: SqliteValue[][] = [];
+  for (let i = 0; i < records.length; i++) {
+    const record = records[i]!;
+    // A fresh array filled in column order stays packed, which the structured clone copies fastest.
+    rows.push(recordParams(record, createdAtMs(record)));
+  }
+  return rows;
 }
 
 type WhereQuery = Omit<RecordQuery, 'limit' | 'order'>;
 
-class SqliteStore implements Store, TrajectoryStore {
+class SqliteStore implements Store, TrajectoryStore, CorrectionMemoryStore {
   readonly kind = 'sqlite' as const;
   readonly #db: Database.Database;
   readonly #path: string;
   readonly #statements = new Map<string, Database.Statement>();
   readonly #insertBatch: ((records: readonly ToolExecutionRecord[]) => void) | undefined;
+  readonly #insertRows: ((rows: readonly SqliteValue[][]) => void) | undefined;
   #closed = false;
+  #corrections: SqliteCorrections | undefined;
 
   constructor(db: Database.Database, readonly: boolean, path: string) {
     this.#db = db;
     this.#path = path;
-    this.#insertBatch = readonly ? undefined : this.#prepareInsert();
+    const writer = readonly ? undefined : this.#prepareInsert();
+    this.#insertBatch = writer?.records;
+    this.#insertRows = writer?.rows;
   }
 
-  #prepareInsert(): (records: readonly ToolExecutionRecord[]) => void {
+  #prepareInsert(): { records: (records: readonly ToolExecutionRecord[]) => void; rows: (rows: readonly SqliteValue[][]) => void } {
     const db = this.#db;
     const insertRow = db.prepare(
       `INSERT OR IGNORE INTO tool_executions (${RECORD_COLUMNS.join(', ')}) VALUES (${RECORD_COLUMNS.map(() => '?').join(', ')})`,
@@ -206,10 +245,10 @@ class SqliteStore implements Store, TrajectoryStore {
     };
     // Binding copies the values, so one parameter array serves every row.
     const params: SqliteValue[] = new Array<SqliteValue>(RECORD_COLUMNS.length).fill(null);
-    return db.transaction((records: readonly ToolExecutionRecord[]) => {
+    const records = db.transaction((batch: readonly ToolExecutionRecord[]) => {
       const inserted: ToolExecutionRecord[] = [];
       const insertedMs: number[] = [];
-      for (const record of records) {
+      for (const record of batch) {
         const ms = createdAtMs(record);
         // `changes` is 0 when the id was already stored (or repeated earlier in this batch):
         // only rows really written may reach the rollups.
@@ -220,6 +259,20 @@ class SqliteStore implements Store, TrajectoryStore {
       }
       if (inserted.length > 0) applyDelta(aggregateBatch(inserted, insertedMs));
     });
+    // Rows already encoded by recordParams (in the thread that built the records): the rollups
+    // read their scalar columns.
+    const rows = db.transaction((batch: readonly SqliteValue[][]) => {
+      const inserted: RollupRecord[] = [];
+      const insertedMs: number[] = [];
+      for (const row of batch) {
+        if (insertRow.run(row).changes === 1) {
+          inserted.push(rollupRecordOfParams(row));
+          insertedMs.push(row[CREATED_MS_PARAM] as number);
+        }
+      }
+      if (inserted.length > 0) applyDelta(aggregateBatch(inserted, insertedMs));
+    });
+    return { records, rows };
   }
 
   async insert(records: readonly ToolExecutionRecord[]): Promise<void> {
@@ -229,6 +282,16 @@ class SqliteStore implements Store, TrajectoryStore {
     }
     if (records.length === 0) return;
     this.#insertBatch(records);
+  }
+
+  /** @internal Inserts rows encoded by {@link encodeRecordRows} (the writer thread's path). */
+  async insertRows(rows: readonly SqliteValue[][]): Promise<void> {
+    this.#assertOpen();
+    if (this.#insertRows === undefined) {
+      throw new ConfigError(`SQLite store ${JSON.stringify(this.#path)} was opened read-only`, 'store');
+    }
+    if (rows.length === 0) return;
+    this.#insertRows(rows);
   }
 
   async get(executionId: string): Promise<ToolExecutionRecord | null> {
@@ -383,6 +446,33 @@ class SqliteStore implements Store, TrajectoryStore {
         : this.#statement('SELECT count(*) AS n FROM trajectories WHERE source = ?').get(query.source)
     ) as { n: number };
     return row.n;
+  }
+
+  // The correction memory's SQL lives in corrections.ts.
+  async pushCorrection(correction: NewCorrection, limits?: Partial<CorrectionLimits>): Promise<CorrectionEntry> {
+    this.#assertOpen();
+    if (this.#insertBatch === undefined) throw new ConfigError(`SQLite store ${JSON.stringify(this.#path)} was opened read-only`, 'store');
+    return this.#correctionMemory().push(correction, limits);
+  }
+
+  async pushCorrections(corrections: readonly NewCorrection[], limits?: Partial<CorrectionLimits>): Promise<void> {
+    this.#assertOpen();
+    if (this.#insertBatch === undefined) throw new ConfigError(`SQLite store ${JSON.stringify(this.#path)} was opened read-only`, 'store');
+    this.#correctionMemory().pushMany(corrections, limits);
+  }
+
+  async latestCorrection(signature: string): Promise<CorrectionEntry | null> {
+    this.#assertOpen();
+    return this.#correctionMemory().latest(signature);
+  }
+
+  async listCorrections(query: CorrectionQuery = {}): Promise<CorrectionEntry[]> {
+    this.#assertOpen();
+    return this.#correctionMemory().list(query);
+  }
+
+  #correctionMemory(): SqliteCorrections {
+    return (this.#corrections ??= sqliteCorrections(this.#db));
   }
 
   async close(): Promise<void> {

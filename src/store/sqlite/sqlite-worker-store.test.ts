@@ -76,18 +76,27 @@ parentPort.on('message', () => setTimeout(() => process.exit(3), 20));
 `,
 );
 
-/** The real worker, except that a batch whose first record's tool is 'poison' kills the thread. */
+/**
+ * The real worker, except that a batch whose first record's tool is 'poison' kills the thread
+ * (batches arrive as insert rows, tool_name in column 3, or as records).
+ */
 const poisonPath = join(root, 'poison-worker.mjs');
 writeFileSync(
   poisonPath,
   `import { parentPort } from 'node:worker_threads';
-parentPort.on('message', (m) => { if (m.args?.[0]?.[0]?.tool_name === 'poison') process.exit(4); });
+parentPort.on('message', (m) => {
+  const first = m.args?.[0]?.[0];
+  if ((Array.isArray(first) ? first[3] : first?.tool_name) === 'poison') process.exit(4);
+});
 await import(${JSON.stringify(workerUrl.href)});
 `,
 );
 
 runStoreContract('sqlite, writer in a worker (temp file)', () => createSqliteWorkerStore({ path: freshPath(), workerUrl }));
 runStoreContract('sqlite, writer in a worker (:memory:)', () => createSqliteWorkerStore({ path: ':memory:', workerUrl }));
+runStoreContract('sqlite, writer in a worker (records cloned)', () =>
+  createSqliteWorkerStore({ path: freshPath(), workerUrl, encoding: 'clone' }),
+);
 runStoreContract('sqlite, writer in a worker (JSON batches)', () =>
   createSqliteWorkerStore({ path: freshPath(), workerUrl, encoding: 'json' }),
 );
@@ -139,6 +148,22 @@ describe('sqlite worker store', () => {
     await expect(attempt).rejects.toThrow(/^[^\n]*$/);
     const missing = createSqliteWorkerStore({ path, workerUrl: new URL('file:///nonexistent/worker.js') });
     await expect(missing).rejects.toSatisfy(ConfigError.isInstance);
+  });
+
+  it('takes batches as JSON text (what the recorder sends), idempotent like insert', async () => {
+    const store = await createSqliteWorkerStore({ path: freshPath(), workerUrl });
+    const twin = await createSqliteWorkerStore({ path: freshPath(), workerUrl });
+    const data = contractDataset(80);
+    expect(store.maxInsertsInFlight).toBe(Number.POSITIVE_INFINITY);
+    await Promise.all([store.insertJson!(JSON.stringify(data.slice(0, 50))), store.insertJson!(JSON.stringify(data.slice(30)))]);
+    await twin.insert(data);
+    expect(await store.count()).toBe(80);
+    expect(await store.get(data[7]!.execution_id)).toStrictEqual(data[7]);
+    const window = { since: 0, until: Date.parse('2100-01-01T00:00:00Z') };
+    expect(await store.toolStats(window)).toStrictEqual(await twin.toolStats(window));
+    expect(await store.signatures(window)).toStrictEqual(await twin.signatures(window));
+    await store.close();
+    await twin.close();
   });
 
   it('close waits for the last transaction', async () => {

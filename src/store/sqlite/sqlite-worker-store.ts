@@ -16,7 +16,12 @@ import { ConfigError, FaultlineError } from '../../errors.js';
 import type { ToolExecutionRecord } from '../../record/types.js';
 import type { Trajectory } from '../../trajectory/types.js';
 import type {
+  CorrectionEntry,
+  CorrectionLimits,
+  CorrectionMemoryStore,
+  CorrectionQuery,
   FailureBreakdownRow,
+  NewCorrection,
   FailureSignature,
   HourlyPoint,
   RecordQuery,
@@ -26,7 +31,7 @@ import type {
   TrajectoryQuery,
   TrajectoryStore,
 } from '../types.js';
-import { createSqliteStore } from './sqlite-store.js';
+import { createSqliteStore, encodeRecordRows } from './sqlite-store.js';
 
 export interface SqliteWorkerStoreOptions {
   /** Database file. Parent directories are created. `:memory:` runs reads in the worker too. */
@@ -34,10 +39,11 @@ export interface SqliteWorkerStoreOptions {
   /** How long a connection waits for another's lock before failing. Default 5000 ms. */
   busyTimeoutMs?: number;
   /**
-   * How insert batches travel to the worker: `'clone'` (structured clone, the default) or
-   * `'json'` (serialized to JSON text here, parsed there).
+   * How insert batches travel to the worker: `'rows'` (the default: encoded here as the insert's
+   * parameter rows, JSON columns already serialized, so only flat arrays of strings and numbers
+   * are cloned), `'clone'` (the records, structured-cloned) or `'json'` (the records as JSON text).
    */
-  encoding?: 'clone' | 'json';
+  encoding?: 'rows' | 'clone' | 'json';
   /** Where reads run. Default `'main'` (a read-only connection in this thread); `'worker'` for `:memory:`. */
   reads?: 'main' | 'worker';
   /** The worker entry. Default: `sqlite-worker.js` beside this module. Tests substitute a loader. */
@@ -63,8 +69,11 @@ export interface WorkerRequest {
   id: number;
   op: string;
   args?: unknown[];
-  /** An insert batch as JSON text (encoding 'json'). */
-  json?: string;
+  /**
+   * An insert batch as the UTF-8 bytes of its JSON text (`insertJson`, encoding 'json'); the
+   * buffer is transferred, not copied: posting a large string costs several times more.
+   */
+  json?: Uint8Array;
 }
 
 /** @internal */
@@ -75,6 +84,7 @@ export type WorkerReply =
   | { type: 'reply'; id: number; ok: false; error: WorkerError };
 
 const firstLine = (message: string): string => message.split('\n', 1)[0] ?? '';
+const utf8 = new TextEncoder();
 
 function fromWorkerError(error: WorkerError): Error {
   if (error.config) return new ConfigError(error.message, error.field);
@@ -140,15 +150,16 @@ class WriterThread {
   }
 
   request(op: string, args: unknown[] | undefined, json?: string): Promise<unknown> {
+    const bytes = json === undefined ? undefined : utf8.encode(json);
     if (this.#exited !== undefined) return Promise.reject(this.#exited);
     const id = this.#nextId++;
-    const message: WorkerRequest = json !== undefined ? { id, op, json } : { id, op, ...(args !== undefined ? { args } : {}) };
+    const message: WorkerRequest = bytes !== undefined ? { id, op, json: bytes } : { id, op, ...(args !== undefined ? { args } : {}) };
     return new Promise<unknown>((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
       // Keep the process alive only while work is in flight.
       if (this.#pending.size === 1) this.#worker.ref();
       try {
-        this.#worker.postMessage(message);
+        this.#worker.postMessage(message, bytes === undefined ? [] : [bytes.buffer]);
       } catch (error) {
         this.#pending.delete(id);
         this.#idle();
@@ -180,7 +191,7 @@ class WriterThread {
  * @example
  * const store = await createSqliteWorkerStore({ path: '.faultline/faultline.db' });
  */
-export async function createSqliteWorkerStore(options: SqliteWorkerStoreOptions): Promise<Store & TrajectoryStore> {
+export async function createSqliteWorkerStore(options: SqliteWorkerStoreOptions): Promise<Store & TrajectoryStore & CorrectionMemoryStore> {
   const memory = options.path === ':memory:' || options.path === '';
   const readsInWorker = memory || options.reads === 'worker';
   const init: WorkerInit = {
@@ -188,7 +199,7 @@ export async function createSqliteWorkerStore(options: SqliteWorkerStoreOptions)
     ...(options.busyTimeoutMs !== undefined ? { busyTimeoutMs: options.busyTimeoutMs } : {}),
   };
   const url = options.workerUrl ?? new URL('./sqlite-worker.js', import.meta.url);
-  const store = new SqliteWorkerStore(url, init, options.encoding ?? 'clone');
+  const store = new SqliteWorkerStore(url, init, options.encoding ?? 'rows');
   // The worker creates and migrates the file; only then can a read-only connection open it.
   await store.start();
   if (!readsInWorker) {
@@ -206,18 +217,24 @@ export async function createSqliteWorkerStore(options: SqliteWorkerStoreOptions)
   return store;
 }
 
-class SqliteWorkerStore implements Store, TrajectoryStore {
+class SqliteWorkerStore implements Store, TrajectoryStore, CorrectionMemoryStore {
   readonly kind = 'sqlite' as const;
   readonly #url: URL;
   readonly #init: WorkerInit;
-  readonly #encoding: 'clone' | 'json';
+  readonly #encoding: 'rows' | 'clone' | 'json';
+  /**
+   * The worker applies requests one at a time in the order they were posted, so the recorder may
+   * post every full batch at once: building records here and writing them there overlap. The
+   * recorder's `maxQueue` bounds the records in flight.
+   */
+  readonly maxInsertsInFlight = Number.POSITIVE_INFINITY;
   #thread: WriterThread | undefined;
   #starting: Promise<WriterThread> | undefined;
   #closing: Promise<void> | undefined;
   /** Read-only connection in this thread; undefined means reads go to the worker. */
   reader: (Store & TrajectoryStore) | undefined;
 
-  constructor(url: URL, init: WorkerInit, encoding: 'clone' | 'json') {
+  constructor(url: URL, init: WorkerInit, encoding: 'rows' | 'clone' | 'json') {
     this.#url = url;
     this.#init = init;
     this.#encoding = encoding;
@@ -258,6 +275,13 @@ class SqliteWorkerStore implements Store, TrajectoryStore {
   async insert(records: readonly ToolExecutionRecord[]): Promise<void> {
     if (this.#closing !== undefined) throw this.#closedError();
     if (records.length === 0) return;
+    if (this.#encoding === 'rows') {
+      // Encoded now: a caller may mutate the records once insert has returned.
+      const rows = encodeRecordRows(records);
+      const thread = this.#thread?.alive === true ? this.#thread : await this.#writer();
+      await thread.request('insertRows', [rows]);
+      return;
+    }
     if (this.#encoding === 'json') {
       // Serialize now: a caller may mutate the records once insert has returned.
       const json = JSON.stringify(records);
@@ -274,12 +298,36 @@ class SqliteWorkerStore implements Store, TrajectoryStore {
     await (await this.#writer()).request('insert', [copy]);
   }
 
+  /** The records in `json` (a JSON array of records), parsed and inserted in the worker. */
+  async insertJson(json: string): Promise<void> {
+    if (this.#closing !== undefined) throw this.#closedError();
+    const thread = this.#thread?.alive === true ? this.#thread : await this.#writer();
+    await thread.request('insert', undefined, json);
+  }
+
   insertTrajectories(trajectories: readonly Trajectory[]): Promise<number> {
     return this.#call('insertTrajectories', [trajectories]);
   }
 
   updateTrajectories(trajectories: readonly Trajectory[]): Promise<number> {
     return this.#call('updateTrajectories', [trajectories]);
+  }
+
+  pushCorrection(correction: NewCorrection, limits?: Partial<CorrectionLimits>): Promise<CorrectionEntry> {
+    return this.#call('pushCorrection', limits === undefined ? [correction] : [correction, limits]);
+  }
+
+  /** One round trip to the worker, one transaction there. */
+  pushCorrections(corrections: readonly NewCorrection[], limits?: Partial<CorrectionLimits>): Promise<void> {
+    return this.#call('pushCorrections', limits === undefined ? [corrections] : [corrections, limits]);
+  }
+
+  latestCorrection(signature: string): Promise<CorrectionEntry | null> {
+    return this.#read('latestCorrection', [signature]);
+  }
+
+  listCorrections(query: CorrectionQuery = {}): Promise<CorrectionEntry[]> {
+    return this.#read('listCorrections', [query]);
   }
 
   #read<T>(op: keyof Store | keyof TrajectoryStore, args: unknown[]): Promise<T> {

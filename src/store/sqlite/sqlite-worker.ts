@@ -4,14 +4,15 @@
  *
  * Protocol (one parent port, processed strictly in order, so `close` comes after every earlier
  * transaction): on start, open the store and post `{ type: 'ready' }` or
- * `{ type: 'open-error', error }`; then for each `{ id, op, args }` (or `{ id, op: 'insert', json }`
- * with the batch as JSON text) post `{ id, ok: true, value }` or `{ id, ok: false, error }`.
+ * `{ type: 'open-error', error }`; then for each `{ id, op, args }` (`op: 'insertRows'` with rows
+ * encoded by `encodeRecordRows`, or `{ id, op: 'insert', json }` with the batch as the UTF-8 bytes of
+ * its JSON text) post
+ * `{ id, ok: true, value }` or `{ id, ok: false, error }`.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { ConfigError } from '../../errors.js';
 import type { ToolExecutionRecord } from '../../record/types.js';
-import type { Store, TrajectoryStore } from '../types.js';
-import { createSqliteStore } from './sqlite-store.js';
+import { createSqliteRowStore, type SqliteRowStore } from './sqlite-store.js';
 import type { WorkerError, WorkerInit, WorkerReply, WorkerRequest } from './sqlite-worker-store.js';
 
 function toWorkerError(error: unknown): WorkerError {
@@ -26,6 +27,7 @@ function toWorkerError(error: unknown): WorkerError {
 
 const OPS = new Set<string>([
   'insert',
+  'insertRows',
   'insertTrajectories',
   'updateTrajectories',
   'get',
@@ -38,15 +40,20 @@ const OPS = new Set<string>([
   'getTrajectory',
   'queryTrajectories',
   'countTrajectories',
+  'pushCorrection',
+  'pushCorrections',
+  'latestCorrection',
+  'listCorrections',
 ]);
 
+const utf8 = new TextDecoder();
 const port = parentPort;
 if (port === null) throw new Error('sqlite-worker.js must run in a worker thread');
 
 const init = workerData as WorkerInit;
-let store: (Store & TrajectoryStore) | undefined;
+let store: SqliteRowStore | undefined;
 try {
-  store = createSqliteStore({
+  store = createSqliteRowStore({
     path: init.path,
     ...(init.busyTimeoutMs !== undefined ? { busyTimeoutMs: init.busyTimeoutMs } : {}),
   });
@@ -65,14 +72,14 @@ if (store !== undefined) {
   });
 }
 
-async function handle(s: Store & TrajectoryStore, request: WorkerRequest): Promise<WorkerReply> {
+async function handle(s: SqliteRowStore, request: WorkerRequest): Promise<WorkerReply> {
   try {
     if (request.op === 'close') {
       await s.close();
       return { type: 'reply', id: request.id, ok: true, value: undefined };
     }
     if (!OPS.has(request.op)) throw new Error(`unknown SQLite worker operation ${JSON.stringify(request.op)}`);
-    const args = request.json !== undefined ? [JSON.parse(request.json) as ToolExecutionRecord[]] : (request.args ?? []);
+    const args = request.json !== undefined ? [JSON.parse(utf8.decode(request.json)) as ToolExecutionRecord[]] : (request.args ?? []);
     const method = (s as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[request.op]!;
     const value = await method.apply(s, args);
     return { type: 'reply', id: request.id, ok: true, value };

@@ -17,12 +17,16 @@ export interface ConversationCall {
   result?: { text: string; isError?: boolean };
 }
 
-/** Turns calls in order into steps; `classify` finds failures in a result. */
-export function stepsFromCalls(
-  calls: readonly ConversationCall[],
-  classify: (call: ConversationCall & { result: { text: string; isError?: boolean } }) => ResultFailure | null,
-): TrajectoryStep[] {
-  const failures = calls.map((call) => (call.result === undefined ? null : classify({ ...call, result: call.result })));
+/** A call whose result the conversation holds. */
+export type AnsweredCall = ConversationCall & { result: { text: string; isError?: boolean } };
+
+/**
+ * Turns calls in order into steps; `classify` finds failures in a result, given its text and
+ * `body`, the text parsed (once: it becomes the step's response body too).
+ */
+export function stepsFromCalls(calls: readonly ConversationCall[], classify: (call: AnsweredCall, body: unknown) => ResultFailure | null): TrajectoryStep[] {
+  const bodies = calls.map((call) => (call.result === undefined ? undefined : parseResultText(call.result.text)));
+  const failures = calls.map((call, i) => (call.result === undefined ? null : classify(call as AnsweredCall, bodies[i])));
   const decisions = deriveDecisions(
     calls.map((call, i) => ({ tool_name: call.tool_name, params_hash: paramsHash(call.input_params), input_params: call.input_params, failed: failures[i] !== null })),
   );
@@ -34,7 +38,7 @@ export function stepsFromCalls(
       response.error_code = failure.code;
       response.message = failure.message;
     }
-    if (call.result !== undefined) response.body = parseResultText(call.result.text);
+    if (call.result !== undefined) response.body = bodies[i];
     return {
       step_index: i + 1,
       tool_name: call.tool_name,

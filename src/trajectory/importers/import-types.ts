@@ -24,4 +24,15 @@ export type ImportInput = AsyncIterable<string | Buffer> | Iterable<string | Buf
 /** An importer reads text (a file stream) and yields items as it goes. */
 export type Importer = (input: ImportInput, options?: ImportOptions) => AsyncIterable<ImportItem>;
 
-export const nowIso = (options: ImportOptions | undefined): string => new Date((options?.now ?? Date.now)()).toISOString();
+// Every trajectory of a file is stamped with the clock: format each millisecond once.
+let lastMs = Number.NaN;
+let lastIso = '';
+
+export function nowIso(options: ImportOptions | undefined): string {
+  const ms = (options?.now ?? Date.now)();
+  if (ms !== lastMs) {
+    lastIso = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastIso;
+}

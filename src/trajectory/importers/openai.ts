@@ -16,17 +16,20 @@ export function openAiConversation(messages: unknown): { calls: ConversationCall
   const calls: ConversationCall[] = [];
   const byId = new Map<string, ConversationCall>();
   let task: string | null = null;
-  for (const [i, message] of messages.entries()) {
+  // Index loops, not entries(): this runs for every message of every line of a large file.
+  for (let i = 0; i < messages.length; i++) {
+    const message: unknown = messages[i];
     if (!isRecord(message) || typeof message['role'] !== 'string') return `messages[${i}] has no role`;
     const role = message['role'];
     if (role === 'user' && task === null) task = contentText(message['content']);
     if (role === 'assistant' && message['tool_calls'] != null) {
       const toolCalls = message['tool_calls'];
       if (!Array.isArray(toolCalls)) return `messages[${i}].tool_calls is not an array`;
-      for (const [j, toolCall] of toolCalls.entries()) {
+      for (let j = 0; j < toolCalls.length; j++) {
+        const toolCall: unknown = toolCalls[j];
         const fn = isRecord(toolCall) && isRecord(toolCall['function']) ? toolCall['function'] : undefined;
         if (fn === undefined || typeof fn['name'] !== 'string' || fn['name'] === '') return `messages[${i}].tool_calls[${j}] has no function name`;
-        const id = typeof toolCall['id'] === 'string' ? toolCall['id'] : `call_${i}_${j}`;
+        const id = isRecord(toolCall) && typeof toolCall['id'] === 'string' ? toolCall['id'] : `call_${i}_${j}`;
         const call: ConversationCall = { id, tool_name: fn['name'], input_params: parseArguments(fn['arguments']) };
         calls.push(call);
         byId.set(id, call);
@@ -44,7 +47,7 @@ export function openAiConversation(messages: unknown): { calls: ConversationCall
 }
 
 /** The failures an OpenAI-style tool result shows (shared with tau-bench, whose results are the same shape). */
-export const classifyOpenAiResult = (call: { result: { text: string } }) => failureOfResult(call.result.text);
+export const classifyOpenAiResult = (call: { result: { text: string } }, body?: unknown) => failureOfResult(call.result.text, {}, body);
 
 function sourceIdOf(value: unknown): string | null {
   return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)) ? String(value) : null;

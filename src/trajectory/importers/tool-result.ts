@@ -103,10 +103,11 @@ const ERROR_PREFIX = /^\s*error\b/i;
 
 /**
  * The failure a tool result shows: a structured body first, then text starting with "Error",
- * then the source's own error flag (Anthropic's `is_error`, MCP's `isError`).
+ * then the source's own error flag (Anthropic's `is_error`, MCP's `isError`). `body` is the text
+ * parsed, when the caller already has it.
  */
-export function failureOfResult(text: string, options: { isError?: boolean } = {}): ResultFailure | null {
-  const structured = failureOfBody(parseResultText(text), text);
+export function failureOfResult(text: string, options: { isError?: boolean } = {}, body: unknown = parseResultText(text)): ResultFailure | null {
+  const structured = failureOfBody(body, text);
   if (structured !== null) return structured;
   if (ERROR_PREFIX.test(text) || options.isError === true) return toolReported(text.trim() || 'the tool reported an error');
   return null;

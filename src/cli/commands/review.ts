@@ -1,0 +1,237 @@
+/**
+ * `faultline review`: the human spot-check of the semantic judges (seed 000 2.2). Samples a share
+ * (default 5 %) of the judge labels nobody has reviewed yet, shows each one in the terminal
+ * (instruction, step, arguments, output excerpt, the judge's verdict and reason) and asks to
+ * accept it, correct it to another label or to "not a failure", skip it, or quit. Each decision
+ * is written to the label on its trajectory as soon as it is made. `--report` prints the judges'
+ * precision from the decisions so far (`--json` for machines).
+ *
+ * Answers are read line by line with node:readline, so a terminal and piped text both work.
+ */
+import { createInterface } from 'node:readline';
+import { Command } from 'commander';
+import { LABEL_NAMES } from '../../annotate/label.js';
+import {
+  applyReview,
+  DEFAULT_REVIEW_SHARE,
+  isJudgeLabel,
+  labelRef,
+  precisionReport,
+  sampleForReview,
+  type LabelRef,
+  type PrecisionReport,
+  type PrecisionRow,
+} from '../../annotate/review.js';
+import { truncateText } from '../../record/truncate.js';
+import { openStore } from '../../store/open-store.js';
+import type { Store, TrajectoryStore } from '../../store/types.js';
+import { hasTrajectoryStore } from '../../trajectory/trajectory-row.js';
+import type { LabelReview, Trajectory, TrajectoryLabel } from '../../trajectory/types.js';
+import { CliError } from '../cli-error.js';
+import { formatTable } from '../format-table.js';
+import { writeLine, type CliContext, type CliIo } from '../io.js';
+import { formatPercent, parseCount } from '../report-options.js';
+
+interface ReviewCommandOptions {
+  db?: string;
+  share: string;
+  seed: string;
+  report?: boolean;
+  json?: boolean;
+}
+
+const PAGE = 500;
+const EXCERPT_CHARS = 400;
+
+function parseShare(text: string): number {
+  const value = Number(text);
+  if (text.trim() === '' || !Number.isFinite(value) || value <= 0 || value > 1) throw new CliError(`--share must be a number in (0, 1], got ${JSON.stringify(text)}`);
+  return value;
+}
+
+/** Every judge label in the store, with where it is. */
+async function judgeLabels(store: TrajectoryStore): Promise<{ ref: LabelRef; label: TrajectoryLabel }[]> {
+  const out: { ref: LabelRef; label: TrajectoryLabel }[] = [];
+  for (let afterId: string | undefined; ; ) {
+    const page = await store.queryTrajectories({ limit: PAGE, ...(afterId === undefined ? {} : { afterId }) });
+    for (const t of page) for (const label of t.labels ?? []) if (isJudgeLabel(label)) out.push({ ref: labelRef(t.trajectory_id, label), label });
+    if (page.length < PAGE) break;
+    afterId = page[page.length - 1]!.trajectory_id;
+  }
+  return out;
+}
+
+const percentOrDash = (p: number | null): string => (p === null ? '-' : formatPercent(p));
+
+function printReport(io: CliIo, report: PrecisionReport): void {
+  writeLine(io.stdout, `judge precision from reviews: ${report.reviewed} of ${report.judge_labels} judge labels reviewed (precision = accepted / reviewed; corrected and rejected count against)`);
+  if (report.reviewed === 0) {
+    writeLine(io.stdout, "nothing reviewed yet: run 'faultline review' to review a sample");
+    return;
+  }
+  const table = (title: string, rows: readonly PrecisionRow[]) =>
+    formatTable(rows, [
+      { header: title, value: (r) => r.key },
+      { header: 'reviewed', value: (r) => r.reviewed, align: 'right' },
+      { header: 'accepted', value: (r) => r.accepted, align: 'right' },
+      { header: 'corrected', value: (r) => r.corrected, align: 'right' },
+      { header: 'rejected', value: (r) => r.rejected, align: 'right' },
+      { header: 'precision', value: (r) => percentOrDash(r.precision), align: 'right' },
+      { header: '95% CI (Wilson)', value: (r) => `${formatPercent(r.ci95[0])} - ${formatPercent(r.ci95[1])}`, align: 'right' },
+    ]);
+  writeLine(io.stdout, table('judge', [...report.by_judge, report.overall]));
+  writeLine(io.stdout);
+  writeLine(io.stdout, table('label', report.by_label));
+}
+
+const excerpt = (value: unknown): string => {
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? 'null');
+  return text.length > EXCERPT_CHARS ? `${truncateText(text, EXCERPT_CHARS)}… (${text.length} characters)` : text;
+};
+
+function show(io: CliIo, n: number, of: number, trajectory: Trajectory, label: TrajectoryLabel): void {
+  const step = trajectory.steps.find((s) => s.step_index === label.step_index);
+  const out = (line = '') => writeLine(io.stdout, line);
+  out();
+  out(`[${n}/${of}] trajectory ${trajectory.trajectory_id}${trajectory.source_id === null ? '' : ` (${trajectory.metadata.source} ${trajectory.source_id})`}, step ${label.step_index} of ${trajectory.steps.length}`);
+  out(`  instruction: ${trajectory.task_description ?? '(none recorded)'}`);
+  if (step !== undefined) {
+    out(`  call:        ${step.tool_name} ${excerpt(step.input_params)}`);
+    out(`  status:      ${step.status ?? 'no result'}${step.failure_kind === null ? '' : ` (${step.failure_kind})`}`);
+    out(`  output:      ${excerpt(step.response.body ?? step.response.message ?? null)}`);
+  }
+  const kind = label.mismatch_kind === undefined ? '' : `, ${label.mismatch_kind}`;
+  out(`  judge:       ${label.source ?? 'unknown'} says ${label.name} (confidence ${label.confidence}${kind})`);
+  out(`  reason:      ${label.reason}`);
+}
+
+/** Reads answers line by line; undefined once the input ends. */
+type Ask = (prompt: string) => Promise<string | undefined>;
+
+function asker(io: CliIo, input: NodeJS.ReadableStream & { isTTY?: boolean }): { ask: Ask; close: () => void } {
+  const tty = input.isTTY === true;
+  const rl = createInterface({ input, ...(tty ? { output: io.stdout, terminal: true } : { terminal: false }) });
+  // Ctrl-C ends the session like `q`: every decision made so far is already stored.
+  rl.on('SIGINT', () => rl.close());
+  const lines = rl[Symbol.asyncIterator]();
+  return {
+    ask: async (prompt) => {
+      // In a terminal readline redraws the line (editing, history) with its own prompt, so it must be that one.
+      if (tty) {
+        rl.setPrompt(prompt);
+        rl.prompt();
+      } else io.stdout.write(prompt);
+      const next = await lines.next();
+      return next.done === true ? undefined : String(next.value).trim();
+    },
+    close: () => rl.close(),
+  };
+}
+
+type Answer = { decision: LabelReview['decision']; corrected_to?: string } | 'skip' | 'quit' | 'end of input';
+
+async function askDecision(ask: Ask, label: TrajectoryLabel): Promise<Answer> {
+  for (;;) {
+    const answer = (await ask('accept [a] / correct the label [c] / not a failure [n] / skip [s] / quit [q]? '))?.toLowerCase();
+    if (answer === undefined) return 'end of input';
+    if (answer === 'q' || answer === 'quit') return 'quit';
+    if (answer === 'a' || answer === 'accept') return { decision: 'accepted' };
+    if (answer === 'n' || answer === 'not a failure') return { decision: 'rejected' };
+    if (answer === 's' || answer === 'skip') return 'skip';
+    if (answer !== 'c' && answer !== 'correct') continue;
+    const choices = [...LABEL_NAMES.filter((n) => n !== label.name), 'none'];
+    const menu = choices.map((c, i) => `${i + 1}) ${c === 'none' ? 'none (not a failure)' : c}`).join('  ');
+    for (;;) {
+      const pick = (await ask(`correct to: ${menu}? `))?.toLowerCase();
+      if (pick === undefined) return 'end of input';
+      const chosen = /^\d+$/.test(pick) ? choices[Number(pick) - 1] : choices.find((c) => c === pick);
+      if (chosen === undefined) continue;
+      return chosen === 'none' ? { decision: 'rejected' } : { decision: 'corrected', corrected_to: chosen };
+    }
+  }
+}
+
+async function saveReview(store: TrajectoryStore, ref: LabelRef, review: LabelReview): Promise<boolean> {
+  const trajectory = await store.getTrajectory(ref.trajectory_id);
+  if (trajectory === null) return false;
+  const { labels, applied } = applyReview(trajectory.labels ?? [], ref, review);
+  if (applied) await store.updateTrajectories([{ ...trajectory, labels }]);
+  return applied;
+}
+
+async function session(io: CliIo, store: Store & TrajectoryStore, sample: readonly LabelRef[]): Promise<Record<'accepted' | 'corrected' | 'rejected' | 'skipped', number>> {
+  const counts = { accepted: 0, corrected: 0, rejected: 0, skipped: 0 };
+  if (io.stdin === undefined) throw new CliError("review needs answers on stdin: run it in a terminal or pipe answers in (or use --report)");
+  const { ask, close } = asker(io, io.stdin);
+  try {
+    for (const [i, ref] of sample.entries()) {
+      const trajectory = await store.getTrajectory(ref.trajectory_id);
+      const label = trajectory?.labels?.find((l) => l.name === ref.name && l.step_index === ref.step_index && (l.source ?? '') === ref.source);
+      if (trajectory === null || label === undefined) continue;
+      show(io, i + 1, sample.length, trajectory, label);
+      const answer = await askDecision(ask, label);
+      if (answer === 'end of input') {
+        writeLine(io.stdout);
+        const answered = counts.accepted + counts.corrected + counts.rejected + counts.skipped;
+        writeLine(io.stdout, answered === 0 && io.stdin.isTTY !== true
+          ? "stdin is not a terminal and gave no answers: nothing reviewed (pipe answers in, or use --report)"
+          : `input ended: ${sample.length - i} sampled labels left unreviewed`);
+        break;
+      }
+      if (answer === 'quit') break;
+      if (answer === 'skip') {
+        counts.skipped++;
+        continue;
+      }
+      const review: LabelReview = { decision: answer.decision, ...(answer.corrected_to === undefined ? {} : { corrected_to: answer.corrected_to }), reviewed_at: new Date().toISOString() };
+      if (await saveReview(store, ref, review)) counts[answer.decision]++;
+    }
+  } finally {
+    close();
+  }
+  return counts;
+}
+
+export function reviewCommand(ctx: CliContext): Command {
+  return new Command('review')
+    .description('Spot-check the semantic judges: review a sample of judge labels (accept / correct / not a failure) and report their precision')
+    .option('--db <store>', 'store to read: a SQLite path (default .faultline/faultline.db) or a postgres:// URL (?schema=NAME)')
+    .option('--share <fraction>', 'share of the unreviewed judge labels to review, in (0, 1]; at least one', String(DEFAULT_REVIEW_SHARE))
+    .option('--seed <n>', 'seed of the sample (a non-negative integer): the same seed picks the same labels', '0')
+    .option('--report', "print the judges' precision from the decisions so far instead of reviewing")
+    .option('--json', 'print the precision report as JSON (implies --report)')
+    .action(async (opts: ReviewCommandOptions) => {
+      const { io } = ctx;
+      const share = parseShare(opts.share);
+      const seed = parseCount(opts.seed, '--seed', 0);
+      const store = await openStore(opts.db, { cwd: io.cwd });
+      try {
+        if (!hasTrajectoryStore(store)) throw new CliError(`the ${store.kind} store cannot hold trajectories`);
+        const all = await judgeLabels(store);
+        if (opts.report === true || opts.json === true) {
+          const report = precisionReport(all.map((a) => a.label));
+          if (opts.json === true) writeLine(io.stdout, JSON.stringify(report));
+          else printReport(io, report);
+          return;
+        }
+        if (all.length === 0) {
+          writeLine(io.stdout, "nothing to review: no judge labels in the store (run 'faultline annotate' first)");
+          return;
+        }
+        const unreviewed = all.filter((a) => a.label.review === undefined).map((a) => a.ref);
+        if (unreviewed.length === 0) {
+          writeLine(io.stdout, `nothing to review: all ${all.length} judge labels are reviewed (see 'faultline review --report')`);
+          return;
+        }
+        const sample = sampleForReview(unreviewed, share, seed);
+        writeLine(io.stdout, `reviewing ${sample.length} of ${unreviewed.length} unreviewed judge labels (share ${share}, seed ${seed}); each decision is saved as it is made`);
+        const counts = await session(io, store, sample);
+        writeLine(io.stdout);
+        writeLine(io.stdout, `reviewed ${counts.accepted + counts.corrected + counts.rejected}: ${counts.accepted} accepted, ${counts.corrected} corrected, ${counts.rejected} not a failure, ${counts.skipped} skipped`);
+        const overall = precisionReport((await judgeLabels(store)).map((a) => a.label)).overall;
+        writeLine(io.stdout, `judge precision so far: ${percentOrDash(overall.precision)} of ${overall.reviewed} reviewed (95% CI ${formatPercent(overall.ci95[0])} - ${formatPercent(overall.ci95[1])})`);
+      } finally {
+        await store.close();
+      }
+    });
+}

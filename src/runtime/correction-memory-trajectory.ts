@@ -1,0 +1,63 @@
+/**
+ * Corrections from stored trajectories: every failed step whose decision is marked `correct`
+ * (by the outcome backtrace of `faultline annotate`, by a log's own grading, or by a reviewer)
+ * and that names a recovery (changed arguments, a wait, a repeat, another tool) becomes a
+ * correction, so benchmark runs and imported logs fill the correction memory too.
+ */
+import { failureSignature } from '../store/signature.js';
+import type { CorrectionRecovery, NewCorrection } from '../store/types.js';
+import { paramsDelta } from '../trajectory/decide.js';
+import type { Trajectory, TrajectoryStep } from '../trajectory/types.js';
+
+function recoveryOfStep(steps: readonly TrajectoryStep[], at: number): CorrectionRecovery | undefined {
+  const step = steps[at]!;
+  const decision = step.agent_decision;
+  switch (decision.action) {
+    case 'retry_with_params': {
+      const next = steps.slice(at + 1).find((s) => s.tool_name === step.tool_name);
+      const delta = decision.params_delta ?? (next === undefined ? undefined : paramsDelta(step.input_params, next.input_params));
+      return { action: 'retry_with_fixed_params', ...(delta === undefined ? {} : { params_delta: delta }) };
+    }
+    case 'wait_and_retry':
+      return { action: 'wait_and_retry', ...(decision.wait_seconds === undefined ? {} : { wait_ms: Math.round(decision.wait_seconds * 1000) }) };
+    case 'retry':
+      return { action: 'retry' };
+    case 'switch_tool': {
+      const tool = decision.next_tool ?? steps[at + 1]?.tool_name;
+      return { action: 'switch_tool', ...(tool === undefined ? {} : { tool }) };
+    }
+    default:
+      // proceed, abort, escalate, other: nothing the next call could repeat.
+      return undefined;
+  }
+}
+
+/** The corrections a trajectory teaches, oldest first. */
+export function correctionsFromTrajectory(trajectory: Trajectory): NewCorrection[] {
+  const steps = trajectory.steps;
+  const out: NewCorrection[] = [];
+  steps.forEach((step, at) => {
+    if (step.decision_correctness !== 'correct' || step.status === null || step.status === 'success') return;
+    const recovery = recoveryOfStep(steps, at);
+    if (recovery === undefined) return;
+    const signature = failureSignature({
+      status: step.status,
+      tool_name: step.tool_name,
+      failure_stage: step.failure_stage,
+      failure_type: step.failure_kind,
+      error_code: step.response.error_code ?? null,
+      error_message: step.response.message ?? null,
+    })!;
+    out.push({
+      signature: signature.signature,
+      tool_name: step.tool_name,
+      failure_category: step.failure_category,
+      failure_type: signature.failure_type,
+      error_code: signature.error_code,
+      recovery,
+      trace_id: trajectory.source_id ?? trajectory.trajectory_id,
+      recovered_at: steps[at + 1]?.started_at ?? step.started_at ?? trajectory.created_at,
+    });
+  });
+  return out;
+}

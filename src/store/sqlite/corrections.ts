@@ -1,0 +1,111 @@
+/**
+ * The correction memory in SQLite (table `corrections`, schema version 3): the SQL behind
+ * `pushCorrection(s)`, `latestCorrection` and `listCorrections`, with the semantics of
+ * `../corrections.ts`. `seq` (the rowid) is the push order: a new row always gets a larger one.
+ */
+import type Database from 'better-sqlite3';
+import {
+  assertCorrection,
+  assertCorrections,
+  correctionLimits,
+  CORRECTION_COLUMNS,
+  listLimit,
+  normalizedCorrection,
+  recoveryKey,
+  rowToCorrection,
+  type CorrectionRow,
+} from '../corrections.js';
+import type { CorrectionEntry, CorrectionLimits, CorrectionQuery, NewCorrection } from '../types.js';
+
+/** Version 3 of the SQLite schema. */
+export const SQLITE_CORRECTIONS_SCHEMA = `
+CREATE TABLE corrections (
+  seq INTEGER PRIMARY KEY,
+  signature TEXT NOT NULL,
+  recovery_key TEXT NOT NULL,
+  tool_name TEXT NOT NULL,
+  failure_category TEXT,
+  failure_type TEXT NOT NULL,
+  error_code TEXT,
+  recovery TEXT NOT NULL,
+  trace_id TEXT,
+  recovered_at TEXT NOT NULL,
+  uses INTEGER NOT NULL
+);
+CREATE INDEX idx_corrections_signature ON corrections (signature, recovery_key);
+`;
+
+export interface SqliteCorrections {
+  push(correction: NewCorrection, limits?: Partial<CorrectionLimits>): CorrectionEntry;
+  /** Pushes in order in one transaction; validates every correction first. */
+  pushMany(corrections: readonly NewCorrection[], limits?: Partial<CorrectionLimits>): void;
+  latest(signature: string): CorrectionEntry | null;
+  list(query: CorrectionQuery): CorrectionEntry[];
+}
+
+/** Statements are prepared on first use, so a database without version 3 fails only when asked for corrections. */
+export function sqliteCorrections(db: Database.Database): SqliteCorrections {
+  let prepared: ReturnType<typeof prepare> | undefined;
+  const statements = () => (prepared ??= prepare(db));
+  return {
+    push(correction, limits) {
+      assertCorrection(correction);
+      const s = statements();
+      const normalized = normalizedCorrection(correction);
+      return s.push.immediate(normalized, recoveryKey(normalized), correctionLimits(limits));
+    },
+    pushMany(corrections, limits) {
+      const resolved = assertCorrections(corrections, limits);
+      if (corrections.length === 0) return;
+      statements().pushMany.immediate(corrections.map(normalizedCorrection), resolved);
+    },
+    latest(signature) {
+      const row = statements().latest.get(signature) as CorrectionRow | undefined;
+      return row === undefined ? null : rowToCorrection(row);
+    },
+    list(query) {
+      const limit = listLimit(query);
+      if (limit === 0) return [];
+      const s = statements();
+      const rows = (query.signature === undefined ? s.list.all(limit) : s.listSignature.all(query.signature, limit)) as CorrectionRow[];
+      return rows.map(rowToCorrection);
+    },
+  };
+}
+
+function prepare(db: Database.Database) {
+  const same = db.prepare('SELECT seq, uses, trace_id FROM corrections WHERE signature = ? AND recovery_key = ?');
+  const bySeq = db.prepare(`SELECT ${CORRECTION_COLUMNS} FROM corrections WHERE seq = ?`);
+  const remove = db.prepare('DELETE FROM corrections WHERE seq = ?');
+  const insert = db.prepare(
+    `INSERT INTO corrections (signature, recovery_key, tool_name, failure_category, failure_type, error_code, recovery, trace_id, recovered_at, uses)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const trimSignature = db.prepare(
+    'DELETE FROM corrections WHERE signature = ? AND seq NOT IN (SELECT seq FROM corrections WHERE signature = ? ORDER BY seq DESC LIMIT ?)',
+  );
+  const trimAll = db.prepare('DELETE FROM corrections WHERE seq NOT IN (SELECT seq FROM corrections ORDER BY seq DESC LIMIT ?)');
+  const pushOne = (c: NewCorrection, key: string, limits: CorrectionLimits): CorrectionEntry => {
+    const found = same.get(c.signature, key) as { seq: number; uses: number; trace_id: string | null } | undefined;
+    if (found !== undefined && found.trace_id !== null && found.trace_id === c.trace_id) {
+      return rowToCorrection(bySeq.get(found.seq) as CorrectionRow);
+    }
+    if (found !== undefined) remove.run(found.seq);
+    const uses = (found?.uses ?? 0) + 1;
+    insert.run(c.signature, key, c.tool_name, c.failure_category, c.failure_type, c.error_code, JSON.stringify(c.recovery), c.trace_id, c.recovered_at, uses);
+    trimSignature.run(c.signature, c.signature, limits.perSignature);
+    trimAll.run(limits.capacity);
+    return { ...c, uses };
+  };
+  const push = db.transaction(pushOne);
+  const pushMany = db.transaction((list: readonly NewCorrection[], limits: CorrectionLimits): void => {
+    for (const c of list) pushOne(c, recoveryKey(c), limits);
+  });
+  return {
+    push,
+    pushMany,
+    latest: db.prepare(`SELECT ${CORRECTION_COLUMNS} FROM corrections WHERE signature = ? ORDER BY seq DESC LIMIT 1`),
+    list: db.prepare(`SELECT ${CORRECTION_COLUMNS} FROM corrections ORDER BY seq DESC LIMIT ?`),
+    listSignature: db.prepare(`SELECT ${CORRECTION_COLUMNS} FROM corrections WHERE signature = ? ORDER BY seq DESC LIMIT ?`),
+  };
+}
