@@ -2,7 +2,7 @@
  * Starts a TypeScript worker entry under vitest. Node 20 cannot run `.ts` in a worker thread and
  * vitest does not transform code there, so the worker boots through module hooks that map
  * `./x.js` to `./x.ts` when only the source exists and transpile it with the project's
- * TypeScript (the same approach as src/store/sqlite/sqlite-worker-store.test.ts). `dist/` needs
+ * TypeScript. `dist/` needs
  * none of this: there the `.js` entry sits beside its caller.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ImportInputError } from '../trajectory/import-file.js';
 import { annotateFile, NO_SEMANTIC_JUDGE } from './annotate-file.js';
 import { annotateFileParallel, type ParallelAnnotateOptions } from './parallel-annotate.js';
-import { typeScriptWorkerUrl } from './ts-worker.test-helpers.js';
+import { typeScriptWorkerUrl } from '../ts-worker.test-helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'faultline-parallel-annotate-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -12,26 +12,15 @@
  * Only the first step with a signature gets the label, so a trajectory repeating a new failure
  * five times is flagged once.
  */
-import { failureSignature, type FailureSignatureKey } from '../store/signature.js';
 import type { FailureSignature } from '../store/types.js';
+import { stepSignature } from '../trajectory/step-signature.js';
 import type { Trajectory, TrajectoryLabel, TrajectoryStep } from '../trajectory/types.js';
+
+export { stepSignature };
 
 export const RARE_FAILURE = 'rare_failure';
 /** The `source` of rare-failure labels. */
 export const RARE_FAILURE_SOURCE = 'rare-failure';
-
-/** The store's failure signature of a failed step; null for a success or a step without a result. */
-export function stepSignature(step: TrajectoryStep): FailureSignatureKey | null {
-  if (step.status === null || step.status === 'success') return null;
-  return failureSignature({
-    status: step.status,
-    tool_name: step.tool_name,
-    failure_stage: step.failure_stage,
-    failure_type: step.failure_kind,
-    error_code: step.response.error_code ?? null,
-    error_message: step.response.message ?? null,
-  });
-}
 
 interface Occurrence {
   timeMs: number;

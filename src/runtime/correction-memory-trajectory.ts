@@ -4,9 +4,9 @@
  * and that names a recovery (changed arguments, a wait, a repeat, another tool) becomes a
  * correction, so benchmark runs and imported logs fill the correction memory too.
  */
-import { failureSignature } from '../store/signature.js';
 import type { CorrectionRecovery, NewCorrection } from '../store/types.js';
 import { paramsDelta } from '../trajectory/decide.js';
+import { stepSignature } from '../trajectory/step-signature.js';
 import type { Trajectory, TrajectoryStep } from '../trajectory/types.js';
 
 function recoveryOfStep(steps: readonly TrajectoryStep[], at: number): CorrectionRecovery | undefined {
@@ -40,14 +40,7 @@ export function correctionsFromTrajectory(trajectory: Trajectory): NewCorrection
     if (step.decision_correctness !== 'correct' || step.status === null || step.status === 'success') return;
     const recovery = recoveryOfStep(steps, at);
     if (recovery === undefined) return;
-    const signature = failureSignature({
-      status: step.status,
-      tool_name: step.tool_name,
-      failure_stage: step.failure_stage,
-      failure_type: step.failure_kind,
-      error_code: step.response.error_code ?? null,
-      error_message: step.response.message ?? null,
-    })!;
+    const signature = stepSignature(step)!;
     out.push({
       signature: signature.signature,
       tool_name: step.tool_name,

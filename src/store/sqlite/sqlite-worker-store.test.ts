@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../errors.js';
 import { contractDataset, runStoreContract } from '../contract.test-helpers.js';
+import { typeScriptWorkerUrl } from '../../ts-worker.test-helpers.js';
 import { createSqliteWorkerStore } from './sqlite-worker-store.js';
 
 const root = mkdtempSync(join(tmpdir(), 'faultline-sqlite-worker-'));
@@ -13,58 +13,8 @@ let counter = 0;
 const freshPath = () => join(root, `db-${process.pid}-${++counter}`, 'faultline.db');
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-/*
- * Node 20 cannot run the TypeScript worker entry, and vitest does not transform code inside a
- * worker thread. So tests start the worker through a tiny loader: module hooks that map `./x.js`
- * to `./x.ts` when only the source exists and transpile it with the project's TypeScript.
- * `dist/` needs none of this: there `sqlite-worker.js` sits beside the store module.
- */
-const typescriptUrl = pathToFileURL(createRequire(import.meta.url).resolve('typescript')).href;
-const hooksPath = join(root, 'ts-hooks.mjs');
-writeFileSync(
-  hooksPath,
-  `import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-const cacheDir = ${JSON.stringify(root)};
-let ts;
-export async function resolve(specifier, context, next) {
-  try {
-    return await next(specifier, context);
-  } catch (error) {
-    if (specifier.endsWith('.js') && (specifier.startsWith('.') || specifier.startsWith('file:'))) {
-      return next(specifier.slice(0, -3) + '.ts', context);
-    }
-    throw error;
-  }
-}
-export async function load(url, context, next) {
-  if (!url.startsWith('file:') || !url.endsWith('.ts')) return next(url, context);
-  const fileName = fileURLToPath(url);
-  // Every worker has its own hooks thread: share the transpiled sources on disk instead of
-  // loading TypeScript (~0.5 s) in each.
-  const cached = cacheDir + '/ts-cache-' + fileName.replace(/[^A-Za-z0-9.]/g, '_') + '.mjs';
-  if (existsSync(cached)) return { format: 'module', source: readFileSync(cached, 'utf8'), shortCircuit: true };
-  ts ??= (await import(${JSON.stringify(typescriptUrl)})).default;
-  const { outputText } = ts.transpileModule(readFileSync(fileName, 'utf8'), {
-    fileName,
-    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true },
-  });
-  const tmp = cached + '.' + process.pid + '-' + Math.random().toString(36).slice(2);
-  writeFileSync(tmp, outputText);
-  renameSync(tmp, cached);
-  return { format: 'module', source: outputText, shortCircuit: true };
-}
-`,
-);
-const bootPath = join(root, 'boot-worker.mjs');
-writeFileSync(
-  bootPath,
-  `import { register } from 'node:module';
-register(${JSON.stringify(pathToFileURL(hooksPath).href)});
-await import(${JSON.stringify(new URL('./sqlite-worker.ts', import.meta.url).href)});
-`,
-);
-const workerUrl = pathToFileURL(bootPath);
+// Node 20 cannot run the TypeScript worker entry under vitest; see ts-worker.test-helpers.ts.
+const workerUrl = typeScriptWorkerUrl(new URL('./sqlite-worker.ts', import.meta.url), root);
 
 /** A worker that opens nothing and dies on its first request, after `delayMs`. */
 const crashPath = join(root, 'crash-worker.mjs');
