@@ -25,6 +25,7 @@ import { anchoredClock } from './anchored-clock.js';
 import type { ToolCatalog } from './catalog.js';
 import { errorReply, invalidArgumentsReply, type HttpReply } from './http-error-response.js';
 import { COMMIT_HEADER, INJECT_HEADER, parseInjectHeader } from './inject-error.js';
+import { listen } from '../listen.js';
 
 /**
  * What the server needs from a fault plan (`createFaultPlan`): a decision per request, and,
@@ -314,13 +315,7 @@ export async function startMockToolServer(options: MockToolServerOptions): Promi
   });
   server.on('clientError', (_error, socket) => socket.destroy());
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  await listen(server, options.port ?? 0, host);
   const address = server.address() as AddressInfo;
   const urlHost = address.address.includes(':') ? `[${address.address}]` : address.address;
 

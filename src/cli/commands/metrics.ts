@@ -9,6 +9,7 @@ import { createStoreMetrics } from '../../monitor/metrics.js';
 import { CliError } from '../cli-error.js';
 import { writeLine, type CliContext } from '../io.js';
 import { DB_OPTION_HELP, openReportStore } from '../report-options.js';
+import { listen } from '../../listen.js';
 
 interface MetricsOptions {
   db?: string;
@@ -25,18 +26,13 @@ function parsePort(text: string): number {
   return port;
 }
 
-function listen(server: Server, port: number, host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const onError = (error: NodeJS.ErrnoException) => {
-      reject(new CliError(`cannot listen on ${host}:${port}: ${error.code ?? error.message}`, 2, { cause: error }));
-    };
-    server.once('error', onError);
-    server.listen(port, host, () => {
-      server.off('error', onError);
-      const address = server.address();
-      resolve(typeof address === 'object' && address !== null ? address.port : port);
-    });
-  });
+async function listenForMetrics(server: Server, port: number, host: string): Promise<number> {
+  try {
+    return (await listen(server, port, host)).port;
+  } catch (error) {
+    const e = error as NodeJS.ErrnoException;
+    throw new CliError(`cannot listen on ${host}:${port}: ${e.code ?? e.message}`, 2, { cause: error });
+  }
 }
 
 export function metricsCommand(ctx: CliContext): Command {
@@ -58,7 +54,7 @@ export function metricsCommand(ctx: CliContext): Command {
           if (path === '/metrics') metrics.handler(req, res);
           else res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found: try /metrics\n');
         });
-        const bound = await listen(server, port, opts.host);
+        const bound = await listenForMetrics(server, port, opts.host);
         const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
         const url = `http://${host}:${bound}/metrics`;
         if (opts.json === true) writeLine(io.stdout, JSON.stringify({ url, host: opts.host, port: bound }));

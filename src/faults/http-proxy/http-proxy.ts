@@ -37,6 +37,7 @@ import { buildExchangeRecord, type ExchangeOutcome, type ProxyExchange } from '.
 import { bodyBuffer, BodyCapture, EMPTY_BODY, readBodyPrefix, type BodyPrefix } from './request-body.js';
 import { compileRoutes, type ProxyRoute } from './routes.js';
 import { forwardableResponseHeaders, readRequestHeaders, responseHeaderObject, type RequestHeaders } from './wire-headers.js';
+import { listen } from '../../listen.js';
 
 export interface HttpFaultProxyOptions {
   /** The upstream, `http://host:port` or `https://…`. A path in it is prefixed to every request path. */
@@ -247,16 +248,6 @@ function relay(live: Live, upstream: IncomingMessage, capture: BodyCapture): Pro
       settle(error);
     });
     res.once('finish', () => settle(undefined));
-  });
-}
-
-function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve(server.address() as AddressInfo);
-    });
   });
 }
 

@@ -14,6 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { ConfigError } from '../../errors.js';
 import { parseFaultPlan } from '../plan-validate.js';
 import type { FaultPlan } from '../plan.js';
+import { listen } from '../../listen.js';
 
 export interface AdminServerOptions {
   plan: FaultPlan;
@@ -123,13 +124,7 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
     });
   });
   const host = '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  await listen(server, options.port ?? 0, host);
   const port = (server.address() as AddressInfo).port;
   let closing: Promise<void> | undefined;
   return {

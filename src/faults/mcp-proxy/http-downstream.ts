@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ErrorCode, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { McpProxy } from './proxy.js';
+import { listen } from '../../listen.js';
 
 export interface McpHttpOptions {
   /** 0 (the default) picks a free port. */
@@ -106,13 +107,7 @@ export async function serveMcpOverHttp(proxy: Pick<McpProxy, 'createServer'>, op
       else res.end();
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  await listen(server, options.port ?? 0, host);
   const port = (server.address() as AddressInfo).port;
   const hostPart = host.includes(':') ? `[${host}]` : host;
   allowedHosts = new Set([`${hostPart}:${port}`, `localhost:${port}`].map((h) => h.toLowerCase()));

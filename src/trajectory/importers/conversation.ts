@@ -6,7 +6,7 @@ import { paramsHash } from '../../record/params-hash.js';
 import { NO_FAILURE, stepFailure } from '../assemble.js';
 import { deriveDecisions } from '../decide.js';
 import type { TrajectoryStep } from '../types.js';
-import { parseResultText, type ResultFailure } from './tool-result.js';
+import { failureResponse, parseResultText, type ResultFailure } from './tool-result.js';
 
 export interface ConversationCall {
   /** The call id the log pairs the result with. */
@@ -32,12 +32,7 @@ export function stepsFromCalls(calls: readonly ConversationCall[], classify: (ca
   );
   return calls.map((call, i): TrajectoryStep => {
     const failure = failures[i] ?? null;
-    const response: TrajectoryStep['response'] = {};
-    if (failure?.status !== undefined) response.status_code = failure.status;
-    if (failure !== null) {
-      response.error_code = failure.code;
-      response.message = failure.message;
-    }
+    const response = failureResponse(failure);
     if (call.result !== undefined) response.body = bodies[i];
     return {
       step_index: i + 1,

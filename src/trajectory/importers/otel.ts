@@ -16,7 +16,7 @@ import type { FinalOutcome, Trajectory, TrajectoryStep } from '../types.js';
 import { parseArguments } from './conversation.js';
 import { nowIso, type ImportItem, type Importer, type ImportOptions } from './import-types.js';
 import { isRecord, readJsonLines } from './json-lines.js';
-import { failureOfBody, parseResultText, type ResultFailure } from './tool-result.js';
+import { failureOfBody, failureResponse, parseResultText, type ResultFailure } from './tool-result.js';
 
 interface ToolSpan {
   spanId: string;
@@ -108,12 +108,7 @@ function trajectoryOf(traceId: string, parts: TraceParts, options?: ImportOption
   const decisions = deriveDecisions(calls);
   const steps = spans.map((span, i): TrajectoryStep => {
     const failure = failures[i] ?? null;
-    const response: TrajectoryStep['response'] = {};
-    if (failure?.status !== undefined) response.status_code = failure.status;
-    if (failure !== null) {
-      response.error_code = failure.code;
-      response.message = failure.message;
-    }
+    const response = failureResponse(failure);
     const result = span.attributes['gen_ai.tool.call.result'];
     if (result !== undefined) response.body = typeof result === 'string' ? parseResultText(result) : result;
     return {

@@ -7,6 +7,7 @@
  */
 import { classifyError } from '../../runtime/classify.js';
 import type { FailureCategory, FailureStage } from '../../taxonomy.js';
+import type { TrajectoryStep } from '../types.js';
 
 /** A failure found in a tool result. */
 export interface ResultFailure {
@@ -18,6 +19,16 @@ export interface ResultFailure {
   message: string;
   status?: number;
   retryAfterMs?: number;
+}
+
+/** A step's response as far as its failure tells it: HTTP status, error code and message. */
+export function failureResponse(failure: ResultFailure | null): TrajectoryStep['response'] {
+  const response: TrajectoryStep['response'] = {};
+  if (failure === null) return response;
+  if (failure.status !== undefined) response.status_code = failure.status;
+  response.error_code = failure.code;
+  response.message = failure.message;
+  return response;
 }
 
 type Loose = Record<string, unknown>;
