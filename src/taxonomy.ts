@@ -42,6 +42,8 @@ export const FAILURE_TYPES = {
   enum_mismatch: 'parameter',
   boundary_violation: 'parameter',
   unknown_tool: 'parameter',
+  /** The model's tool-call arguments were not valid JSON (stage request_build). */
+  malformed_arguments: 'parameter',
   // auth
   unauthorized: 'auth',
   forbidden: 'auth',

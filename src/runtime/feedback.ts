@@ -74,6 +74,11 @@ const BY_TYPE: Record<string, Entry> = {
     hint: (c) =>
       `There is no tool named "${c.toolName}".` + (c.suggestions.length > 0 ? ` Did you mean ${c.suggestions.map((s) => `"${s}"`).join(' or ')}?` : ''),
   },
+  malformed_arguments: {
+    action: always('retry_with_fixed_params'),
+    retryable: always(true),
+    hint: (c) => `The arguments for ${c.toolName} are not valid JSON (${c.classification.message}). Send them again as one JSON object that matches the tool's schema.`,
+  },
   unauthorized: {
     action: (c) => (c.canRefreshCredential ? 'refresh_credential' : 'escalate_to_user'),
     retryable: always(false),

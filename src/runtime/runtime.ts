@@ -152,6 +152,8 @@ export interface ToolInfo {
 export interface Session {
   readonly traceId: string;
   execute<Output = unknown>(toolName: string, args: unknown, options?: Omit<ExecuteOptions, 'traceId' | 'stepIndex'>): Promise<ExecuteResult<Output>>;
+  /** `execute` with the arguments as the JSON text a model wrote (see `Runtime.executeJson`). */
+  executeJson<Output = unknown>(toolName: string, argumentsJson: string, options?: Omit<ExecuteOptions, 'traceId' | 'stepIndex'>): Promise<ExecuteResult<Output>>;
 }
 
 export interface Runtime {
@@ -160,6 +162,13 @@ export interface Runtime {
   /** The correction memory; undefined when `correctionMemory: false`. */
   readonly corrections: CorrectionMemoryView | undefined;
   execute<Output = unknown>(toolName: string, args: unknown, options?: ExecuteOptions): Promise<ExecuteResult<Output>>;
+  /**
+   * Runs a call whose arguments are the JSON text a model produced (OpenAI `tool_calls[].function.arguments`).
+   * Text that does not parse is not guessed at: the call is rejected at stage `request_build` with
+   * type `malformed_arguments`, recorded with the raw text as `input_params`, and the feedback asks
+   * the model to send valid JSON. An empty string means no arguments (`{}`).
+   */
+  executeJson<Output = unknown>(toolName: string, argumentsJson: string, options?: ExecuteOptions): Promise<ExecuteResult<Output>>;
   session(options?: Omit<ExecuteOptions, 'stepIndex' | 'signal' | 'idempotencyKey'>): Session;
   readonly tools: readonly ToolInfo[];
   readonly breakers: {
@@ -234,6 +243,23 @@ class AttemptContext implements ToolContext {
 }
 
 const MAX_TRACKED_TRACES = 10_000;
+
+/** Arguments that arrived as JSON text that does not parse; `run` rejects the call at request_build. */
+class MalformedArguments {
+  constructor(
+    readonly raw: string,
+    readonly reason: string,
+  ) {}
+}
+
+function parseArguments(argumentsJson: string): unknown {
+  if (argumentsJson.trim() === '') return {};
+  try {
+    return JSON.parse(argumentsJson) as unknown;
+  } catch (error) {
+    return new MalformedArguments(argumentsJson, error instanceof Error ? error.message : String(error));
+  }
+}
 
 /**
  * Creates a runtime over a set of tools.
@@ -691,6 +717,16 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     }
     const tool = entry.tool;
 
+    if (args instanceof MalformedArguments) {
+      call.args = args.raw;
+      return finishFailure(call, {
+        status: 'rejected',
+        classification: rejection('request_build', 'parameter', 'malformed_arguments', 'MALFORMED_ARGUMENTS', args.reason),
+        entry,
+        stopReason: undefined,
+      });
+    }
+
     const validated = tool.validateInput(args);
     if (!validated.ok) {
       const type = failureTypeOf(validated.issues);
@@ -848,21 +884,26 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       if (closed) return Promise.reject(new RuntimeClosedError());
       return run(toolName, args, opts, 0, null) as Promise<ExecuteResult<Output>>;
     },
+    executeJson<Output>(toolName: string, argumentsJson: string, opts: ExecuteOptions = {}): Promise<ExecuteResult<Output>> {
+      return runtime.execute<Output>(toolName, parseArguments(argumentsJson), opts);
+    },
     session(sessionOptions = {}) {
       const traceId = sessionOptions.traceId ?? uuidv7();
       let step = 0;
       // Built (and redacted) once for the session's calls that add no context of their own; frozen
       // because their records share it.
       let snapshot: Call['snapshot'];
+      function execute<Output>(toolName: string, args: unknown, opts: Omit<ExecuteOptions, 'traceId' | 'stepIndex'> = {}) {
+        if (closed) return Promise.reject(new RuntimeClosedError());
+        const merged: ExecuteOptions = { ...sessionOptions, ...opts, traceId, stepIndex: step++ };
+        const own = 'intent' in opts || 'sessionId' in opts || 'agent' in opts || 'model' in opts || 'context' in opts;
+        const shared = own ? undefined : (snapshot ??= Object.freeze(contextSnapshot(merged)));
+        return run(toolName, args, merged, 0, null, shared) as Promise<ExecuteResult<Output>>;
+      }
       return {
         traceId,
-        execute<Output>(toolName: string, args: unknown, opts: Omit<ExecuteOptions, 'traceId' | 'stepIndex'> = {}) {
-          if (closed) return Promise.reject(new RuntimeClosedError());
-          const merged: ExecuteOptions = { ...sessionOptions, ...opts, traceId, stepIndex: step++ };
-          const own = 'intent' in opts || 'sessionId' in opts || 'agent' in opts || 'model' in opts || 'context' in opts;
-          const shared = own ? undefined : (snapshot ??= Object.freeze(contextSnapshot(merged)));
-          return run(toolName, args, merged, 0, null, shared) as Promise<ExecuteResult<Output>>;
-        },
+        execute,
+        executeJson: (toolName, argumentsJson, opts) => execute(toolName, parseArguments(argumentsJson), opts),
       };
     },
     store,
