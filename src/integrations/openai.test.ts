@@ -10,7 +10,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeModelServer, reply, toolResultsIn, offeredSchema, type FakeModelServer } from '../failbench/agents/fake-model-server.test-helpers.js';
 import { createVirtualClock } from '../runtime/clock.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
-import { openStore } from '../store/open-store.js';
 import { createToolCatalog, DEFAULT_CATALOG_NOW } from '../tools/index.js';
 import { chatTools, responsesTools, runChatToolCalls, runResponsesFunctionCalls } from './openai.js';
 
