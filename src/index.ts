@@ -57,6 +57,10 @@ export type {
 export { RECORD_SCHEMA_VERSION } from './record/types.js';
 export { paramsHash, canonicalJson } from './record/params-hash.js';
 
+// What a model reads back from a call (the SDK integrations use it; so can your own loop).
+export { failureForModel, resultForModel, resultText } from './integrations/model-facing-result.js';
+export type { ModelFacingFailure } from './integrations/model-facing-result.js';
+
 // Records: redaction, recording, stores.
 export { createRedactor, defaultRedactor, BUILTIN_RULES } from './record/redact.js';
 export type { RedactOptions, Redactor, RedactionRule } from './record/redact.js';

@@ -25,6 +25,7 @@ import { FaultlineError } from '../errors.js';
 import { defineTool, type JsonSchema, type Tool, type ToolSpec } from '../runtime/define-tool.js';
 import { createRuntime, type ExecuteOptions, type ExecuteResult, type Runtime, type RuntimeOptions, type Session } from '../runtime/runtime.js';
 import { failureForModel, type ModelFacingFailure } from './model-facing-result.js';
+import { selectTools } from './tool-calls.js';
 
 const FAILED_MARKER = Symbol.for('faultline.ToolCallFailedError');
 
@@ -114,14 +115,8 @@ function toModelOutput({ output }: { output: unknown }) {
 }
 
 function buildToolSet(rt: Runtime, options: AiSdkToolsOptions, scope?: Parameters<typeof executeFor>[3]): ToolSet {
-  const wanted = options.only === undefined ? undefined : new Set(options.only);
-  if (wanted !== undefined) {
-    const known = new Set(rt.tools.map((t) => t.name));
-    for (const name of wanted) if (!known.has(name)) throw new RangeError(`no tool named "${name}" (known: ${[...known].join(', ')})`);
-  }
   const set: ToolSet = {};
-  for (const info of rt.tools) {
-    if (wanted !== undefined && !wanted.has(info.name)) continue;
+  for (const info of selectTools(rt, options.only)) {
     set[info.name] = tool({
       description: info.description,
       // A JSON Schema without a validator: the AI SDK hands the model's input over as it is, and

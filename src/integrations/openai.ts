@@ -25,34 +25,11 @@ import type {
   ChatCompletionToolMessageParam,
 } from 'openai/resources/chat/completions/completions';
 import type { FunctionTool, ResponseCustomToolCallOutput, ResponseInputItem } from 'openai/resources/responses/responses';
-import type { ExecuteOptions, ExecuteResult, Runtime, Session, ToolInfo } from '../runtime/runtime.js';
+import type { Runtime, ToolInfo } from '../runtime/runtime.js';
 import { resultText } from './model-facing-result.js';
+import { runToolCalls, selectTools, type PendingToolCall, type RunToolCallsOptions, type ToolCallTarget, type ToolListOptions } from './tool-calls.js';
 
-/** Where calls go: the runtime (each call its own trace unless `traceId` is given) or a session. */
-export type ToolCallTarget = Runtime | Session;
-
-export interface ToolListOptions {
-  /** Only these tools, in this order. Unknown names throw. */
-  only?: readonly string[];
-}
-
-export interface RunToolCallsOptions extends Omit<ExecuteOptions, 'stepIndex' | 'idempotencyKey'> {
-  /** Run the calls of one message one after another instead of concurrently. Default false. */
-  sequential?: boolean;
-  /** Called with each call's full result (record, feedback) before it becomes a message. */
-  onResult?: (result: ExecuteResult, call: { id: string; name: string }) => void;
-}
-
-function selectTools(source: Runtime | readonly ToolInfo[], only: readonly string[] | undefined): readonly ToolInfo[] {
-  const tools = 'tools' in source && !Array.isArray(source) ? (source as Runtime).tools : (source as readonly ToolInfo[]);
-  if (only === undefined) return tools;
-  const byName = new Map(tools.map((t) => [t.name, t]));
-  return only.map((name) => {
-    const tool = byName.get(name);
-    if (tool === undefined) throw new RangeError(`no tool named "${name}" (known: ${[...byName.keys()].join(', ')})`);
-    return tool;
-  });
-}
+export type { RunToolCallsOptions, ToolCallTarget, ToolListOptions } from './tool-calls.js';
 
 /** Chat Completions `tools` for the runtime's tools (function tools, non-strict: faultline validates). */
 export function chatTools(source: Runtime | readonly ToolInfo[], options: ToolListOptions = {}): ChatCompletionFunctionTool[] {
@@ -73,36 +50,6 @@ export function responsesTools(source: Runtime | readonly ToolInfo[], options: T
   }));
 }
 
-interface PendingCall {
-  id: string;
-  name: string;
-  /** JSON text (function calls) or free text (custom tool calls, which the runtime validates as a string). */
-  input: { json: string } | { text: string };
-}
-
-function executeOptions(options: RunToolCallsOptions, callId: string): ExecuteOptions {
-  const { sequential: _s, onResult: _o, ...rest } = options;
-  return { ...rest, context: { ...rest.context, tool_call_id: callId } };
-}
-
-async function runCalls(target: ToolCallTarget, calls: readonly PendingCall[], options: RunToolCallsOptions): Promise<string[]> {
-  const runOne = async (call: PendingCall): Promise<string> => {
-    const opts = executeOptions(options, call.id);
-    const result =
-      'json' in call.input
-        ? await target.executeJson(call.name, call.input.json, opts)
-        : await target.execute(call.name, call.input.text, opts);
-    options.onResult?.(result, { id: call.id, name: call.name });
-    return resultText(result);
-  };
-  if (options.sequential === true) {
-    const out: string[] = [];
-    for (const call of calls) out.push(await runOne(call));
-    return out;
-  }
-  return Promise.all(calls.map(runOne));
-}
-
 /**
  * Runs an assistant message's `tool_calls` and returns the `role: "tool"` messages that answer
  * them, in the same order. A message without tool calls gives `[]`.
@@ -113,13 +60,14 @@ export async function runChatToolCalls(
   options: RunToolCallsOptions = {},
 ): Promise<ChatCompletionToolMessageParam[]> {
   const calls = (message.tool_calls ?? []).map(
-    (c): PendingCall =>
+    (c): PendingToolCall =>
       c.type === 'function'
         ? { id: c.id, name: c.function.name, input: { json: c.function.arguments } }
-        : { id: c.id, name: c.custom.name, input: { text: c.custom.input } },
+        : // A custom tool's input is free text; the runtime validates it like any arguments.
+          { id: c.id, name: c.custom.name, input: { value: c.custom.input } },
   );
-  const contents = await runCalls(target, calls, options);
-  return calls.map((call, i) => ({ role: 'tool', tool_call_id: call.id, content: contents[i]! }));
+  const results = await runToolCalls(target, calls, options);
+  return calls.map((call, i) => ({ role: 'tool', tool_call_id: call.id, content: resultText(results[i]!) }));
 }
 
 type ResponsesCallItem =
@@ -136,15 +84,15 @@ export async function runResponsesFunctionCalls(
   output: readonly { type: string }[],
   options: RunToolCallsOptions = {},
 ): Promise<(ResponseInputItem.FunctionCallOutput | ResponseCustomToolCallOutput)[]> {
-  const calls: PendingCall[] = [];
+  const calls: PendingToolCall[] = [];
   for (const item of output as readonly ResponsesCallItem[]) {
     if (item.type === 'function_call') calls.push({ id: item.call_id, name: item.name, input: { json: item.arguments } });
-    else if (item.type === 'custom_tool_call') calls.push({ id: item.call_id, name: item.name, input: { text: item.input } });
+    else if (item.type === 'custom_tool_call') calls.push({ id: item.call_id, name: item.name, input: { value: item.input } });
   }
-  const contents = await runCalls(target, calls, options);
+  const results = await runToolCalls(target, calls, options);
   return calls.map((call, i) =>
     'json' in call.input
-      ? { type: 'function_call_output', call_id: call.id, output: contents[i]! }
-      : { type: 'custom_tool_call_output', call_id: call.id, output: contents[i]! },
+      ? { type: 'function_call_output', call_id: call.id, output: resultText(results[i]!) }
+      : { type: 'custom_tool_call_output', call_id: call.id, output: resultText(results[i]!) },
   );
 }

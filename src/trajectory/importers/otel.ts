@@ -94,7 +94,10 @@ function failureOf(span: ToolSpan): ResultFailure | null {
 }
 
 function trajectoryOf(traceId: string, parts: TraceParts, options?: ImportOptions): Trajectory {
-  const spans = [...parts.spans].sort((a, b) => a.startMs - b.startMs || a.spanId.localeCompare(b.spanId));
+  // Spans that start in the same millisecond keep their order when the exporter wrote it
+  // (faultline's `faultline.step_index`); otherwise the span id decides, for a stable order.
+  const stepOf = (span: ToolSpan) => (typeof span.attributes['faultline.step_index'] === 'number' ? span.attributes['faultline.step_index'] : Number.MAX_SAFE_INTEGER);
+  const spans = [...parts.spans].sort((a, b) => a.startMs - b.startMs || stepOf(a) - stepOf(b) || a.spanId.localeCompare(b.spanId));
   const failures = spans.map(failureOf);
   const calls = spans.map((span, i): DecisionCall => {
     const input = parseArguments(span.attributes['gen_ai.tool.call.arguments']);
