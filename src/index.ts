@@ -34,7 +34,7 @@ export type { BackoffOptions } from './runtime/backoff.js';
 export { decideRetry, DEFAULT_RETRY } from './runtime/retry-policy.js';
 export type { RetryDecision, RetryOptions, StopReason } from './runtime/retry-policy.js';
 export { ConsecutiveBreaker, DEFAULT_BREAKER } from './runtime/breaker.js';
-export type { Admission, BreakerOptions, BreakerSnapshot } from './runtime/breaker.js';
+export type { Admission, BreakerOptions, BreakerProvider, BreakerSnapshot } from './runtime/breaker.js';
 export { parseRetryAfter } from './runtime/retry-after.js';
 export type { ValidationIssue, ValidationIssueCode } from './runtime/validate.js';
 

@@ -29,6 +29,11 @@ export interface BreakerSnapshot {
   trips: number;
 }
 
+/** Makes the breaker of each tool of a runtime (see `RuntimeOptions.breakers`). */
+export interface BreakerProvider {
+  breakerFor(toolName: string, options: BreakerOptions): ConsecutiveBreaker;
+}
+
 /** The breaker's answer to "may this call run?". `probe`: yes, as the single half-open probe. */
 export type Admission = 'allow' | 'probe' | 'reject';
 

@@ -26,7 +26,7 @@ import type { Store } from '../store/types.js';
 import type { InjectedFault } from '../record/types.js';
 import { countsAgainstBreaker, type CallStatus, type FailureCategory, type FailureStage, type FeedbackAction } from '../taxonomy.js';
 import { seededRandom } from './backoff.js';
-import { ConsecutiveBreaker, DEFAULT_BREAKER, type BreakerOptions, type BreakerSnapshot } from './breaker.js';
+import { ConsecutiveBreaker, DEFAULT_BREAKER, type BreakerOptions, type BreakerProvider, type BreakerSnapshot } from './breaker.js';
 import { classifyError, classifyOutput, timeoutClassification, type Classification } from './classify.js';
 import { canSchedule, systemClock, type Clock } from './clock.js';
 import { definedOnly, isTool, type JsonSchema, type Tool, type ToolAnnotations, type ToolContext } from './define-tool.js';
@@ -67,6 +67,12 @@ export interface RuntimeOptions {
   /** Defaults for every tool; a tool's own settings win. */
   retry?: Partial<RetryOptions>;
   breaker?: Partial<BreakerOptions>;
+  /**
+   * Where each tool's breaker comes from. Default: one in-process breaker per tool. A shared
+   * provider (`createRedisBreakers` from `faultline/redis`) gives breakers whose state the
+   * runtimes of many processes share.
+   */
+  breakers?: BreakerProvider;
   feedback?: FeedbackOverrides;
   /** Enables one retry after an auth failure, when this succeeds. */
   refreshCredential?: CredentialRefresher;
@@ -306,7 +312,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     registry.set(tool.name, {
       tool,
       retry: { ...runtimeRetry, ...tool.retry },
-      breaker: new ConsecutiveBreaker({ ...runtimeBreaker, ...tool.breaker }),
+      breaker: options.breakers?.breakerFor(tool.name, { ...runtimeBreaker, ...tool.breaker }) ?? new ConsecutiveBreaker({ ...runtimeBreaker, ...tool.breaker }),
     });
   }
   for (const { tool } of registry.values()) {

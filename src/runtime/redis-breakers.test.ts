@@ -1,0 +1,257 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { typeScriptWorkerUrl } from '../ts-worker.test-helpers.js';
+import { createVirtualClock, type VirtualClock } from './clock.js';
+import { defineTool } from './define-tool.js';
+import { createRedisBreakers, type RedisBreakers } from './redis-breakers.js';
+import { createRuntime, type Runtime } from './runtime.js';
+import { HttpError } from './tool-errors.js';
+
+const REDIS_URL = process.env['FAULTLINE_TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
+
+async function redisAnswers(): Promise<boolean> {
+  const probe = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
+  probe.on('error', () => undefined);
+  try {
+    await probe.connect();
+    return (await probe.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    probe.disconnect();
+  }
+}
+
+const available = await redisAnswers();
+if (!available && process.env['CI'] === 'true') throw new Error(`Redis is not answering at ${REDIS_URL}; CI must run these tests`);
+const describeRedis = available ? describe : describe.skip;
+if (!available) console.warn(`skipping the shared-breaker tests: no Redis at ${REDIS_URL}`);
+
+/** A fleet of runtimes ("processes") sharing one prefix; each has its own connections. */
+const open: { rt: Runtime; breakers: RedisBreakers }[] = [];
+let admin: Redis;
+beforeAll(() => {
+  if (available) admin = new Redis(REDIS_URL);
+});
+afterEach(async () => {
+  for (const { rt, breakers } of open.splice(0)) {
+    await rt.close();
+    await breakers.close();
+  }
+});
+afterAll(() => admin?.disconnect());
+
+interface Upstream {
+  failing: boolean;
+  calls: number;
+}
+
+function member(prefix: string, clock: VirtualClock, upstream: Upstream) {
+  const breakers = createRedisBreakers({ url: REDIS_URL, prefix });
+  const rt = createRuntime({
+    tools: [
+      defineTool({
+        name: 'inventory',
+        description: 'Stock levels.',
+        input: { type: 'object', properties: {} },
+        idempotent: true,
+        retry: { maxRetries: 0 },
+        breaker: { failureThreshold: 5, cooldownMs: 30_000 },
+        execute: () => {
+          upstream.calls++;
+          if (upstream.failing) throw new HttpError(503, 'inventory service down');
+          return { sku: 'SKU-1', stock: 3 };
+        },
+      }),
+    ],
+    clock,
+    breakers,
+  });
+  open.push({ rt, breakers });
+  return { rt, breakers };
+}
+
+/** Until every pending report and publication has landed (a round trip through Redis on each connection). */
+async function settle(...members: { breakers: RedisBreakers }[]) {
+  await new Promise((resolve) => setTimeout(resolve, 30));
+  for (const m of members) await m.breakers.ready();
+  await new Promise((resolve) => setTimeout(resolve, 30));
+}
+
+describeRedis('shared circuit breakers through Redis (the real server on 127.0.0.1:6379)', () => {
+  it('counts failures across processes: 3 here and 2 there open the circuit for both', async () => {
+    const prefix = `faultline-test-${randomUUID()}`;
+    const clock = createVirtualClock({ autoAdvance: false });
+    const upstream = { failing: true, calls: 0 };
+    const a = member(prefix, clock, upstream);
+    const b = member(prefix, clock, upstream);
+    await Promise.all([a.breakers.ready(), b.breakers.ready()]);
+
+    for (let i = 0; i < 3; i++) await a.rt.execute('inventory', {});
+    await settle(a, b);
+    expect(b.rt.breakers.state('inventory')).toMatchObject({ state: 'closed', consecutiveFailures: 3 });
+    for (let i = 0; i < 2; i++) await b.rt.execute('inventory', {});
+    await settle(a, b);
+
+    const callsBefore = upstream.calls;
+    const ra = await a.rt.execute('inventory', {});
+    const rb = await b.rt.execute('inventory', {});
+    expect(upstream.calls).toBe(callsBefore);
+    for (const r of [ra, rb]) {
+      expect(r.ok).toBe(false);
+      if (!r.ok) expect(r.error.type).toBe('circuit_open');
+    }
+    expect(await a.breakers.sharedStates()).toMatchObject({ inventory: { state: 'open', trips: 1 } });
+  });
+
+  it("a success anywhere resets the shared count (failures must be consecutive fleet-wide)", async () => {
+    const prefix = `faultline-test-${randomUUID()}`;
+    const clock = createVirtualClock({ autoAdvance: false });
+    const upstream = { failing: true, calls: 0 };
+    const a = member(prefix, clock, upstream);
+    const b = member(prefix, clock, upstream);
+    await Promise.all([a.breakers.ready(), b.breakers.ready()]);
+    for (let i = 0; i < 4; i++) await a.rt.execute('inventory', {});
+    await settle(a, b);
+    upstream.failing = false;
+    await b.rt.execute('inventory', {});
+    await settle(a, b);
+    expect(a.rt.breakers.state('inventory')).toMatchObject({ state: 'closed', consecutiveFailures: 0 });
+    upstream.failing = true;
+    for (let i = 0; i < 4; i++) await a.rt.execute('inventory', {});
+    await settle(a, b);
+    expect((await a.breakers.sharedStates())['inventory']).toMatchObject({ state: 'closed', consecutiveFailures: 4 });
+  });
+
+  it('after the cooldown a probe in one process closes the circuit everywhere; a failed probe reopens it everywhere', async () => {
+    const prefix = `faultline-test-${randomUUID()}`;
+    const clock = createVirtualClock({ autoAdvance: false });
+    const upstream = { failing: true, calls: 0 };
+    const a = member(prefix, clock, upstream);
+    const b = member(prefix, clock, upstream);
+    await Promise.all([a.breakers.ready(), b.breakers.ready()]);
+    for (let i = 0; i < 5; i++) await a.rt.execute('inventory', {});
+    await settle(a, b);
+    expect(b.rt.breakers.state('inventory')!.state).toBe('open');
+
+    await clock.advance(30_000);
+    const failedProbe = await b.rt.execute('inventory', {});
+    expect(failedProbe.ok).toBe(false);
+    await settle(a, b);
+    const reopened = a.rt.breakers.state('inventory')!;
+    expect(reopened).toMatchObject({ state: 'open', openedAt: clock.now(), trips: 2 });
+    expect((await a.rt.execute('inventory', {})).ok).toBe(false);
+
+    await clock.advance(30_000);
+    upstream.failing = false;
+    const probe = await a.rt.execute('inventory', {});
+    expect(probe.ok).toBe(true);
+    await settle(a, b);
+    expect(b.rt.breakers.state('inventory')!.state).toBe('closed');
+    expect((await b.rt.execute('inventory', {})).ok).toBe(true);
+  });
+
+  it('a process that starts later picks up the open circuit; reset closes it for everyone', async () => {
+    const prefix = `faultline-test-${randomUUID()}`;
+    const clock = createVirtualClock({ autoAdvance: false });
+    const upstream = { failing: true, calls: 0 };
+    const a = member(prefix, clock, upstream);
+    await a.breakers.ready();
+    for (let i = 0; i < 5; i++) await a.rt.execute('inventory', {});
+    await settle(a);
+    const late = member(prefix, clock, upstream);
+    await late.breakers.ready();
+    expect(late.rt.breakers.state('inventory')!.state).toBe('open');
+    await late.breakers.reset('inventory');
+    await settle(a, late);
+    expect(a.rt.breakers.state('inventory')!.state).toBe('closed');
+    expect(await admin.hget(`${prefix}:breaker:inventory`, 'state')).toBe('closed');
+  });
+
+  it('shares the circuit with another OS process', async () => {
+    const prefix = `faultline-test-${randomUUID()}`;
+    const dir = mkdtempSync(join(tmpdir(), 'faultline-breakers-'));
+    try {
+      // The other process: a runtime whose tool always fails, called 5 times, on the same Redis.
+      const script = join(dir, 'other.ts');
+      const here = (file: string) => JSON.stringify(fileURLToPath(new URL(file, import.meta.url)));
+      writeFileSync(
+        script,
+        [
+          `import { createRuntime } from ${here('./runtime.ts')};`,
+          `import { defineTool } from ${here('./define-tool.ts')};`,
+          `import { HttpError } from ${here('./tool-errors.ts')};`,
+          `import { createRedisBreakers } from ${here('./redis-breakers.ts')};`,
+          `const breakers = createRedisBreakers({ url: ${JSON.stringify(REDIS_URL)}, prefix: ${JSON.stringify(prefix)} });`,
+          `const rt = createRuntime({ breakers, tools: [defineTool({ name: 'inventory', description: 'x', input: { type: 'object' }, idempotent: true, retry: { maxRetries: 0 }, breaker: { failureThreshold: 5 }, execute: () => { throw new HttpError(502, 'bad gateway'); } })] });`,
+          `await breakers.ready();`,
+          `for (let i = 0; i < 5; i++) await rt.execute('inventory', {});`,
+          `await new Promise((r) => setTimeout(r, 50));`,
+          `console.log(JSON.stringify(rt.breakers.state('inventory')));`,
+          `await rt.close(); await breakers.close();`,
+        ].join('\n'),
+      );
+      const upstream = { failing: false, calls: 0 };
+      const here2 = member(prefix, createVirtualClock({ startMs: Date.now(), autoAdvance: false }), upstream);
+      await here2.breakers.ready();
+      const out = await new Promise<string>((resolve, reject) => {
+        const boot = fileURLToPath(typeScriptWorkerUrl(pathToFileURL(script), join(dir, 'ts')));
+        const child = spawn(process.execPath, [boot], { stdio: ['ignore', 'pipe', 'pipe'] });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+        child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+        child.on('exit', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`child exited ${code}: ${stderr}`))));
+      });
+      expect(JSON.parse(out.trim())).toMatchObject({ state: 'open' });
+      await settle(here2);
+      const r = await here2.rt.execute('inventory', {});
+      expect(r.ok).toBe(false);
+      if (!r.ok) expect(r.error.type).toBe('circuit_open');
+      expect(upstream.calls).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('shared circuit breakers with Redis unreachable', () => {
+  it('keep working locally: nothing waits, the outage is reported once, reports are dropped', async () => {
+    const errors: unknown[] = [];
+    const breakers = createRedisBreakers({ url: 'redis://127.0.0.1:1', prefix: 'faultline-test-down', onError: (e) => errors.push(e), redis: { retryStrategy: () => null } });
+    const upstream = { failing: true, calls: 0 };
+    const rt = createRuntime({
+      tools: [
+        defineTool({
+          name: 'inventory',
+          description: 'x',
+          input: { type: 'object' },
+          idempotent: true,
+          retry: { maxRetries: 0 },
+          breaker: { failureThreshold: 3 },
+          execute: () => {
+            upstream.calls++;
+            throw new HttpError(503, 'down');
+          },
+        }),
+      ],
+      clock: createVirtualClock(),
+      breakers,
+    });
+    await expect(breakers.ready()).rejects.toThrow(/could not connect to Redis at redis:\/\/127.0.0.1:1: .*ECONNREFUSED/);
+    for (let i = 0; i < 4; i++) await rt.execute('inventory', {});
+    expect(upstream.calls).toBe(3);
+    expect(rt.breakers.state('inventory')!.state).toBe('open');
+    expect(breakers.droppedReports).toBe(3);
+    expect(errors.length).toBe(1);
+    await rt.close();
+    await breakers.close();
+    await breakers.close();
+  });
+});

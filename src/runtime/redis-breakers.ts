@@ -1,0 +1,289 @@
+/**
+ * Circuit breakers whose state the runtimes of many processes share through Redis, so that when
+ * one agent process sees a tool fail, the others stop calling it too (DESIGN.md, "Stores and
+ * scale").
+ *
+ * - **Counting** is fleet-wide: each counted failure increments the tool's count in Redis, a
+ *   success anywhere resets it, and the failure that reaches the threshold opens the circuit for
+ *   every process. One Lua script per outcome keeps the read-modify-write atomic.
+ * - **Admission stays local and synchronous.** Each process keeps a mirror of the shared state
+ *   (loaded at start, kept current by a pub/sub channel and by the script's replies) and decides
+ *   from it, so a tool call never waits for Redis. After the cooldown each process may send one
+ *   probe; a probe's success closes the circuit everywhere, its failure reopens it everywhere.
+ * - **Redis down** means local breakers: outcomes are still counted in process, reports are
+ *   dropped (counted, and passed to `onError`), nothing waits or queues. When Redis comes back,
+ *   the mirror is reloaded.
+ * - **Time** is the runtime's clock: `openedAt` is epoch ms as each process's clock reads it, so
+ *   the processes' clocks should agree to well within the cooldown.
+ *
+ * A success is reported only when the shared count or state needs resetting, so a healthy tool
+ * costs no Redis traffic.
+ */
+import { Redis, type RedisOptions } from 'ioredis';
+import { ConsecutiveBreaker, type BreakerOptions, type BreakerProvider, type BreakerSnapshot } from './breaker.js';
+
+export interface RedisBreakersOptions {
+  /** `redis://…` URL. Default `redis://127.0.0.1:6379`. Ignored when `client` is given. */
+  url?: string;
+  /** An ioredis client to use (faultline makes one more, for the subscription, from its options). */
+  client?: Redis;
+  /** Key and channel prefix, to keep fleets (or test runs) apart. Default `faultline`. */
+  prefix?: string;
+  /** Where failures to reach Redis are reported. Default: a process warning, once per outage. */
+  onError?: (error: unknown) => void;
+  /** Extra ioredis options for the connections faultline makes. */
+  redis?: RedisOptions;
+}
+
+/** The shared state of one tool's breaker, as kept in Redis. */
+interface SharedState {
+  state: 'closed' | 'open';
+  failures: number;
+  openedAt: number | null;
+  trips: number;
+  version: number;
+}
+
+export interface RedisBreakers extends BreakerProvider {
+  /** Resolves when both connections are up and every breaker made so far mirrors the shared state. */
+  ready(): Promise<void>;
+  /** Reports that could not reach Redis (the breaker went on with its local state). */
+  readonly droppedReports: number;
+  /** The shared state of every tool with one, read from Redis. */
+  sharedStates(): Promise<Record<string, BreakerSnapshot>>;
+  /** Closes the shared circuit of a tool for every process. */
+  reset(toolName: string): Promise<void>;
+  /** Ends both connections (the ones faultline made). Safe to call twice. */
+  close(): Promise<void>;
+}
+
+// KEYS[1]: the tool's hash; KEYS[2]: the channel. ARGV: outcome ('success' | 'failure' | 'reset'),
+// now (epoch ms), failure threshold, 1 when the failure was a half-open probe, the tool name.
+// Returns the state after the outcome as [state, failures, openedAt, trips, version].
+const OUTCOME_SCRIPT = `
+local h = redis.call('HMGET', KEYS[1], 'state', 'failures', 'openedAt', 'trips', 'version')
+local state = h[1] or 'closed'
+local failures = tonumber(h[2] or '0')
+local openedAt = h[3] or ''
+local trips = tonumber(h[4] or '0')
+local version = tonumber(h[5] or '0')
+local changed = false
+if ARGV[1] == 'success' or ARGV[1] == 'reset' then
+  if state ~= 'closed' or failures ~= 0 then
+    state = 'closed'; failures = 0; openedAt = ''; changed = true
+  end
+elseif state == 'closed' then
+  failures = failures + 1
+  if failures >= tonumber(ARGV[3]) then
+    state = 'open'; failures = 0; openedAt = ARGV[2]; trips = trips + 1
+  end
+  changed = true
+elseif ARGV[4] == '1' then
+  openedAt = ARGV[2]; trips = trips + 1; changed = true
+end
+if changed then
+  version = version + 1
+  redis.call('HSET', KEYS[1], 'state', state, 'failures', failures, 'openedAt', openedAt, 'trips', trips, 'version', version)
+  redis.call('PUBLISH', KEYS[2], cjson.encode({ARGV[5], state, failures, openedAt, trips, version}))
+end
+return {state, failures, openedAt, trips, version}
+`;
+
+type Reply = [state: string, failures: number | string, openedAt: string, trips: number | string, version: number | string];
+
+function parseState(reply: readonly unknown[]): SharedState {
+  const [state, failures, openedAt, trips, version] = reply as Reply;
+  return {
+    state: state === 'open' ? 'open' : 'closed',
+    failures: Number(failures),
+    openedAt: openedAt === '' || openedAt === undefined ? null : Number(openedAt),
+    trips: Number(trips),
+    version: Number(version),
+  };
+}
+
+/** A tool's breaker that mirrors, and reports to, the shared state. */
+class SharedBreaker extends ConsecutiveBreaker {
+  private appliedVersion = 0;
+
+  constructor(
+    options: BreakerOptions,
+    private readonly report: (outcome: 'success' | 'failure', now: number, probe: boolean, breaker: SharedBreaker) => void,
+  ) {
+    super(options);
+  }
+
+  /** Adopts a shared state newer than the one applied last. */
+  adopt(shared: SharedState): void {
+    if (shared.version <= this.appliedVersion) return;
+    this.appliedVersion = shared.version;
+    const local = this.snapshot();
+    // A circuit that is open here and there since the same moment is the same circuit: keep the
+    // local probe slot (restore would free it) when only the count moved.
+    if (local.state === shared.state && local.openedAt === shared.openedAt && local.consecutiveFailures === shared.failures) return;
+    this.restore({ state: shared.state, consecutiveFailures: shared.failures, openedAt: shared.openedAt, trips: shared.trips });
+  }
+
+  override onSuccess(): void {
+    const before = this.snapshot();
+    super.onSuccess();
+    if (before.state !== 'closed' || before.consecutiveFailures > 0) this.report('success', 0, false, this);
+  }
+
+  override onFailure(now: number): boolean {
+    const probe = this.currentState === 'half_open';
+    const tripped = super.onFailure(now);
+    this.report('failure', now, probe, this);
+    return tripped;
+  }
+}
+
+/**
+ * Breakers shared through Redis, for `createRuntime({ breakers })`.
+ *
+ * @example
+ * import { createRedisBreakers } from 'faultline/redis';
+ * const breakers = createRedisBreakers({ url: process.env.REDIS_URL });
+ * const rt = createRuntime({ tools, breakers });
+ * // ... every process with the same Redis and prefix shares each tool's circuit
+ * await rt.close();
+ * await breakers.close();
+ */
+export function createRedisBreakers(options: RedisBreakersOptions = {}): RedisBreakers {
+  const prefix = options.prefix ?? 'faultline';
+  const channel = `${prefix}:breakers`;
+  const keyOf = (tool: string) => `${prefix}:breaker:${tool}`;
+  const connectionOptions: RedisOptions = {
+    // Never queue commands while Redis is away: a report that cannot go now is dropped.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    lazyConnect: true,
+    ...options.redis,
+  };
+  const ownsClient = options.client === undefined;
+  const client = options.client ?? new Redis(options.url ?? 'redis://127.0.0.1:6379', connectionOptions);
+  const subscriber = options.client !== undefined ? options.client.duplicate({ ...connectionOptions }) : client.duplicate();
+  client.defineCommand('faultlineBreakerOutcome', { numberOfKeys: 2, lua: OUTCOME_SCRIPT });
+  const outcome = (tool: string, kind: 'success' | 'failure' | 'reset', now: number, threshold: number, probe: boolean): Promise<unknown[]> =>
+    (client as unknown as { faultlineBreakerOutcome(...args: unknown[]): Promise<unknown[]> }).faultlineBreakerOutcome(keyOf(tool), channel, kind, now, threshold, probe ? 1 : 0, tool);
+
+  const breakers = new Map<string, SharedBreaker>();
+  let dropped = 0;
+  let warned = false;
+  let closed = false;
+  const onError =
+    options.onError ??
+    ((error: unknown) => {
+      if (warned) return;
+      warned = true;
+      process.emitWarning(`faultline: shared breakers: Redis unreachable, breakers are local until it is back (${error instanceof Error ? error.message : String(error)})`);
+    });
+  // ioredis emits 'error' on every failed reconnect; the first of an outage is reported.
+  let connectionErrorReported = false;
+  for (const connection of [client, subscriber]) {
+    connection.on('error', (error: unknown) => {
+      if (connectionErrorReported) return;
+      connectionErrorReported = true;
+      onError(error);
+    });
+    connection.on('ready', () => {
+      connectionErrorReported = false;
+      warned = false;
+    });
+  }
+
+  async function load(names: readonly string[]): Promise<void> {
+    if (names.length === 0) return;
+    const pipeline = client.pipeline();
+    for (const name of names) pipeline.hmget(keyOf(name), 'state', 'failures', 'openedAt', 'trips', 'version');
+    const replies = (await pipeline.exec()) ?? [];
+    replies.forEach(([error, reply], i) => {
+      if (error !== null) throw error;
+      const fields = reply as (string | null)[];
+      if (fields[4] === null) return; // never shared yet
+      breakers.get(names[i]!)?.adopt(parseState(fields.map((f) => f ?? '')));
+    });
+  }
+
+  subscriber.on('message', (_channel: string, message: string) => {
+    try {
+      const [tool, ...rest] = JSON.parse(message) as [string, ...Reply];
+      breakers.get(tool)?.adopt(parseState(rest));
+    } catch (error) {
+      onError(error);
+    }
+  });
+  // After a reconnect the subscription is renewed by ioredis; what was published meanwhile is
+  // lost, so the mirror is reloaded.
+  client.on('ready', () => void load([...breakers.keys()]).catch(onError));
+
+  let lastConnectionError: unknown;
+  for (const connection of [client, subscriber]) connection.on('error', (error: unknown) => (lastConnectionError = error));
+  const where = options.url ?? (options.client === undefined ? 'redis://127.0.0.1:6379' : 'the given client');
+  const connecting = (async () => {
+    try {
+      if (ownsClient) await client.connect();
+      await subscriber.connect();
+      await subscriber.subscribe(channel);
+    } catch (error) {
+      const cause = lastConnectionError ?? error;
+      throw new Error(`could not connect to Redis at ${where}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    }
+  })();
+  connecting.catch(() => undefined);
+
+  function report(outcomeKind: 'success' | 'failure', now: number, probe: boolean, breaker: SharedBreaker, tool: string): void {
+    if (closed || client.status !== 'ready') {
+      dropped++;
+      return;
+    }
+    outcome(tool, outcomeKind, now, breaker.options.failureThreshold, probe).then(
+      (reply) => breaker.adopt(parseState(reply)),
+      (error: unknown) => {
+        dropped++;
+        onError(error);
+      },
+    );
+  }
+
+  return {
+    breakerFor(toolName, breakerOptions) {
+      const breaker = new SharedBreaker(breakerOptions, (kind, now, probe, b) => report(kind, now, probe, b, toolName));
+      breakers.set(toolName, breaker);
+      if (client.status === 'ready') void load([toolName]).catch(onError);
+      return breaker;
+    },
+    async ready() {
+      await connecting;
+      await load([...breakers.keys()]);
+    },
+    get droppedReports() {
+      return dropped;
+    },
+    async sharedStates() {
+      const out: Record<string, BreakerSnapshot> = {};
+      let cursor = '0';
+      do {
+        const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}:breaker:*`, 'COUNT', 100);
+        cursor = next;
+        for (const key of keys) {
+          const fields = await client.hmget(key, 'state', 'failures', 'openedAt', 'trips', 'version');
+          const s = parseState(fields.map((f) => f ?? ''));
+          out[key.slice(`${prefix}:breaker:`.length)] = { state: s.state, consecutiveFailures: s.failures, openedAt: s.openedAt, trips: s.trips };
+        }
+      } while (cursor !== '0');
+      return out;
+    },
+    async reset(toolName) {
+      const reply = await outcome(toolName, 'reset', 0, 1, false);
+      breakers.get(toolName)?.adopt(parseState(reply));
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await connecting.catch(() => undefined);
+      subscriber.disconnect();
+      if (ownsClient) client.disconnect();
+    },
+  };
+}
