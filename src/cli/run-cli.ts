@@ -30,6 +30,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<CommandFactory>>> = {
   import: async () => (await import('./commands/import.js')).importCommand,
   annotate: async () => (await import('./commands/annotate.js')).annotateCommand,
   corrections: async () => (await import('./commands/corrections.js')).correctionsCommand,
+  breakers: async () => (await import('./commands/breakers.js')).breakersCommand,
   review: async () => (await import('./commands/review.js')).reviewCommand,
   export: async () => (await import('./commands/export.js')).exportCommand,
   augment: async () => (await import('./commands/augment.js')).augmentCommand,

@@ -44,21 +44,27 @@ interface SharedState {
   version: number;
 }
 
+/** A tool's circuit as Redis holds it: the snapshot, and the cooldown its runtimes use (null if unknown). */
+export interface SharedBreakerState extends BreakerSnapshot {
+  cooldownMs: number | null;
+}
+
 export interface RedisBreakers extends BreakerProvider {
   /** Resolves when both connections are up and every breaker made so far mirrors the shared state. */
   ready(): Promise<void>;
   /** Reports that could not reach Redis (the breaker went on with its local state). */
   readonly droppedReports: number;
   /** The shared state of every tool with one, read from Redis. */
-  sharedStates(): Promise<Record<string, BreakerSnapshot>>;
+  sharedStates(): Promise<Record<string, SharedBreakerState>>;
   /** Closes the shared circuit of a tool for every process. */
   reset(toolName: string): Promise<void>;
-  /** Ends both connections (the ones faultline made). Safe to call twice. */
+  /** Ends both connections (the ones faultline made; a given client stays open). Safe to call twice. */
   close(): Promise<void>;
 }
 
 // KEYS[1]: the tool's hash; KEYS[2]: the channel. ARGV: outcome ('success' | 'failure' | 'reset'),
-// now (epoch ms), failure threshold, 1 when the failure was a half-open probe, the tool name.
+// now (epoch ms), failure threshold, 1 when the failure was a half-open probe, the tool name, the
+// breaker's cooldown (kept for readers such as `faultline breakers`).
 // Returns the state after the outcome as [state, failures, openedAt, trips, version].
 const OUTCOME_SCRIPT = `
 local h = redis.call('HMGET', KEYS[1], 'state', 'failures', 'openedAt', 'trips', 'version')
@@ -83,7 +89,9 @@ elseif ARGV[4] == '1' then
 end
 if changed then
   version = version + 1
-  redis.call('HSET', KEYS[1], 'state', state, 'failures', failures, 'openedAt', openedAt, 'trips', trips, 'version', version)
+  local cooldown = ARGV[6]
+  if cooldown == '' then cooldown = redis.call('HGET', KEYS[1], 'cooldown') or '' end
+  redis.call('HSET', KEYS[1], 'state', state, 'failures', failures, 'openedAt', openedAt, 'trips', trips, 'version', version, 'cooldown', cooldown)
   redis.call('PUBLISH', KEYS[2], cjson.encode({ARGV[5], state, failures, openedAt, trips, version}))
 end
 return {state, failures, openedAt, trips, version}
@@ -164,8 +172,17 @@ export function createRedisBreakers(options: RedisBreakersOptions = {}): RedisBr
   const client = options.client ?? new Redis(options.url ?? 'redis://127.0.0.1:6379', connectionOptions);
   const subscriber = options.client !== undefined ? options.client.duplicate({ ...connectionOptions }) : client.duplicate();
   client.defineCommand('faultlineBreakerOutcome', { numberOfKeys: 2, lua: OUTCOME_SCRIPT });
-  const outcome = (tool: string, kind: 'success' | 'failure' | 'reset', now: number, threshold: number, probe: boolean): Promise<unknown[]> =>
-    (client as unknown as { faultlineBreakerOutcome(...args: unknown[]): Promise<unknown[]> }).faultlineBreakerOutcome(keyOf(tool), channel, kind, now, threshold, probe ? 1 : 0, tool);
+  const outcome = (tool: string, kind: 'success' | 'failure' | 'reset', now: number, options: BreakerOptions | undefined, probe: boolean): Promise<unknown[]> =>
+    (client as unknown as { faultlineBreakerOutcome(...args: unknown[]): Promise<unknown[]> }).faultlineBreakerOutcome(
+      keyOf(tool),
+      channel,
+      kind,
+      now,
+      options?.failureThreshold ?? 1,
+      probe ? 1 : 0,
+      tool,
+      options?.cooldownMs ?? '',
+    );
 
   const breakers = new Map<string, SharedBreaker>();
   let dropped = 0;
@@ -237,7 +254,7 @@ export function createRedisBreakers(options: RedisBreakersOptions = {}): RedisBr
       dropped++;
       return;
     }
-    outcome(tool, outcomeKind, now, breaker.options.failureThreshold, probe).then(
+    outcome(tool, outcomeKind, now, breaker.options, probe).then(
       (reply) => breaker.adopt(parseState(reply)),
       (error: unknown) => {
         dropped++;
@@ -261,21 +278,28 @@ export function createRedisBreakers(options: RedisBreakersOptions = {}): RedisBr
       return dropped;
     },
     async sharedStates() {
-      const out: Record<string, BreakerSnapshot> = {};
+      const out: Record<string, SharedBreakerState> = {};
       let cursor = '0';
       do {
         const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}:breaker:*`, 'COUNT', 100);
         cursor = next;
         for (const key of keys) {
-          const fields = await client.hmget(key, 'state', 'failures', 'openedAt', 'trips', 'version');
-          const s = parseState(fields.map((f) => f ?? ''));
-          out[key.slice(`${prefix}:breaker:`.length)] = { state: s.state, consecutiveFailures: s.failures, openedAt: s.openedAt, trips: s.trips };
+          const fields = await client.hmget(key, 'state', 'failures', 'openedAt', 'trips', 'version', 'cooldown');
+          const s = parseState(fields.slice(0, 5).map((f) => f ?? ''));
+          const cooldown = fields[5] ?? '';
+          out[key.slice(`${prefix}:breaker:`.length)] = {
+            state: s.state,
+            consecutiveFailures: s.failures,
+            openedAt: s.openedAt,
+            trips: s.trips,
+            cooldownMs: cooldown === '' ? null : Number(cooldown),
+          };
         }
       } while (cursor !== '0');
       return out;
     },
     async reset(toolName) {
-      const reply = await outcome(toolName, 'reset', 0, 1, false);
+      const reply = await outcome(toolName, 'reset', 0, breakers.get(toolName)?.options, false);
       breakers.get(toolName)?.adopt(parseState(reply));
     },
     async close() {

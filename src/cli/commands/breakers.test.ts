@@ -1,0 +1,82 @@
+import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createVirtualClock } from '../../runtime/clock.js';
+import { defineTool } from '../../runtime/define-tool.js';
+import { createRedisBreakers } from '../../runtime/redis-breakers.js';
+import { createRuntime } from '../../runtime/runtime.js';
+import { HttpError } from '../../runtime/tool-errors.js';
+import { runCapture } from '../run-cli.test-helpers.js';
+
+const REDIS_URL = process.env['FAULTLINE_TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
+const probe = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
+probe.on('error', () => undefined);
+const available = await probe.connect().then(
+  () => true,
+  () => false,
+);
+if (!available && process.env['CI'] === 'true') throw new Error(`Redis is not answering at ${REDIS_URL}; CI must run these tests`);
+afterAll(() => probe.disconnect());
+
+/** Opens the shared circuit of `flaky` and leaves `steady` closed, under a fresh prefix. */
+async function fleetWithAnOpenCircuit(prefix: string): Promise<void> {
+  const breakers = createRedisBreakers({ url: REDIS_URL, prefix });
+  const tool = (name: string, fails: boolean) =>
+    defineTool({ name, description: name, input: { type: 'object' }, idempotent: true, retry: { maxRetries: 0 }, breaker: { failureThreshold: 2, cooldownMs: 60_000 }, execute: () => {
+      if (fails) throw new HttpError(503, 'down');
+      return 'ok';
+    } });
+  const rt = createRuntime({ tools: [tool('flaky', true), tool('steady', false)], breakers, clock: createVirtualClock({ startMs: Date.now() }) });
+  await breakers.ready();
+  await rt.execute('steady', {});
+  await rt.execute('flaky', {});
+  await rt.execute('steady', {}); // reports nothing: it never failed
+  await rt.execute('flaky', {});
+  await rt.execute('flaky', {});
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  await rt.close();
+  await breakers.close();
+}
+
+describe.skipIf(!available)('faultline breakers (the real Redis)', () => {
+  it('lists the shared circuits, exits 1 while one is open, and --reset closes it', async () => {
+    const prefix = `faultline-cli-test-${randomUUID()}`;
+    await fleetWithAnOpenCircuit(prefix);
+    const listed = await runCapture(['breakers', '--redis', REDIS_URL, '--prefix', prefix], tmpdir());
+    expect(listed.stderr).toBe('');
+    expect(listed.code).toBe(1);
+    expect(listed.stdout).toMatch(/flaky\s+open\s+0\s+\d{4}-\d\d-\d\dT[\d:.]+Z\s+1/);
+    // A tool that never failed has no shared state to show.
+    expect(listed.stdout).not.toContain('steady');
+
+    const json = await runCapture(['breakers', '--redis', REDIS_URL, '--prefix', prefix, '--json'], tmpdir());
+    expect(JSON.parse(json.stdout.trim())).toMatchObject({ tool: 'flaky', state: 'open', trips: 1, cooldown_ms: 60_000 });
+
+    const reset = await runCapture(['breakers', '--redis', REDIS_URL, '--prefix', prefix, '--reset', 'flaky'], tmpdir());
+    expect(reset.code).toBe(0);
+    expect(reset.stdout).toContain('closed the shared circuit of flaky');
+    expect(reset.stdout).toMatch(/flaky\s+closed\s+0/);
+  });
+
+  it('says so when nothing is shared under the prefix', async () => {
+    const r = await runCapture(['breakers', '--redis', REDIS_URL, '--prefix', `empty-${randomUUID()}`], tmpdir());
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(r.stdout).toContain('no shared circuits');
+  });
+});
+
+describe('faultline breakers: bad input', () => {
+  it('an unreachable Redis is one line and exit 2', async () => {
+    const r = await runCapture(['breakers', '--redis', 'redis://127.0.0.1:1'], tmpdir());
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^faultline: could not connect to Redis at redis:\/\/127\.0\.0\.1:1: .*ECONNREFUSED[^\n]*\n$/);
+  });
+
+  it('a URL that is not redis:// is refused before connecting', async () => {
+    const r = await runCapture(['breakers', '--redis', 'http://127.0.0.1:6379'], tmpdir());
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^faultline: --redis must be a redis:\/\/ or rediss:\/\/ URL/);
+  });
+});
