@@ -12,38 +12,22 @@
 //   shared through the local Redis against the default in-process breakers. A success costs no
 //   Redis traffic while the count is zero; each counted failure sends one script call (async,
 //   the call does not wait for it). Skipped when Redis does not answer.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { Redis } from 'ioredis';
-import { z } from 'zod';
 import { createRuntime, defineTool, HttpError } from '../dist/index.js';
 import { mcpClientTools } from '../dist/integrations/mcp-client.js';
 import { runChatToolCalls } from '../dist/integrations/openai.js';
 import { createRedisBreakers } from '../dist/runtime/redis-breakers.js';
 import { compare, fmtNs, table } from './harness.js';
+import { connectedClient, weatherArgs, weatherServer } from './mcp-weather-server.js';
 
 const REDIS_URL = process.env.FAULTLINE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-async function weatherClient() {
-  const server = new McpServer({ name: 'weather', version: '1.0.0' });
-  server.registerTool(
-    'get_weather',
-    { description: 'Current weather', inputSchema: { city: z.string(), unit: z.enum(['celsius', 'fahrenheit']) }, annotations: { readOnlyHint: true } },
-    async ({ city }) => ({ content: [{ type: 'text', text: JSON.stringify({ city, temperature: 18, condition: 'cloudy' }) }] }),
-  );
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const client = new Client({ name: 'bench', version: '1' });
-  await client.connect(clientSide);
-  return { server, client };
-}
-
 async function mcpRows() {
-  const { server, client } = await weatherClient();
+  const { server, clientSide } = await weatherServer();
+  const client = await connectedClient(clientSide);
   let recorded = 0;
   const rt = createRuntime({ tools: await mcpClientTools(client), onRecord: () => void recorded++ });
-  const args = { city: 'Paris', unit: 'celsius' };
+  const args = weatherArgs;
   const results = await compare(
     {
       'client.callTool (direct)': async () => {

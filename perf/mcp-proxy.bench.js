@@ -2,33 +2,11 @@
 // same client and server with the MCP fault proxy between them (no fault matching, every call
 // recorded). Both legs use the SDK's InMemoryTransport, so the figures are the proxy's own cost:
 // one more JSON-RPC hop, the plan's decision and building the record, without pipes or sockets.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { z } from 'zod';
 import { createFaultPlan } from '../dist/faults/index.js';
 import { startMcpProxy } from '../dist/faults/mcp-proxy/index.js';
 import { compare, fmtNs, table } from './harness.js';
-
-const args = { city: 'Paris', unit: 'celsius' };
-
-async function weatherServer() {
-  const server = new McpServer({ name: 'weather', version: '1.0.0' });
-  server.registerTool(
-    'get_weather',
-    { description: 'Current weather', inputSchema: { city: z.string(), unit: z.enum(['celsius', 'fahrenheit']) }, annotations: { readOnlyHint: true } },
-    async ({ city }) => ({ content: [{ type: 'text', text: JSON.stringify({ city, temperature: 18, condition: 'cloudy' }) }] }),
-  );
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  return { server, clientSide };
-}
-
-async function connectedClient(transport) {
-  const client = new Client({ name: 'bench', version: '1' });
-  await client.connect(transport);
-  return client;
-}
+import { connectedClient, weatherArgs as args, weatherServer } from './mcp-weather-server.js';
 
 export async function run() {
   const direct = await weatherServer();

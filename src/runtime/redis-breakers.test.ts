@@ -7,31 +7,16 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { typeScriptWorkerUrl } from '../ts-worker.test-helpers.js';
+import { REDIS_URL, redisForTests } from './redis.test-helpers.js';
 import { createVirtualClock, type VirtualClock } from './clock.js';
 import { defineTool } from './define-tool.js';
 import { createRedisBreakers, type RedisBreakers } from './redis-breakers.js';
 import { createRuntime, type Runtime } from './runtime.js';
 import { HttpError } from './tool-errors.js';
 
-const REDIS_URL = process.env['FAULTLINE_TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 
-async function redisAnswers(): Promise<boolean> {
-  const probe = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
-  probe.on('error', () => undefined);
-  try {
-    await probe.connect();
-    return (await probe.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    probe.disconnect();
-  }
-}
-
-const available = await redisAnswers();
-if (!available && process.env['CI'] === 'true') throw new Error(`Redis is not answering at ${REDIS_URL}; CI must run these tests`);
+const available = await redisForTests();
 const describeRedis = available ? describe : describe.skip;
-if (!available) console.warn(`skipping the shared-breaker tests: no Redis at ${REDIS_URL}`);
 
 /** A fleet of runtimes ("processes") sharing one prefix; each has its own connections. */
 const open: { rt: Runtime; breakers: RedisBreakers }[] = [];
@@ -84,14 +69,20 @@ async function settle(...members: { breakers: RedisBreakers }[]) {
   await new Promise((resolve) => setTimeout(resolve, 30));
 }
 
+/** Two members of a fresh fleet on one virtual clock, both synced, calling one failing upstream. */
+async function twoProcesses() {
+  const prefix = `faultline-test-${randomUUID()}`;
+  const clock = createVirtualClock({ autoAdvance: false });
+  const upstream: Upstream = { failing: true, calls: 0 };
+  const a = member(prefix, clock, upstream);
+  const b = member(prefix, clock, upstream);
+  await Promise.all([a.breakers.ready(), b.breakers.ready()]);
+  return { prefix, clock, upstream, a, b };
+}
+
 describeRedis('shared circuit breakers through Redis (the real server on 127.0.0.1:6379)', () => {
   it('counts failures across processes: 3 here and 2 there open the circuit for both', async () => {
-    const prefix = `faultline-test-${randomUUID()}`;
-    const clock = createVirtualClock({ autoAdvance: false });
-    const upstream = { failing: true, calls: 0 };
-    const a = member(prefix, clock, upstream);
-    const b = member(prefix, clock, upstream);
-    await Promise.all([a.breakers.ready(), b.breakers.ready()]);
+    const { upstream, a, b } = await twoProcesses();
 
     for (let i = 0; i < 3; i++) await a.rt.execute('inventory', {});
     await settle(a, b);
@@ -111,12 +102,7 @@ describeRedis('shared circuit breakers through Redis (the real server on 127.0.0
   });
 
   it("a success anywhere resets the shared count (failures must be consecutive fleet-wide)", async () => {
-    const prefix = `faultline-test-${randomUUID()}`;
-    const clock = createVirtualClock({ autoAdvance: false });
-    const upstream = { failing: true, calls: 0 };
-    const a = member(prefix, clock, upstream);
-    const b = member(prefix, clock, upstream);
-    await Promise.all([a.breakers.ready(), b.breakers.ready()]);
+    const { upstream, a, b } = await twoProcesses();
     for (let i = 0; i < 4; i++) await a.rt.execute('inventory', {});
     await settle(a, b);
     upstream.failing = false;
@@ -130,12 +116,7 @@ describeRedis('shared circuit breakers through Redis (the real server on 127.0.0
   });
 
   it('after the cooldown a probe in one process closes the circuit everywhere; a failed probe reopens it everywhere', async () => {
-    const prefix = `faultline-test-${randomUUID()}`;
-    const clock = createVirtualClock({ autoAdvance: false });
-    const upstream = { failing: true, calls: 0 };
-    const a = member(prefix, clock, upstream);
-    const b = member(prefix, clock, upstream);
-    await Promise.all([a.breakers.ready(), b.breakers.ready()]);
+    const { clock, upstream, a, b } = await twoProcesses();
     for (let i = 0; i < 5; i++) await a.rt.execute('inventory', {});
     await settle(a, b);
     expect(b.rt.breakers.state('inventory')!.state).toBe('open');

@@ -1,23 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
-import { Redis } from 'ioredis';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createVirtualClock } from '../../runtime/clock.js';
 import { defineTool } from '../../runtime/define-tool.js';
 import { createRedisBreakers } from '../../runtime/redis-breakers.js';
 import { createRuntime } from '../../runtime/runtime.js';
 import { HttpError } from '../../runtime/tool-errors.js';
+import { REDIS_URL, redisForTests } from '../../runtime/redis.test-helpers.js';
 import { runCapture } from '../run-cli.test-helpers.js';
 
-const REDIS_URL = process.env['FAULTLINE_TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
-const probe = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
-probe.on('error', () => undefined);
-const available = await probe.connect().then(
-  () => true,
-  () => false,
-);
-if (!available && process.env['CI'] === 'true') throw new Error(`Redis is not answering at ${REDIS_URL}; CI must run these tests`);
-afterAll(() => probe.disconnect());
+const available = await redisForTests();
 
 /** Opens the shared circuit of `flaky` and leaves `steady` closed, under a fresh prefix. */
 async function fleetWithAnOpenCircuit(prefix: string): Promise<void> {
