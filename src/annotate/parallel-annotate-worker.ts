@@ -56,7 +56,8 @@ function annotateBlock(request: BlockRequest): BlockResult {
   const bytes = readLineRange(fd, request.start, request.end, buffer);
   const firstOfFile = request.start === 0;
   const lines = bytes.length === 0 ? [] : linesOf(bytes);
-  const options = { now: () => request.nowMs, ...(init.domain === undefined ? {} : { domain: init.domain }) };
+  // JSON inside strings is parsed only where an annotator reads it (see DeferredJson).
+  const options = { now: () => request.nowMs, deferJson: true, ...(init.domain === undefined ? {} : { domain: init.domain }) };
   const parts: BlockResult['parts'] = [];
   let rendered = new AnnotatedLines({ json: init.json, out: init.out });
   let failed: TrajectoryFailures[] = [];
