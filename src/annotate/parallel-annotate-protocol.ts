@@ -2,7 +2,7 @@
  * The messages between the parallel annotator (parallel-annotate.ts) and its worker threads
  * (parallel-annotate-worker.ts).
  */
-import type { FailureOccurrence } from './rare-failure.js';
+import type { FailureSignatureKey } from '../store/signature.js';
 
 /** Given to each worker when it starts. */
 export interface ParallelWorkerInit {
@@ -29,14 +29,23 @@ export interface BlockRequest {
   nowMs: number;
 }
 
-/** A trajectory with failed steps: what the main thread's rare-failure index needs. */
-export interface TrajectoryFailures {
-  /** Position of the trajectory in its run of lines (0-based). */
-  at: number;
-  trajectory_id: string;
+/**
+ * The failed steps of a run of trajectories, for the main thread's rare-failure index, by column:
+ * structured clone writes each object's keys out, and a block has thousands of failed steps.
+ */
+export interface FailureColumns {
+  /** Per trajectory with failed steps: its position in the run (0-based), id, failed-step count. */
+  at: Int32Array;
+  ids: string[];
+  counts: Int32Array;
   /** Whether it has labels without rare failures (the summary counts labelled trajectories). */
-  labelled: boolean;
-  failures: FailureOccurrence[];
+  labelled: Uint8Array;
+  /** Per failed step, in order: step index, time (see `FailureOccurrence`), signature (into `signatures`). */
+  steps: Int32Array;
+  times: Float64Array;
+  signatureAt: Int32Array;
+  /** The distinct signatures of the run. */
+  signatures: FailureSignatureKey[];
 }
 
 /** Consecutive trajectories of a block: their `--json` and `--out` lines, where each one's line ends, and their tally. */
@@ -51,7 +60,7 @@ export interface LinesPart {
   marks: number;
   /** Labels per name, without rare failures, in order of first appearance. */
   counts: [string, number][];
-  failed: TrajectoryFailures[];
+  failed: FailureColumns;
 }
 
 /** A skipped line; `line` counts from 1 at the block's first line. */

@@ -15,8 +15,9 @@ import { openAiTrajectory } from '../trajectory/importers/openai.js';
 import { NO_SEMANTIC_JUDGE } from './annotate-file.js';
 import { AnnotatedLines } from './annotated-lines.js';
 import { annotateJudgedSync, heuristicSemanticJudge } from './judge/judged-annotation.js';
-import type { BlockReply, BlockRequest, BlockResult, LinesPart, ParallelWorkerInit, TrajectoryFailures } from './parallel-annotate-protocol.js';
-import { failureOccurrences } from './rare-failure.js';
+import type { FailureSignatureKey } from '../store/signature.js';
+import type { BlockReply, BlockRequest, BlockResult, FailureColumns, LinesPart, ParallelWorkerInit } from './parallel-annotate-protocol.js';
+import { failureOccurrences, type FailureOccurrence } from './rare-failure.js';
 import { RangeBuffer, readLineRange } from './read-line-range.js';
 
 const init = workerData as ParallelWorkerInit;
@@ -36,7 +37,50 @@ function linesOf(bytes: Buffer): string[] {
   return lines;
 }
 
-function linesPart(rendered: AnnotatedLines, failed: TrajectoryFailures[]): LinesPart {
+/** The failed steps of a run of trajectories, gathered into columns (see `FailureColumns`). */
+class FailureGatherer {
+  private readonly at: number[] = [];
+  private readonly ids: string[] = [];
+  private readonly counts: number[] = [];
+  private readonly labelled: number[] = [];
+  private readonly steps: number[] = [];
+  private readonly times: number[] = [];
+  private readonly signatureAt: number[] = [];
+  private readonly signatures: FailureSignatureKey[] = [];
+  private readonly signatureIndex = new Map<string, number>();
+
+  add(at: number, trajectoryId: string, labelled: boolean, failures: readonly FailureOccurrence[]): void {
+    this.at.push(at);
+    this.ids.push(trajectoryId);
+    this.counts.push(failures.length);
+    this.labelled.push(labelled ? 1 : 0);
+    for (const f of failures) {
+      let index = this.signatureIndex.get(f.signature.signature);
+      if (index === undefined) {
+        index = this.signatures.push(f.signature) - 1;
+        this.signatureIndex.set(f.signature.signature, index);
+      }
+      this.steps.push(f.step_index);
+      this.times.push(f.timeMs);
+      this.signatureAt.push(index);
+    }
+  }
+
+  columns(): FailureColumns {
+    return {
+      at: Int32Array.from(this.at),
+      ids: this.ids,
+      counts: Int32Array.from(this.counts),
+      labelled: Uint8Array.from(this.labelled),
+      steps: Int32Array.from(this.steps),
+      times: Float64Array.from(this.times),
+      signatureAt: Int32Array.from(this.signatureAt),
+      signatures: this.signatures,
+    };
+  }
+}
+
+function linesPart(rendered: AnnotatedLines, failed: FailureGatherer): LinesPart {
   const { tally } = rendered;
   return {
     kind: 'lines',
@@ -48,7 +92,7 @@ function linesPart(rendered: AnnotatedLines, failed: TrajectoryFailures[]): Line
     labelled: tally.labelled,
     marks: tally.marks,
     counts: [...tally.counts],
-    failed,
+    failed: failed.columns(),
   };
 }
 
@@ -60,7 +104,7 @@ function annotateBlock(request: BlockRequest): BlockResult {
   const options = { now: () => request.nowMs, deferJson: true, ...(init.domain === undefined ? {} : { domain: init.domain }) };
   const parts: BlockResult['parts'] = [];
   let rendered = new AnnotatedLines({ json: init.json, out: init.out });
-  let failed: TrajectoryFailures[] = [];
+  let failed = new FailureGatherer();
   for (let i = 0; i < lines.length; i++) {
     const item = importLine(lines[i]!, i + 1, convert, options, firstOfFile && i === 0);
     if (item === undefined) continue;
@@ -68,13 +112,13 @@ function annotateBlock(request: BlockRequest): BlockResult {
       if (rendered.length > 0) parts.push(linesPart(rendered, failed));
       parts.push({ kind: 'skipped', line: item.line, reason: item.reason });
       rendered = new AnnotatedLines({ json: init.json, out: init.out });
-      failed = [];
+      failed = new FailureGatherer();
       continue;
     }
     const result = annotateJudgedSync(item.trajectory, judge);
     const t = result.trajectory;
     const failures = failureOccurrences(t);
-    if (failures.length > 0) failed.push({ at: rendered.length, trajectory_id: t.trajectory_id, labelled: result.stored.length > 0, failures });
+    if (failures.length > 0) failed.add(rendered.length, t.trajectory_id, result.stored.length > 0, failures);
     rendered.add(t.trajectory_id, t.source_id, result.stored, result.marks.length, init.out ? JSON.stringify(t) : undefined);
   }
   if (rendered.length > 0) parts.push(linesPart(rendered, failed));

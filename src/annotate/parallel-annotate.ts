@@ -23,7 +23,7 @@ import type { ImportFormat } from '../trajectory/importers/import-types.js';
 import type { TrajectoryLabel } from '../trajectory/types.js';
 import { addLabelCounts, withRareLabels, type AnnotationTally } from './annotated-lines.js';
 import type { BlockReply, BlockResult, LinesPart, ParallelWorkerInit } from './parallel-annotate-protocol.js';
-import { RareFailureIndex } from './rare-failure.js';
+import { RareFailureIndex, type FailureOccurrence } from './rare-failure.js';
 
 /** The formats whose lines can be annotated independently. */
 export const isParallelFormat = (format: ImportFormat): format is 'openai' | 'anthropic' => format === 'openai' || format === 'anthropic';
@@ -115,11 +115,14 @@ function chunkOf(part: LinesPart, rare: RareFailureIndex): AnnotationChunk {
   const tally: AnnotationTally = { trajectories: part.trajectories, labelled: part.labelled, marks: part.marks, counts: new Map(part.counts) };
   // Ascending positions: `failed` is in file order.
   const patched = new Map<number, TrajectoryLabel[]>();
-  for (const f of part.failed) {
-    const labels = rare.labelsForOccurrences(f.trajectory_id, f.failures);
+  const f = part.failed;
+  for (let t = 0, step = 0; t < f.ids.length; t++) {
+    const failures: FailureOccurrence[] = [];
+    for (const end = step + f.counts[t]!; step < end; step++) failures.push({ step_index: f.steps[step]!, timeMs: f.times[step]!, signature: f.signatures[f.signatureAt[step]!]! });
+    const labels = rare.labelsForOccurrences(f.ids[t]!, failures);
     if (labels.length === 0) continue;
-    patched.set(f.at, labels);
-    if (!f.labelled) tally.labelled += 1;
+    patched.set(f.at[t]!, labels);
+    if (f.labelled[t] === 0) tally.labelled += 1;
     addLabelCounts(tally, labels);
   }
   // First occurrences are few: rebuilding the text around them is cheap.
