@@ -100,18 +100,31 @@ function offsetInParams(args: readonly Scalar[], dates: readonly DateValue[], at
 
 const RELATIVE_WORDS = /^(?:today|tomorrow|yesterday|今天|明天|昨天|今日|明日|昨日|后天|前天)$/i;
 
-/** A step's arguments as the checks read them, worked out once per step. */
-interface StepArgs {
-  params: unknown;
-  /** Every string or number leaf, with its key. */
-  scalars: Scalar[];
-  dates: DateValue[];
-}
+// A date with a time, as a zoned date-time value starts (see DATE).
+const DATE_TIME = /\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/i;
 
-function stepArgs(step: TrajectoryStep): StepArgs {
-  const params = jsonValue(step.input_params);
-  const leaves = scalars(params);
-  return { params, scalars: leaves, dates: dateValues(leaves) };
+/** A step's arguments as the checks read them, worked out once per step, when a check first needs them. */
+class StepArgs {
+  #scalars: Scalar[] | undefined;
+  #dates: DateValue[] | undefined;
+
+  constructor(private readonly step: TrajectoryStep) {}
+
+  /** Every string or number leaf, with its key. */
+  get scalars(): Scalar[] {
+    return (this.#scalars ??= scalars(jsonValue(this.step.input_params)));
+  }
+
+  get dates(): DateValue[] {
+    return (this.#dates ??= dateValues(this.scalars));
+  }
+
+  /** False when the arguments surely hold no date with a time: deferred ones are searched as text, unparsed. */
+  mayHoldDateTime(): boolean {
+    const params = this.step.input_params;
+    // A value's characters stand in its JSON text as they are, unless a \u escape spells them.
+    return !(params instanceof DeferredJson) || params.text.includes('\\u') || DATE_TIME.test(params.text);
+  }
 }
 
 function dateChecks(intent: string, step: TrajectoryStep, args: StepArgs, findings: JudgeFinding[]): void {
@@ -151,6 +164,8 @@ function dateChecks(intent: string, step: TrajectoryStep, args: StepArgs, findin
 }
 
 function timezoneChecks(intent: string, args: StepArgs, findings: JudgeFinding[]): void {
+  // Every finding below is about a zoned date-time among the arguments.
+  if (!args.mayHoldDateTime()) return;
   const dates = args.dates.filter((d) => d.hasTime);
   const zoned = dates.filter((d): d is DateValue & { offset: number } => d.offset !== undefined);
   const local = zoned.find((d) => d.offset !== 0);
@@ -248,9 +263,16 @@ function citiesIn(text: string): ReadonlySet<string> {
   return found;
 }
 
+/** Each spelling to its city (the first city listing it), built once: this is asked per argument. */
+const CITY_BY_NAME: ReadonlyMap<string, string> = (() => {
+  const byName = new Map<string, string>();
+  for (const [city, names] of Object.entries(CITIES)) for (const name of names) if (!byName.has(name)) byName.set(name, city);
+  return byName;
+})();
+
 function cityOf(value: string): string | undefined {
   const lower = value.trim().toLowerCase().replace(/,.*$/, '').replace(/市$/, '');
-  return Object.entries(CITIES).find(([, names]) => names.includes(lower))?.[0];
+  return CITY_BY_NAME.get(lower);
 }
 
 const LOCATION_KEY = /city|location|place|destination|origin|region|area|^from$|^to$|address|^q$|^query$/i;
@@ -318,7 +340,8 @@ function idChecks(intent: string, step: TrajectoryStep, args: StepArgs, findings
   const lowerNamed = new Set(named.map((n) => n.toLowerCase()));
   for (const { key, value } of args.scalars) {
     if (!ID_KEY.test(key) || lowerNamed.has(value.toLowerCase())) continue;
-    const sameShape = named.filter((n) => shapeOf(n) === shapeOf(value));
+    const shape = shapeOf(value);
+    const sameShape = named.filter((n) => shapeOf(n) === shape);
     const near = sameShape.find((n) => n.length === value.length && editDistance(n.toLowerCase(), value.toLowerCase()) <= 2);
     if (near !== undefined) {
       findings.push({ check: 'id_typo', reason: `intent names ${near}, but the call passed ${key}=${JSON.stringify(value)} (a near miss)` });
@@ -380,7 +403,7 @@ export function judgeStep(trajectory: Trajectory, at: number, options: Heuristic
   const intent = options.intentOf?.(step, trajectory) ?? trajectory.task_description;
   const findings: JudgeFinding[] = [];
   if (intent !== null && intent !== '') {
-    const args = stepArgs(step);
+    const args = new StepArgs(step);
     dateChecks(intent, step, args, findings);
     timezoneChecks(intent, args, findings);
     cityChecks(intent, step, args, findings);
