@@ -17,15 +17,16 @@
 // - the CLI end to end: `node dist/cli/main.js annotate --input F --format openai --json
 //   [--judge none]` spawned, stdout to /dev/null (under /usr/bin/time when present, for its
 //   CPU time and peak RSS); for this file it takes the worker-thread path.
-// Peak RSS: annotateFile and annotateFileParallel (heuristic judge) in a child process over 1M
-// and over 5M steps; each child reports process.resourceUsage().maxRSS (workers included).
+// Peak RSS over 1M and over 5M steps: annotateFile and annotateFileParallel (heuristic judge) in
+// a child process that reports process.resourceUsage().maxRSS (workers included), and the CLI
+// (--json --judge none) under GNU time.
 //
 // FAULTLINE_PERF_ANNOTATE_STEPS (default 1000000), FAULTLINE_PERF_ANNOTATE_RSS_STEPS (default
 // "1000000,5000000"), FAULTLINE_PERF_ANNOTATE_ROUNDS (default 3). The 5M file (1.8 GB) is deleted
 // after its run unless FAULTLINE_PERF_ANNOTATE_KEEP=1; the 1M one (0.37 GB) is kept for reruns.
 import { spawn } from 'node:child_process';
 import { createReadStream, existsSync, mkdirSync, readFileSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -78,7 +79,8 @@ async function plainPass(path) {
 async function parallelPass(path, judge) {
   const { annotateFileParallel } = await import('../dist/annotate/parallel-annotate.js');
   let labels = 0;
-  for await (const result of annotateFileParallel(path, { format: 'openai', judge })) labels += result.stored.length;
+  // The --json lines are rendered (as the CLI asks), and only counted here.
+  for await (const chunk of annotateFileParallel(path, { format: 'openai', judge, json: true })) for (const n of chunk.tally.counts.values()) labels += n;
   return labels;
 }
 
@@ -116,8 +118,13 @@ async function timed(fn) {
   return { ms, cpuMs: value?.cpuMs ?? (cpu.user + cpu.system) / 1000, value };
 }
 
-/** Runs this file as a child over `path` and returns what it reports. */
-function rssChild(path, mode) {
+/** Runs this file as a child over `path` and returns what it reports (`cli`: the CLI under GNU time). */
+async function rssChild(path, mode) {
+  if (mode === 'cli') {
+    const start = Date.now();
+    const r = await cliPass(path, 'none');
+    return { trajectories: undefined, ms: Date.now() - start, maxRssKb: r.maxRssMb === undefined ? NaN : r.maxRssMb * 1024 };
+  }
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--rss-child', path, mode], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
@@ -127,8 +134,12 @@ function rssChild(path, mode) {
   });
 }
 
+const loadAverage = () => loadavg().map((l) => l.toFixed(2)).join(' ');
+
 export async function run() {
   const file = await workload(STEPS);
+  const loadBefore = loadAverage();
+  const startedAt = new Date().toISOString();
   const mb = file.bytes / 1e6;
   const contenders = {
     'plain: readline + JSON.parse': () => plainPass(file.path),
@@ -150,7 +161,10 @@ export async function run() {
       if (r.value?.maxRssMb !== undefined) b.maxRssMb = r.value.maxRssMb;
     }
   }
+  const loadAfter = loadAverage();
   const plain = best['plain: readline + JSON.parse'];
+  const verdict = best['CLI annotate --input --json --judge none'];
+  const verdictRatio = verdict.ms / plain.ms;
   const rows = Object.entries(best).map(([name, b]) => [
     name,
     `${(b.ms / 1000).toFixed(2)} s`,
@@ -164,21 +178,24 @@ export async function run() {
   const rssRows = [];
   for (const steps of RSS_STEPS) {
     const w = await workload(steps);
-    for (const mode of ['single', 'parallel']) {
+    const paths = { single: 'annotateFile (one thread), heuristic judge', parallel: 'annotateFileParallel (workers), heuristic judge', cli: 'CLI `annotate --input --json --judge none` (workers)' };
+    for (const mode of ['single', 'parallel', 'cli']) {
       const r = await rssChild(w.path, mode);
       log(`rss child ${mode} ${steps} steps: ${JSON.stringify(r)}`);
-      rssRows.push([`${steps / 1e6}M steps (${(w.bytes / 1e9).toFixed(2)} GB, ${w.conversations} conversations)`, mode === 'single' ? 'annotateFile' : 'annotateFileParallel', r.trajectories, `${(r.ms / 1000).toFixed(1)} s`, (r.maxRssKb / 1024).toFixed(0)]);
+      rssRows.push([`${steps / 1e6}M steps (${(w.bytes / 1e9).toFixed(2)} GB, ${w.conversations} conversations)`, paths[mode], r.trajectories ?? w.conversations, `${(r.ms / 1000).toFixed(1)} s`, (r.maxRssKb / 1024).toFixed(0)]);
     }
     if (!KEEP && steps !== STEPS) rmSync(w.path, { force: true }), rmSync(`${w.path}.json`, { force: true });
   }
   return {
     title: 'Annotation throughput',
     markdown: [
-      `OpenAI-format JSONL, ${STEPS / 1e6}M tool steps in ${file.conversations} conversations (${mb.toFixed(0)} MB). Best of ${ROUNDS} interleaved rounds.`,
+      `OpenAI-format JSONL, ${STEPS / 1e6}M tool steps in ${file.conversations} conversations (${mb.toFixed(0)} MB). Best of ${ROUNDS} interleaved rounds, started ${startedAt}; load average (1, 5, 15 min) ${loadBefore} before, ${loadAfter} after, on ${cpus().length} cores.`,
       '',
       table(['pass', 'wall', 'vs plain (wall)', 'CPU', 'vs plain (CPU)', 'MB/s (wall)', 'peak RSS MB'], rows),
       '',
-      'Peak RSS (heuristic judge) in a child process, `process.resourceUsage().maxRSS` (worker threads included):',
+      `Goal (CLI, all rule annotators, at most 2x the plain pass's wall time): ${verdictRatio <= 2 ? '**met**' : '**not met**'}, ${verdictRatio.toFixed(2)}x.`,
+      '',
+      'Peak RSS: the library paths in a child process (`process.resourceUsage().maxRSS`, worker threads included), the CLI under GNU time (`%M`):',
       '',
       table(['file', 'path', 'trajectories', 'time', 'peak RSS MB'], rssRows),
     ].join('\n'),
@@ -191,7 +208,7 @@ if (process.argv[2] === '--rss-child') {
   const { annotateFileParallel } = await import('../dist/annotate/parallel-annotate.js');
   const start = Date.now();
   let trajectories = 0;
-  const results = process.argv[4] === 'parallel' ? annotateFileParallel(process.argv[3], { format: 'openai', judge: 'heuristic' }) : annotateFile('openai', process.argv[3]);
-  for await (const result of results) trajectories += result.stored.length >= 0 ? 1 : 0;
+  if (process.argv[4] === 'parallel') for await (const chunk of annotateFileParallel(process.argv[3], { format: 'openai', judge: 'heuristic', json: true })) trajectories += chunk.tally.trajectories;
+  else for await (const result of annotateFile('openai', process.argv[3])) trajectories += result.stored.length >= 0 ? 1 : 0;
   process.stdout.write(JSON.stringify({ trajectories, ms: Date.now() - start, maxRssKb: process.resourceUsage().maxRSS }));
 }

@@ -7,11 +7,11 @@
  */
 import { readTrajectories, type ReadTrajectoriesOptions } from '../trajectory/import-file.js';
 import type { ImportFormat } from '../trajectory/importers/import-types.js';
-import { annotateJudged, heuristicSemanticJudge, type JudgedAnnotation, type SemanticJudge } from './judge/judged-annotation.js';
+import { annotateJudged, heuristicSemanticJudge, type JudgedAnnotation, type SemanticJudge, type SyncSemanticJudge } from './judge/judged-annotation.js';
 import { RareFailureIndex } from './rare-failure.js';
 
 /** `--judge none`: no semantic judge, only the rules, rare failures and the backtrace. */
-export const NO_SEMANTIC_JUDGE: SemanticJudge = { source: 'none', judgeTrajectory: () => ({ labels: [], errors: [] }) };
+export const NO_SEMANTIC_JUDGE: SyncSemanticJudge = { source: 'none', judgeTrajectory: () => ({ labels: [], errors: [] }) };
 
 export interface AnnotateFileOptions extends ReadTrajectoriesOptions {
   /** Default: the offline heuristic judge, as `faultline annotate` uses. */

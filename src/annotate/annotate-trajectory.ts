@@ -3,6 +3,7 @@ import { backtrace, type DecisionMark } from './backtrace.js';
 import { heuristicJudge, type HeuristicJudgeOptions } from './judge/heuristic.js';
 import type { Annotator, Label } from './label.js';
 import { ruleAnnotators, type RuleOptions } from './rules/index.js';
+import { isFailed } from './step-facts.js';
 import type { Trajectory } from '../trajectory/types.js';
 
 export interface AnnotateOptions extends RuleOptions, HeuristicJudgeOptions {
@@ -25,7 +26,9 @@ const DEFAULT_RULES = ruleAnnotators();
 const byStepThenName = (a: Label, b: Label): number => a.step_index - b.step_index || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
 export function annotateTrajectory(trajectory: Trajectory, options: AnnotateOptions = {}): AnnotatedTrajectory {
-  const rules = options.idempotent === undefined ? DEFAULT_RULES : ruleAnnotators(options);
+  // The rules label how failures were handled: a trajectory without a failed step has nothing
+  // for any of them (rules.test.ts holds each rule to it), and most trajectories of a log are so.
+  const rules = !trajectory.steps.some(isFailed) ? [] : options.idempotent === undefined ? DEFAULT_RULES : ruleAnnotators(options);
   const labels: Label[] = [];
   for (const rule of rules) for (const label of rule(trajectory)) labels.push(label);
   for (const label of options.judge === undefined ? heuristicJudge(trajectory, options) : options.judge(trajectory)) labels.push(label);

@@ -50,6 +50,15 @@ function correctActionFor(name: LabelName, faulted: TrajectoryStep | undefined):
   }
 }
 
+/** The step with a given `step_index` (the last, should two share one). */
+function stepLookup(steps: readonly TrajectoryStep[]): { get(index: number): TrajectoryStep | undefined } {
+  // Steps are numbered 1..n by every source: then the index is the position, and no map is needed.
+  let numbered = true;
+  for (let i = 0; i < steps.length && numbered; i++) numbered = steps[i]!.step_index === i + 1;
+  if (numbered) return { get: (index) => (Number.isInteger(index) ? steps[index - 1] : undefined) };
+  return new Map(steps.map((step) => [step.step_index, step]));
+}
+
 /**
  * Fills `decision_correctness`, `correctness_reason` and `correct_action` from the outcome:
  * - `success`: every failed step that was recovered (see `recoveryOf`) and whose decision no
@@ -70,7 +79,7 @@ export function backtrace(trajectory: Trajectory, labels: readonly Label[]): Bac
     else against.push(label);
   }
   const steps = trajectory.steps;
-  const byIndex = new Map(steps.map((step) => [step.step_index, step]));
+  const byIndex = stepLookup(steps);
   if (trajectory.final_outcome === 'success') {
     steps.forEach((step, i) => {
       if (!isFailed(step) || faulted.has(step.step_index)) return;

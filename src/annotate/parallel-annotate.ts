@@ -1,27 +1,29 @@
 /**
  * `annotate --input` on several cores, for the formats with one independent trajectory per line
- * (OpenAI and Anthropic JSONL). The main thread reads the file and cuts it into blocks of whole
- * lines; worker threads parse, import and annotate the blocks (parallel-annotate-worker.ts); the
- * main thread takes their results back in file order and applies what depends on that order: the
- * rare-failure index ("first occurrence in the file"), and the line numbers of skipped lines.
+ * (OpenAI and Anthropic JSONL). The main thread cuts the file into byte ranges; worker threads
+ * read their ranges themselves (whole lines: see read-line-range.ts), parse, import and annotate
+ * them and render the `--json` / `--out` lines (parallel-annotate-worker.ts); the main thread takes
+ * the blocks back in file order and applies what depends on that order: the rare-failure index
+ * ("first occurrence in the file", from the signatures the workers computed), and the line
+ * numbers of skipped lines. The main thread neither reads nor copies the file, and does a map
+ * lookup per failed step: it stays out of the workers' way.
  *
- * Memory stays flat: at most `maxInFlight` blocks are read ahead of the consumer, and the file is
- * read no faster than results are consumed. The output equals `annotateFile`'s for the same
- * import times: each block's trajectories are stamped with the time the main thread read the
- * block (non-decreasing in file order, as the single-threaded path's per-line clock is).
+ * Memory stays flat: at most `maxInFlight` blocks are out ahead of the consumer, and the file is
+ * read no faster than results are consumed. The output equals the one-thread path's: as there,
+ * the trajectories of the file are all stamped with one import time (read once, at the start).
  *
  * Hand-written: no library in package.json pools worker threads, and the reorder window and
- * line-aligned blocks are specific to this job.
+ * line-aligned ranges are specific to this job.
  */
-import { open } from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { ImportInputError, type SkippedLine } from '../trajectory/import-file.js';
 import type { ImportFormat } from '../trajectory/importers/import-types.js';
-import type { Trajectory, TrajectoryLabel } from '../trajectory/types.js';
-import { addRareLabels } from './judge/judged-annotation.js';
-import type { BlockItem, BlockReply, ParallelWorkerInit } from './parallel-annotate-protocol.js';
-import { RareFailureIndex } from './rare-failure.js';
+import type { TrajectoryLabel } from '../trajectory/types.js';
+import { addLabelCounts, withRareLabels, type AnnotationTally } from './annotated-lines.js';
+import type { BlockReply, BlockResult, LinesPart, ParallelWorkerInit } from './parallel-annotate-protocol.js';
+import { RareFailureIndex, type FailureOccurrence } from './rare-failure.js';
 
 /** The formats whose lines can be annotated independently. */
 export const isParallelFormat = (format: ImportFormat): format is 'openai' | 'anthropic' => format === 'openai' || format === 'anthropic';
@@ -34,72 +36,36 @@ export interface ParallelAnnotateOptions {
   judge: 'none' | 'heuristic';
   /** Worker threads; default `os.availableParallelism()`, at least 2. */
   threads?: number;
-  /** Bytes read per block (a block is extended to the end of its last line). Default 1 MiB. */
+  /** Bytes per block (a block is the lines that start in its range). Default 1 MiB. */
   blockBytes?: number;
-  /** Blocks read ahead of the consumer at most; default 2 per thread. */
+  /** Blocks handed out ahead of the consumer at most; default 2 per thread. */
   maxInFlight?: number;
-  /** Also return each annotated trajectory as JSON (without labels). */
-  trajectoryJson?: boolean;
+  /** Render the `--json` lines. */
+  json?: boolean;
+  /** Render the `--out` lines (each annotated trajectory as JSON, labels last). */
+  out?: boolean;
   strict?: boolean;
   onSkip?: (skipped: SkippedLine) => void;
   domain?: string;
-  /** The clock stamped on the trajectories (`created_at`), read once per block. */
+  /** The clock stamped on the trajectories (`created_at`), read once for the file. */
   now?: () => number;
   /** The worker entry; default parallel-annotate-worker.js beside this module. */
   workerUrl?: URL;
 }
 
-/** One annotated trajectory, as `annotate --input` writes it. */
-export interface ParallelAnnotation {
-  trajectory_id: string;
-  source_id: string | null;
-  /** Every label to store, rare failures included, in `annotateJudged`'s order. */
-  stored: TrajectoryLabel[];
-  marks: number;
-  /** The annotated trajectory without labels, as JSON, when `trajectoryJson` was asked for. */
-  json?: string;
-}
-
-/**
- * The file in blocks of whole lines (the last one may lack its line end). Each block is read into
- * a buffer of its own (not Node's shared pool), so it can be moved to a worker without a copy;
- * only the partial line after a block's last line end is copied, to the start of the next one.
- */
-async function* lineBlocks(path: string, blockBytes: number): AsyncGenerator<Uint8Array> {
-  const file = await open(path, 'r');
-  try {
-    let carry: Uint8Array = new Uint8Array(0);
-    for (;;) {
-      const buffer = new Uint8Array(new ArrayBuffer(Math.max(blockBytes, carry.length * 2)));
-      buffer.set(carry);
-      const { bytesRead } = await file.read(buffer, carry.length, buffer.length - carry.length, null);
-      const filled = carry.length + bytesRead;
-      if (bytesRead === 0) {
-        if (filled > 0) yield buffer.subarray(0, filled);
-        return;
-      }
-      const end = buffer.lastIndexOf(0x0a, filled - 1);
-      if (end === -1) {
-        carry = buffer.subarray(0, filled); // one line longer than the buffer: read on into a larger one
-        continue;
-      }
-      carry = buffer.slice(end + 1, filled);
-      yield buffer.subarray(0, end + 1);
-    }
-  } finally {
-    await file.close();
-  }
-}
-
-interface Pending {
-  resolve: (reply: { lines: number; items: BlockItem[] }) => void;
-  reject: (error: Error) => void;
+/** What `annotate --input` writes for a run of consecutive trajectories, and the counts of its summary. */
+export interface AnnotationChunk {
+  /** The `--json` lines ('' unless asked for). */
+  json: string;
+  /** The `--out` lines ('' unless asked for). */
+  out: string;
+  tally: AnnotationTally;
 }
 
 /** A worker thread and the blocks it owes. */
 class AnnotatorThread {
   readonly worker: Worker;
-  readonly pending = new Map<number, Pending>();
+  readonly pending = new Map<number, { resolve: (result: BlockResult) => void; reject: (error: Error) => void }>();
   /** Why the thread stopped, once it has: later blocks fail at once instead of waiting forever. */
   failed: Error | undefined;
 
@@ -121,82 +87,103 @@ class AnnotatorThread {
     this.worker.on('exit', (code) => fail(new Error(`annotation worker exited with code ${code}`)));
   }
 
-  annotate(seq: number, bytes: Uint8Array, nowMs: number): Promise<{ lines: number; items: BlockItem[] }> {
+  annotate(seq: number, start: number, end: number, nowMs: number): Promise<BlockResult> {
     return new Promise((resolve, reject) => {
       if (this.failed !== undefined) return reject(this.failed);
       this.pending.set(seq, { resolve, reject });
-      this.worker.postMessage({ seq, bytes, firstOfFile: seq === 0, nowMs }, [bytes.buffer as ArrayBuffer]);
+      this.worker.postMessage({ seq, start, end, nowMs });
     });
   }
 }
 
-/** What `RareFailureIndex` reads of a trajectory: its id, time and failed steps. */
-function rareView(item: Extract<BlockItem, { kind: 'trajectory' }>): Trajectory {
-  // The index looks only at failed steps (stepSignature is null for the rest) and these fields.
-  return { trajectory_id: item.trajectory_id, created_at: item.created_at, steps: item.failed } as unknown as Trajectory;
+/** `text` (lines ending at `ends`) with the lines of `patched` replaced by `patch(line, labels)`. */
+function patchLines(text: string, ends: readonly number[], patched: ReadonlyMap<number, TrajectoryLabel[]>, kind: 'json' | 'out'): string {
+  if (ends.length === 0) return text;
+  const parts: string[] = [];
+  let from = 0;
+  for (const [at, labels] of patched) {
+    const start = at === 0 ? 0 : ends[at - 1]!;
+    parts.push(text.slice(from, start), withRareLabels(text.slice(start, ends[at]!), labels, kind));
+    from = ends[at]!;
+  }
+  parts.push(text.slice(from));
+  return parts.join('');
+}
+
+/** A run of a block's lines with the rare-failure labels (in file order) added. */
+function chunkOf(part: LinesPart, rare: RareFailureIndex): AnnotationChunk {
+  const tally: AnnotationTally = { trajectories: part.trajectories, labelled: part.labelled, marks: part.marks, counts: new Map(part.counts) };
+  // Ascending positions: `failed` is in file order.
+  const patched = new Map<number, TrajectoryLabel[]>();
+  const f = part.failed;
+  for (let t = 0, step = 0; t < f.ids.length; t++) {
+    const failures: FailureOccurrence[] = [];
+    for (const end = step + f.counts[t]!; step < end; step++) failures.push({ step_index: f.steps[step]!, timeMs: f.times[step]!, signature: f.signatures[f.signatureAt[step]!]! });
+    const labels = rare.labelsForOccurrences(f.ids[t]!, failures);
+    if (labels.length === 0) continue;
+    patched.set(f.at[t]!, labels);
+    if (f.labelled[t] === 0) tally.labelled += 1;
+    addLabelCounts(tally, labels);
+  }
+  // First occurrences are few: rebuilding the text around them is cheap.
+  if (patched.size === 0) return { json: part.json, out: part.out, tally };
+  return { json: patchLines(part.json, part.jsonEnds, patched, 'json'), out: patchLines(part.out, part.outEnds, patched, 'out'), tally };
 }
 
 /**
- * Each trajectory of `path` annotated (rules, judge, backtrace, rare failures), in file order.
+ * What `annotate --input` writes for `path`, in file order, in chunks (about one per block;
+ * skipped lines go to `onSkip` between the chunks they came between).
  * @throws ImportInputError for a malformed line under `strict`.
  */
-export async function* annotateFileParallel(path: string, options: ParallelAnnotateOptions): AsyncGenerator<ParallelAnnotation> {
+export async function* annotateFileParallel(path: string, options: ParallelAnnotateOptions): AsyncGenerator<AnnotationChunk> {
   const threadCount = Math.max(2, options.threads ?? availableParallelism());
   const maxInFlight = Math.max(1, options.maxInFlight ?? threadCount * 2);
-  const now = options.now ?? Date.now;
+  const blockBytes = Math.max(1, options.blockBytes ?? DEFAULT_BLOCK_BYTES);
+  const importedAt = (options.now ?? Date.now)();
   const url = options.workerUrl ?? new URL('./parallel-annotate-worker.js', import.meta.url);
+  const size = statSync(path).size;
   const init: ParallelWorkerInit = {
+    path,
     format: options.format,
     judge: options.judge,
-    trajectoryJson: options.trajectoryJson === true,
+    json: options.json === true,
+    out: options.out === true,
     ...(options.domain === undefined ? {} : { domain: options.domain }),
   };
   const threads = Array.from({ length: threadCount }, () => new AnnotatorThread(url, init));
-  const blocks = lineBlocks(path, options.blockBytes ?? DEFAULT_BLOCK_BYTES);
-  const inFlight: Promise<{ lines: number; items: BlockItem[] }>[] = [];
+  const inFlight: Promise<BlockResult>[] = [];
   const rare = new RareFailureIndex();
   let seq = 0;
-  let eof = false;
+  let next = 0;
   let lineBase = 0;
-  const readAhead = async () => {
-    while (!eof && inFlight.length < maxInFlight) {
-      const next = await blocks.next();
-      if (next.done === true) {
-        eof = true;
-        break;
-      }
+  const handOut = () => {
+    while (next < size && inFlight.length < maxInFlight) {
       // The thread owing the fewest blocks: blocks differ in cost.
       const thread = threads.reduce((a, b) => (b.pending.size < a.pending.size ? b : a));
-      const reply = thread.annotate(seq++, next.value, now());
+      const end = Math.min(size, next + blockBytes);
+      const reply = thread.annotate(seq++, next, end, importedAt);
       reply.catch(() => undefined); // awaited in order below; this only keeps an early failure from going unhandled
       inFlight.push(reply);
+      next = end;
     }
   };
   try {
-    await readAhead();
+    handOut();
     while (inFlight.length > 0) {
       const block = await inFlight.shift()!;
-      await readAhead();
-      for (const item of block.items) {
-        if (item.kind === 'skipped') {
-          const line = lineBase + item.line;
-          if (options.strict === true) throw new ImportInputError(path, line, item.reason);
-          options.onSkip?.({ line, reason: item.reason });
+      handOut();
+      for (const part of block.parts) {
+        if (part.kind === 'lines') {
+          yield chunkOf(part, rare);
           continue;
         }
-        const stored = addRareLabels(item.stored, rare.labelsFor(rareView(item)));
-        yield {
-          trajectory_id: item.trajectory_id,
-          source_id: item.source_id,
-          stored,
-          marks: item.marks,
-          ...(item.json === undefined ? {} : { json: item.json }),
-        };
+        const line = lineBase + part.line;
+        if (options.strict === true) throw new ImportInputError(path, line, part.reason);
+        options.onSkip?.({ line, reason: part.reason });
       }
       lineBase += block.lines;
     }
   } finally {
-    await blocks.return(undefined);
     await Promise.all(threads.map((t) => t.worker.terminate()));
   }
 }

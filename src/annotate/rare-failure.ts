@@ -12,6 +12,7 @@
  * Only the first step with a signature gets the label, so a trajectory repeating a new failure
  * five times is flagged once.
  */
+import type { FailureSignatureKey } from '../store/signature.js';
 import type { FailureSignature } from '../store/types.js';
 import { stepSignature } from '../trajectory/step-signature.js';
 import type { Trajectory, TrajectoryLabel, TrajectoryStep } from '../trajectory/types.js';
@@ -22,6 +23,14 @@ export const RARE_FAILURE = 'rare_failure';
 /** The `source` of rare-failure labels. */
 export const RARE_FAILURE_SOURCE = 'rare-failure';
 
+/** A failed step as the index sees it: its signature, its time and where it is. */
+export interface FailureOccurrence {
+  step_index: number;
+  /** The step's `started_at` (the trajectory's `created_at` when it has none), epoch ms; +Infinity when unparseable. */
+  timeMs: number;
+  signature: Readonly<FailureSignatureKey>;
+}
+
 interface Occurrence {
   timeMs: number;
   trajectory_id: string;
@@ -31,6 +40,16 @@ interface Occurrence {
 function timeOf(step: TrajectoryStep, trajectory: Trajectory): number {
   const ms = Date.parse(step.started_at ?? trajectory.created_at);
   return Number.isNaN(ms) ? Number.POSITIVE_INFINITY : ms;
+}
+
+/** The failed steps of a trajectory, each with its signature (computed once per step). */
+export function failureOccurrences(trajectory: Trajectory): FailureOccurrence[] {
+  const out: FailureOccurrence[] = [];
+  for (const step of trajectory.steps) {
+    const signature = stepSignature(step);
+    if (signature !== null) out.push({ step_index: step.step_index, timeMs: timeOf(step, trajectory), signature });
+  }
+  return out;
 }
 
 const earlier = (a: Occurrence, b: Occurrence): boolean =>
@@ -51,12 +70,15 @@ export class RareFailureIndex {
   }
 
   observe(trajectory: Trajectory): void {
-    for (const step of trajectory.steps) {
-      const signature = stepSignature(step);
-      if (signature === null) continue;
-      const occurrence: Occurrence = { timeMs: timeOf(step, trajectory), trajectory_id: trajectory.trajectory_id, step_index: step.step_index };
-      const known = this.first.get(signature.signature);
-      if (known === undefined || earlier(occurrence, known)) this.first.set(signature.signature, occurrence);
+    this.observeOccurrences(trajectory.trajectory_id, failureOccurrences(trajectory));
+  }
+
+  /** `observe` for failed steps whose signatures are already known (the parallel annotator's workers compute them). */
+  observeOccurrences(trajectoryId: string, failures: readonly FailureOccurrence[]): void {
+    for (const f of failures) {
+      const occurrence: Occurrence = { timeMs: f.timeMs, trajectory_id: trajectoryId, step_index: f.step_index };
+      const known = this.first.get(f.signature.signature);
+      if (known === undefined || earlier(occurrence, known)) this.first.set(f.signature.signature, occurrence);
     }
   }
 
@@ -71,19 +93,23 @@ export class RareFailureIndex {
 
   /** `rare_failure` labels for the steps of `trajectory` that are their signature's first occurrence. */
   labelsFor(trajectory: Trajectory): TrajectoryLabel[] {
-    this.observe(trajectory);
+    return this.labelsForOccurrences(trajectory.trajectory_id, failureOccurrences(trajectory));
+  }
+
+  /** `labelsFor` a trajectory given as its id and its failed steps (in step order). */
+  labelsForOccurrences(trajectoryId: string, failures: readonly FailureOccurrence[]): TrajectoryLabel[] {
+    if (failures.length === 0) return [];
+    this.observeOccurrences(trajectoryId, failures);
     const labels: TrajectoryLabel[] = [];
-    for (const step of trajectory.steps) {
-      const signature = stepSignature(step);
-      if (signature === null) continue;
+    for (const { signature, step_index } of failures) {
       const first = this.first.get(signature.signature)!;
-      if (first.trajectory_id !== trajectory.trajectory_id || first.step_index !== step.step_index) continue;
+      if (first.trajectory_id !== trajectoryId || first.step_index !== step_index) continue;
       const recorded = this.recordFirstSeen.get(signature.signature);
       if (recorded !== undefined && recorded < first.timeMs) continue;
       const shape = `${signature.tool_name} ${signature.failure_stage}/${signature.failure_type}${signature.error_code === null ? '' : ` ${signature.error_code}`}`;
       labels.push({
         name: RARE_FAILURE,
-        step_index: step.step_index,
+        step_index,
         confidence: 1,
         reason: `first occurrence in the store of failure signature ${signature.signature} (${shape}${signature.normalized_message === '' ? '' : `: "${signature.normalized_message}"`})`,
         source: RARE_FAILURE_SOURCE,

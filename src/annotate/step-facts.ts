@@ -1,7 +1,8 @@
 /**
  * Facts about steps that several annotators read: whether a call failed, whether two calls
  * are the same call, what a tool name says about its side effects, and any Retry-After the
- * response carried.
+ * response carried. Annotators read a step's `input_params` and `response.body` through
+ * `jsonValue` (or the facts here): they may be imported deferred (see `DeferredJson`).
  *
  * Annotation runs over millions of steps, so facts that every rule asks for are computed once:
  * a step's argument fingerprint is cached per step object, a name's verb class per name, and the
@@ -10,6 +11,7 @@
  */
 import { paramsHash } from '../record/params-hash.js';
 import { getHeader, parseRetryAfter } from '../runtime/retry-after.js';
+import { jsonValue } from '../trajectory/deferred-json.js';
 import type { Trajectory, TrajectoryStep } from '../trajectory/types.js';
 
 /** A call that did not succeed. Steps without a result (`status: null`) are not failures: nothing is known. */
@@ -25,7 +27,7 @@ const paramsKeys = new WeakMap<TrajectoryStep, string>();
  */
 export function paramsKey(step: TrajectoryStep): string {
   let key = paramsKeys.get(step);
-  if (key === undefined) paramsKeys.set(step, (key = paramsHash(step.input_params ?? null)));
+  if (key === undefined) paramsKeys.set(step, (key = paramsHash(jsonValue(step.input_params) ?? null)));
   return key;
 }
 
@@ -166,8 +168,9 @@ const IDEMPOTENCY_KEY = /^idempotency[-_]?key$/i;
 
 /** The idempotency key the call carried in its arguments, if any. */
 export function idempotencyKeyOf(step: TrajectoryStep): string | undefined {
-  if (!isRecord(step.input_params)) return undefined;
-  for (const [key, value] of Object.entries(step.input_params)) {
+  const params = jsonValue(step.input_params);
+  if (!isRecord(params)) return undefined;
+  for (const [key, value] of Object.entries(params)) {
     if (IDEMPOTENCY_KEY.test(key) && (typeof value === 'string' || typeof value === 'number')) return String(value);
   }
   return undefined;
@@ -194,7 +197,7 @@ function retryAfterIn(obj: Record<string, unknown>, nowMs: number): number | und
  * step's start, or to the epoch when it has none (which makes a date a very long wait).
  */
 export function retryAfterMsOf(step: TrajectoryStep): number | undefined {
-  const body = step.response.body;
+  const body = jsonValue(step.response.body);
   if (!isRecord(body)) return undefined;
   const nowMs = stepTimeMs(step) ?? 0;
   return (
@@ -241,6 +244,6 @@ const stepArgumentValues = new WeakMap<TrajectoryStep, ReadonlySet<string>>();
 /** `argumentValues` of a step's arguments, computed once per step. */
 export function argumentValuesOf(step: TrajectoryStep): ReadonlySet<string> {
   let values = stepArgumentValues.get(step);
-  if (values === undefined) stepArgumentValues.set(step, (values = argumentValues(step.input_params)));
+  if (values === undefined) stepArgumentValues.set(step, (values = argumentValues(jsonValue(step.input_params))));
   return values;
 }

@@ -2,14 +2,15 @@
  * Derives what the agent decided after each call from what it did next. Shared by the builder
  * (stored records, with timings) and the importers (conversations, usually without timings).
  */
-import { canonicalJson } from '../record/params-hash.js';
+import { canonicalJson, paramsHash } from '../record/params-hash.js';
+import { jsonValue } from './deferred-json.js';
 import type { AgentDecision } from './types.js';
 
 /** What decision derivation needs to know about one call. */
 export interface DecisionCall {
   tool_name: string;
-  /** Equal hashes mean identical arguments (see `paramsHash`). */
-  params_hash: string;
+  /** Equal hashes mean identical arguments (see `paramsHash`). Taken from `input_params` when left out, and only if compared. */
+  params_hash?: string;
   input_params: unknown;
   failed: boolean;
   /** Epoch ms the call started, when known. */
@@ -30,7 +31,9 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
  * The arguments that differ between two calls: changed or added keys with their new value,
  * removed keys as null. Arguments that are not objects are compared whole, under the key `$`.
  */
-export function paramsDelta(before: unknown, after: unknown): Record<string, unknown> {
+export function paramsDelta(beforeParams: unknown, afterParams: unknown): Record<string, unknown> {
+  const before = jsonValue(beforeParams);
+  const after = jsonValue(afterParams);
   if (!isPlainObject(before) || !isPlainObject(after)) return { $: after ?? null };
   const delta: Record<string, unknown> = {};
   for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
@@ -39,6 +42,8 @@ export function paramsDelta(before: unknown, after: unknown): Record<string, unk
   }
   return delta;
 }
+
+const hashOf = (call: DecisionCall): string => (call.params_hash ??= paramsHash(call.input_params));
 
 /** The gap the agent left between `call` ending and `next` starting, when both times are known. */
 function gapMs(call: DecisionCall, next: DecisionCall): number | undefined {
@@ -59,7 +64,7 @@ export function deriveDecision(call: DecisionCall, next: DecisionCall | undefine
   }
   const gap = gapMs(call, next);
   const waited = gap !== undefined && call.requiredWaitMs !== undefined && gap >= call.requiredWaitMs && gap > 0;
-  if (next.params_hash !== call.params_hash) {
+  if (hashOf(next) !== hashOf(call)) {
     const decision: AgentDecision = { action: 'retry_with_params', params_delta: paramsDelta(call.input_params, next.input_params) };
     if (waited) decision.wait_seconds = gap / 1000;
     return decision;

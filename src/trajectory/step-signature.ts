@@ -2,13 +2,17 @@
  * The store's failure signature (src/store/signature.ts) of a trajectory step, computed as if the
  * step were a record: what rare-failure labels and corrections learned from trajectories key on.
  */
-import { failureSignature, type FailureSignatureKey } from '../store/signature.js';
+import { cachedFailureSignature, type FailureSignatureKey } from '../store/signature.js';
 import type { TrajectoryStep } from './types.js';
 
-/** Null for a success or a step without a result. */
-export function stepSignature(step: TrajectoryStep): FailureSignatureKey | null {
+/**
+ * Null for a success or a step without a result. Remembered by the raw fields (see
+ * `cachedFailureSignature`): a log repeats few failure shapes over millions of steps, and each
+ * new one costs the message's regexes and a SHA-256. The result is frozen and shared.
+ */
+export function stepSignature(step: TrajectoryStep): Readonly<FailureSignatureKey> | null {
   if (step.status === null || step.status === 'success') return null;
-  return failureSignature({
+  return cachedFailureSignature({
     status: step.status,
     tool_name: step.tool_name,
     failure_stage: step.failure_stage,

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { trajectory, type StepSpec } from '../trajectory.test-helpers.js';
+import { DeferredJson } from '../../trajectory/deferred-json.js';
+import type { Trajectory } from '../../trajectory/types.js';
 import { heuristicJudge } from './heuristic.js';
 
 const judge = (task: string, specs: StepSpec[]) => heuristicJudge(trajectory(specs, { task }));
@@ -74,5 +76,37 @@ describe('heuristicJudge: empty results', () => {
     expect(loosened.map((l) => l.step_index)).toEqual([1]);
     expect(loosened[0]!.reason).toContain('filters the agent itself had to loosen next');
     expect(judge('find notes', [{ tool: 'search_documents', params: { query: 'x' }, body: [] }])).toEqual([]);
+  });
+});
+
+describe('heuristicJudge on deferred values', () => {
+  // The parallel annotator's workers import arguments and JSON results unparsed (DeferredJson); some checks look at the text first.
+  const deferred = (t: Trajectory): Trajectory => ({
+    ...t,
+    steps: t.steps.map((s) => ({
+      ...s,
+      input_params: new DeferredJson(JSON.stringify(s.input_params), JSON.parse),
+      response: typeof s.response.body === 'object' && s.response.body !== null ? { ...s.response, body: new DeferredJson(JSON.stringify(s.response.body), JSON.parse) } : s.response,
+    })),
+  });
+  it('finds what it finds in parsed values', () => {
+    const cases: [string, StepSpec[]][] = [
+      ['export logs in UTC', [{ tool: 'export_logs', params: { start: '2026-03-23T00:00:00+08:00' } }]],
+      ['export logs in UTC', [{ tool: 'export_logs', params: { start: '2026-03-23t00:00:00+08:00' } }]],
+      ['导出日志', [{ tool: 'export_logs', params: { start_utc: '2026-03-23 00:00:00+08:00' } }]],
+      ['logs (UTC+8)', [{ tool: 'export_logs', params: { from: '2026-03-23T00:00:00Z', tz: 'UTC' } }]],
+      ["What's the weather in Shanghai tomorrow?", [{ tool: 'get_weather', params: { city: 'Paris', date: '2026-03-29' }, at, body: { city: 'Paris' } }]],
+      ['cancel reservation ZFA04Y', [{ tool: 'cancel_reservation', params: { reservation_id: 'ZFA04X' } }]],
+      ['find orders', [{ tool: 'search_orders', params: { a: 1, b: 2, c: 3 }, body: { results: [], total: 0 } }, { tool: 'list', body: [] }]],
+      ['find orders', [{ tool: 'search_orders', params: { a: 1, b: 2, c: 3 }, body: { Items: [] } }, { tool: 'search_orders', params: { a: 1 }, body: { rows: [1] } }]],
+    ];
+    let found = 0;
+    for (const [task, specs] of cases) {
+      const t = trajectory(specs, { task });
+      const expected = heuristicJudge(t);
+      found += expected.length;
+      expect(heuristicJudge(deferred(t)), task).toEqual(expected);
+    }
+    expect(found).toBeGreaterThanOrEqual(6);
   });
 });

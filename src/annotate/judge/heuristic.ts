@@ -7,6 +7,7 @@
  */
 import type { Label } from '../label.js';
 import { isReadLikeName, isSucceeded, paramsKey, stepTimeMs } from '../step-facts.js';
+import { DeferredJson, jsonValue } from '../../trajectory/deferred-json.js';
 import type { Trajectory, TrajectoryStep } from '../../trajectory/types.js';
 import { addDays, dateAt, formatOffset, mentionsUtc, offsetInIntent, relativeDayIn, relativeRangeIn, zoneOffsetMinutes } from './relative-dates.js';
 
@@ -63,9 +64,9 @@ interface DateValue {
   hasTime: boolean;
 }
 
-function dateValues(params: unknown): DateValue[] {
+function dateValues(args: readonly Scalar[]): DateValue[] {
   const out: DateValue[] = [];
-  for (const { key, value } of scalars(params)) {
+  for (const { key, value } of args) {
     const match = DATE.exec(value.trim());
     if (match === null) continue;
     const zone = match[4];
@@ -87,8 +88,8 @@ const END_KEY = /(?:^|_|[a-z])(?:to|end|until|till|before|max)$|^to$|^end/i;
 const ZONE_KEY = /^(?:tz|timezone|time_zone|timeZone|zone)$/;
 
 /** The offset the step's own arguments imply: a zone argument, else the first zoned date-time. */
-function offsetInParams(params: unknown, dates: readonly DateValue[], atMs: number): number | undefined {
-  for (const { key, value } of scalars(params)) {
+function offsetInParams(args: readonly Scalar[], dates: readonly DateValue[], atMs: number): number | undefined {
+  for (const { key, value } of args) {
     if (ZONE_KEY.test(key)) {
       const offset = zoneOffsetMinutes(value, atMs);
       if (offset !== undefined) return offset;
@@ -99,11 +100,38 @@ function offsetInParams(params: unknown, dates: readonly DateValue[], atMs: numb
 
 const RELATIVE_WORDS = /^(?:today|tomorrow|yesterday|今天|明天|昨天|今日|明日|昨日|后天|前天)$/i;
 
-function dateChecks(intent: string, step: TrajectoryStep, findings: JudgeFinding[]): void {
+// A date with a time, as a zoned date-time value starts (see DATE).
+const DATE_TIME = /\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/i;
+
+/** A step's arguments as the checks read them, worked out once per step, when a check first needs them. */
+class StepArgs {
+  #scalars: Scalar[] | undefined;
+  #dates: DateValue[] | undefined;
+
+  constructor(private readonly step: TrajectoryStep) {}
+
+  /** Every string or number leaf, with its key. */
+  get scalars(): Scalar[] {
+    return (this.#scalars ??= scalars(jsonValue(this.step.input_params)));
+  }
+
+  get dates(): DateValue[] {
+    return (this.#dates ??= dateValues(this.scalars));
+  }
+
+  /** False when the arguments surely hold no date with a time: deferred ones are searched as text, unparsed. */
+  mayHoldDateTime(): boolean {
+    const params = this.step.input_params;
+    // A value's characters stand in its JSON text as they are, unless a \u escape spells them.
+    return !(params instanceof DeferredJson) || params.text.includes('\\u') || DATE_TIME.test(params.text);
+  }
+}
+
+function dateChecks(intent: string, step: TrajectoryStep, args: StepArgs, findings: JudgeFinding[]): void {
   const refMs = stepTimeMs(step);
   if (refMs === undefined) return;
-  const dates = dateValues(step.input_params);
-  const offset = offsetInIntent(intent) ?? offsetInParams(step.input_params, dates, refMs) ?? 0;
+  const dates = args.dates;
+  const offset = offsetInIntent(intent) ?? offsetInParams(args.scalars, dates, refMs) ?? 0;
   const zone = offset === 0 ? 'UTC' : `UTC${formatOffset(offset)}`;
   const today = dateAt(refMs, offset);
   const range = relativeRangeIn(intent);
@@ -123,7 +151,7 @@ function dateChecks(intent: string, step: TrajectoryStep, findings: JudgeFinding
   const day = relativeDayIn(intent);
   if (day === undefined) return;
   const expected = dateAt(refMs, offset, day.offsetDays);
-  const words = scalars(step.input_params).filter((s) => RELATIVE_WORDS.test(s.value.trim()));
+  const words = args.scalars.filter((s) => RELATIVE_WORDS.test(s.value.trim()));
   const wrongWord = words.find((w) => relativeDayIn(w.value)?.offsetDays !== day.offsetDays);
   if (wrongWord !== undefined) {
     findings.push({ check: 'relative_date', reason: `intent says "${day.text}" but the call passed ${wrongWord.key}=${JSON.stringify(wrongWord.value)}` });
@@ -135,11 +163,13 @@ function dateChecks(intent: string, step: TrajectoryStep, findings: JudgeFinding
   }
 }
 
-function timezoneChecks(intent: string, step: TrajectoryStep, findings: JudgeFinding[]): void {
-  const dates = dateValues(step.input_params).filter((d) => d.hasTime);
+function timezoneChecks(intent: string, args: StepArgs, findings: JudgeFinding[]): void {
+  // Every finding below is about a zoned date-time among the arguments.
+  if (!args.mayHoldDateTime()) return;
+  const dates = args.dates.filter((d) => d.hasTime);
   const zoned = dates.filter((d): d is DateValue & { offset: number } => d.offset !== undefined);
   const local = zoned.find((d) => d.offset !== 0);
-  const zoneParam = scalars(step.input_params).find((s) => ZONE_KEY.test(s.key));
+  const zoneParam = args.scalars.find((s) => ZONE_KEY.test(s.key));
   const asksUtc = mentionsUtc(intent) && offsetInIntent(intent) === 0;
   if (local !== undefined && asksUtc) {
     findings.push({ check: 'timezone', reason: `intent asks for UTC, but ${local.key}=${local.value} is local time (${formatOffset(local.offset)})` });
@@ -233,24 +263,31 @@ function citiesIn(text: string): ReadonlySet<string> {
   return found;
 }
 
+/** Each spelling to its city (the first city listing it), built once: this is asked per argument. */
+const CITY_BY_NAME: ReadonlyMap<string, string> = (() => {
+  const byName = new Map<string, string>();
+  for (const [city, names] of Object.entries(CITIES)) for (const name of names) if (!byName.has(name)) byName.set(name, city);
+  return byName;
+})();
+
 function cityOf(value: string): string | undefined {
   const lower = value.trim().toLowerCase().replace(/,.*$/, '').replace(/市$/, '');
-  return Object.entries(CITIES).find(([, names]) => names.includes(lower))?.[0];
+  return CITY_BY_NAME.get(lower);
 }
 
 const LOCATION_KEY = /city|location|place|destination|origin|region|area|^from$|^to$|address|^q$|^query$/i;
 
-function cityChecks(intent: string, step: TrajectoryStep, findings: JudgeFinding[]): void {
+function cityChecks(intent: string, step: TrajectoryStep, args: StepArgs, findings: JudgeFinding[]): void {
   const wanted = citiesIn(intent);
   if (wanted.size === 0) return;
-  const asked = scalars(step.input_params).filter((s) => LOCATION_KEY.test(s.key)).map((s) => ({ ...s, city: cityOf(s.value) }));
+  const asked = args.scalars.filter((s) => LOCATION_KEY.test(s.key)).map((s) => ({ ...s, city: cityOf(s.value) }));
   const wrong = asked.find((a) => a.city !== undefined && !wanted.has(a.city));
   if (wrong !== undefined) {
     findings.push({ check: 'city', reason: `intent names ${[...wanted].join(', ')}, but the call asked for ${wrong.key}=${JSON.stringify(wrong.value)}` });
     return;
   }
   if (!asked.some((a) => a.city !== undefined)) return;
-  const answered = scalars(step.response.body).filter((s) => LOCATION_KEY.test(s.key)).map((s) => ({ ...s, city: cityOf(s.value) }));
+  const answered = scalars(jsonValue(step.response.body)).filter((s) => LOCATION_KEY.test(s.key)).map((s) => ({ ...s, city: cityOf(s.value) }));
   const off = answered.find((a) => a.city !== undefined && !wanted.has(a.city));
   if (off !== undefined) findings.push({ check: 'city', reason: `intent names ${[...wanted].join(', ')}, but the result is for ${off.key}=${JSON.stringify(off.value)}` });
 }
@@ -258,8 +295,19 @@ function cityChecks(intent: string, step: TrajectoryStep, findings: JudgeFinding
 /** Letters → a, digit runs → 9: `mia_li_3668` → `a_a_9`, `ZFA04Y` → `a9a`. */
 const shapeOf = (id: string): string => id.replace(/[A-Za-z]+/g, 'a').replace(/\d+/g, '9');
 
+// As with cities: every step of a trajectory asks about the same intent.
+let lastIdsText: string | undefined;
+let lastIds: string[] = [];
+
 /** Identifier-like tokens in an intent: 5+ characters with a digit, not a date or a plain small number. */
 function idsIn(intent: string): string[] {
+  if (intent === lastIdsText) return lastIds;
+  lastIds = findIds(intent);
+  lastIdsText = intent;
+  return lastIds;
+}
+
+function findIds(intent: string): string[] {
   const tokens = intent.match(/[A-Za-z0-9][A-Za-z0-9_-]{3,}[A-Za-z0-9]/g) ?? [];
   return tokens.filter((t) => /\d/.test(t) && !/^\d{4}-\d{2}(?:-\d{2})?$/.test(t) && !(/^\d+$/.test(t) && t.length < 5));
 }
@@ -286,13 +334,14 @@ const ID_KEY = /(?:^|_|[a-z])(?:id|Id|ID)$|^id$/;
  * length of the only such id the intent names. Reads with other ids are left alone: looking up the user's other
  * reservations is exploration, not a mistake.
  */
-function idChecks(intent: string, step: TrajectoryStep, findings: JudgeFinding[]): void {
+function idChecks(intent: string, step: TrajectoryStep, args: StepArgs, findings: JudgeFinding[]): void {
   const named = idsIn(intent);
   if (named.length === 0) return;
   const lowerNamed = new Set(named.map((n) => n.toLowerCase()));
-  for (const { key, value } of scalars(step.input_params)) {
+  for (const { key, value } of args.scalars) {
     if (!ID_KEY.test(key) || lowerNamed.has(value.toLowerCase())) continue;
-    const sameShape = named.filter((n) => shapeOf(n) === shapeOf(value));
+    const shape = shapeOf(value);
+    const sameShape = named.filter((n) => shapeOf(n) === shape);
     const near = sameShape.find((n) => n.length === value.length && editDistance(n.toLowerCase(), value.toLowerCase()) <= 2);
     if (near !== undefined) {
       findings.push({ check: 'id_typo', reason: `intent names ${near}, but the call passed ${key}=${JSON.stringify(value)} (a near miss)` });
@@ -319,10 +368,26 @@ function isEmptyResult(body: unknown): boolean {
   return total === 0;
 }
 
+// The keys `isEmptyResult` looks for; a deferred body without any of them is not empty, unparsed.
+const EMPTY_RESULT_KEY = /"(?:results|items|data|records|rows|hits|list|orders|documents|entries|total|count|total_count)"\s*:/i;
+
+/** `isEmptyResult` of a step's body; a deferred body that cannot be empty is not parsed for it. */
+function hasEmptyResult(step: TrajectoryStep): boolean {
+  const body = step.response.body;
+  if (body instanceof DeferredJson) {
+    const text = body.text.trim();
+    // Deferred bodies are JSON-looking text; one that does not parse stays text, empty only as "[]".
+    const maybe = text.startsWith('[') ? /^\[\s*\]$/.test(text) : text.includes('\\u') || EMPTY_RESULT_KEY.test(text);
+    if (!maybe) return false;
+  }
+  return isEmptyResult(jsonValue(body));
+}
+
 function emptyResultCheck(trajectory: Trajectory, at: number, findings: JudgeFinding[]): void {
   const step = trajectory.steps[at]!;
-  if (!isEmptyResult(step.response.body)) return;
-  const filters = isRecord(step.input_params) ? Object.entries(step.input_params).filter(([k, v]) => !PAGING_KEY.test(k) && v !== null && v !== '') : [];
+  if (!hasEmptyResult(step)) return;
+  const params = jsonValue(step.input_params);
+  const filters = isRecord(params) ? Object.entries(params).filter(([k, v]) => !PAGING_KEY.test(k) && v !== null && v !== '') : [];
   const next = trajectory.steps[at + 1];
   const loosened = next !== undefined && next.tool_name === step.tool_name && paramsKey(next) !== paramsKey(step);
   const narrowRange = findings.some((f) => f.check === 'date_range');
@@ -338,10 +403,11 @@ export function judgeStep(trajectory: Trajectory, at: number, options: Heuristic
   const intent = options.intentOf?.(step, trajectory) ?? trajectory.task_description;
   const findings: JudgeFinding[] = [];
   if (intent !== null && intent !== '') {
-    dateChecks(intent, step, findings);
-    timezoneChecks(intent, step, findings);
-    cityChecks(intent, step, findings);
-    idChecks(intent, step, findings);
+    const args = new StepArgs(step);
+    dateChecks(intent, step, args, findings);
+    timezoneChecks(intent, args, findings);
+    cityChecks(intent, step, args, findings);
+    idChecks(intent, step, args, findings);
   }
   emptyResultCheck(trajectory, at, findings);
   return findings;

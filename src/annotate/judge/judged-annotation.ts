@@ -7,6 +7,7 @@
  * backtrace, and a corrected one faults it under the reviewer's label.
  */
 import { annotateTrajectory, type AnnotatedTrajectory } from '../annotate-trajectory.js';
+import { byStepThenName } from '../annotated-lines.js';
 import { LABEL_NAMES, type Label, type LabelName } from '../label.js';
 import type { RareFailureIndex } from '../rare-failure.js';
 import { carryOverReviews } from '../review.js';
@@ -26,7 +27,12 @@ export interface SemanticJudge {
   judgeTrajectory(trajectory: Trajectory): LlmJudgement | Promise<LlmJudgement>;
 }
 
-export function heuristicSemanticJudge(options: HeuristicJudgeOptions = {}): SemanticJudge {
+/** A judge that answers at once (the heuristic one, or none). */
+export interface SyncSemanticJudge extends SemanticJudge {
+  judgeTrajectory(trajectory: Trajectory): LlmJudgement;
+}
+
+export function heuristicSemanticJudge(options: HeuristicJudgeOptions = {}): SyncSemanticJudge {
   return {
     source: HEURISTIC_JUDGE_SOURCE,
     judgeTrajectory: (t) => ({ labels: heuristicJudge(t, options).map((l) => ({ ...l, source: HEURISTIC_JUDGE_SOURCE })), errors: [] }),
@@ -77,29 +83,29 @@ function withoutLabels(trajectory: Trajectory): Trajectory {
   return unlabelled;
 }
 
-const byStepThenName = (a: TrajectoryLabel, b: TrajectoryLabel): number => a.step_index - b.step_index || a.name.localeCompare(b.name);
+// An object rest copies every property: only a trajectory with a `labels` key needs the copy
+// (imported ones have none; the annotators read the trajectory, never change it).
+const unlabelledOf = (trajectory: Trajectory): Trajectory => ('labels' in trajectory ? withoutLabels(trajectory) : trajectory);
 
 /** Annotates a stored trajectory, replacing its earlier labels but keeping their reviews. */
 export async function annotateJudged(trajectory: Trajectory, judge: SemanticJudge, rare?: RareFailureIndex): Promise<JudgedAnnotation> {
+  const unlabelled = unlabelledOf(trajectory);
+  return withJudgement(trajectory, unlabelled, await judge.judgeTrajectory(unlabelled), rare);
+}
+
+/**
+ * `annotateJudged` with a judge that answers at once (the heuristic one, or none), without a
+ * promise per trajectory: the parallel annotator's workers run it millions of times.
+ */
+export function annotateJudgedSync(trajectory: Trajectory, judge: SyncSemanticJudge, rare?: RareFailureIndex): JudgedAnnotation {
+  const unlabelled = unlabelledOf(trajectory);
+  return withJudgement(trajectory, unlabelled, judge.judgeTrajectory(unlabelled), rare);
+}
+
+function withJudgement(trajectory: Trajectory, unlabelled: Trajectory, judged: LlmJudgement, rare: RareFailureIndex | undefined): JudgedAnnotation {
   const previous = trajectory.labels ?? [];
-  // An object rest copies every property: only a trajectory with a `labels` key needs the copy
-  // (imported ones have none; the annotators read the trajectory, never change it).
-  const unlabelled = 'labels' in trajectory ? withoutLabels(trajectory) : trajectory;
-  const judged = await judge.judgeTrajectory(unlabelled);
   const result = annotateTrajectory(unlabelled, { judge: () => asReviewed(judged.labels, previous) });
   const rules = result.labels.filter((l) => l.source === undefined);
   const fresh = [...rules, ...judged.labels, ...judged.errors, ...(rare?.labelsFor(unlabelled) ?? [])].map(stored).sort(byStepThenName);
   return { ...result, stored: carryOverReviews(previous, fresh) };
-}
-
-/**
- * `storedLabels` (an `annotateJudged` result without a rare-failure index, for a trajectory with
- * no earlier labels) with `rare`'s labels added: the same labels in the same order as
- * `annotateJudged` with the index gives. The sort is stable and the rare labels came last before
- * it, so sorting the sorted list with them appended orders them alike. For the parallel
- * annotator, whose index lives on the main thread.
- */
-export function addRareLabels(storedLabels: readonly TrajectoryLabel[], rare: readonly TrajectoryLabel[]): TrajectoryLabel[] {
-  if (rare.length === 0) return [...storedLabels];
-  return [...storedLabels, ...rare.map(stored)].sort(byStepThenName);
 }

@@ -7,6 +7,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import { defaultRedactor, type Redactor } from '../../record/redact.js';
 import { toJsonText, truncateText } from '../../record/truncate.js';
+import { jsonValue } from '../../trajectory/deferred-json.js';
 import type { TrajectoryStep } from '../../trajectory/types.js';
 
 /** Bumped whenever the prompt or the schema changes meaning: part of every cache key. */
@@ -92,13 +93,13 @@ export const DEFAULT_MAX_OUTPUT_CHARS = 2000;
 /** The question for a step, with secrets removed before anything can leave the process. */
 export function questionFor(intent: string, step: TrajectoryStep, options: { redactor?: Redactor; maxOutputChars?: number } = {}): JudgeQuestion {
   const redactor = options.redactor ?? defaultRedactor;
-  const body = step.response.body ?? step.response.message ?? null;
+  const body = jsonValue(step.response.body) ?? step.response.message ?? null;
   const output = redactor.text(toJsonText(body));
   const max = options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS;
   return {
     intent: redactor.text(intent),
     tool: step.tool_name,
-    params: redactor.value(step.input_params),
+    params: redactor.value(jsonValue(step.input_params)),
     output: output.length > max ? `${truncateText(output, max)}... [truncated, ${output.length} characters in all]` : output,
     started_at: step.started_at ?? null,
   };

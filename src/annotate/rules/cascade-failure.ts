@@ -1,5 +1,6 @@
 import type { Label } from '../label.js';
 import { argumentValuesOf, isFailed, isSideEffectFreeName, isSucceeded } from '../step-facts.js';
+import { jsonValue } from '../../trajectory/deferred-json.js';
 import type { Trajectory, TrajectoryStep } from '../../trajectory/types.js';
 
 export const CASCADE_FAILURE_CONFIDENCE = 0.65;
@@ -38,9 +39,16 @@ export function cascadeFailure(trajectory: Trajectory): Label[] {
   const lastSuccess = new Map<string, number>();
   const failedWithValue = new Map<string, number[]>();
   const unrecovered = (i: number, tool: string): boolean => steps[i]!.tool_name !== tool && (lastSuccess.get(steps[i]!.tool_name) ?? -1) < i;
+  // Whether some tool other than `tool` has a failure no later success of it recovered: if
+  // not, no step can depend on one, and its arguments need not be read. A tool's latest failure
+  // is recovered exactly when its latest success is later (older failures then are too).
+  const anyUnrecovered = (tool: string): boolean => {
+    for (const [failedTool, at] of lastFailure) if (failedTool !== tool && (lastSuccess.get(failedTool) ?? -1) < at) return true;
+    return false;
+  };
   steps.forEach((step, j) => {
-    if (!isSideEffectFreeName(step.tool_name)) {
-      const fillers = placeholders(step.input_params);
+    if (!isSideEffectFreeName(step.tool_name) && anyUnrecovered(step.tool_name)) {
+      const fillers = placeholders(jsonValue(step.input_params));
       let dependsOn = -1;
       if (fillers.length > 0) {
         // A placeholder stands in for any missing output: the latest unrecovered failure of another tool.

@@ -143,3 +143,24 @@ describe('backoffViolation', () => {
     expect(backoffViolation(waited)).toEqual([]);
   });
 });
+
+describe('every rule', () => {
+  // annotateTrajectory skips the rules for a trajectory without a failed step: they must have nothing to say there.
+  it('labels nothing in a trajectory without a failed step, whatever else it holds', () => {
+    const rules = [loopFailure, idempotencyRisk, cascadeFailure, ignoredError, blindRetry, backoffViolation];
+    const specs: StepSpec[] = [
+      { tool: 'create_order', params: { sku: 'A', idempotency_key: 'k' }, body: { retry_after: 30 } },
+      { tool: 'create_order', params: { sku: 'A', idempotency_key: 'k' }, decision: { action: 'proceed' } },
+      { tool: 'send_email', params: { to: 'unknown', order: 'ORD-1234' }, body: { error: 'looks like one', status: 500 } },
+      { tool: 'send_email', params: { to: 'unknown', order: 'ORD-1234' }, at: '2026-03-01T00:00:01Z', decision: { action: 'retry' } },
+    ];
+    for (const outcome of ['success', 'failure', 'partial', 'unknown'] as const) {
+      const t = trajectory(specs, { outcome });
+      const unanswered = { ...t, steps: t.steps.map((s, i) => (i === 3 ? { ...s, status: null } : s)) };
+      for (const rule of rules) {
+        expect(rule(t)).toEqual([]);
+        expect(rule(unanswered)).toEqual([]);
+      }
+    }
+  });
+});

@@ -8,12 +8,12 @@ import { createWriteStream, statSync } from 'node:fs';
 import { once } from 'node:events';
 import { isAbsolute, resolve } from 'node:path';
 import { annotateFile, NO_SEMANTIC_JUDGE } from '../../annotate/annotate-file.js';
+import { AnnotatedLines, addTally, emptyTally } from '../../annotate/annotated-lines.js';
 import { HEURISTIC_JUDGE_SOURCE, type SemanticJudge } from '../../annotate/judge/judged-annotation.js';
-import { annotateFileParallel, isParallelFormat, PARALLEL_MIN_BYTES, type ParallelAnnotation } from '../../annotate/parallel-annotate.js';
+import { annotateFileParallel, isParallelFormat, PARALLEL_MIN_BYTES, type AnnotationChunk } from '../../annotate/parallel-annotate.js';
 import { LABEL_NAMES } from '../../annotate/label.js';
 import { ImportInputError, type SkippedLine } from '../../trajectory/import-file.js';
 import type { ImportFormat } from '../../trajectory/importers/import-types.js';
-import type { TrajectoryLabel } from '../../trajectory/types.js';
 import { CliError } from '../cli-error.js';
 import { writeLine, type CliIo } from '../io.js';
 import { assertReadableFile } from './import.js';
@@ -23,71 +23,75 @@ export interface AnnotateInputOptions {
   format: ImportFormat;
   json?: boolean;
   out?: string;
-  /** Worker threads for a large OpenAI or Anthropic file (see parallel-annotate.ts); 1 keeps one thread. Default: the cores. */
+  /**
+   * Worker threads for an OpenAI or Anthropic file (see parallel-annotate.ts); 1 keeps one thread.
+   * Default: one per core for a file of `parallelMinBytes` or more, else one thread; a number of 2
+   * or more given here is used whatever the file size.
+   */
   threads?: number;
   /** Files at least this large go to the worker threads. Default {@link PARALLEL_MIN_BYTES}. */
   parallelMinBytes?: number;
 }
 
-/** One `--json` line: the same shape as `annotate --db --json`. */
-interface JsonLine {
-  trajectory_id: string;
-  source_id: string | null;
-  labels: { name: string; step_index: number; confidence: number }[];
-}
-
 async function write(stream: NodeJS.WritableStream, text: string): Promise<void> {
   // Honour backpressure so a slow reader of stdout cannot make memory grow.
-  if (!stream.write(text)) await once(stream, 'drain');
+  if (text !== '' && !stream.write(text)) await once(stream, 'drain');
 }
 
+/** Lines are written in runs of about this many characters: a write per trajectory costs a system call each. */
+const RUN_CHARS = 1 << 16;
+
 /**
- * The annotated trajectories, on worker threads when the format allows it, the file is large and
- * the judge can run there (not the LLM judge: its cache and connection live here).
+ * What to write, in chunks of consecutive trajectories: on worker threads when the format allows
+ * it, the file is large and the judge can run there (not the LLM judge: its cache and connection
+ * live here). `onSkip` is told of each skipped line between the chunks it came between.
  */
-function annotations(opts: AnnotateInputOptions, path: string, judge: SemanticJudge, onSkip: (s: SkippedLine) => void): AsyncIterable<ParallelAnnotation> {
+function annotations(opts: AnnotateInputOptions, path: string, judge: SemanticJudge, onSkip: (s: SkippedLine) => void): AsyncIterable<AnnotationChunk> {
   const judgeKind = judge === NO_SEMANTIC_JUDGE ? 'none' : judge.source === HEURISTIC_JUDGE_SOURCE ? 'heuristic' : undefined;
   const format = opts.format;
+  const lines = { json: opts.json === true, out: opts.out !== undefined };
   const parallel =
     isParallelFormat(format) &&
     judgeKind !== undefined &&
     opts.threads !== 1 &&
-    statSync(path).size >= (opts.parallelMinBytes ?? PARALLEL_MIN_BYTES);
+    (opts.threads !== undefined || statSync(path).size >= (opts.parallelMinBytes ?? PARALLEL_MIN_BYTES));
   if (parallel && isParallelFormat(format)) {
-    return annotateFileParallel(path, {
-      format,
-      judge: judgeKind,
-      trajectoryJson: opts.out !== undefined,
-      onSkip,
-      ...(opts.threads === undefined ? {} : { threads: opts.threads }),
-    });
+    return annotateFileParallel(path, { format, judge: judgeKind, ...lines, onSkip, ...(opts.threads === undefined ? {} : { threads: opts.threads }) });
   }
   return (async function* () {
-    for await (const result of annotateFile(format, path, { judge, onSkip })) {
-      const t = result.trajectory;
-      yield {
-        trajectory_id: t.trajectory_id,
-        source_id: t.source_id,
-        stored: result.stored,
-        marks: result.marks.length,
-        ...(opts.out === undefined ? {} : { json: JSON.stringify(t) }),
-      };
+    let run = new AnnotatedLines(lines);
+    const skips: SkippedLine[] = [];
+    try {
+      for await (const result of annotateFile(format, path, { judge, onSkip: (s) => skips.push(s) })) {
+        // A skipped line is told after the trajectories before it (the importer reports it before yielding the next one).
+        if (skips.length > 0) {
+          if (run.length > 0) yield run;
+          run = new AnnotatedLines(lines);
+          for (const s of skips.splice(0)) onSkip(s);
+        }
+        const t = result.trajectory;
+        run.add(t.trajectory_id, t.source_id, result.stored, result.marks.length, lines.out ? JSON.stringify(t) : undefined);
+        if (run.json.length + run.out.length >= RUN_CHARS) {
+          yield run;
+          run = new AnnotatedLines(lines);
+        }
+      }
+    } catch (error) {
+      // The input turned out malformed: what was annotated before the error is written first.
+      if (run.length > 0) yield run;
+      for (const s of skips.splice(0)) onSkip(s);
+      throw error;
     }
+    if (run.length > 0) yield run;
+    for (const s of skips.splice(0)) onSkip(s);
   })();
-}
-
-/** An annotated trajectory's `--out` line: its JSON with the labels added last, as `{ ...trajectory, labels }` would give. */
-function outLine(trajectoryJson: string, labels: readonly TrajectoryLabel[]): string {
-  return `${trajectoryJson.slice(0, -1)},"labels":${JSON.stringify(labels)}}\n`;
 }
 
 export async function annotateInput(io: CliIo, opts: AnnotateInputOptions, judge: SemanticJudge): Promise<void> {
   const path = isAbsolute(opts.input) ? opts.input : resolve(io.cwd, opts.input);
   assertReadableFile(path, opts.input);
-  const counts = new Map<string, number>(LABEL_NAMES.map((n) => [n, 0]));
-  let trajectories = 0;
-  let labelled = 0;
-  let marks = 0;
+  const total = emptyTally();
+  for (const name of LABEL_NAMES) total.counts.set(name, 0);
   let skipped = 0;
   const out = opts.out === undefined ? undefined : createWriteStream(isAbsolute(opts.out) ? opts.out : resolve(io.cwd, opts.out));
   try {
@@ -95,21 +99,10 @@ export async function annotateInput(io: CliIo, opts: AnnotateInputOptions, judge
       skipped += 1;
       writeLine(io.stderr, `${opts.input}:${s.line}: ${s.reason}`);
     });
-    for await (const result of annotated) {
-      const labels = result.stored;
-      trajectories += 1;
-      marks += result.marks;
-      if (labels.length > 0) labelled += 1;
-      for (const label of labels) counts.set(label.name, (counts.get(label.name) ?? 0) + 1);
-      if (opts.json === true) {
-        const line: JsonLine = {
-          trajectory_id: result.trajectory_id,
-          source_id: result.source_id,
-          labels: labels.map((l) => ({ name: l.name, step_index: l.step_index, confidence: l.confidence })),
-        };
-        await write(io.stdout, `${JSON.stringify(line)}\n`);
-      }
-      if (out !== undefined && result.json !== undefined) await write(out, outLine(result.json, labels));
+    for await (const chunk of annotated) {
+      addTally(total, chunk.tally);
+      if (opts.json === true) await write(io.stdout, chunk.json);
+      if (out !== undefined) await write(out, chunk.out);
     }
   } catch (error) {
     if (ImportInputError.isInstance(error)) throw new CliError(`${opts.input}:${error.line}: ${error.reason}`);
@@ -120,12 +113,13 @@ export async function annotateInput(io: CliIo, opts: AnnotateInputOptions, judge
       await once(out, 'close');
     }
   }
+  const { trajectories, labelled, marks, counts } = total;
   if (trajectories === 0 && skipped > 0) {
     throw new CliError(`no trajectories in ${opts.input}: all ${skipped} non-blank lines were skipped (is it in the ${opts.format} format?)`);
   }
   if (opts.json === true) return;
-  const total = [...counts.values()].reduce((a, b) => a + b, 0);
-  writeLine(io.stdout, `faultline annotate: ${trajectories} trajectories from ${opts.input} (${opts.format}), ${labelled} with labels, ${total} labels, ${marks} decisions marked by the backtrace, ${skipped} lines skipped`);
+  const labels = [...counts.values()].reduce((a, b) => a + b, 0);
+  writeLine(io.stdout, `faultline annotate: ${trajectories} trajectories from ${opts.input} (${opts.format}), ${labelled} with labels, ${labels} labels, ${marks} decisions marked by the backtrace, ${skipped} lines skipped`);
   for (const [name, count] of counts) writeLine(io.stdout, `  ${name.padEnd(18)} ${count}`);
   if (opts.out !== undefined) writeLine(io.stdout, `annotated trajectories written to ${opts.out}`);
 }

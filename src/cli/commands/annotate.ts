@@ -11,6 +11,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { once } from 'node:events';
 import { Command, Option } from 'commander';
 import { annotateJudged, DEFAULT_JUDGE_CACHE_PATH, heuristicSemanticJudge, parseJudgeSpec, type SemanticJudge } from '../../annotate/judge/judged-annotation.js';
+import { jsonLineOf } from '../../annotate/annotated-lines.js';
 import { JUDGE_ERROR, LABEL_NAMES } from '../../annotate/label.js';
 import { RARE_FAILURE, RareFailureIndex } from '../../annotate/rare-failure.js';
 import type { LlmJudgeStats } from '../../annotate/judge/llm.js';
@@ -35,14 +36,19 @@ interface AnnotateCommandOptions {
   judgeCache?: string;
   input?: string;
   format?: ImportFormat;
+  threads?: string;
 }
 
-/** One `--json` line. */
-export interface AnnotateJsonLine {
-  trajectory_id: string;
-  source_id: string | null;
-  labels: { name: string; step_index: number; confidence: number }[];
+/** The most worker threads `--threads` takes. */
+const MAX_THREADS = 64;
+
+function parseThreads(text: string): number {
+  const n = Number(text.trim());
+  if (!/^\d{1,2}$/.test(text.trim()) || n < 1 || n > MAX_THREADS) throw new CliError(`invalid --threads ${JSON.stringify(text)}: expected an integer from 1 to ${MAX_THREADS}`);
+  return n;
 }
+
+export type { AnnotateJsonLine } from '../../annotate/annotated-lines.js';
 
 const PAGE = 500;
 
@@ -59,13 +65,17 @@ export function annotateCommand(ctx: CliContext): Command {
     .option('--judge-cache <file>', "the LLM judge's verdict cache (JSONL)", DEFAULT_JUDGE_CACHE_PATH)
     .option('--input <file>', 'annotate a log file instead of the store, streaming (needs --format; nothing is stored)')
     .addOption(new Option('--format <format>', 'the --input file\'s format').choices(IMPORT_FORMATS))
+    .option('--threads <n>', 'worker threads for an --input file in the openai or anthropic format (default: one per core for a file of 16 MB or more; 1 keeps one thread)')
     .action(async (opts: AnnotateCommandOptions) => {
       const { io } = ctx;
       if ((opts.input === undefined) !== (opts.format === undefined)) throw new CliError('--input and --format go together: --input <file> --format <format>');
       if (opts.input !== undefined && (opts.db !== undefined || opts.source !== undefined)) throw new CliError('--input annotates a file without a store: --db and --source do not apply');
+      if (opts.threads !== undefined && opts.input === undefined) throw new CliError('--threads applies to --input only');
+      const threads = opts.threads === undefined ? undefined : parseThreads(opts.threads);
       const judge = await semanticJudge(opts, io.env, io.cwd);
       if (opts.input !== undefined && opts.format !== undefined) {
-        await annotateInput(io, { input: opts.input, format: opts.format, ...(opts.json === true ? { json: true } : {}), ...(opts.out === undefined ? {} : { out: opts.out }) }, judge);
+        const inputOptions = { input: opts.input, format: opts.format, ...(opts.json === true ? { json: true } : {}), ...(opts.out === undefined ? {} : { out: opts.out }), ...(threads === undefined ? {} : { threads }) };
+        await annotateInput(io, inputOptions, judge);
         return;
       }
       const store = await openStore(opts.db, { cwd: io.cwd });
@@ -89,14 +99,7 @@ export function annotateCommand(ctx: CliContext): Command {
             marks += result.marks.length;
             if (labels.length > 0) labelled++;
             for (const label of labels) counts.set(label.name, (counts.get(label.name) ?? 0) + 1);
-            if (opts.json === true) {
-              const line: AnnotateJsonLine = {
-                trajectory_id: stored.trajectory_id,
-                source_id: stored.source_id,
-                labels: labels.map((l) => ({ name: l.name, step_index: l.step_index, confidence: l.confidence })),
-              };
-              writeLine(io.stdout, JSON.stringify(line));
-            }
+            if (opts.json === true) io.stdout.write(jsonLineOf(stored.trajectory_id, stored.source_id, labels));
             if (out !== undefined && !out.write(`${JSON.stringify({ ...result.trajectory, labels })}\n`)) await once(out, 'drain');
           }
           await store.updateTrajectories(annotated);

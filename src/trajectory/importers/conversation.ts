@@ -2,11 +2,11 @@
  * Tool calls paired with their results, as chat formats log them, into trajectory steps. Chat
  * logs carry no timings, so a repeat of the same call is a `retry`, never a `wait_and_retry`.
  */
-import { paramsHash } from '../../record/params-hash.js';
 import { NO_FAILURE, stepFailure } from '../assemble.js';
-import { deriveDecisions } from '../decide.js';
+import { deriveDecision, type DecisionCall } from '../decide.js';
+import { DeferredJson } from '../deferred-json.js';
 import type { TrajectoryStep } from '../types.js';
-import { failureResponse, parseResultText, type ResultFailure } from './tool-result.js';
+import { failureResponse, mayReportStructuredFailure, parseResultText, type ResultFailure } from './tool-result.js';
 
 export interface ConversationCall {
   /** The call id the log pairs the result with. */
@@ -20,34 +20,75 @@ export interface ConversationCall {
 /** A call whose result the conversation holds. */
 export type AnsweredCall = ConversationCall & { result: { text: string; isError?: boolean } };
 
+/** How a result's text becomes its body: parsed now, or (with `defer`) when read, unless classifying it needs the value. */
+function resultBody(text: string, defer: boolean): { classify: unknown; body: unknown } {
+  const trimmed = text.trimStart();
+  if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return { classify: text, body: text };
+  if (!defer || mayReportStructuredFailure(text)) {
+    const value = parseResultText(text);
+    return { classify: value, body: value };
+  }
+  // No structured failure can be in it: to `failureOfBody` the text is as good as its value (both find none).
+  return { classify: text, body: new DeferredJson(text, parseResultText) };
+}
+
 /**
  * Turns calls in order into steps; `classify` finds failures in a result, given its text and
- * `body`, the text parsed (once: it becomes the step's response body too).
+ * `body`, the text parsed (once: it becomes the step's response body too). With `defer`, result
+ * texts that cannot hold a structured failure are left unparsed (see `DeferredJson`).
  */
-export function stepsFromCalls(calls: readonly ConversationCall[], classify: (call: AnsweredCall, body: unknown) => ResultFailure | null): TrajectoryStep[] {
-  const bodies = calls.map((call) => (call.result === undefined ? undefined : parseResultText(call.result.text)));
-  const failures = calls.map((call, i) => (call.result === undefined ? null : classify(call as AnsweredCall, bodies[i])));
-  const decisions = deriveDecisions(
-    calls.map((call, i) => ({ tool_name: call.tool_name, params_hash: paramsHash(call.input_params), input_params: call.input_params, failed: failures[i] !== null })),
-  );
-  return calls.map((call, i): TrajectoryStep => {
-    const failure = failures[i] ?? null;
+export function stepsFromCalls(
+  calls: readonly ConversationCall[],
+  classify: (call: AnsweredCall, body: unknown) => ResultFailure | null,
+  defer = false,
+): TrajectoryStep[] {
+  const n = calls.length;
+  const bodies: unknown[] = new Array(n);
+  const failures: (ResultFailure | null)[] = new Array(n);
+  const decisionCalls: DecisionCall[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const call = calls[i]!;
+    let failure: ResultFailure | null = null;
+    if (call.result !== undefined) {
+      const { classify: value, body } = resultBody(call.result.text, defer);
+      bodies[i] = body;
+      failure = classify(call as AnsweredCall, value);
+    }
+    failures[i] = failure;
+    // The arguments' hash is taken only if a decision compares them (see deriveDecision).
+    decisionCalls[i] = { tool_name: call.tool_name, input_params: call.input_params, failed: failure !== null };
+  }
+  const steps: TrajectoryStep[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const call = calls[i]!;
+    const failure = failures[i]!;
     const response = failureResponse(failure);
     if (call.result !== undefined) response.body = bodies[i];
-    return {
+    const f = failure === null ? NO_FAILURE : stepFailure(failure.category, failure.type, failure.stage);
+    steps[i] = {
       step_index: i + 1,
       tool_name: call.tool_name,
       input_params: call.input_params,
       response,
       status: call.result === undefined ? null : failure === null ? 'success' : 'failure',
-      ...(failure === null ? NO_FAILURE : stepFailure(failure.category, failure.type, failure.stage)),
-      agent_decision: decisions[i]!,
+      failure_type: f.failure_type,
+      failure_subtype: f.failure_subtype,
+      failure_category: f.failure_category,
+      failure_stage: f.failure_stage,
+      failure_kind: f.failure_kind,
+      agent_decision: deriveDecision(decisionCalls[i]!, decisionCalls[i + 1]),
       decision_correctness: null,
       correctness_reason: null,
       correct_action: null,
       source_ref: call.id,
     };
-  });
+  }
+  return steps;
+}
+
+/** Tool arguments as a model wrote them, parsed when read (see `DeferredJson`). */
+export function deferredArguments(raw: unknown): unknown {
+  return typeof raw === 'string' && raw.trim() !== '' ? new DeferredJson(raw, parseArguments) : parseArguments(raw);
 }
 
 /** Tool arguments as a model wrote them: JSON text parsed, anything unparseable kept as the raw string. */

@@ -16,6 +16,12 @@ export interface ImportOptions {
   now?: () => number;
   /** Overrides the domain an importer infers (tau-bench reads it from the policy). */
   domain?: string;
+  /**
+   * Chat formats (OpenAI, Anthropic): leave the JSON inside strings (tool arguments, tool results
+   * that cannot hold a structured failure) unparsed until read, as `DeferredJson` values, for code
+   * that reads steps through `jsonValue` (the annotators). Default false: plain values.
+   */
+  deferJson?: boolean;
 }
 
 /** Text to import: a file stream, or any (async) iterable of chunks. */

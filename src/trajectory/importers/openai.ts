@@ -5,13 +5,13 @@
  */
 import { assembleTrajectory } from '../assemble.js';
 import type { Trajectory } from '../types.js';
-import { contentText, outcomeOfReward, parseArguments, stepsFromCalls, type ConversationCall } from './conversation.js';
+import { contentText, deferredArguments, outcomeOfReward, parseArguments, stepsFromCalls, type ConversationCall } from './conversation.js';
 import { nowIso, type ImportOptions, type Importer } from './import-types.js';
 import { isRecord, jsonLinesImporter } from './json-lines.js';
 import { failureOfResult } from './tool-result.js';
 
 /** Calls and the first user message of an OpenAI `messages` array; a string names what is malformed. */
-export function openAiConversation(messages: unknown): { calls: ConversationCall[]; task: string | null } | string {
+export function openAiConversation(messages: unknown, deferJson = false): { calls: ConversationCall[]; task: string | null } | string {
   if (!Array.isArray(messages)) return 'expected "messages" to be an array';
   const calls: ConversationCall[] = [];
   const byId = new Map<string, ConversationCall>();
@@ -30,7 +30,7 @@ export function openAiConversation(messages: unknown): { calls: ConversationCall
         const fn = isRecord(toolCall) && isRecord(toolCall['function']) ? toolCall['function'] : undefined;
         if (fn === undefined || typeof fn['name'] !== 'string' || fn['name'] === '') return `messages[${i}].tool_calls[${j}] has no function name`;
         const id = isRecord(toolCall) && typeof toolCall['id'] === 'string' ? toolCall['id'] : `call_${i}_${j}`;
-        const call: ConversationCall = { id, tool_name: fn['name'], input_params: parseArguments(fn['arguments']) };
+        const call: ConversationCall = { id, tool_name: fn['name'], input_params: deferJson ? deferredArguments(fn['arguments']) : parseArguments(fn['arguments']) };
         calls.push(call);
         byId.set(id, call);
       }
@@ -56,9 +56,10 @@ function sourceIdOf(value: unknown): string | null {
 /** One JSONL line's conversation as a trajectory, or the reason it cannot be one. */
 export function openAiTrajectory(value: unknown, options?: ImportOptions): Trajectory | string {
   if (!isRecord(value)) return 'expected a JSON object with a "messages" array';
-  const conversation = openAiConversation(value['messages']);
+  const defer = options?.deferJson === true;
+  const conversation = openAiConversation(value['messages'], defer);
   if (typeof conversation === 'string') return conversation;
-  const steps = stepsFromCalls(conversation.calls, classifyOpenAiResult);
+  const steps = stepsFromCalls(conversation.calls, classifyOpenAiResult, defer);
   return assembleTrajectory({
     source: 'openai',
     source_id: sourceIdOf(value['id']),

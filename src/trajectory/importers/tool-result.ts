@@ -97,6 +97,41 @@ export function failureOfBody(body: unknown, text: string): ResultFailure | null
   return failure;
 }
 
+// A key `failureOfBody` reads, with the value after it (a string literal, or the text up to the next delimiter).
+const FAILURE_FIELD = /"(error|isError|status|status_code|statusCode)"\s*:\s*("(?:[^"\\]|\\.)*"|[^\s,}\]]*)/g;
+const THREE_DIGITS = /^\d{3}$/;
+
+/**
+ * Whether {@link failureOfBody} could find a failure in JSON `text`, told without parsing it: false
+ * only when the text holds no `error` or `isError` key and no status key whose value could be a
+ * failure (a status of 400 or more, or an error word), wherever they are nested. Importers that
+ * defer parsing (see `DeferredJson`) parse a result to classify it only when this says so.
+ * Conservative: a `\u` escape could spell a key, and an escaped status value is not read here,
+ * so both answer true. Arrays and text that is not a JSON object hold no structured failure.
+ */
+export function mayReportStructuredFailure(text: string): boolean {
+  if (!text.trimStart().startsWith('{')) return false;
+  // Most results name none of the keys: plain searches rule that out before the expression runs.
+  if (!text.includes('"status') && !text.includes('"error"') && !text.includes('"isError"')) return text.includes('\\u');
+  if (text.includes('\\u')) return true;
+  FAILURE_FIELD.lastIndex = 0;
+  for (let m = FAILURE_FIELD.exec(text); m !== null; m = FAILURE_FIELD.exec(text)) {
+    const key = m[1]!;
+    const value = m[2]!;
+    if (key === 'error' || key === 'isError') return true;
+    if (value.startsWith('"')) {
+      if (value.includes('\\')) return true;
+      const word = value.slice(1, -1);
+      if (ERROR_STATUS_WORDS.has(word.toLowerCase())) return true;
+      if (THREE_DIGITS.test(word) && Number(word) >= 400) return true;
+    } else {
+      const status = numericStatus(Number(value));
+      if (status !== undefined && status >= 400) return true;
+    }
+  }
+  return false;
+}
+
 /** Parses JSON text, or returns the text itself. */
 export function parseResultText(text: string): unknown {
   const trimmed = text.trimStart();
