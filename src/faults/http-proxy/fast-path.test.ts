@@ -336,18 +336,25 @@ describe('http fault proxy fast path', () => {
     await old.ended;
     expect(old.text()).toMatch(/^HTTP\/1\.1 200 OK[\s\S]*"\/old"/);
 
+    const expecting = rawClient(proxy.port);
+    expecting.socket.write('PUT /things/1 HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n');
+    await until(() => (expecting.text().startsWith('HTTP/1.1 100 Continue') ? true : undefined), 'node:http\'s 100 Continue');
+    expecting.socket.write('{}');
+    await until(() => (expecting.text().includes('"/things/1"') ? true : undefined), 'the answer after 100 Continue');
+
     const folded = rawClient(proxy.port);
     folded.socket.write('GET /folded HTTP/1.1\r\nHost: x\r\nX-A: 1\r\n  continued\r\n\r\n');
     await folded.ended;
     expect(folded.text()).not.toMatch(/200 OK/);
 
-    expect(proxy.stats()).toMatchObject({ requests: 5, fastPath: 1 });
+    expect(proxy.stats()).toMatchObject({ requests: 6, fastPath: 1 });
     expect(records.map((r) => [r.tool_name, r.error_code])).toEqual([
       ['GET /fast/:id', null],
       ['get_weather', 'HTTP_429'],
       ['GET /orders/:id', 'HTTP_503'],
       ['GET /fast/:id', null],
       ['GET /old', null],
+      ['PUT /things/:id', null],
     ]);
   });
 

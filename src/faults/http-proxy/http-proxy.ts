@@ -1,5 +1,5 @@
 /**
- * The HTTP fault proxy: a reverse proxy (node:http) in front of tools faultline cannot wrap. It
+ * The HTTP fault proxy: a reverse proxy in front of tools faultline cannot wrap. It
  * injects a fault plan's faults on the wire and records every request as a tool call.
  *
  * Each request is named as a tool (routes.ts) and decided once: by its `X-Inject-Error` header
@@ -9,7 +9,10 @@
  * `when` conditions can see the arguments before anything is sent.
  * Admin endpoints under `/__faultline/` (admin-api.ts) read the plan and swap it while traffic flows.
  *
- * The path of a request no fault touches is kept short, because every tool call pays for it:
+ * A request no fault touches (no X-Inject-Error, no plan rule for its tool) is relayed by the
+ * fast path (fast-path.ts) over plain sockets, without node:http; it hands everything else, on
+ * the request's head, to the node:http server below, and both paths open and record an exchange
+ * the same way (openCall, closeCall). On the node:http path, too, the pass-through is kept short:
  * headers travel as raw lists (wire-headers.ts), nothing allocates an AbortSignal or a timer, the
  * arguments are parsed only when a plan rule for the tool needs them before forwarding (otherwise
  * after the answer is out), and the record is built and queued once the client has its response.
