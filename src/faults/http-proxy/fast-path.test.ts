@@ -8,21 +8,12 @@ import type { ExchangeOutcome } from './exchange-record.js';
 import { createFastPath, type FastCall } from './fast-path.js';
 import { startHttpFaultProxy, type HttpFaultProxy } from './http-proxy.js';
 import { EMPTY_BODY } from './request-body.js';
+import { until } from './loopback.test-helpers.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-async function until<T>(check: () => T | undefined, what: string, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 function closeServer(server: Server | ReturnType<typeof createNetServer>): Promise<void> {
   return new Promise((resolve) => {
@@ -294,8 +285,12 @@ describe('http fault proxy fast path', () => {
     await until(() => records[1], 'two records');
     expect(records[1]).toMatchObject({ status: 'failure', failure_category: 'network', failure_type: 'connection_reset', error_code: 'ECONNRESET', context_snapshot: { upstream_error: 'ECONNRESET' } });
 
-    const refused = await httpUpstream(() => undefined);
-    const { proxy: toNowhere } = await proxyTo(refused.url.replace(/:\d+$/, ':1'));
+    // A port that was just listened on and closed: nothing answers there.
+    const gone = createNetServer();
+    await new Promise<void>((resolve) => gone.listen(0, '127.0.0.1', resolve));
+    const port = (gone.address() as AddressInfo).port;
+    await closeServer(gone);
+    const { proxy: toNowhere } = await proxyTo(`http://127.0.0.1:${port}`);
     const res = await fetch(`${toNowhere.url}/x`);
     expect(res.status).toBe(502);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('ECONNREFUSED');

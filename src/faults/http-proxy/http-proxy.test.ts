@@ -12,6 +12,7 @@ import { startMockToolServer, type MockToolServer } from '../../tools/http-serve
 import type { FaultRule } from '../plan-spec.js';
 import { createFaultPlan, type FaultPlan } from '../plan.js';
 import { startHttpFaultProxy, type HttpFaultProxy, type HttpFaultProxyOptions } from './http-proxy.js';
+import { until } from './loopback.test-helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'faultline-http-proxy-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -64,16 +65,6 @@ async function rig(rules: FaultRule[] = [], extra: Partial<HttpFaultProxyOptions
 async function stored(r: Rig): Promise<ToolExecutionRecord[]> {
   await r.proxy.close();
   return r.store.query({ limit: 1000 });
-}
-
-async function until<T>(check: () => T | undefined, what: string, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }
 
 function call(r: Rig, tool: string, args: unknown, headers: Record<string, string> = {}, init: RequestInit = {}): Promise<Response> {
