@@ -22,14 +22,18 @@ function closeServer(server: Server | ReturnType<typeof createNetServer>): Promi
   });
 }
 
-/** A node:http upstream; counts the connections it accepted. */
-async function httpUpstream(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ url: string; connections: () => number }> {
+/** A node:http upstream; counts the connections it accepted and those that closed. */
+async function httpUpstream(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ url: string; connections: () => number; closed: () => number }> {
   const server = createServer(handler);
   let connections = 0;
-  server.on('connection', () => connections++);
+  let closed = 0;
+  server.on('connection', (socket: Socket) => {
+    connections++;
+    socket.on('close', () => closed++);
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   cleanups.push(() => closeServer(server));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, connections: () => connections };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, connections: () => connections, closed: () => closed };
 }
 
 /** An upstream that writes what it likes on the socket, for shapes node:http would not produce. */
@@ -242,24 +246,23 @@ describe('http fault proxy fast path', () => {
   });
 
   it('records a client that leaves mid-body or mid-answer, and cuts the upstream request', async () => {
-    let upstreamClosed = 0;
+    let seen = 0;
     const up = await httpUpstream((req, res) => {
-      req.socket.on('close', () => upstreamClosed++);
+      seen++;
+      req.resume();
       if (req.url === '/slow-answer') {
-        req.resume();
         res.writeHead(200, { 'content-type': 'text/plain' });
         res.write('first part ');
-        return;
       }
-      req.resume();
     });
     const { proxy, records } = await proxyTo(up.url);
     const midBody = rawClient(proxy.port);
     midBody.socket.write('POST /tools/upload HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n0123456789');
-    await until(() => (proxy.stats().inFlight === 1 ? true : undefined), 'the request in flight');
+    await until(() => (seen === 1 ? true : undefined), 'the upstream to see the request');
     midBody.socket.destroy();
     await until(() => records[0], 'the first record');
     expect(records[0]).toMatchObject({ tool_name: 'upload', status: 'timeout', context_snapshot: { response_status: null } });
+    await until(() => (up.closed() === 1 ? true : undefined), 'the upstream request cut mid-body');
 
     const midAnswer = rawClient(proxy.port);
     midAnswer.socket.write('GET /slow-answer HTTP/1.1\r\nHost: x\r\n\r\n');
@@ -267,7 +270,7 @@ describe('http fault proxy fast path', () => {
     midAnswer.socket.destroy();
     await until(() => records[1], 'the second record');
     expect(records[1]).toMatchObject({ status: 'success', raw_output: 'first part ', context_snapshot: { client_closed_early: true, response_status: 200 } });
-    await until(() => (upstreamClosed === 2 ? true : undefined), 'both upstream requests cut');
+    await until(() => (up.closed() === 2 ? true : undefined), 'the upstream request cut mid-answer');
   });
 
   it('answers 502 for an upstream that refuses, sends a malformed head, or closes before answering', async () => {
