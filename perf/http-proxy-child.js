@@ -13,7 +13,7 @@
 // { stop } (or when the parent goes away, or after a hard deadline) closes everything, sends
 // { stopped, ... } and exits, so no process outlives the bench. Exiting through process.exit()
 // is also what lets `--cpu-prof` write its profile.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -78,6 +78,8 @@ async function startProxies(targets) {
         store,
         recording: { spool: false },
         adminToken: 'bench',
+        // HTTP_PROXY_BENCH_FAST_PATH=0 sends every request through node:http, for an A/B of the fast path.
+        fastPath: process.env.HTTP_PROXY_BENCH_FAST_PATH !== '0',
       }),
     );
   }
@@ -87,10 +89,11 @@ async function startProxies(targets) {
       await Promise.all(proxies.map((p) => p.close()));
       const handed = proxies.reduce((n, p) => n + p.stats().recorded, 0);
       const requests = proxies.reduce((n, p) => n + p.stats().requests, 0);
+      const fastPath = proxies.reduce((n, p) => n + p.stats().fastPath, 0);
       const stored = await store.count({});
       await store.close();
       rmSync(dir, { recursive: true, force: true });
-      return { requests, recorded: handed, stored };
+      return { requests, fastPath, recorded: handed, stored };
     },
   };
 }
@@ -158,12 +161,23 @@ function stop() {
   })();
 }
 
+/** CPU time of the main thread alone (ms), from /proc (Linux); undefined elsewhere. */
+function mainThreadCpuMs() {
+  try {
+    const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    // utime and stime, fields 14 and 15 of stat(5), in clock ticks (100 per second on Linux).
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
 process.on('message', (message) => {
   if (message?.cpu) {
     const u = process.resourceUsage();
     const delay = { p99Ms: loopDelay.percentile(99) / 1e6, maxMs: loopDelay.max / 1e6 };
     loopDelay.reset();
-    send({ cpu: { user: u.userCPUTime, system: u.systemCPUTime, switches: u.voluntaryContextSwitches + u.involuntaryContextSwitches }, delay });
+    send({ cpu: { user: u.userCPUTime, system: u.systemCPUTime, mainMs: mainThreadCpuMs(), switches: u.voluntaryContextSwitches + u.involuntaryContextSwitches }, delay });
   }
   if (message?.stop) stop();
 });

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ToolExecutionRecord } from '../../record/types.js';
 import { createSqliteStore } from '../../store/sqlite/sqlite-store.js';
 import type { Store } from '../../store/types.js';
@@ -12,6 +12,7 @@ import { startMockToolServer, type MockToolServer } from '../../tools/http-serve
 import type { FaultRule } from '../plan-spec.js';
 import { createFaultPlan, type FaultPlan } from '../plan.js';
 import { startHttpFaultProxy, type HttpFaultProxy, type HttpFaultProxyOptions } from './http-proxy.js';
+import { until } from './loopback.test-helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'faultline-http-proxy-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -35,6 +36,8 @@ afterEach(async () => {
 });
 
 let dbCount = 0;
+/** Whether rig() proxies start with the fast path. */
+let rigFastPath = true;
 async function rig(rules: FaultRule[] = [], extra: Partial<HttpFaultProxyOptions> = {}): Promise<Rig> {
   const catalog = createToolCatalog({ seed: 1 });
   const upstream = await startMockToolServer({ catalog, port: 0 });
@@ -51,6 +54,7 @@ async function rig(rules: FaultRule[] = [], extra: Partial<HttpFaultProxyOptions
     recording: { spool: false, flushIntervalMs: 20 },
     adminToken: TOKEN,
     onRecord: (r) => records.push(r),
+    fastPath: rigFastPath,
     ...extra,
   });
   cleanups.push(() => proxy.close());
@@ -61,16 +65,6 @@ async function rig(rules: FaultRule[] = [], extra: Partial<HttpFaultProxyOptions
 async function stored(r: Rig): Promise<ToolExecutionRecord[]> {
   await r.proxy.close();
   return r.store.query({ limit: 1000 });
-}
-
-async function until<T>(check: () => T | undefined, what: string, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }
 
 function call(r: Rig, tool: string, args: unknown, headers: Record<string, string> = {}, init: RequestInit = {}): Promise<Response> {
@@ -109,270 +103,281 @@ function causeCode(error: unknown): string | undefined {
   return ((error as { cause?: { code?: string } }).cause ?? {}).code;
 }
 
-describe('http fault proxy: pass-through and records', () => {
-  it('binds loopback, forwards POST /tools/<name> unchanged and records the call in SQLite with its trace and step', async () => {
-    const r = await rig();
-    expect(r.proxy.host).toBe('127.0.0.1');
-    expect(r.proxy.url).toBe(`http://127.0.0.1:${r.proxy.port}`);
-    const first = await call(r, 'get_weather', { city: 'Shanghai', date: '2026-03-30' }, { 'x-trace-id': 'trace-1' });
-    expect(first.status).toBe(200);
-    expect(await first.json()).toMatchObject({ city: 'Shanghai', date: '2026-03-30', kind: 'forecast' });
-    const second = await call(r, 'get_order', { order_id: 'ORD-99999' }, { 'x-trace-id': 'trace-1' });
-    expect(second.status).toBe(404);
-    await second.arrayBuffer();
-
-    const records = await stored(r);
-    expect(records).toHaveLength(2);
-    const [ok, missing] = records;
-    expect(ok).toMatchObject({
-      tool_name: 'get_weather',
-      trace_id: 'trace-1',
-      step_index: 0,
-      status: 'success',
-      failure_type: null,
-      input_params: { city: 'Shanghai', date: '2026-03-30' },
-      fault: null,
-      feedback: null,
-      recovery: 'none',
-      context_snapshot: { transport: 'http', method: 'POST', path: '/tools/get_weather', route: 'POST /tools/:name', upstream_status: 200, response_status: 200 },
+/** Pass-through runs on both paths: the fast path (the default) and node:http's (`fastPath: false`). */
+for (const fastPath of [true, false]) {
+  describe(`http fault proxy: pass-through and records (${fastPath ? 'fast path' : 'node:http path'})`, () => {
+    beforeEach(() => {
+      rigFastPath = fastPath;
     });
-    expect(JSON.parse(ok!.raw_output!)).toMatchObject({ city: 'Shanghai', kind: 'forecast' });
-    expect(ok!.output_length).toBe(ok!.raw_output!.length);
-    expect(missing).toMatchObject({
-      tool_name: 'get_order',
-      trace_id: 'trace-1',
-      step_index: 1,
-      status: 'failure',
-      failure_stage: 'execution',
-      failure_category: 'business',
-      failure_type: 'not_found',
-      error_code: 'HTTP_404',
-      fault: null,
-      recovery: 'needs_decision',
-      feedback: { action: 'try_alternative' },
+    afterAll(() => {
+      rigFastPath = true;
     });
-    expect(missing!.error_message).toMatch(/^HTTP 404: /);
-    expect(r.catalog.state.calls['get_weather']).toBe(1);
-  });
 
-  it('takes the trace id from traceparent when there is no X-Trace-Id', async () => {
-    const r = await rig();
-    const res = await call(r, 'get_weather', { city: 'Paris' }, { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' });
-    await res.arrayBuffer();
-    const [record] = await stored(r);
-    expect(record!.trace_id).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
-    expect(record!.context_snapshot['traceparent']).toBe('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01');
-  });
+    it('binds loopback, forwards POST /tools/<name> unchanged and records the call in SQLite with its trace and step', async () => {
+      const r = await rig();
+      expect(r.proxy.host).toBe('127.0.0.1');
+      expect(r.proxy.url).toBe(`http://127.0.0.1:${r.proxy.port}`);
+      const first = await call(r, 'get_weather', { city: 'Shanghai', date: '2026-03-30' }, { 'x-trace-id': 'trace-1' });
+      expect(first.status).toBe(200);
+      expect(await first.json()).toMatchObject({ city: 'Shanghai', date: '2026-03-30', kind: 'forecast' });
+      const second = await call(r, 'get_order', { order_id: 'ORD-99999' }, { 'x-trace-id': 'trace-1' });
+      expect(second.status).toBe(404);
+      await second.arrayBuffer();
+      expect(r.proxy.stats()).toMatchObject({ requests: 2, fastPath: fastPath ? 2 : 0, recorded: 2 });
 
-  it('streams a large response: the first bytes reach the client before the upstream has finished', async () => {
-    const chunk = Buffer.alloc(256 * 1024, 'a');
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    let upstreamFinished = false;
-    const target = await plainUpstream((_req, res) => {
-      res.writeHead(200, { 'content-type': 'text/plain' });
-      for (let i = 0; i < 8; i++) res.write(chunk);
-      void gate.then(() => {
+      const records = await stored(r);
+      expect(records).toHaveLength(2);
+      const [ok, missing] = records;
+      expect(ok).toMatchObject({
+        tool_name: 'get_weather',
+        trace_id: 'trace-1',
+        step_index: 0,
+        status: 'success',
+        failure_type: null,
+        input_params: { city: 'Shanghai', date: '2026-03-30' },
+        fault: null,
+        feedback: null,
+        recovery: 'none',
+        context_snapshot: { transport: 'http', method: 'POST', path: '/tools/get_weather', route: 'POST /tools/:name', upstream_status: 200, response_status: 200 },
+      });
+      expect(JSON.parse(ok!.raw_output!)).toMatchObject({ city: 'Shanghai', kind: 'forecast' });
+      expect(ok!.output_length).toBe(ok!.raw_output!.length);
+      expect(missing).toMatchObject({
+        tool_name: 'get_order',
+        trace_id: 'trace-1',
+        step_index: 1,
+        status: 'failure',
+        failure_stage: 'execution',
+        failure_category: 'business',
+        failure_type: 'not_found',
+        error_code: 'HTTP_404',
+        fault: null,
+        recovery: 'needs_decision',
+        feedback: { action: 'try_alternative' },
+      });
+      expect(missing!.error_message).toMatch(/^HTTP 404: /);
+      expect(r.catalog.state.calls['get_weather']).toBe(1);
+    });
+
+    it('takes the trace id from traceparent when there is no X-Trace-Id', async () => {
+      const r = await rig();
+      const res = await call(r, 'get_weather', { city: 'Paris' }, { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' });
+      await res.arrayBuffer();
+      const [record] = await stored(r);
+      expect(record!.trace_id).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
+      expect(record!.context_snapshot['traceparent']).toBe('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01');
+    });
+
+    it('streams a large response: the first bytes reach the client before the upstream has finished', async () => {
+      const chunk = Buffer.alloc(256 * 1024, 'a');
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      let upstreamFinished = false;
+      const target = await plainUpstream((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/plain' });
         for (let i = 0; i < 8; i++) res.write(chunk);
-        res.end(() => (upstreamFinished = true));
+        void gate.then(() => {
+          for (let i = 0; i < 8; i++) res.write(chunk);
+          res.end(() => (upstreamFinished = true));
+        });
+      });
+      const r = await rig([], { target });
+      const res = await fetch(`${r.proxy.url}/download/big`);
+      expect(res.status).toBe(200);
+      const reader = res.body!.getReader();
+      const head = await reader.read();
+      expect(head.value!.length).toBeGreaterThan(0);
+      expect(upstreamFinished).toBe(false);
+      let total = head.value!.length;
+      release();
+      for (;;) {
+        const next = await reader.read();
+        if (next.done) break;
+        total += next.value.length;
+      }
+      expect(total).toBe(16 * chunk.length);
+      expect(upstreamFinished).toBe(true);
+      const [record] = await stored(r);
+      expect(record).toMatchObject({ tool_name: 'GET /download/big', status: 'success', output_length: 16 * chunk.length, idempotent: true });
+      expect(record!.raw_output).toBe('a'.repeat(2000));
+    });
+
+    it('names requests by configured routes, else METHOD plus the path with ids replaced, and takes query parameters as arguments', async () => {
+      const r = await rig([{ id: 'weather-down', tool: 'get_weather', fault: 'http_status', params: { status: 503, retry_after: 7 } }], {
+        routes: [{ match: 'GET /v1/weather', tool: 'get_weather' }],
+      });
+      const res = await fetch(`${r.proxy.url}/v1/weather?city=Paris`);
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('7');
+      await res.arrayBuffer();
+      const other = await fetch(`${r.proxy.url}/orders/ORD-10041?expand=items`);
+      expect(other.status).toBe(404);
+      await other.arrayBuffer();
+      const [weather, orders] = await stored(r);
+      expect(weather).toMatchObject({
+        tool_name: 'get_weather',
+        input_params: { city: 'Paris' },
+        idempotent: true,
+        status: 'failure',
+        failure_category: 'system',
+        failure_type: 'dependency_down',
+        error_code: 'HTTP_503',
+        fault: { kind: 'http_status', rule_id: 'weather-down', transport: 'http' },
+        feedback: { retry_after_ms: 7000 },
+        context_snapshot: { route: 'GET /v1/weather', upstream_status: null, response_status: 503 },
+      });
+      expect(orders).toMatchObject({ tool_name: 'GET /orders/:id', input_params: { expand: 'items' }, failure_type: 'not_found', context_snapshot: { path: '/orders/ORD-10041?expand=items' } });
+    });
+
+    it('applies plan rules written against its own tool names, globs included: tool "GET /orders/*"', async () => {
+      let forwarded = 0;
+      const target = await plainUpstream((req, res) => {
+        forwarded++;
+        req.resume();
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ path: req.url }));
+      });
+      const r = await rig([{ id: 'orders-down', tool: 'GET /orders/*', fault: 'http_status', params: { status: 503, retry_after: 3 } }], { target });
+      const order = await fetch(`${r.proxy.url}/orders/ORD-10041`);
+      expect(order.status).toBe(503);
+      expect(order.headers.get('retry-after')).toBe('3');
+      await order.arrayBuffer();
+      const items = await fetch(`${r.proxy.url}/orders/ORD-10041/items`);
+      expect(items.status).toBe(503);
+      await items.arrayBuffer();
+      // Neither the bare collection nor another method matches the rule.
+      expect((await (await fetch(`${r.proxy.url}/orders`)).json()) as unknown).toEqual({ path: '/orders' });
+      expect((await fetch(`${r.proxy.url}/orders/ORD-10041`, { method: 'DELETE' })).status).toBe(200);
+      expect(forwarded).toBe(2);
+      const records = await stored(r);
+      expect(records.map((x) => [x.tool_name, x.fault?.rule_id ?? null, x.error_code])).toEqual([
+        ['GET /orders/:id', 'orders-down', 'HTTP_503'],
+        ['GET /orders/:id/items', 'orders-down', 'HTTP_503'],
+        ['GET /orders', null, null],
+        ['DELETE /orders/:id', null, null],
+      ]);
+      expect(r.plan.state().rules['orders-down']).toMatchObject({ matched: { 'GET /orders/:id': 1, 'GET /orders/:id/items': 1 }, injections: 2 });
+    });
+
+    it('answers 502 naming the errno code when the upstream refuses, and records a network failure with no fault', async () => {
+      const closed = createServer();
+      await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+      const port = (closed.address() as AddressInfo).port;
+      await new Promise<void>((resolve) => closed.close(() => resolve()));
+      const r = await rig([], { target: `http://127.0.0.1:${port}` });
+      const res = await call(r, 'get_weather', { city: 'Paris' });
+      expect(res.status).toBe(502);
+      expect(res.headers.get('x-faultline-fault')).toBeNull();
+      expect(((await res.json()) as any).error).toMatchObject({ type: 'connection_refused', code: 'ECONNREFUSED' });
+      const [record] = await stored(r);
+      expect(record).toMatchObject({
+        status: 'failure',
+        failure_category: 'network',
+        failure_type: 'connection_refused',
+        error_code: 'ECONNREFUSED',
+        fault: null,
+        feedback: { action: 'retry', retryable: true },
+        context_snapshot: { upstream_error: 'ECONNREFUSED', upstream_status: null, response_status: 502 },
       });
     });
-    const r = await rig([], { target });
-    const res = await fetch(`${r.proxy.url}/download/big`);
-    expect(res.status).toBe(200);
-    const reader = res.body!.getReader();
-    const head = await reader.read();
-    expect(head.value!.length).toBeGreaterThan(0);
-    expect(upstreamFinished).toBe(false);
-    let total = head.value!.length;
-    release();
-    for (;;) {
-      const next = await reader.read();
-      if (next.done) break;
-      total += next.value.length;
-    }
-    expect(total).toBe(16 * chunk.length);
-    expect(upstreamFinished).toBe(true);
-    const [record] = await stored(r);
-    expect(record).toMatchObject({ tool_name: 'GET /download/big', status: 'success', output_length: 16 * chunk.length, idempotent: true });
-    expect(record!.raw_output).toBe('a'.repeat(2000));
-  });
 
-  it('names requests by configured routes, else METHOD plus the path with ids replaced, and takes query parameters as arguments', async () => {
-    const r = await rig([{ id: 'weather-down', tool: 'get_weather', fault: 'http_status', params: { status: 503, retry_after: 7 } }], {
-      routes: [{ match: 'GET /v1/weather', tool: 'get_weather' }],
-    });
-    const res = await fetch(`${r.proxy.url}/v1/weather?city=Paris`);
-    expect(res.status).toBe(503);
-    expect(res.headers.get('retry-after')).toBe('7');
-    await res.arrayBuffer();
-    const other = await fetch(`${r.proxy.url}/orders/ORD-10041?expand=items`);
-    expect(other.status).toBe(404);
-    await other.arrayBuffer();
-    const [weather, orders] = await stored(r);
-    expect(weather).toMatchObject({
-      tool_name: 'get_weather',
-      input_params: { city: 'Paris' },
-      idempotent: true,
-      status: 'failure',
-      failure_category: 'system',
-      failure_type: 'dependency_down',
-      error_code: 'HTTP_503',
-      fault: { kind: 'http_status', rule_id: 'weather-down', transport: 'http' },
-      feedback: { retry_after_ms: 7000 },
-      context_snapshot: { route: 'GET /v1/weather', upstream_status: null, response_status: 503 },
-    });
-    expect(orders).toMatchObject({ tool_name: 'GET /orders/:id', input_params: { expand: 'items' }, failure_type: 'not_found', context_snapshot: { path: '/orders/ORD-10041?expand=items' } });
-  });
-
-  it('applies plan rules written against its own tool names, globs included: tool "GET /orders/*"', async () => {
-    let forwarded = 0;
-    const target = await plainUpstream((req, res) => {
-      forwarded++;
-      req.resume();
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ path: req.url }));
-    });
-    const r = await rig([{ id: 'orders-down', tool: 'GET /orders/*', fault: 'http_status', params: { status: 503, retry_after: 3 } }], { target });
-    const order = await fetch(`${r.proxy.url}/orders/ORD-10041`);
-    expect(order.status).toBe(503);
-    expect(order.headers.get('retry-after')).toBe('3');
-    await order.arrayBuffer();
-    const items = await fetch(`${r.proxy.url}/orders/ORD-10041/items`);
-    expect(items.status).toBe(503);
-    await items.arrayBuffer();
-    // Neither the bare collection nor another method matches the rule.
-    expect((await (await fetch(`${r.proxy.url}/orders`)).json()) as unknown).toEqual({ path: '/orders' });
-    expect((await fetch(`${r.proxy.url}/orders/ORD-10041`, { method: 'DELETE' })).status).toBe(200);
-    expect(forwarded).toBe(2);
-    const records = await stored(r);
-    expect(records.map((x) => [x.tool_name, x.fault?.rule_id ?? null, x.error_code])).toEqual([
-      ['GET /orders/:id', 'orders-down', 'HTTP_503'],
-      ['GET /orders/:id/items', 'orders-down', 'HTTP_503'],
-      ['GET /orders', null, null],
-      ['DELETE /orders/:id', null, null],
-    ]);
-    expect(r.plan.state().rules['orders-down']).toMatchObject({ matched: { 'GET /orders/:id': 1, 'GET /orders/:id/items': 1 }, injections: 2 });
-  });
-
-  it('answers 502 naming the errno code when the upstream refuses, and records a network failure with no fault', async () => {
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const port = (closed.address() as AddressInfo).port;
-    await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const r = await rig([], { target: `http://127.0.0.1:${port}` });
-    const res = await call(r, 'get_weather', { city: 'Paris' });
-    expect(res.status).toBe(502);
-    expect(res.headers.get('x-faultline-fault')).toBeNull();
-    expect(((await res.json()) as any).error).toMatchObject({ type: 'connection_refused', code: 'ECONNREFUSED' });
-    const [record] = await stored(r);
-    expect(record).toMatchObject({
-      status: 'failure',
-      failure_category: 'network',
-      failure_type: 'connection_refused',
-      error_code: 'ECONNREFUSED',
-      fault: null,
-      feedback: { action: 'retry', retryable: true },
-      context_snapshot: { upstream_error: 'ECONNREFUSED', upstream_status: null, response_status: 502 },
-    });
-  });
-
-  it('streams a request body larger than maxArgsBytes, taking the arguments from the URL', async () => {
-    let received = '';
-    const target = await plainUpstream((req, res) => {
-      void readBody(req).then((body) => {
-        received = body;
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ bytes: body.length, path: req.url }));
+    it('streams a request body larger than maxArgsBytes, taking the arguments from the URL', async () => {
+      let received = '';
+      const target = await plainUpstream((req, res) => {
+        void readBody(req).then((body) => {
+          received = body;
+          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ bytes: body.length, path: req.url }));
+        });
       });
+      const r = await rig([], { target, maxArgsBytes: 1024 });
+      const upload = 'x'.repeat(200_000);
+      const res = await fetch(`${r.proxy.url}/upload//files?name=a.txt`, { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: upload });
+      expect(await res.json()).toEqual({ bytes: upload.length, path: '/upload//files?name=a.txt' });
+      expect(received).toBe(upload);
+      const [record] = await stored(r);
+      expect(record).toMatchObject({ tool_name: 'PUT /upload/files', input_params: { name: 'a.txt' }, context_snapshot: { request_body: 'streamed (over 1024 bytes)' } });
     });
-    const r = await rig([], { target, maxArgsBytes: 1024 });
-    const upload = 'x'.repeat(200_000);
-    const res = await fetch(`${r.proxy.url}/upload//files?name=a.txt`, { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: upload });
-    expect(await res.json()).toEqual({ bytes: upload.length, path: '/upload//files?name=a.txt' });
-    expect(received).toBe(upload);
-    const [record] = await stored(r);
-    expect(record).toMatchObject({ tool_name: 'PUT /upload/files', input_params: { name: 'a.txt' }, context_snapshot: { request_body: 'streamed (over 1024 bytes)' } });
-  });
 
-  it('drains a large body it answered without forwarding, so the connection serves the next request', async () => {
-    const r = await rig([], { maxArgsBytes: 1024 });
-    const big = JSON.stringify({ city: 'Paris', notes: 'n'.repeat(300_000) });
-    const small = JSON.stringify({ city: 'Paris' });
-    const head = (body: string, extra = '') => `POST /tools/get_weather HTTP/1.1\r\nhost: proxy\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${extra}\r\n`;
-    // Two requests on one keep-alive connection, the way a client reuses its socket.
-    const socket = connect(r.proxy.port, '127.0.0.1');
-    let received = '';
-    socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
-    socket.write(head(big, 'x-inject-error: 429\r\n') + big);
-    await until(() => (received.includes('"HTTP_429"') ? true : undefined), 'the 429');
-    socket.write(head(small) + small);
-    await until(() => (/HTTP\/1\.1 200 OK[\s\S]*"city":"Paris"/.test(received) ? true : undefined), 'the second answer on the same connection', 3000);
-    socket.destroy();
-  });
-
-  it('cuts the client connection when the upstream breaks off mid-body, and records a reset', async () => {
-    const target = await plainUpstream((req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.write('{"items":[1,2,3');
-      setTimeout(() => req.socket.destroy(), 20);
+    it('drains a large body it answered without forwarding, so the connection serves the next request', async () => {
+      const r = await rig([], { maxArgsBytes: 1024 });
+      const big = JSON.stringify({ city: 'Paris', notes: 'n'.repeat(300_000) });
+      const small = JSON.stringify({ city: 'Paris' });
+      const head = (body: string, extra = '') => `POST /tools/get_weather HTTP/1.1\r\nhost: proxy\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${extra}\r\n`;
+      // Two requests on one keep-alive connection, the way a client reuses its socket.
+      const socket = connect(r.proxy.port, '127.0.0.1');
+      let received = '';
+      socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+      socket.write(head(big, 'x-inject-error: 429\r\n') + big);
+      await until(() => (received.includes('"HTTP_429"') ? true : undefined), 'the 429');
+      socket.write(head(small) + small);
+      await until(() => (/HTTP\/1\.1 200 OK[\s\S]*"city":"Paris"/.test(received) ? true : undefined), 'the second answer on the same connection', 3000);
+      socket.destroy();
     });
-    const r = await rig([], { target });
-    const res = await fetch(`${r.proxy.url}/tools/list_items`, { method: 'POST', body: '{}' });
-    expect(res.status).toBe(200);
-    await expect(res.text()).rejects.toThrow();
-    const [record] = await stored(r);
-    expect(record).toMatchObject({ status: 'failure', failure_category: 'network', failure_type: 'connection_reset', raw_output: '{"items":[1,2,3', context_snapshot: { upstream_status: 200 } });
-  });
 
-  it('forwards end-to-end headers as sent, drops hop-by-hop ones both ways, and adds X-Forwarded-*', async () => {
-    let seen: string[] = [];
-    const target = await plainUpstream((req, res) => {
-      seen = req.rawHeaders;
-      req.resume();
-      res.writeHead(200, ['Content-Type', 'application/json', 'Connection', 'keep-alive, X-Upstream-Hop', 'X-Upstream-Hop', '1', 'Set-Cookie', 'a=1', 'Set-Cookie', 'b=2']);
-      res.end('{"ok":true}');
-    });
-    const r = await rig([], { target });
-    const socket = connect(r.proxy.port, '127.0.0.1');
-    let received = '';
-    socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
-    socket.write('GET /things/1?x=1 HTTP/1.1\r\nHost: agents.local\r\nX-Custom: Mixed-Case\r\nConnection: keep-alive, X-Private\r\nX-Private: secret-hop\r\nX-Forwarded-For: 10.0.0.1\r\n\r\n');
-    await until(() => (received.includes('{"ok":true}') ? true : undefined), 'the answer');
-    socket.destroy();
-    const pairs = (raw: string[]) => Array.from({ length: raw.length / 2 }, (_, i) => `${raw[2 * i]}: ${raw[2 * i + 1]}`);
-    expect(pairs(seen)).toEqual(expect.arrayContaining(['X-Custom: Mixed-Case', `host: 127.0.0.1:${new URL(target).port}`, 'x-forwarded-for: 10.0.0.1, 127.0.0.1', 'x-forwarded-host: agents.local', 'x-forwarded-proto: http']));
-    expect(pairs(seen).some((line) => /^x-private/i.test(line))).toBe(false);
-    expect(received).toMatch(/Set-Cookie: a=1\r\nSet-Cookie: b=2\r\n/);
-    expect(received).not.toMatch(/X-Upstream-Hop/i);
-    const [record] = await stored(r);
-    expect(record).toMatchObject({ tool_name: 'GET /things/:id', input_params: { x: '1' }, status: 'success' });
-  });
-
-  it('redacts an Authorization header and a password in the body from every recorded field', async () => {
-    const target = await plainUpstream((req, res) => {
-      void readBody(req).then((body) => {
-        const text = JSON.stringify({ saw_headers: req.headers, saw_body: JSON.parse(body) });
-        res.writeHead(200, { 'content-type': 'application/json' }).end(text);
+    it('cuts the client connection when the upstream breaks off mid-body, and records a reset', async () => {
+      const target = await plainUpstream((req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{"items":[1,2,3');
+        setTimeout(() => req.socket.destroy(), 20);
       });
+      const r = await rig([], { target });
+      const res = await fetch(`${r.proxy.url}/tools/list_items`, { method: 'POST', body: '{}' });
+      expect(res.status).toBe(200);
+      await expect(res.text()).rejects.toThrow();
+      const [record] = await stored(r);
+      expect(record).toMatchObject({ status: 'failure', failure_category: 'network', failure_type: 'connection_reset', raw_output: '{"items":[1,2,3', context_snapshot: { upstream_status: 200 } });
     });
-    const r = await rig([], { target });
-    const token = 'Bearer tok_live_9f8e7d6c5b4a39281706abcdef';
-    const res = await fetch(`${r.proxy.url}/tools/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: token },
-      body: JSON.stringify({ user: 'ann', password: 'hunter2-very-secret' }),
+
+    it('forwards end-to-end headers as sent, drops hop-by-hop ones both ways, and adds X-Forwarded-*', async () => {
+      let seen: string[] = [];
+      const target = await plainUpstream((req, res) => {
+        seen = req.rawHeaders;
+        req.resume();
+        res.writeHead(200, ['Content-Type', 'application/json', 'Connection', 'keep-alive, X-Upstream-Hop', 'X-Upstream-Hop', '1', 'Set-Cookie', 'a=1', 'Set-Cookie', 'b=2']);
+        res.end('{"ok":true}');
+      });
+      const r = await rig([], { target });
+      const socket = connect(r.proxy.port, '127.0.0.1');
+      let received = '';
+      socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+      socket.write('GET /things/1?x=1 HTTP/1.1\r\nHost: agents.local\r\nX-Custom: Mixed-Case\r\nConnection: keep-alive, X-Private\r\nX-Private: secret-hop\r\nX-Forwarded-For: 10.0.0.1\r\n\r\n');
+      await until(() => (received.includes('{"ok":true}') ? true : undefined), 'the answer');
+      socket.destroy();
+      const pairs = (raw: string[]) => Array.from({ length: raw.length / 2 }, (_, i) => `${raw[2 * i]}: ${raw[2 * i + 1]}`);
+      expect(pairs(seen)).toEqual(expect.arrayContaining(['X-Custom: Mixed-Case', `host: 127.0.0.1:${new URL(target).port}`, 'x-forwarded-for: 10.0.0.1, 127.0.0.1', 'x-forwarded-host: agents.local', 'x-forwarded-proto: http']));
+      expect(pairs(seen).some((line) => /^x-private/i.test(line))).toBe(false);
+      expect(received).toMatch(/Set-Cookie: a=1\r\nSet-Cookie: b=2\r\n/);
+      expect(received).not.toMatch(/X-Upstream-Hop/i);
+      const [record] = await stored(r);
+      expect(record).toMatchObject({ tool_name: 'GET /things/:id', input_params: { x: '1' }, status: 'success' });
     });
-    // The wire is untouched: the upstream got the credentials.
-    const echoed = (await res.json()) as any;
-    expect(echoed.saw_headers.authorization).toBe(token);
-    expect(echoed.saw_body.password).toBe('hunter2-very-secret');
-    const [record] = await stored(r);
-    const text = JSON.stringify(record);
-    expect(text).not.toContain('hunter2-very-secret');
-    expect(text).not.toContain('9f8e7d6c5b4a39281706');
-    expect(record!.input_params).toEqual({ user: 'ann', password: '[REDACTED]' });
-    expect(record!.raw_output).toContain('saw_headers');
+
+    it('redacts an Authorization header and a password in the body from every recorded field', async () => {
+      const target = await plainUpstream((req, res) => {
+        void readBody(req).then((body) => {
+          const text = JSON.stringify({ saw_headers: req.headers, saw_body: JSON.parse(body) });
+          res.writeHead(200, { 'content-type': 'application/json' }).end(text);
+        });
+      });
+      const r = await rig([], { target });
+      const token = 'Bearer tok_live_9f8e7d6c5b4a39281706abcdef';
+      const res = await fetch(`${r.proxy.url}/tools/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: token },
+        body: JSON.stringify({ user: 'ann', password: 'hunter2-very-secret' }),
+      });
+      // The wire is untouched: the upstream got the credentials.
+      const echoed = (await res.json()) as any;
+      expect(echoed.saw_headers.authorization).toBe(token);
+      expect(echoed.saw_body.password).toBe('hunter2-very-secret');
+      const [record] = await stored(r);
+      const text = JSON.stringify(record);
+      expect(text).not.toContain('hunter2-very-secret');
+      expect(text).not.toContain('9f8e7d6c5b4a39281706');
+      expect(record!.input_params).toEqual({ user: 'ann', password: '[REDACTED]' });
+      expect(record!.raw_output).toContain('saw_headers');
+    });
   });
-});
+}
 
 describe('http fault proxy: X-Inject-Error', () => {
   it('answers 429 with Retry-After without calling the upstream, and keeps the request away from the plan', async () => {

@@ -1,5 +1,5 @@
 /**
- * The HTTP fault proxy: a reverse proxy (node:http) in front of tools faultline cannot wrap. It
+ * The HTTP fault proxy: a reverse proxy in front of tools faultline cannot wrap. It
  * injects a fault plan's faults on the wire and records every request as a tool call.
  *
  * Each request is named as a tool (routes.ts) and decided once: by its `X-Inject-Error` header
@@ -9,14 +9,17 @@
  * `when` conditions can see the arguments before anything is sent.
  * Admin endpoints under `/__faultline/` (admin-api.ts) read the plan and swap it while traffic flows.
  *
- * The path of a request no fault touches is kept short, because every tool call pays for it:
+ * A request no fault touches (no X-Inject-Error, no plan rule for its tool) is relayed by the
+ * fast path (fast-path.ts) over plain sockets, without node:http; it hands everything else, on
+ * the request's head, to the node:http server below, and both paths open and record an exchange
+ * the same way (openCall, closeCall). On the node:http path, too, the pass-through is kept short:
  * headers travel as raw lists (wire-headers.ts), nothing allocates an AbortSignal or a timer, the
  * arguments are parsed only when a plan rule for the tool needs them before forwarding (otherwise
  * after the answer is out), and the record is built and queued once the client has its response.
  */
 import { createServer, request as httpRequest, Agent as HttpAgent, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { finished } from 'node:stream/promises';
 import { ConfigError } from '../../errors.js';
 import { createRecorder, type RecorderOptions } from '../../record/recorder.js';
@@ -35,7 +38,8 @@ import type { FaultPlan } from '../plan.js';
 import { ADMIN_PREFIX, createAdminApi, type AdminHandler } from './admin-api.js';
 import { buildExchangeRecord, type ExchangeOutcome, type ProxyExchange } from './exchange-record.js';
 import { bodyBuffer, BodyCapture, EMPTY_BODY, readBodyPrefix, type BodyPrefix } from './request-body.js';
-import { compileRoutes, type ProxyRoute } from './routes.js';
+import { createFastPath, type FastPathHost } from './fast-path.js';
+import { compileRoutes, type ProxyRoute, type RouteMatch } from './routes.js';
 import { forwardableResponseHeaders, readRequestHeaders, responseHeaderObject, type RequestHeaders } from './wire-headers.js';
 import { listen } from '../../listen.js';
 
@@ -79,12 +83,22 @@ export interface HttpFaultProxyOptions {
   context?: Record<string, unknown>;
   /** raw_output is cut to this many characters. Default 2000. */
   maxOutputChars?: number;
-  /** Request bodies up to this size are read before forwarding, to know the arguments. Larger ones stream, with the arguments taken from the URL. Default 1 MiB. */
+  /**
+   * Request bodies up to this size are kept for the record's arguments (and, on the full path, read
+   * before forwarding, so that the plan's `when` conditions see them). Larger ones stream, with the
+   * arguments taken from the URL. Default 1 MiB.
+   */
   maxArgsBytes?: number;
   /** The largest upstream body a rewriting fault buffers; a larger one passes through unchanged. Default 16 MiB. */
   maxRewriteBytes?: number;
   /** How long a `timeout` fault without its own delay holds a request before answering 504 itself. Default 30 s. */
   holdCapMs?: number;
+  /**
+   * Relay requests no fault or plan rule touches over plain sockets (fast-path.ts) instead of
+   * node:http's server and client. Default true; `false` sends every request the full path.
+   * Ignored for https upstreams, which always take the full path.
+   */
+  fastPath?: boolean;
 }
 
 export interface HttpFaultProxyStats {
@@ -95,6 +109,8 @@ export interface HttpFaultProxyStats {
   inFlight: number;
   /** Records handed to the sink. */
   recorded: number;
+  /** Requests relayed on the fast path (fast-path.ts) rather than through node:http. */
+  fastPath: number;
 }
 
 export interface HttpFaultProxy {
@@ -115,7 +131,7 @@ export const DEFAULT_HOLD_CAP_MS = 30_000;
 /** Marks the 502 that stands for an injected refused connection or failed DNS lookup. */
 export const FAULT_HEADER = 'x-faultline-fault';
 
-const JSON_HEADERS: OutgoingHttpHeaders = { 'content-type': 'application/json; charset=utf-8' };
+const JSON_HEADERS: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
 /** Headers that would lie about a rewritten body. */
 const BODY_HEADERS = ['content-length', 'content-encoding', 'etag', 'content-md5', 'digest', 'content-range'];
 const MAX_TRACKED_TRACES = 10_000;
@@ -128,11 +144,23 @@ const TEXT_BODY = /^(?:text\/|application\/(?:[\w.+-]*\+)?(?:json|xml|yaml)\b)/i
  */
 const MAX_FREE_UPSTREAM_SOCKETS = 1024;
 
-/** One request while it is being served. */
-interface Live {
+/** What every request carries while it is served, on either path: enough to work out its arguments and record it. */
+interface CallState {
+  headers: RequestHeaders;
+  /** The query string, without its `?`. */
+  query: string;
+  /** Path segments a configured route captured but did not put in the tool name. */
+  pathParams: Record<string, string>;
+  body: BodyPrefix;
+  /** `exchange.args` has been worked out from the URL and body. */
+  argsKnown: boolean;
+  exchange: ProxyExchange;
+}
+
+/** One request on the full (node:http) path while it is being served. */
+interface Live extends CallState {
   req: IncomingMessage;
   res: ServerResponse;
-  headers: RequestHeaders;
   /** The client went away, or the proxy is closing: nothing more will reach the client. */
   gone: boolean;
   /** The response emitted 'close' (delivered or not). */
@@ -143,14 +171,6 @@ interface Live {
   method: string;
   /** Path and query. */
   path: string;
-  /** The query string, without its `?`. */
-  query: string;
-  /** Path segments a configured route captured but did not put in the tool name. */
-  pathParams: Record<string, string>;
-  body: BodyPrefix;
-  /** `exchange.args` has been worked out from the URL and body. */
-  argsKnown: boolean;
-  exchange: ProxyExchange;
 }
 
 function parseJson(text: string): { value: unknown } | undefined {
@@ -347,7 +367,7 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
   let closingProxy = false;
   /** Requests in flight, marked gone when the proxy closes. */
   const inFlight = new Set<Live>();
-  const counters: HttpFaultProxyStats = { requests: 0, injected: 0, inFlight: 0, recorded: 0 };
+  const counters: HttpFaultProxyStats = { requests: 0, injected: 0, inFlight: 0, recorded: 0, fastPath: 0 };
   /** Requests not yet recorded; close() waits for them. */
   let unfinished = 0;
   let allFinished: (() => void) | undefined;
@@ -407,7 +427,7 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
   }
 
   /** The call's arguments, from the URL and the body prefix; worked out once, when first needed. */
-  function argsOf(live: Live): unknown {
+  function argsOf(live: CallState): unknown {
     if (live.argsKnown) return live.exchange.args;
     live.argsKnown = true;
     const { body, pathParams, query } = live;
@@ -434,23 +454,29 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
     return args;
   }
 
-  function upstreamHeaders(live: Live, body: BodyPrefix): string[] {
-    const { req, headers: h } = live;
+  /** The headers to send upstream, minus the ones that frame the body (`framing`, added here). */
+  function forwardedHeaders(h: RequestHeaders, remoteAddress: string | undefined, framing: readonly string[]): string[] {
     const out = h.forward.slice();
-    out.push('host', target.host);
-    if (body.complete) {
-      // The body is already here in full: no 100-continue dance, and an exact length.
-      if (body.bytes > 0 || h.contentLength !== undefined) out.push('content-length', String(body.bytes));
-    } else {
-      if (h.contentLength !== undefined) out.push('content-length', h.contentLength);
-      if (h.expect !== undefined) out.push('expect', h.expect);
-    }
-    const client = req.socket.remoteAddress ?? '';
+    out.push('host', target.host, ...framing);
+    const client = remoteAddress ?? '';
     out.push('x-forwarded-for', h.forwardedFor === undefined ? client : `${h.forwardedFor}, ${client}`);
     const forwardedHost = h.host ?? h.forwardedHost;
     if (forwardedHost !== undefined) out.push('x-forwarded-host', forwardedHost);
     out.push('x-forwarded-proto', 'http');
     return out;
+  }
+
+  function upstreamHeaders(live: Live, body: BodyPrefix): string[] {
+    const h = live.headers;
+    const framing: string[] = [];
+    if (body.complete) {
+      // The body is already here in full: no 100-continue dance, and an exact length.
+      if (body.bytes > 0 || h.contentLength !== undefined) framing.push('content-length', String(body.bytes));
+    } else {
+      if (h.contentLength !== undefined) framing.push('content-length', h.contentLength);
+      if (h.expect !== undefined) framing.push('expect', h.expect);
+    }
+    return forwardedHeaders(h, live.req.socket.remoteAddress, framing);
   }
 
   function sendUpstream(live: Live, body: BodyPrefix): Promise<IncomingMessage> {
@@ -501,6 +527,18 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
     }
   }
 
+  /**
+   * The client's connection is to the proxy and has already been accepted, so the proxy cannot
+   * make it fail with ECONNREFUSED, nor make the client's DNS lookup fail. It answers the way a
+   * gateway answers when its own upstream is refused or does not resolve: 502, with the errno code
+   * in the JSON body. For an injected failure, X-Faultline-Fault tells a harness it was not real.
+   */
+  function gatewayAnswer(code: string, message: string, faultKind?: string): { headers: Record<string, string>; body: string } {
+    const type = classifyError(Object.assign(new Error(message), { code }), clock.now()).type;
+    const headers = faultKind === undefined ? JSON_HEADERS : { ...JSON_HEADERS, [FAULT_HEADER]: faultKind };
+    return { headers, body: JSON.stringify({ error: { type, code, message } }) };
+  }
+
   async function reply(live: Live, status: number, headers: OutgoingHttpHeaders, body: string | Buffer): Promise<ExchangeOutcome> {
     if (live.gone || live.res.destroyed) return { kind: 'gave_up' };
     const bytes = Buffer.byteLength(body);
@@ -518,16 +556,9 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
     return { kind: 'reset' };
   }
 
-  /**
-   * The client's connection is to the proxy and has already been accepted, so the proxy cannot
-   * make it fail with ECONNREFUSED, nor make the client's DNS lookup fail. It answers the way a
-   * gateway answers when its own upstream is refused or does not resolve: 502, with the errno code
-   * in the JSON body. For an injected failure, X-Faultline-Fault tells a harness it was not real.
-   */
   async function gatewayError(live: Live, code: string, message: string, faultKind?: string): Promise<ExchangeOutcome> {
-    const type = classifyError(Object.assign(new Error(message), { code }), clock.now()).type;
-    const headers: OutgoingHttpHeaders = faultKind === undefined ? JSON_HEADERS : { ...JSON_HEADERS, [FAULT_HEADER]: faultKind };
-    const outcome = await reply(live, 502, headers, JSON.stringify({ error: { type, code, message } }));
+    const { headers, body } = gatewayAnswer(code, message, faultKind);
+    const outcome = await reply(live, 502, headers, body);
     return outcome.kind === 'response' ? { ...outcome, errno: code } : outcome;
   }
 
@@ -725,86 +756,98 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
     return applyDecision(live, exchange.decision);
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+  /** Names a request as a tool call and starts its exchange; the same on both paths. */
+  function openCall(method: string, path: string, headers: RequestHeaders, match: RouteMatch): CallState {
     unfinished++;
-    try {
-      counters.requests++;
-      counters.inFlight++;
-      const startedAt = clock.now();
-      const method = (req.method ?? 'GET').toUpperCase();
-      const headers = readRequestHeaders(req.rawHeaders);
-      const xTraceId = headers.traceId?.trim();
-      const traceparent = headers.traceparent?.trim();
-      const traceId = xTraceId !== undefined && xTraceId !== '' ? xTraceId : traceparent === undefined ? undefined : TRACEPARENT.exec(traceparent)?.[1]?.toLowerCase();
-      const details: Record<string, unknown> = {};
-      if (traceparent !== undefined) details['traceparent'] = traceparent;
-      if (headers.idempotencyKey !== undefined) details['idempotency_key'] = headers.idempotencyKey;
-      const q = path.indexOf('?');
-      const match = routes.resolve(method, q === -1 ? path : path.slice(0, q));
-      const live: Live = {
-        req,
-        res,
-        headers,
-        gone: false,
-        closed: false,
-        onGone: undefined,
-        onClosed: undefined,
+    counters.requests++;
+    counters.inFlight++;
+    const startedAt = clock.now();
+    const xTraceId = headers.traceId?.trim();
+    const traceparent = headers.traceparent?.trim();
+    const traceId = xTraceId !== undefined && xTraceId !== '' ? xTraceId : traceparent === undefined ? undefined : TRACEPARENT.exec(traceparent)?.[1]?.toLowerCase();
+    const details: Record<string, unknown> = {};
+    if (traceparent !== undefined) details['traceparent'] = traceparent;
+    if (headers.idempotencyKey !== undefined) details['idempotency_key'] = headers.idempotencyKey;
+    const q = path.indexOf('?');
+    return {
+      headers,
+      query: q === -1 ? '' : path.slice(q + 1),
+      pathParams: match.params,
+      body: EMPTY_BODY,
+      argsKnown: false,
+      exchange: {
+        toolName: match.toolName,
+        args: {},
+        idempotent: match.idempotent,
         method,
         path,
-        query: q === -1 ? '' : path.slice(q + 1),
-        pathParams: match.params,
-        body: EMPTY_BODY,
-        argsKnown: false,
-        exchange: {
-          toolName: match.toolName,
-          args: {},
-          idempotent: match.idempotent,
-          method,
-          path,
-          route: match.route,
-          traceId,
-          stepIndex: nextStep(traceId),
-          startedAt,
-          endedAt: startedAt,
-          decision: undefined,
-          faultApplied: true,
-          upstreamStatus: null,
-          upstreamError: null,
-          outcome: { kind: 'gave_up' },
-          details,
-        },
-      };
+        route: match.route,
+        traceId,
+        stepIndex: nextStep(traceId),
+        startedAt,
+        endedAt: startedAt,
+        decision: undefined,
+        faultApplied: true,
+        upstreamStatus: null,
+        upstreamError: null,
+        outcome: { kind: 'gave_up' },
+        details,
+      },
+    };
+  }
+
+  /** The client has its answer (or is gone): what is left is bookkeeping. */
+  function closeCall(call: CallState, outcome: ExchangeOutcome): void {
+    try {
+      counters.inFlight--;
+      if (closingProxy && outcome.kind === 'gave_up') call.exchange.details['proxy_closed'] = true;
+      call.exchange.endedAt = clock.now();
+      call.exchange.outcome = outcome;
+      try {
+        argsOf(call);
+        emit(buildExchangeRecord(call.exchange, recordOptions));
+      } catch {
+        // A record that cannot be built is lost; the proxy and its other requests are not.
+      }
+    } finally {
+      if (--unfinished === 0) allFinished?.();
+    }
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    const method = (req.method ?? 'GET').toUpperCase();
+    const headers = readRequestHeaders(req.rawHeaders);
+    const live: Live = Object.assign(openCall(method, path, headers, routes.resolve(method, pathOnly(path))), {
+      req,
+      res,
+      gone: false,
+      closed: false,
+      onGone: undefined,
+      onClosed: undefined,
+      method,
+      path,
+    });
+    let outcome: ExchangeOutcome = { kind: 'gave_up' };
+    try {
       inFlight.add(live);
       res.once('close', () => {
         live.closed = true;
         if (!res.writableFinished) markGone(live);
         live.onClosed?.();
       });
-      let outcome: ExchangeOutcome = { kind: 'gave_up' };
       try {
         outcome = await serve(live);
       } catch (error) {
-        details['proxy_error'] = errorMessage(error);
+        live.exchange.details['proxy_error'] = errorMessage(error);
         outcome = res.headersSent ? { kind: 'reset' } : await gatewayError(live, 'PROXY_ERROR', `faultline proxy error: ${errorMessage(error)}`);
         if (!res.writableFinished) res.destroy();
       } finally {
-        counters.inFlight--;
         inFlight.delete(live);
       }
       // A body left unread (answered without forwarding it) would stall the next request on this connection.
       if (headers.hasBody && !req.readableEnded && !req.destroyed) req.resume();
-      if (closingProxy && outcome.kind === 'gave_up') details['proxy_closed'] = true;
-      // The client has its answer: what is left is bookkeeping.
-      live.exchange.endedAt = clock.now();
-      live.exchange.outcome = outcome;
-      try {
-        argsOf(live);
-        emit(buildExchangeRecord(live.exchange, recordOptions));
-      } catch {
-        // A record that cannot be built is lost; the proxy and its other requests are not.
-      }
     } finally {
-      if (--unfinished === 0) allFinished?.();
+      closeCall(live, outcome);
     }
   }
 
@@ -819,9 +862,63 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
     void handle(req, res, path);
   }
 
-  const server = createServer((req, res) => onRequest(req, res, options.adminPort === undefined));
+  const serveAdmin = options.adminPort === undefined;
+  const server = createServer((req, res) => onRequest(req, res, serveAdmin));
   server.on('clientError', (_error, socket) => socket.destroy());
+
+  const fastHost: FastPathHost<CallState> = {
+    open(head) {
+      const path = requestPath(head.target);
+      if (serveAdmin && isAdminPath(pathOnly(path))) return undefined;
+      const headers = readRequestHeaders(head.raw);
+      if (headers.inject !== undefined && headers.inject.trim() !== '') return undefined;
+      const match = routes.resolve(head.method, pathOnly(path));
+      if (planLooksAt(match.toolName)) return undefined;
+      const call = openCall(head.method, path, headers, match);
+      counters.fastPath++;
+      // No rule names this tool, so the plan decides nothing for it; it still counts the call.
+      plan.decide({ toolName: match.toolName, args: undefined, now: clock.now(), transport: 'http' });
+      return call;
+    },
+    upstreamHead(call, head, remoteAddress) {
+      const h = call.headers;
+      const framing = head.framing === 'chunked' ? ['transfer-encoding', 'chunked'] : h.contentLength === undefined ? [] : ['content-length', h.contentLength];
+      const list = forwardedHeaders(h, remoteAddress, framing);
+      let text = `${head.method} ${basePath}${call.exchange.path} HTTP/1.1\r\n`;
+      for (let i = 0; i < list.length; i += 2) text += `${list[i]!}: ${list[i + 1]!}\r\n`;
+      return `${text}\r\n`;
+    },
+    gatewayError(_call, error) {
+      const code = errorCode(error);
+      return { status: 502, ...gatewayAnswer(code, `upstream ${target.host}: ${errorMessage(error)}`), code };
+    },
+    finish: closeCall,
+    // Set below, once the fast path is in front of node:http.
+    handOff: () => undefined,
+  };
+  // node:http's server has one 'connection' listener, its own. The fast path goes in front of it
+  // and hands it the connections it does not serve. https upstreams always take node:http's path.
+  const nodeListeners = server.listeners('connection');
+  const fast =
+    secure || options.fastPath === false || nodeListeners.length !== 1
+      ? undefined
+      : createFastPath(fastHost, {
+          upstreamHost: targetHost,
+          upstreamPort: targetPort ?? 80,
+          maxFreeUpstreamSockets: MAX_FREE_UPSTREAM_SOCKETS,
+          maxArgsBytes,
+          captureBytes,
+          keepAliveTimeoutMs: server.keepAliveTimeout,
+          headersTimeoutMs: server.headersTimeout,
+        });
+  if (fast !== undefined) {
+    const nodeConnection = nodeListeners[0] as (socket: Socket) => void;
+    fastHost.handOff = (socket) => nodeConnection.call(server, socket);
+    server.removeListener('connection', nodeConnection);
+    server.on('connection', (socket: Socket) => fast.accept(socket));
+  }
   const release = async () => {
+    fast?.closeAll();
     agent.destroy();
     await ownedRecorder?.close();
   };
@@ -864,6 +961,7 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
       closing ??= (async () => {
         closingProxy = true;
         for (const live of inFlight) markGone(live);
+        fast?.closeAll();
         await Promise.all([stop(server), adminServer === undefined ? undefined : stop(adminServer)]);
         if (unfinished > 0) await new Promise<void>((resolve) => (allFinished = resolve));
         await release();

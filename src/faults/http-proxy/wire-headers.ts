@@ -160,3 +160,27 @@ export function responseHeaderObject(raw: readonly string[]): Record<string, str
   }
   return out;
 }
+
+/**
+ * A response's header lines as they go to the client on the fast path (`Name: value\r\n` each):
+ * hop-by-hop headers out, and Content-Length too when `dropLength` (the fast path writes the
+ * framing headers itself). Notes whether a Date header is there.
+ */
+export function responseHeadLines(raw: readonly string[], dropLength: boolean): { text: string; hasDate: boolean } {
+  let text = '';
+  let hasDate = false;
+  let connection: string[] | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length === 10 && name.toLowerCase() === 'connection') (connection ??= []).push(raw[i + 1]!);
+  }
+  const listed = connection === undefined ? undefined : connectionListed(connection);
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    const lower = name.toLowerCase();
+    if (HOP_BY_HOP.has(lower) || (dropLength && lower === 'content-length') || listed?.has(lower) === true) continue;
+    if (lower === 'date') hasDate = true;
+    text += `${name}: ${raw[i + 1]!}\r\n`;
+  }
+  return { text, hasDate };
+}
