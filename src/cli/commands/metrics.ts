@@ -3,13 +3,12 @@
  * rollups on every scrape, for agent processes that write to the store but serve no metrics of
  * their own. Binds to 127.0.0.1 unless told otherwise: the numbers describe internal tools.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import { Command } from 'commander';
 import { createStoreMetrics } from '../../monitor/metrics.js';
-import { CliError } from '../cli-error.js';
 import { writeLine, type CliContext } from '../io.js';
+import { closeServer, listenOrFail, parsePort, serverUrl } from '../listen-options.js';
 import { DB_OPTION_HELP, openReportStore } from '../report-options.js';
-import { listen } from '../../listen.js';
 
 interface MetricsOptions {
   db?: string;
@@ -19,21 +18,6 @@ interface MetricsOptions {
 }
 
 export const DEFAULT_METRICS_PORT = 9464;
-
-function parsePort(text: string): number {
-  const port = /^\d{1,5}$/.test(text.trim()) ? Number(text) : NaN;
-  if (!(port >= 0 && port <= 65_535)) throw new CliError(`invalid --port ${JSON.stringify(text)}: expected 0-65535 (0 picks a free port)`);
-  return port;
-}
-
-async function listenForMetrics(server: Server, port: number, host: string): Promise<number> {
-  try {
-    return (await listen(server, port, host)).port;
-  } catch (error) {
-    const e = error as NodeJS.ErrnoException;
-    throw new CliError(`cannot listen on ${host}:${port}: ${e.code ?? e.message}`, 2, { cause: error });
-  }
-}
 
 export function metricsCommand(ctx: CliContext): Command {
   return new Command('metrics')
@@ -54,18 +38,14 @@ export function metricsCommand(ctx: CliContext): Command {
           if (path === '/metrics') metrics.handler(req, res);
           else res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found: try /metrics\n');
         });
-        const bound = await listenForMetrics(server, port, opts.host);
-        const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
-        const url = `http://${host}:${bound}/metrics`;
+        const bound = await listenOrFail(server, port, opts.host);
+        const url = serverUrl(opts.host, bound, '/metrics');
         if (opts.json === true) writeLine(io.stdout, JSON.stringify({ url, host: opts.host, port: bound }));
         else writeLine(io.stdout, `faultline metrics: serving ${url} (Ctrl-C stops)`);
         // Without an interrupt signal (an embedding that never stops us) this serves forever.
         await (io.interrupted ?? new Promise<void>(() => undefined));
       } finally {
-        if (server.listening) {
-          server.closeAllConnections();
-          await new Promise<void>((resolve) => server.close(() => resolve()));
-        }
+        await closeServer(server);
         await store.close();
       }
     });
