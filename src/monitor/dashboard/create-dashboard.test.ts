@@ -1,11 +1,14 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCapture, writeStoreFile } from '../../cli/run-cli.test-helpers.js';
 import type { ToolExecutionRecord } from '../../record/types.js';
 import { openStore } from '../../store/open-store.js';
+import { createPostgresStore } from '../../store/postgres/postgres-store.js';
+import { describePostgres, PG_URL } from '../../store/postgres/test-server.test-helpers.js';
 import { createSqliteStore } from '../../store/sqlite/sqlite-store.js';
 import type { Store } from '../../store/types.js';
 import { trajectoryFromRecords } from '../../trajectory/from-records.js';
@@ -267,5 +270,37 @@ describe('dashboard HTTP behaviour', () => {
     const unescaped = pre.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
     expect(JSON.parse(unescaped)).toStrictEqual(asJson(hostile));
     expect(unescaped).toBe(JSON.stringify(hostile, null, 2));
+  });
+});
+
+const describePg = await describePostgres('the PostgreSQL dashboard test');
+
+describePg('dashboard over PostgreSQL', () => {
+  const schema = `faultline_dashboard_test_${randomBytes(4).toString('hex')}`;
+  afterAll(async () => {
+    const admin = new pg.Client({ connectionString: PG_URL });
+    await admin.connect();
+    await admin.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(schema)} CASCADE`);
+    await admin.end();
+  });
+
+  it('serves the same data from the same records', async () => {
+    const writer = await createPostgresStore({ url: PG_URL, schema });
+    await writer.insert(await reader.query({ limit: 100_000 }));
+    await writer.close();
+    const store = await openStore(`${PG_URL}${PG_URL.includes('?') ? '&' : '?'}schema=${schema}`, { readonly: true });
+    const onPg = await startDashboard({ store, alerts: MONITOR_ALERT_CONFIG, now: () => MONITOR_NOW });
+    try {
+      for (const path of ['/api/dashboard?since=24h', '/api/dashboard?since=7d&tool=search_flights', `/api/traces/${SESSION_TRACE}`]) {
+        const fromPg = (await (await fetch(`${onPg.url}${path}`)).json()) as { trajectory?: unknown };
+        const fromSqlite = await json<{ trajectory?: unknown }>(path);
+        // Trajectories were stored in the SQLite file only.
+        if ('trajectory' in fromSqlite) fromSqlite.trajectory = null;
+        expect(fromPg, path).toStrictEqual(fromSqlite);
+      }
+    } finally {
+      await onPg.close();
+      await store.close();
+    }
   });
 });
