@@ -6,8 +6,7 @@ import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { monitorDataset } from '../../monitor/monitor-dataset.test-helpers.js';
-import { runCli } from '../run-cli.js';
-import { captureIo, runCapture, waitFor, writeStoreFile } from '../run-cli.test-helpers.js';
+import { runCapture, startCli, waitFor, writeStoreFile } from '../run-cli.test-helpers.js';
 import { compileCli } from './compiled-cli.test-helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'faultline-dashboard-cli-'));
@@ -19,14 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Starts `faultline dashboard` in-process; `stop` is its Ctrl-C. */
-function start(args: readonly string[]) {
-  let stop!: () => void;
-  const interrupted = new Promise<void>((resolve) => (stop = resolve));
-  const captured = captureIo(dir, interrupted);
-  const exit = runCli(['dashboard', ...args], captured.io);
-  return { captured, exit, stop };
-}
+const start = (args: readonly string[]) => startCli(['dashboard', ...args], dir);
 
 /** Whether a TCP connection to host:port is accepted (any HTTP answer) or refused. */
 function reachable(host: string, port: number): Promise<boolean> {

@@ -4,14 +4,13 @@
  * category, the newest failures with a page per record and per trace, failure signatures, and
  * JSON endpoints with the same data. Binds to 127.0.0.1 unless told otherwise.
  */
-import { createServer } from 'node:http';
 import { isIP } from 'node:net';
 import { Command } from 'commander';
 import { loadAlertConfig, resolveAlertConfig } from '../../monitor/alert-rules.js';
 import { createDashboard, LOOPBACK_HOSTS } from '../../monitor/dashboard/create-dashboard.js';
 import { parseSince } from '../../monitor/time-window.js';
 import { writeLine, type CliContext } from '../io.js';
-import { closeServer, listenOrFail, parsePort, serverUrl } from '../listen-options.js';
+import { parsePort, serveUntilInterrupted } from '../listen-options.js';
 import { DB_OPTION_HELP, openReportStore, parseCount } from '../report-options.js';
 
 interface DashboardOptions {
@@ -50,9 +49,9 @@ export function dashboardCommand(ctx: CliContext): Command {
       const refreshSeconds = parseCount(opts.refresh, '--refresh', 0);
       const alerts = opts.config === undefined ? resolveAlertConfig({}) : loadAlertConfig(opts.config, { cwd: io.cwd });
       const store = await openReportStore(opts.db, io);
-      const server = createServer();
-      try {
-        const dashboard = createDashboard({
+      const serve = { name: 'dashboard', path: '/', port, host: opts.host, json: opts.json === true };
+      await serveUntilInterrupted(io, store, serve, () =>
+        createDashboard({
           store,
           alerts,
           since: opts.since.trim(),
@@ -60,17 +59,7 @@ export function dashboardCommand(ctx: CliContext): Command {
           // Bound to loopback, it answers to loopback names only (no DNS rebinding); bound wider, to any.
           allowedHosts: isLoopback(opts.host) ? [...LOOPBACK_HOSTS, opts.host.toLowerCase()] : 'any',
           onError: (error, path) => writeLine(io.stderr, `faultline dashboard: ${path}: ${error instanceof Error ? error.message : String(error)}`),
-        });
-        server.on('request', dashboard.handler);
-        const bound = await listenOrFail(server, port, opts.host);
-        const url = serverUrl(opts.host, bound, '/');
-        if (opts.json === true) writeLine(io.stdout, JSON.stringify({ url, host: opts.host, port: bound }));
-        else writeLine(io.stdout, `faultline dashboard: serving ${url} (Ctrl-C stops)`);
-        // Without an interrupt signal (an embedding that never stops us) this serves forever.
-        await (io.interrupted ?? new Promise<void>(() => undefined));
-      } finally {
-        await closeServer(server);
-        await store.close();
-      }
+        }).handler,
+      );
     });
 }

@@ -3,11 +3,10 @@
  * rollups on every scrape, for agent processes that write to the store but serve no metrics of
  * their own. Binds to 127.0.0.1 unless told otherwise: the numbers describe internal tools.
  */
-import { createServer } from 'node:http';
 import { Command } from 'commander';
 import { createStoreMetrics } from '../../monitor/metrics.js';
-import { writeLine, type CliContext } from '../io.js';
-import { closeServer, listenOrFail, parsePort, serverUrl } from '../listen-options.js';
+import type { CliContext } from '../io.js';
+import { parsePort, serveUntilInterrupted } from '../listen-options.js';
 import { DB_OPTION_HELP, openReportStore } from '../report-options.js';
 
 interface MetricsOptions {
@@ -30,23 +29,13 @@ export function metricsCommand(ctx: CliContext): Command {
       const { io } = ctx;
       const port = parsePort(opts.port);
       const store = await openReportStore(opts.db, io);
-      const server = createServer();
-      try {
+      await serveUntilInterrupted(io, store, { name: 'metrics', path: '/metrics', port, host: opts.host, json: opts.json === true }, () => {
         const metrics = createStoreMetrics(store);
-        server.on('request', (req, res) => {
+        return (req, res) => {
           const path = (req.url ?? '/').split('?', 1)[0];
           if (path === '/metrics') metrics.handler(req, res);
           else res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found: try /metrics\n');
-        });
-        const bound = await listenOrFail(server, port, opts.host);
-        const url = serverUrl(opts.host, bound, '/metrics');
-        if (opts.json === true) writeLine(io.stdout, JSON.stringify({ url, host: opts.host, port: bound }));
-        else writeLine(io.stdout, `faultline metrics: serving ${url} (Ctrl-C stops)`);
-        // Without an interrupt signal (an embedding that never stops us) this serves forever.
-        await (io.interrupted ?? new Promise<void>(() => undefined));
-      } finally {
-        await closeServer(server);
-        await store.close();
-      }
+        };
+      });
     });
 }

@@ -1,14 +1,13 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCapture, writeStoreFile } from '../../cli/run-cli.test-helpers.js';
 import type { ToolExecutionRecord } from '../../record/types.js';
 import { openStore } from '../../store/open-store.js';
 import { createPostgresStore } from '../../store/postgres/postgres-store.js';
-import { describePostgres, PG_URL } from '../../store/postgres/test-server.test-helpers.js';
+import { describePostgres, PG_URL, useTestSchema } from '../../store/postgres/test-server.test-helpers.js';
 import { createSqliteStore } from '../../store/sqlite/sqlite-store.js';
 import type { Store } from '../../store/types.js';
 import { trajectoryFromRecords } from '../../trajectory/from-records.js';
@@ -276,19 +275,13 @@ describe('dashboard HTTP behaviour', () => {
 const describePg = await describePostgres('the PostgreSQL dashboard test');
 
 describePg('dashboard over PostgreSQL', () => {
-  const schema = `faultline_dashboard_test_${randomBytes(4).toString('hex')}`;
-  afterAll(async () => {
-    const admin = new pg.Client({ connectionString: PG_URL });
-    await admin.connect();
-    await admin.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(schema)} CASCADE`);
-    await admin.end();
-  });
+  const { schema, url } = useTestSchema('faultline_dashboard_test');
 
   it('serves the same data from the same records', async () => {
     const writer = await createPostgresStore({ url: PG_URL, schema });
     await writer.insert(await reader.query({ limit: 100_000 }));
     await writer.close();
-    const store = await openStore(`${PG_URL}${PG_URL.includes('?') ? '&' : '?'}schema=${schema}`, { readonly: true });
+    const store = await openStore(url, { readonly: true });
     const onPg = await startDashboard({ store, alerts: MONITOR_ALERT_CONFIG, now: () => MONITOR_NOW });
     try {
       for (const path of ['/api/dashboard?since=24h', '/api/dashboard?since=7d&tool=search_flights', `/api/traces/${SESSION_TRACE}`]) {

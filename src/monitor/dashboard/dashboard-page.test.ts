@@ -8,8 +8,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../cli/run-cli.js';
-import { captureIo, waitFor, writeStoreFile } from '../../cli/run-cli.test-helpers.js';
+import { startCli, waitFor, writeStoreFile } from '../../cli/run-cli.test-helpers.js';
 import { makeFailureRecord, makeRecord } from '../../record/fixture.js';
 import { createSqliteStore } from '../../store/sqlite/sqlite-store.js';
 import { hostileRecord, XSS_MESSAGE, XSS_TOOL, XSS_TRACE } from './dashboard.test-helpers.js';
@@ -68,9 +67,7 @@ const READ_DOM = `(() => ({
 
 describe('the dashboard in headless Chromium', () => {
   it.skipIf(skipBrowser)('shows the store, switches windows, keeps hostile text inert and refreshes itself', { timeout: 90_000 }, async () => {
-    let stop!: () => void;
-    const captured = captureIo(dir, new Promise<void>((resolve) => (stop = resolve)));
-    const exit = runCli(['dashboard', '--db', db, '--port', '0', '--refresh', '1'], captured.io);
+    const { captured, exit, stop } = startCli(['dashboard', '--db', db, '--port', '0', '--refresh', '1'], dir);
     const url = await waitFor(() => /serving (http:\/\/127\.0\.0\.1:\d+\/)/.exec(captured.stdout())?.[1], 'the listening line');
 
     const { chromium } = await import('playwright-core');
