@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCapture, writeStoreFile } from '../../cli/run-cli.test-helpers.js';
+import { makeRecord } from '../../record/fixture.js';
 import type { ToolExecutionRecord } from '../../record/types.js';
 import { openStore } from '../../store/open-store.js';
 import { createPostgresStore } from '../../store/postgres/postgres-store.js';
@@ -171,6 +172,36 @@ describe('dashboard JSON endpoints', () => {
 });
 
 describe('dashboard HTTP behaviour', () => {
+  it('lists the first 1000 calls of a longer trace, and says so', async () => {
+    const writer = createSqliteStore({ path: db });
+    const start = MONITOR_NOW - 3 * 3_600_000;
+    await writer.insert(Array.from({ length: 1001 }, (_, i) => makeRecord({ trace_id: 'trace-long', step_index: i, created_at: new Date(start + i * 1000).toISOString() })));
+    await writer.close();
+    const trace = await json<TraceView>('/api/traces/trace-long');
+    expect(trace.truncated).toBe(true);
+    expect(trace.calls.map((c) => c.step_index)).toStrictEqual(Array.from({ length: 1000 }, (_, i) => i));
+    expect(await (await get('/traces/trace-long')).text()).toContain('the first 1000 calls (the trace has more), 0 failed');
+  });
+
+  it('answers 503 with one line, and tells onError, when the store cannot be read', async () => {
+    const broken = createSqliteStore({ path: db, readonly: true });
+    await broken.close();
+    const errors: string[] = [];
+    const down = await startDashboard({ store: broken, now: () => MONITOR_NOW, onError: (error, path) => errors.push(`${path}: ${(error as Error).message}`) });
+    try {
+      const api = await fetch(`${down.url}/api/stats`);
+      expect(api.status).toBe(503);
+      expect(((await api.json()) as { error: string }).error).toMatch(/^the store could not be read: /);
+      const page = await fetch(`${down.url}/`);
+      expect(page.status).toBe(503);
+      expect(await page.text()).toContain('Store unavailable');
+      expect(errors).toHaveLength(2);
+      expect(errors[0]).toMatch(/^\/api\/stats: /);
+    } finally {
+      await down.close();
+    }
+  });
+
   it('answers unknown paths, records and traces with 404, in JSON under /api', async () => {
     for (const path of ['/api/nope', '/api/records/0000', '/api/traces/no-such-trace', '/api', '/api/records/']) {
       const res = await get(path);

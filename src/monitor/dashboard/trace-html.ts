@@ -44,6 +44,6 @@ export function renderTrace(view: TraceView): SafeHtml {
     view.calls.length === 0
       ? html`<p class="empty">no calls of this trace are stored (only its trajectory)</p>`
       : html`<div class="scroll"><table id="calls"><thead><tr><th class="num">#</th><th class="num">step</th><th>time</th><th>tool</th><th>status</th><th>stage/category/type</th><th>code</th><th class="num">duration</th><th class="num">retries</th><th>feedback</th><th>message</th>${withDecisions ? html`<th>agent's next move</th>` : html``}</tr></thead><tbody>${rows}</tbody></table></div>`;
-  return html`<h1>Trace <code>${view.trace_id}</code></h1><p class="sub">${view.calls.length}${view.truncated ? ` (the first ${TRACE_CALL_LIMIT})` : ''} calls, ${failed} failed, in the order they ran</p>${about}
+  return html`<h1>Trace <code>${view.trace_id}</code></h1><p class="sub">${view.truncated ? `the first ${TRACE_CALL_LIMIT} calls (the trace has more)` : `${view.calls.length} calls`}, ${failed} failed, in the order they ran</p>${about}
 ${table}${labels(view)}`;
 }
