@@ -98,6 +98,8 @@ export { evaluateAlerts, loadAlertConfig, resolveAlertConfig, DEFAULT_ALERT_CONF
 export type { Alert, AlertConfig, AlertRuleName, AlertSeverity, EvaluateAlertsOptions } from './monitor/alert-rules.js';
 export { createMetrics, createStoreMetrics, METRIC_NAMES } from './monitor/metrics.js';
 export type { FaultlineMetrics, MetricsOptions, StoreMetrics } from './monitor/metrics.js';
+export { createDashboard } from './monitor/dashboard/create-dashboard.js';
+export type { Dashboard, DashboardOptions } from './monitor/dashboard/create-dashboard.js';
 
 // The mock tool catalog and its HTTP server.
 export { createToolCatalog, CATALOG_TOOL_NAMES, DEFAULT_CATALOG_NOW, startMockToolServer } from './tools/index.js';

@@ -42,6 +42,14 @@ export async function runCapture(argv: readonly string[], cwd: string): Promise<
   return { code, stdout: captured.stdout(), stderr: captured.stderr() };
 }
 
+/** Starts a long-running `faultline <argv>` in-process; `stop` plays Ctrl-C, `exit` is its exit code. */
+export function startCli(argv: readonly string[], cwd: string): { captured: CapturedIo; exit: Promise<number>; stop: () => void } {
+  let stop!: () => void;
+  const interrupted = new Promise<void>((resolve) => (stop = resolve));
+  const captured = captureIo(cwd, interrupted);
+  return { captured, exit: runCli(argv, captured.io), stop };
+}
+
 /** A SQLite store file holding `records`, closed again so commands open it themselves. */
 export async function writeStoreFile(path: string, records: readonly ToolExecutionRecord[]): Promise<string> {
   const store = createSqliteStore({ path });

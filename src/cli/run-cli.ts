@@ -24,6 +24,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<CommandFactory>>> = {
   alerts: async () => (await import('./commands/alerts.js')).alertsCommand,
   tail: async () => (await import('./commands/tail.js')).tailCommand,
   metrics: async () => (await import('./commands/metrics.js')).metricsCommand,
+  dashboard: async () => (await import('./commands/dashboard.js')).dashboardCommand,
   'mock-tools': async () => (await import('./commands/mock-tools.js')).mockToolsCommand,
   proxy: async () => (await import('./commands/proxy.js')).proxyCommand,
   'mcp-proxy': async () => (await import('./commands/mcp-proxy.js')).mcpProxyCommand,

@@ -1,13 +1,11 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Alert } from '../../monitor/alert-rules.js';
 import { MONITOR_EXPECTED_ALERTS, monitorDataset } from '../../monitor/monitor-dataset.test-helpers.js';
 import { createPostgresStore } from '../../store/postgres/postgres-store.js';
-import { describePostgres, PG_URL } from '../../store/postgres/test-server.test-helpers.js';
+import { describePostgres, PG_URL, useTestSchema } from '../../store/postgres/test-server.test-helpers.js';
 import { runCapture, writeStoreFile } from '../run-cli.test-helpers.js';
 import type { AlertsReport } from './alerts.js';
 
@@ -104,19 +102,12 @@ describe('faultline alerts', () => {
 const describePg = await describePostgres('the PostgreSQL alerts test');
 
 describePg('faultline alerts on PostgreSQL', () => {
-  const schema = `faultline_alerts_test_${randomBytes(4).toString('hex')}`;
-  afterAll(async () => {
-    const admin = new pg.Client({ connectionString: PG_URL });
-    await admin.connect();
-    await admin.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(schema)} CASCADE`);
-    await admin.end();
-  });
+  const { schema, url } = useTestSchema('faultline_alerts_test');
 
   it('fires the same alerts from a store chosen with ?schema=', async () => {
     const store = await createPostgresStore({ url: PG_URL, schema });
     await store.insert(records);
     await store.close();
-    const url = `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}schema=${schema}`;
     const run = await runCapture(['alerts', '--db', url, '--config', 'alerts.yaml', '--json', ...AT_1430], dir);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(1);

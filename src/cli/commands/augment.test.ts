@@ -1,8 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { recovered } from '../../dataset/dataset.test-helpers.js';
 import { weatherTrajectory } from '../../dataset/augment/augment.test-helpers.js';
@@ -10,7 +8,7 @@ import { augmentTrajectory } from '../../dataset/augment/augment.js';
 import { startFakeModelServer, reply, type OpenAIRequestBody } from '../../failbench/agents/fake-model-server.test-helpers.js';
 import { createMemoryStore } from '../../store/memory/memory-store.js';
 import { createPostgresStore } from '../../store/postgres/postgres-store.js';
-import { describePostgres, PG_URL } from '../../store/postgres/test-server.test-helpers.js';
+import { describePostgres, PG_URL, useTestSchema } from '../../store/postgres/test-server.test-helpers.js';
 import { createSqliteStore } from '../../store/sqlite/sqlite-store.js';
 import { trajectory } from '../../annotate/trajectory.test-helpers.js';
 import type { Trajectory } from '../../trajectory/types.js';
@@ -135,19 +133,12 @@ describe('faultline augment', () => {
 const describePg = await describePostgres('the PostgreSQL augment test');
 
 describePg('faultline augment on PostgreSQL', () => {
-  const schema = `faultline_augment_test_${randomBytes(4).toString('hex')}`;
-  afterAll(async () => {
-    const admin = new pg.Client({ connectionString: PG_URL });
-    await admin.connect();
-    await admin.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(schema)} CASCADE`);
-    await admin.end();
-  });
+  const { schema, url } = useTestSchema('faultline_augment_test');
 
   it('stores the same variants as SQLite, once', async () => {
     const store = await createPostgresStore({ url: PG_URL, schema });
     await store.insertTrajectories([weatherTrajectory(), recovered()]);
     await store.close();
-    const url = `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}schema=${schema}`;
     expect((await run(['augment', '--db', url, '--seed', '5'])).stdout).toContain('6 stored, 0 already stored');
     expect((await run(['augment', '--db', url, '--seed', '5'])).stdout).toContain('0 stored, 6 already stored');
     const again = await createPostgresStore({ url: PG_URL, schema });

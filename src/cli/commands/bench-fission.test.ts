@@ -1,13 +1,11 @@
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { DatasetCard } from '../../dataset/dataset-card.js';
 import { GRPO_ROW_SCHEMA, type GrpoRow } from '../../dataset/grpo-exporter.js';
-import { describePostgres, PG_URL } from '../../store/postgres/test-server.test-helpers.js';
+import { describePostgres, useTestSchema } from '../../store/postgres/test-server.test-helpers.js';
 import { createSqliteStore } from '../../store/sqlite/sqlite-store.js';
 import { runCapture } from '../run-cli.test-helpers.js';
 
@@ -130,16 +128,9 @@ describe('faultline bench --fission', () => {
 const describePg = await describePostgres('the PostgreSQL fission test');
 
 describePg('faultline bench --fission on PostgreSQL', () => {
-  const schema = `faultline_fission_test_${randomBytes(4).toString('hex')}`;
-  afterAll(async () => {
-    const admin = new pg.Client({ connectionString: PG_URL });
-    await admin.connect();
-    await admin.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(schema)} CASCADE`);
-    await admin.end();
-  });
+  const { url } = useTestSchema('faultline_fission_test');
 
   it('stores the groups in PostgreSQL and exports rows of the same shape and rewards as from SQLite', async () => {
-    const url = `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}schema=${schema}`;
     const args = ['bench', '--fission', '3', '--filter', 'orders/500-after-commit-cus-012-en', '--seed', '9', '--json'];
     const onPg = await runCapture([...args, '--db', url], dir);
     expect(onPg.stderr).toBe('');

@@ -7,8 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { monitorDataset } from '../../monitor/monitor-dataset.test-helpers.js';
 import { makeRecord } from '../../record/fixture.js';
 import { createSqliteStore } from '../../store/sqlite/sqlite-store.js';
-import { runCli } from '../run-cli.js';
-import { captureIo, runCapture, waitFor, writeStoreFile } from '../run-cli.test-helpers.js';
+import { runCapture, startCli, waitFor, writeStoreFile } from '../run-cli.test-helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'faultline-metrics-cli-'));
 const records = monitorDataset();
@@ -18,14 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Starts `faultline metrics` in-process; `stop` is its Ctrl-C. */
-function start(args: readonly string[]) {
-  let stop!: () => void;
-  const interrupted = new Promise<void>((resolve) => (stop = resolve));
-  const captured = captureIo(dir, interrupted);
-  const exit = runCli(['metrics', ...args], captured.io);
-  return { captured, exit, stop };
-}
+const start = (args: readonly string[]) => startCli(['metrics', ...args], dir);
 
 function sample(text: string, line: string): number | undefined {
   const found = text.split('\n').find((l) => l.startsWith(`${line} `));

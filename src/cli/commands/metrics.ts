@@ -3,13 +3,11 @@
  * rollups on every scrape, for agent processes that write to the store but serve no metrics of
  * their own. Binds to 127.0.0.1 unless told otherwise: the numbers describe internal tools.
  */
-import { createServer, type Server } from 'node:http';
 import { Command } from 'commander';
 import { createStoreMetrics } from '../../monitor/metrics.js';
-import { CliError } from '../cli-error.js';
-import { writeLine, type CliContext } from '../io.js';
+import type { CliContext } from '../io.js';
+import { parsePort, serveUntilInterrupted } from '../listen-options.js';
 import { DB_OPTION_HELP, openReportStore } from '../report-options.js';
-import { listen } from '../../listen.js';
 
 interface MetricsOptions {
   db?: string;
@@ -19,21 +17,6 @@ interface MetricsOptions {
 }
 
 export const DEFAULT_METRICS_PORT = 9464;
-
-function parsePort(text: string): number {
-  const port = /^\d{1,5}$/.test(text.trim()) ? Number(text) : NaN;
-  if (!(port >= 0 && port <= 65_535)) throw new CliError(`invalid --port ${JSON.stringify(text)}: expected 0-65535 (0 picks a free port)`);
-  return port;
-}
-
-async function listenForMetrics(server: Server, port: number, host: string): Promise<number> {
-  try {
-    return (await listen(server, port, host)).port;
-  } catch (error) {
-    const e = error as NodeJS.ErrnoException;
-    throw new CliError(`cannot listen on ${host}:${port}: ${e.code ?? e.message}`, 2, { cause: error });
-  }
-}
 
 export function metricsCommand(ctx: CliContext): Command {
   return new Command('metrics')
@@ -46,27 +29,13 @@ export function metricsCommand(ctx: CliContext): Command {
       const { io } = ctx;
       const port = parsePort(opts.port);
       const store = await openReportStore(opts.db, io);
-      const server = createServer();
-      try {
+      await serveUntilInterrupted(io, store, { name: 'metrics', path: '/metrics', port, host: opts.host, json: opts.json === true }, () => {
         const metrics = createStoreMetrics(store);
-        server.on('request', (req, res) => {
+        return (req, res) => {
           const path = (req.url ?? '/').split('?', 1)[0];
           if (path === '/metrics') metrics.handler(req, res);
           else res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found: try /metrics\n');
-        });
-        const bound = await listenForMetrics(server, port, opts.host);
-        const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
-        const url = `http://${host}:${bound}/metrics`;
-        if (opts.json === true) writeLine(io.stdout, JSON.stringify({ url, host: opts.host, port: bound }));
-        else writeLine(io.stdout, `faultline metrics: serving ${url} (Ctrl-C stops)`);
-        // Without an interrupt signal (an embedding that never stops us) this serves forever.
-        await (io.interrupted ?? new Promise<void>(() => undefined));
-      } finally {
-        if (server.listening) {
-          server.closeAllConnections();
-          await new Promise<void>((resolve) => server.close(() => resolve()));
-        }
-        await store.close();
-      }
+        };
+      });
     });
 }

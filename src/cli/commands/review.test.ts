@@ -1,15 +1,13 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { PrecisionReport } from '../../annotate/review.js';
 import { trajectory } from '../../annotate/trajectory.test-helpers.js';
 import { wilson } from '../../failbench/wilson.js';
 import { createPostgresStore } from '../../store/postgres/postgres-store.js';
-import { describePostgres, PG_URL } from '../../store/postgres/test-server.test-helpers.js';
+import { describePostgres, PG_URL, useTestSchema } from '../../store/postgres/test-server.test-helpers.js';
 import { createSqliteStore } from '../../store/sqlite/sqlite-store.js';
 import type { LabelReview, Trajectory, TrajectoryLabel } from '../../trajectory/types.js';
 import { runCli } from '../run-cli.js';
@@ -175,19 +173,12 @@ describe('faultline review', () => {
 const describePg = await describePostgres('the PostgreSQL review test');
 
 describePg('faultline review on PostgreSQL', () => {
-  const schema = `faultline_review_test_${randomBytes(4).toString('hex')}`;
-  afterAll(async () => {
-    const admin = new pg.Client({ connectionString: PG_URL });
-    await admin.connect();
-    await admin.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(schema)} CASCADE`);
-    await admin.end();
-  });
+  const { schema, url } = useTestSchema('faultline_review_test');
 
   it('samples the same labels as SQLite and stores the decisions', async () => {
     const store = await createPostgresStore({ url: PG_URL, schema });
     await store.insertTrajectories(fixture());
     await store.close();
-    const url = `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}schema=${schema}`;
     const onPg = await review(['--db', url, '--share', '0.1', '--seed', '7'], 'a\nn\ns\nq\n');
     expect(onPg.stderr).toBe('');
     const onSqlite = await review(['--db', await fixtureStore('pg-twin.db'), '--share', '0.1', '--seed', '7'], 's\n'.repeat(4));

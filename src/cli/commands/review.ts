@@ -22,6 +22,7 @@ import {
   type PrecisionReport,
   type PrecisionRow,
 } from '../../annotate/review.js';
+import { formatPercent } from '../../monitor/format-figures.js';
 import { truncateText } from '../../record/truncate.js';
 import { openStore } from '../../store/open-store.js';
 import type { Store, TrajectoryStore } from '../../store/types.js';
@@ -30,7 +31,7 @@ import type { LabelReview, Trajectory, TrajectoryLabel } from '../../trajectory/
 import { CliError } from '../cli-error.js';
 import { formatTable } from '../format-table.js';
 import { writeLine, type CliContext, type CliIo } from '../io.js';
-import { formatPercent, parseCount } from '../report-options.js';
+import { parseCount } from '../report-options.js';
 
 interface ReviewCommandOptions {
   db?: string;

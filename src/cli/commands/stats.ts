@@ -5,20 +5,16 @@
  * happen (stage) against why (category).
  */
 import { Command } from 'commander';
-import type { FailureBreakdownRow, StatsFilter, ToolStats } from '../../store/types.js';
+import { formatMs, formatPercent } from '../../monitor/format-figures.js';
+import { buildStatsReport, type StageCategoryCell, type StatsReport } from '../../monitor/stats-report.js';
+import { parseSince, parseUntil } from '../../monitor/time-window.js';
+import type { StatsFilter } from '../../store/types.js';
 import { FAILURE_CATEGORIES, FAILURE_STAGES, type FailureCategory, type FailureStage } from '../../taxonomy.js';
 import { formatTable } from '../format-table.js';
 import { writeLine, type CliContext } from '../io.js';
-import {
-  DB_OPTION_HELP,
-  formatMs,
-  formatPercent,
-  isoWindow,
-  openReportStore,
-  parseCount,
-  parseSince,
-  parseUntil,
-} from '../report-options.js';
+import { DB_OPTION_HELP, openReportStore, parseCount } from '../report-options.js';
+
+export type { StatsReport };
 
 interface StatsOptions {
   db?: string;
@@ -27,69 +23,6 @@ interface StatsOptions {
   until?: string;
   tool?: string;
   top: string;
-}
-
-export interface TopFailureType {
-  tool_name: string;
-  failure_type: string;
-  failure_category: FailureCategory;
-  count: number;
-  /** Of the tool's failures in the window. */
-  share: number;
-}
-
-export interface StageCategoryCell {
-  failure_stage: FailureStage;
-  failure_category: FailureCategory;
-  count: number;
-}
-
-/** The `--json` output. */
-export interface StatsReport {
-  window: { since: string; until: string };
-  tools: ToolStats[];
-  top_failure_types: TopFailureType[];
-  stage_category: StageCategoryCell[];
-}
-
-/** Each tool's most frequent failure types, summed over stages. */
-export function topFailureTypes(rows: readonly FailureBreakdownRow[], top: number): TopFailureType[] {
-  const byTool = new Map<string, Map<string, TopFailureType>>();
-  const totals = new Map<string, number>();
-  for (const row of rows) {
-    let types = byTool.get(row.tool_name);
-    if (types === undefined) byTool.set(row.tool_name, (types = new Map()));
-    totals.set(row.tool_name, (totals.get(row.tool_name) ?? 0) + row.count);
-    // A type belongs to one category in the taxonomy; a tool reporting it under two is keyed apart.
-    const key = `${row.failure_type}\u001f${row.failure_category}`;
-    const entry = types.get(key);
-    if (entry === undefined) types.set(key, { tool_name: row.tool_name, failure_type: row.failure_type, failure_category: row.failure_category, count: row.count, share: 0 });
-    else entry.count += row.count;
-  }
-  const out: TopFailureType[] = [];
-  for (const tool of [...byTool.keys()].sort()) {
-    const total = totals.get(tool) ?? 0;
-    const ranked = [...byTool.get(tool)!.values()].sort((a, b) => b.count - a.count || a.failure_type.localeCompare(b.failure_type));
-    for (const entry of ranked.slice(0, top)) out.push({ ...entry, share: total === 0 ? 0 : entry.count / total });
-  }
-  return out;
-}
-
-/** Failures per (stage, category), in taxonomy order; empty cells are left out. */
-export function stageCategory(rows: readonly FailureBreakdownRow[]): StageCategoryCell[] {
-  const counts = new Map<string, number>();
-  for (const row of rows) {
-    const key = `${row.failure_stage}/${row.failure_category}`;
-    counts.set(key, (counts.get(key) ?? 0) + row.count);
-  }
-  const out: StageCategoryCell[] = [];
-  for (const stage of FAILURE_STAGES) {
-    for (const category of FAILURE_CATEGORIES) {
-      const count = counts.get(`${stage}/${category}`);
-      if (count !== undefined) out.push({ failure_stage: stage, failure_category: category, count });
-    }
-  }
-  return out;
 }
 
 function stageCategoryTable(cells: readonly StageCategoryCell[]): string {
@@ -122,8 +55,7 @@ export function statsCommand(ctx: CliContext): Command {
       let report: StatsReport;
       try {
         const filter: StatsFilter = { since, until, ...(opts.tool === undefined ? {} : { toolName: opts.tool }) };
-        const [tools, breakdown] = await Promise.all([store.toolStats(filter), store.failureBreakdown(filter)]);
-        report = { window: isoWindow(since, until), tools, top_failure_types: topFailureTypes(breakdown, top), stage_category: stageCategory(breakdown) };
+        report = await buildStatsReport(store, filter, top);
       } finally {
         await store.close();
       }

@@ -8,12 +8,13 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Command } from 'commander';
+import { formatMs } from '../../monitor/format-figures.js';
 import type { ToolExecutionRecord } from '../../record/types.js';
 import type { RecordQuery, Store } from '../../store/types.js';
 import type { CallStatus } from '../../taxonomy.js';
 import { CliError } from '../cli-error.js';
 import { writeLine, type CliContext } from '../io.js';
-import { DB_OPTION_HELP, formatMs, openReportStore, parseCount } from '../report-options.js';
+import { DB_OPTION_HELP, openReportStore, parseCount } from '../report-options.js';
 
 interface TailOptions {
   db?: string;

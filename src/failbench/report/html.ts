@@ -4,6 +4,7 @@
  * names) passes through `escapeHtml`, and a Content-Security-Policy forbids scripts and fetches
  * as a second line of defence.
  */
+import { escapeHtml } from '../../escape-html.js';
 import { DIMENSIONS } from '../types.js';
 import {
   ciText,
@@ -17,11 +18,6 @@ import {
   worstRuns,
   type ReportInput,
 } from './report-data.js';
-
-/** Escapes text for HTML element content and double- or single-quoted attribute values. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
 
 const PALETTE = ['#2563eb', '#d97706', '#059669', '#dc2626', '#7c3aed', '#0891b2'];
 

@@ -3,8 +3,9 @@
  * server. When it cannot be reached, suites skip with the reason printed, except under CI=true,
  * where PostgreSQL is part of the environment and its absence is a failure.
  */
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { describe } from 'vitest';
+import { afterAll, describe } from 'vitest';
 
 export const PG_URL = process.env['FAULTLINE_TEST_PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -47,4 +48,19 @@ export async function describePostgres(what: string): Promise<typeof describe> {
   if (process.env['CI'] === 'true') throw new Error(`PostgreSQL at ${shownUrl(PG_URL)} is required when CI=true: ${reason}`);
   console.warn(`skipping ${what}: cannot reach PostgreSQL at ${shownUrl(PG_URL)}: ${reason}`);
   return describe.skip as unknown as typeof describe;
+}
+
+/**
+ * A schema of its own for the suite it is called in (inside `describe`), dropped after the suite:
+ * its name, and the store URL that selects it (`?schema=`).
+ */
+export function useTestSchema(prefix: string): { schema: string; url: string } {
+  const schema = `${prefix}_${randomBytes(4).toString('hex')}`;
+  afterAll(async () => {
+    const admin = new pg.Client({ connectionString: PG_URL });
+    await admin.connect();
+    await admin.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(schema)} CASCADE`);
+    await admin.end();
+  });
+  return { schema, url: `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}schema=${schema}` };
 }
