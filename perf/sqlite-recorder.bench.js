@@ -17,8 +17,9 @@
 // `createSqliteStore` on its own connection (same indexes, rollups, one transaction per batch). The
 // store declares that it applies inserts in order, so the recorder keeps every full batch in flight
 // (`maxInsertsInFlight`) and the runtime and the SQLite transactions overlap on two cores; the
-// recorder sends each batch as JSON text (`insertJson`, UTF-8 bytes transferred to the worker) and
-// holds only that text while it is in flight. A second worker row turns the runtime's correction
+// recorder encodes each batch once in the store's own encoding (`batchEncoding`: insert rows in
+// V8's structured-clone format), sends it with `insertEncoded` and holds only those bytes while it
+// is in flight. A second worker row turns the runtime's correction
 // memory off (on by default: it keeps, and writes to the store, what recovered each failure), to
 // show what that feature costs this failure-heavy workload.
 // The workload's tools settle in microtasks, so `drive` never lets the event loop turn until the
@@ -289,7 +290,7 @@ export async function run() {
   const lag = (k) => (lags[k].some((l) => Number.isNaN(l.p99LagMs)) ? 'loop never idle' : lagOf(k));
   const full = (ids, label, k, raw) => [ids, label, fmtRate(m[k]), usPer(m[k]), rounds(k), perTxn(k), vs(m[k], m[raw]), lag(k)];
   const rows = [
-    full('(a) UUIDv7', 'full path, SQLite writer thread: runtime -> redact -> recorder (batches pipelined, as JSON) -> worker -> SQLite store', 'workerV7', 'rawV7'),
+    full('(a) UUIDv7', 'full path, SQLite writer thread: runtime -> redact -> recorder (batches pipelined, encoded rows) -> worker -> SQLite store', 'workerV7', 'rawV7'),
     full('(a) UUIDv7', 'full path, same thread: runtime -> redact -> recorder -> SQLite store', 'fullV7', 'rawV7'),
     full('(a) UUIDv7', 'full path, writer thread, runtime without its correction memory', 'workerNoMemoryV7', 'rawV7'),
     full('(a) UUIDv7', `full path, writer thread, agent yields to the event loop every ${YIELD_EVERY} calls`, 'workerYieldV7', 'rawV7'),

@@ -354,21 +354,26 @@ describe('pipelined writes', () => {
     expectExactlyOnce(store, sent);
   });
 
-  it('sends batches as JSON text to a store that takes it, and spools the same records when it fails', async () => {
-    class JsonStore extends PipelinedStore {
-      texts = 0;
-      insertJson(text: string): Promise<void> {
-        this.texts++;
-        return this.insert(JSON.parse(text) as ToolExecutionRecord[]);
+  it('sends batches in the encoding of a store that has one, and spools the same records when it fails', async () => {
+    const utf8 = { encoder: new TextEncoder(), decoder: new TextDecoder() };
+    class EncodingStore extends PipelinedStore {
+      encodedInserts = 0;
+      readonly batchEncoding = {
+        encode: (batch: readonly ToolExecutionRecord[]) => utf8.encoder.encode(JSON.stringify(batch)),
+        decode: (bytes: Uint8Array) => JSON.parse(utf8.decoder.decode(bytes)) as ToolExecutionRecord[],
+      };
+      insertEncoded(bytes: Uint8Array): Promise<void> {
+        this.encodedInserts++;
+        return this.insert(this.batchEncoding.decode(bytes));
       }
     }
-    const store = new JsonStore();
+    const store = new EncodingStore();
     const clock = new ManualClock();
     const rec = recorder(store, { batchSize: 10, clock });
     const sent = records(30);
     for (const record of sent.slice(0, 20)) rec.enqueue(record);
     await rec.flush();
-    expect(store.texts).toBe(2);
+    expect(store.encodedInserts).toBe(2);
     expect(store.rows.get(sent[3]!.execution_id)).toEqual(sent[3]);
 
     store.behavior = 'fail';
@@ -381,6 +386,39 @@ describe('pipelined writes', () => {
     await rec.close();
     expect(rec.stats()).toMatchObject({ written: 20, spooled: 10, replayed: 10 });
     expectExactlyOnce(store, sent);
+  });
+
+  it('sends a batch its store cannot encode through insert, record by record when refused', async () => {
+    class PickyEncodingStore extends PipelinedStore {
+      encodedInserts = 0;
+      readonly batchEncoding = {
+        encode: (batch: readonly ToolExecutionRecord[]): Uint8Array => {
+          if (batch.some((record) => record.tool_name === 'unencodable')) throw new RangeError('cannot encode');
+          return new TextEncoder().encode(JSON.stringify(batch));
+        },
+        decode: (bytes: Uint8Array) => JSON.parse(new TextDecoder().decode(bytes)) as ToolExecutionRecord[],
+      };
+      insertEncoded(bytes: Uint8Array): Promise<void> {
+        this.encodedInserts++;
+        return this.insert(this.batchEncoding.decode(bytes));
+      }
+    }
+    const store = new PickyEncodingStore();
+    const errors: unknown[] = [];
+    const rec = recorder(store, { batchSize: 10, onError: (error) => errors.push(error) });
+    const sent = records(20);
+    const bad = makeRecord({ tool_name: 'unencodable' });
+    store.refuse.add(bad.execution_id);
+    for (const record of sent.slice(0, 10)) rec.enqueue(record);
+    await rec.flush();
+    for (const record of [...sent.slice(10, 15), bad, ...sent.slice(15, 19)]) rec.enqueue(record);
+    await rec.flush();
+    rec.enqueue(sent[19]!);
+    await rec.close();
+    expect(store.encodedInserts).toBe(2);
+    expectExactlyOnce(store, sent);
+    expect(rec.stats()).toMatchObject({ rejected: 1, storeHealthy: true });
+    expect(errors.some((error) => RecordsRejectedError.isInstance(error))).toBe(true);
   });
 
   it('in durable mode, records enqueued during a write share the next one (group commit)', async () => {

@@ -47,9 +47,6 @@ runStoreContract('sqlite, writer in a worker (:memory:)', () => createSqliteWork
 runStoreContract('sqlite, writer in a worker (records cloned)', () =>
   createSqliteWorkerStore({ path: freshPath(), workerUrl, encoding: 'clone' }),
 );
-runStoreContract('sqlite, writer in a worker (JSON batches)', () =>
-  createSqliteWorkerStore({ path: freshPath(), workerUrl, encoding: 'json' }),
-);
 
 describe('sqlite worker store', () => {
   it('reads on the main thread see every write once its promise resolves', async () => {
@@ -100,20 +97,34 @@ describe('sqlite worker store', () => {
     await expect(missing).rejects.toSatisfy(ConfigError.isInstance);
   });
 
-  it('takes batches as JSON text (what the recorder sends), idempotent like insert', async () => {
+  it('takes batches in its own encoding (what the recorder sends), idempotent like insert', async () => {
     const store = await createSqliteWorkerStore({ path: freshPath(), workerUrl });
     const twin = await createSqliteWorkerStore({ path: freshPath(), workerUrl });
     const data = contractDataset(80);
     expect(store.maxInsertsInFlight).toBe(Number.POSITIVE_INFINITY);
-    await Promise.all([store.insertJson!(JSON.stringify(data.slice(0, 50))), store.insertJson!(JSON.stringify(data.slice(30)))]);
+    const encoding = store.batchEncoding!;
+    const first = encoding.encode(data.slice(0, 50));
+    // What the recorder spools when a write fails: the records as the store would read them back.
+    expect(encoding.decode(first)).toStrictEqual(data.slice(0, 50));
+    await Promise.all([store.insertEncoded!(first), store.insertEncoded!(encoding.encode(data.slice(30)))]);
+    // The sender keeps its bytes (the recorder holds them until the write is confirmed).
+    expect(encoding.decode(first)).toHaveLength(50);
     await twin.insert(data);
     expect(await store.count()).toBe(80);
     expect(await store.get(data[7]!.execution_id)).toStrictEqual(data[7]);
     const window = { since: 0, until: Date.parse('2100-01-01T00:00:00Z') };
     expect(await store.toolStats(window)).toStrictEqual(await twin.toolStats(window));
+    expect(await store.failureBreakdown(window)).toStrictEqual(await twin.failureBreakdown(window));
     expect(await store.signatures(window)).toStrictEqual(await twin.signatures(window));
     await store.close();
     await twin.close();
+  });
+
+  it('refuses to encode a batch with a record it could not store', async () => {
+    const store = await createSqliteWorkerStore({ path: freshPath(), workerUrl });
+    const [record] = contractDataset(1);
+    expect(() => store.batchEncoding!.encode([{ ...record!, created_at: 'not a date' }])).toThrow(RangeError);
+    await store.close();
   });
 
   it('close waits for the last transaction', async () => {

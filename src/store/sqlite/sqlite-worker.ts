@@ -5,13 +5,13 @@
  * Protocol (one parent port, processed strictly in order, so `close` comes after every earlier
  * transaction): on start, open the store and post `{ type: 'ready' }` or
  * `{ type: 'open-error', error }`; then for each `{ id, op, args }` (`op: 'insertRows'` with rows
- * encoded by `encodeRecordRows`, or `{ id, op: 'insert', json }` with the batch as the UTF-8 bytes of
- * its JSON text) post
+ * encoded by `encodeRecordRows`, or `{ id, op: 'insertRows', batch }` with the rows in V8's
+ * structured-clone format, `sqliteBatchEncoding`) post
  * `{ id, ok: true, value }` or `{ id, ok: false, error }`.
  */
+import { deserialize } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import { ConfigError } from '../../errors.js';
-import type { ToolExecutionRecord } from '../../record/types.js';
 import { createSqliteRowStore, type SqliteRowStore } from './sqlite-store.js';
 import type { WorkerError, WorkerInit, WorkerReply, WorkerRequest } from './sqlite-worker-store.js';
 
@@ -46,7 +46,6 @@ const OPS = new Set<string>([
   'listCorrections',
 ]);
 
-const utf8 = new TextDecoder();
 const port = parentPort;
 if (port === null) throw new Error('sqlite-worker.js must run in a worker thread');
 
@@ -79,7 +78,7 @@ async function handle(s: SqliteRowStore, request: WorkerRequest): Promise<Worker
       return { type: 'reply', id: request.id, ok: true, value: undefined };
     }
     if (!OPS.has(request.op)) throw new Error(`unknown SQLite worker operation ${JSON.stringify(request.op)}`);
-    const args = request.json !== undefined ? [JSON.parse(utf8.decode(request.json)) as ToolExecutionRecord[]] : (request.args ?? []);
+    const args = request.batch !== undefined ? [deserialize(request.batch)] : (request.args ?? []);
     const method = (s as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[request.op]!;
     const value = await method.apply(s, args);
     return { type: 'reply', id: request.id, ok: true, value };
