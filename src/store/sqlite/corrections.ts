@@ -81,25 +81,37 @@ function prepare(db: Database.Database) {
     `INSERT INTO corrections (signature, recovery_key, tool_name, failure_category, failure_type, error_code, recovery, trace_id, recovered_at, uses)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
+  // The newest `perSignature` of a signature stay; the index on (signature, recovery_key) finds
+  // its few rows.
   const trimSignature = db.prepare(
-    'DELETE FROM corrections WHERE signature = ? AND seq NOT IN (SELECT seq FROM corrections WHERE signature = ? ORDER BY seq DESC LIMIT ?)',
+    'DELETE FROM corrections WHERE seq IN (SELECT seq FROM corrections WHERE signature = ? ORDER BY seq DESC LIMIT -1 OFFSET ?)',
   );
-  const trimAll = db.prepare('DELETE FROM corrections WHERE seq NOT IN (SELECT seq FROM corrections ORDER BY seq DESC LIMIT ?)');
-  const pushOne = (c: NewCorrection, key: string, limits: CorrectionLimits): CorrectionEntry => {
+  const trimOldest = db.prepare('DELETE FROM corrections WHERE seq IN (SELECT seq FROM corrections ORDER BY seq LIMIT ?)');
+  const countAll = db.prepare('SELECT count(*) FROM corrections').pluck();
+  /**
+   * One push. `table.rows` is the table's row count, counted once per transaction and kept up to
+   * date here, so that the capacity check costs nothing until rows must go: trimming to capacity
+   * with a subquery over the whole table on every push was most of the cost of a batch.
+   */
+  const pushOne = (c: NewCorrection, key: string, limits: CorrectionLimits, table: { rows: number }): CorrectionEntry => {
     const found = same.get(c.signature, key) as { seq: number; uses: number; trace_id: string | null } | undefined;
     if (found !== undefined && found.trace_id !== null && found.trace_id === c.trace_id) {
       return rowToCorrection(bySeq.get(found.seq) as CorrectionRow);
     }
-    if (found !== undefined) remove.run(found.seq);
+    if (found !== undefined) table.rows -= remove.run(found.seq).changes;
     const uses = (found?.uses ?? 0) + 1;
     insert.run(c.signature, key, c.tool_name, c.failure_category, c.failure_type, c.error_code, JSON.stringify(c.recovery), c.trace_id, c.recovered_at, uses);
-    trimSignature.run(c.signature, c.signature, limits.perSignature);
-    trimAll.run(limits.capacity);
+    table.rows += 1;
+    table.rows -= trimSignature.run(c.signature, limits.perSignature).changes;
+    if (table.rows > limits.capacity) table.rows -= trimOldest.run(table.rows - limits.capacity).changes;
     return { ...c, uses };
   };
-  const push = db.transaction(pushOne);
+  const push = db.transaction((c: NewCorrection, key: string, limits: CorrectionLimits) =>
+    pushOne(c, key, limits, { rows: countAll.get() as number }),
+  );
   const pushMany = db.transaction((list: readonly NewCorrection[], limits: CorrectionLimits): void => {
-    for (const c of list) pushOne(c, recoveryKey(c), limits);
+    const table = { rows: countAll.get() as number };
+    for (const c of list) pushOne(c, recoveryKey(c), limits, table);
   });
   return {
     push,
