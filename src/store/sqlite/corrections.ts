@@ -104,7 +104,7 @@ function prepare(db: Database.Database) {
     table.rows += 1;
     table.rows -= trimSignature.run(c.signature, limits.perSignature).changes;
     if (table.rows > limits.capacity) table.rows -= trimOldest.run(table.rows - limits.capacity).changes;
-    return { ...c, uses };
+    return Object.assign(c, { uses });
   };
   const push = db.transaction((c: NewCorrection, key: string, limits: CorrectionLimits) =>
     pushOne(c, key, limits, { rows: countAll.get() as number }),
