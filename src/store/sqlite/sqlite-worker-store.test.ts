@@ -2,10 +2,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { serialize } from 'node:v8';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../errors.js';
 import { contractDataset, runStoreContract } from '../contract.test-helpers.js';
 import { typeScriptWorkerUrl } from '../../ts-worker.test-helpers.js';
+import { encodeRecordRows } from './sqlite-store.js';
 import { createSqliteWorkerStore } from './sqlite-worker-store.js';
 
 const root = mkdtempSync(join(tmpdir(), 'faultline-sqlite-worker-'));
@@ -115,6 +117,35 @@ describe('sqlite worker store', () => {
     const window = { since: 0, until: Date.parse('2100-01-01T00:00:00Z') };
     expect(await store.toolStats(window)).toStrictEqual(await twin.toolStats(window));
     expect(await store.failureBreakdown(window)).toStrictEqual(await twin.failureBreakdown(window));
+    expect(await store.signatures(window)).toStrictEqual(await twin.signatures(window));
+    await store.close();
+    await twin.close();
+  });
+
+  it('answers each of many batches posted at once; a batch that fails fails alone', async () => {
+    const store = await createSqliteWorkerStore({ path: freshPath(), workerUrl });
+    const twin = await createSqliteWorkerStore({ path: freshPath(), workerUrl });
+    const data = contractDataset(200);
+    const encoding = store.batchEncoding!;
+    const broken = encodeRecordRows(data.slice(40, 60));
+    broken[3]!.pop(); // a row short of a column: the insert throws
+    const writes = [
+      store.insertEncoded!(encoding.encode(data.slice(0, 20))),
+      store.insertEncoded!(encoding.encode(data.slice(20, 40))),
+      store.insertEncoded!(serialize(broken)),
+      store.insertEncoded!(new Uint8Array([1, 2, 3])),
+      store.insertEncoded!(encoding.encode(data.slice(60, 130))),
+      store.count(),
+      store.insertEncoded!(encoding.encode(data.slice(130))),
+    ];
+    const outcomes = await Promise.allSettled(writes);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled']);
+    expect(String((outcomes[2] as PromiseRejectedResult).reason)).toMatch(/parameter/i);
+    const stored = [...data.slice(0, 40), ...data.slice(60)];
+    await twin.insert(stored);
+    expect(await store.count()).toBe(stored.length);
+    const window = { since: 0, until: Date.parse('2100-01-01T00:00:00Z') };
+    expect(await store.toolStats(window)).toStrictEqual(await twin.toolStats(window));
     expect(await store.signatures(window)).toStrictEqual(await twin.signatures(window));
     await store.close();
     await twin.close();

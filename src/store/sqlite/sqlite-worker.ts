@@ -7,11 +7,14 @@
  * `{ type: 'open-error', error }`; then for each `{ id, op, args }` (`op: 'insertRows'` with rows
  * encoded by `encodeRecordRows`, or `{ id, op: 'insertRows', batch }` with the rows in V8's
  * structured-clone format, `sqliteBatchEncoding`) post
- * `{ id, ok: true, value }` or `{ id, ok: false, error }`.
+ * `{ id, ok: true, value }` or `{ id, ok: false, error }`. Insert requests that are waiting
+ * together are applied in one transaction, each batch in its own savepoint, and answered
+ * one by one (a batch that fails fails alone).
  */
 import { deserialize } from 'node:v8';
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { ConfigError } from '../../errors.js';
+import type { SqliteValue } from './record-row.js';
 import { createSqliteRowStore, type SqliteRowStore } from './sqlite-store.js';
 import type { WorkerError, WorkerInit, WorkerReply, WorkerRequest } from './sqlite-worker-store.js';
 
@@ -61,24 +64,89 @@ try {
   port.postMessage({ type: 'open-error', error: toWorkerError(error) } satisfies WorkerReply);
 }
 
+/**
+ * Rows per transaction at most when insert batches queue up. One commit for several batches cost
+ * about 10% less per row than a commit each (2048 rows against 512, in perf measurements); the cap
+ * bounds how long the first batch of a group waits for its commit.
+ */
+const MAX_GROUP_ROWS = 4096;
+
 if (store !== undefined) {
   const open = store;
-  port.on('message', (request: WorkerRequest) => {
-    void handle(open, request).then((reply) => {
-      port.postMessage(reply);
-      if (request.op === 'close') port.close();
-    });
+  let work = Promise.resolve();
+  port.on('message', (first: WorkerRequest) => {
+    // Everything already waiting is taken now, so that insert batches which queued up while the
+    // previous transaction ran can share one; requests are still applied in the order posted.
+    const requests = [first];
+    for (let next = receiveMessageOnPort(port); next !== undefined; next = receiveMessageOnPort(port)) {
+      requests.push(next.message as WorkerRequest);
+    }
+    work = work.then(() => run(open, requests));
   });
 }
 
-async function handle(s: SqliteRowStore, request: WorkerRequest): Promise<WorkerReply> {
+const isInsert = (request: WorkerRequest): boolean => request.op === 'insertRows';
+
+async function run(s: SqliteRowStore, requests: readonly WorkerRequest[]): Promise<void> {
+  let i = 0;
+  while (i < requests.length) {
+    const request = requests[i]!;
+    if (isInsert(request)) {
+      const group: { request: WorkerRequest; rows: SqliteValue[][] }[] = [];
+      let rows = 0;
+      for (; i < requests.length && isInsert(requests[i]!) && (group.length === 0 || rows < MAX_GROUP_ROWS); i++) {
+        let batch: SqliteValue[][];
+        try {
+          batch = rowsOf(requests[i]!);
+        } catch (error) {
+          // Bytes that do not decode fail their own request only.
+          if (group.length > 0) break;
+          port!.postMessage({ type: 'reply', id: requests[i]!.id, ok: false, error: toWorkerError(error) } satisfies WorkerReply);
+          continue;
+        }
+        group.push({ request: requests[i]!, rows: batch });
+        rows += batch.length;
+      }
+      for (const reply of await insertGroup(s, group)) port!.postMessage(reply);
+      continue;
+    }
+    i++;
+    port!.postMessage(await handle(s, request));
+    if (request.op === 'close') {
+      port!.close();
+      return;
+    }
+  }
+}
+
+function rowsOf(request: WorkerRequest): SqliteValue[][] {
+  return (request.batch !== undefined ? deserialize(request.batch) : request.args?.[0]) as SqliteValue[][];
+}
+
+async function insertGroup(s: SqliteRowStore, group: readonly { request: WorkerRequest; rows: SqliteValue[][] }[]): Promise<WorkerReply[]> {
+  if (group.length === 0) return [];
+  if (group.length === 1) return [await handle(s, group[0]!.request, [group[0]!.rows])];
+  try {
+    const errors = await s.insertRowBatches(group.map((g) => g.rows));
+    return group.map(({ request }, k) => {
+      const error = errors[k];
+      return error === undefined
+        ? { type: 'reply', id: request.id, ok: true, value: undefined }
+        : { type: 'reply', id: request.id, ok: false, error: toWorkerError(error) };
+    });
+  } catch (error) {
+    return group.map(({ request }) => ({ type: 'reply', id: request.id, ok: false, error: toWorkerError(error) }));
+  }
+}
+
+async function handle(s: SqliteRowStore, request: WorkerRequest, decoded?: unknown[]): Promise<WorkerReply> {
   try {
     if (request.op === 'close') {
       await s.close();
       return { type: 'reply', id: request.id, ok: true, value: undefined };
     }
     if (!OPS.has(request.op)) throw new Error(`unknown SQLite worker operation ${JSON.stringify(request.op)}`);
-    const args = request.batch !== undefined ? [deserialize(request.batch)] : (request.args ?? []);
+    const args = decoded ?? (request.batch !== undefined ? [deserialize(request.batch)] : (request.args ?? []));
     const method = (s as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[request.op]!;
     const value = await method.apply(s, args);
     return { type: 'reply', id: request.id, ok: true, value };
