@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -11,6 +12,8 @@ import { ConfigError } from '../errors.js';
 import { createPostgresStore } from '../store/postgres/postgres-store.js';
 import { describePostgres, PG_URL } from '../store/postgres/test-server.test-helpers.js';
 import { createSqliteStore } from '../store/sqlite/sqlite-store.js';
+import { createSqliteWorkerStore } from '../store/sqlite/sqlite-worker-store.js';
+import { typeScriptWorkerUrl } from '../ts-worker.test-helpers.js';
 import type { Store } from '../store/types.js';
 import { makeFailureRecord, makeRecord } from './fixture.js';
 import {
@@ -1214,6 +1217,84 @@ describe('with the SQLite store', () => {
     const after = recorder(second);
     await after.close();
     await expectStoredExactlyOnce(second, sent);
+    expect(spoolFiles()).toEqual([]);
+  });
+});
+
+describe('with the SQLite writer thread', () => {
+  // Node 20 cannot run the TypeScript worker entry under vitest; see ts-worker.test-helpers.ts.
+  const workers = mkdtempSync(join(tmpdir(), 'faultline-recorder-workers-'));
+  const workerUrl = typeScriptWorkerUrl(new URL('../store/sqlite/sqlite-worker.ts', import.meta.url), workers);
+  /**
+   * The real worker, except that the thread dies on its 3rd insert request (a new one starts for
+   * the next write), the first 4 times: each start costs a TypeScript boot here.
+   */
+  const crashingPath = join(workers, 'crashing-worker.mjs');
+  const crashLog = join(workers, 'crashes.log');
+  writeFileSync(
+    crashingPath,
+    `import { parentPort } from 'node:worker_threads';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+const log = ${JSON.stringify(crashLog)};
+const crashes = existsSync(log) ? readFileSync(log, 'utf8').length : 0;
+let inserts = 0;
+parentPort.on('message', (m) => {
+  if (m.op === 'insertRows' && ++inserts === 3 && crashes < 4) {
+    appendFileSync(log, 'x');
+    process.exit(5);
+  }
+});
+await import(${JSON.stringify(workerUrl.href)});
+`,
+  );
+  let stores: Store[] = [];
+  let holders: Database.Database[] = [];
+  afterEach(async () => {
+    for (const holder of holders) if (holder.open) holder.close();
+    for (const store of stores) await store.close();
+    stores = [];
+    holders = [];
+  });
+  afterAll(() => rmSync(workers, { recursive: true, force: true }));
+
+  it('loses nothing while the database is locked by another connection mid-run', async () => {
+    const path = join(dir, 'faultline.db');
+    const store = await createSqliteWorkerStore({ path, busyTimeoutMs: 20, workerUrl });
+    stores.push(store);
+    const holder = new Database(path);
+    holders.push(holder);
+    const rec = recorder(store, { batchSize: 25, flushIntervalMs: 10, retry: { initialDelayMs: 30, maxDelayMs: 120 } });
+    let sawOutage = false;
+    const sent = await writeContinuously(rec, {
+      rounds: 90,
+      perRound: 20,
+      between: (round) => {
+        if (round === 20) holder.exec('BEGIN EXCLUSIVE');
+        if (round > 20 && round < 60 && !rec.stats().storeHealthy) sawOutage = true;
+        if (round === 60) holder.exec('COMMIT');
+      },
+    });
+    await rec.close();
+    expect(sawOutage).toBe(true);
+    const stats = rec.stats();
+    expect(stats.spooled).toBeGreaterThan(0);
+    expect(stats).toMatchObject({ storeHealthy: true, dropped: 0, queued: 0, rejected: 0 });
+    expect(stats.written + stats.replayed).toBe(sent.length);
+    await expectStoredExactlyOnce(store, sent);
+    expect(spoolFiles()).toEqual([]);
+  });
+
+  it('loses nothing, and counts nothing twice, when the writer thread dies over and over mid-run', async () => {
+    const store = await createSqliteWorkerStore({ path: join(dir, 'crashing.db'), workerUrl: pathToFileURL(crashingPath) });
+    stores.push(store);
+    const rec = recorder(store, { batchSize: 25, flushIntervalMs: 10, retry: { initialDelayMs: 30, maxDelayMs: 120 } });
+    const sent = await writeContinuously(rec, { rounds: 60, perRound: 20, between: () => undefined });
+    await rec.close();
+    // A write the dying thread took fails; the recorder finds the store taking writes again (a new
+    // thread) and sends the batch once more, so this is no outage to report.
+    expect(readFileSync(crashLog, 'utf8')).toBe('xxxx');
+    expect(rec.stats()).toMatchObject({ storeHealthy: true, dropped: 0, queued: 0, rejected: 0 });
+    await expectStoredExactlyOnce(store, sent);
     expect(spoolFiles()).toEqual([]);
   });
 });
