@@ -259,7 +259,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   }
   // A store given by spec is opened (lazily) and closed by the runtime; a Store object stays the caller's.
   const ownedStore =
-    typeof options.store === 'string' ? lazyStore(storeKindOf(options.store), () => openStore(options.store as string)) : undefined;
+    typeof options.store === 'string'
+      ? // A SQLite file gets its writer in a worker thread: the transactions then run beside the agent
+        // instead of stalling its event loop, and on another core.
+        lazyStore(storeKindOf(options.store), () => openStore(options.store as string, { sqliteWriter: 'worker' }))
+      : undefined;
   const store: Store | undefined = ownedStore ?? (typeof options.store === 'object' ? options.store : undefined);
   const recorder: RecordSink | undefined =
     options.recorder ?? (store === undefined ? undefined : createRecorder({ ...options.recording, store }));

@@ -5,7 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../errors.js';
 import { makeRecord } from '../record/fixture.js';
 import { createMemoryStore } from './memory/memory-store.js';
-import { DEFAULT_SQLITE_PATH, openStore } from './open-store.js';
+import { typeScriptWorkerUrl } from '../ts-worker.test-helpers.js';
+import { DEFAULT_SQLITE_PATH, openStore, sqliteWriterOf } from './open-store.js';
 import type { Store } from './types.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'faultline-open-'));
@@ -61,6 +62,33 @@ describe('openStore', () => {
     const store = await openStore(path, { cwd, readonly: true });
     await expect(store.insert([makeRecord()])).rejects.toSatisfy(ConfigError.isInstance);
     await store.close();
+  });
+
+  it('puts the writer of a SQLite file in a worker thread when asked and able, else in this thread', async () => {
+    const sqliteWorkerUrl = typeScriptWorkerUrl(new URL('./sqlite/sqlite-worker.ts', import.meta.url), join(cwd, 'workers'));
+    const path = join(cwd, 'writer', 'w.db');
+    const store = await openStore(`sqlite:${path}`, { cwd, sqliteWriter: 'worker', sqliteWorkerUrl });
+    // The writer thread's store: it takes the recorder's encoded batches.
+    expect(store.batchEncoding).toBeDefined();
+    expect(store.maxInsertsInFlight).toBe(Number.POSITIVE_INFINITY);
+    await roundTrip(store);
+    expect(sqliteWriterOf(`sqlite:${path}`, { cwd, sqliteWriter: 'worker', sqliteWorkerUrl })).toBe('worker');
+    // Read-only opens and in-memory databases never start a writer.
+    const readonly = await openStore(path, { cwd, readonly: true, sqliteWriter: 'worker', sqliteWorkerUrl });
+    expect(readonly.batchEncoding).toBeUndefined();
+    await readonly.close();
+    expect(sqliteWriterOf(path, { cwd, readonly: true, sqliteWriter: 'worker', sqliteWorkerUrl })).toBe('thread');
+    expect(sqliteWriterOf('sqlite::memory:', { cwd, sqliteWriter: 'worker', sqliteWorkerUrl })).toBeUndefined();
+    expect(sqliteWriterOf('postgres://localhost/x', { cwd, sqliteWriter: 'worker' })).toBeUndefined();
+    // Run from TypeScript sources there is no compiled worker entry: the writer stays in this thread.
+    const fallback = await openStore(join(cwd, 'writer', 'x.db'), { cwd, sqliteWriter: 'worker' });
+    expect(fallback.batchEncoding).toBeUndefined();
+    expect(sqliteWriterOf(join(cwd, 'writer', 'x.db'), { cwd, sqliteWriter: 'worker' })).toBe('thread');
+    await roundTrip(fallback);
+    // The default is this thread.
+    const thread = await openStore(join(cwd, 'writer', 'y.db'), { cwd, sqliteWorkerUrl });
+    expect(thread.batchEncoding).toBeUndefined();
+    await roundTrip(thread);
   });
 
   it('returns a Store object unchanged', async () => {

@@ -11,6 +11,8 @@
  * If the worker dies, every pending request rejects (the recorder spools and retries) and the next
  * write starts a new worker.
  */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { deserialize, serialize } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import { ConfigError, FaultlineError } from '../../errors.js';
@@ -197,6 +199,17 @@ class WriterThread {
   }
 }
 
+/** The worker's compiled entry, which {@link createSqliteWorkerStore} starts by default. */
+const WORKER_ENTRY = new URL('./sqlite-worker.js', import.meta.url);
+
+/**
+ * Whether {@link createSqliteWorkerStore} can start its default worker: only compiled code has the
+ * worker's `.js` entry beside it. Run from TypeScript sources (the unit tests), it cannot.
+ */
+export function sqliteWorkerAvailable(): boolean {
+  return existsSync(fileURLToPath(WORKER_ENTRY));
+}
+
 /**
  * Opens (creating and migrating if needed) a SQLite store whose writes run in a worker thread.
  * @throws ConfigError when the worker cannot start or the file cannot be created or opened.
@@ -210,7 +223,7 @@ export async function createSqliteWorkerStore(options: SqliteWorkerStoreOptions)
     path: options.path,
     ...(options.busyTimeoutMs !== undefined ? { busyTimeoutMs: options.busyTimeoutMs } : {}),
   };
-  const url = options.workerUrl ?? new URL('./sqlite-worker.js', import.meta.url);
+  const url = options.workerUrl ?? WORKER_ENTRY;
   const store = new SqliteWorkerStore(url, init, options.encoding ?? 'rows');
   // The worker creates and migrates the file; only then can a read-only connection open it.
   await store.start();
