@@ -94,15 +94,30 @@ function countingStore(store) {
       counts.rows += records.length;
       return store.insert(records);
     },
-    get: (id) => store.get(id),
-    query: (q) => store.query(q),
-    count: (q) => store.count(q),
-    toolStats: (f) => store.toolStats(f),
-    failureBreakdown: (f) => store.failureBreakdown(f),
-    hourly: (f) => store.hourly(f),
-    signatures: (f) => store.signatures(f),
-    close: () => store.close(),
+    // The writer thread's batch encoding, which the recorder uses when the store has it: one
+    // encode per insertEncoded call.
+    ...(store.batchEncoding !== undefined
+      ? {
+          batchEncoding: {
+            encode(records) {
+              counts.calls++;
+              counts.rows += records.length;
+              return store.batchEncoding.encode(records);
+            },
+            decode: (batch) => store.batchEncoding.decode(batch),
+          },
+          insertEncoded: (batch) => store.insertEncoded(batch),
+        }
+      : {}),
   };
+  // Every other method as is, the correction memory's included: with it the runtime keeps what
+  // recovered each failure in the store, as it does with the store its `sqlite:` spec opens.
+  for (const method of [
+    'get', 'query', 'count', 'toolStats', 'failureBreakdown', 'hourly', 'signatures', 'close',
+    'pushCorrection', 'pushCorrections', 'latestCorrection', 'listCorrections',
+  ]) {
+    if (typeof store[method] === 'function') wrapped[method] = (...args) => store[method](...args);
+  }
   return { wrapped, counts };
 }
 

@@ -15,7 +15,7 @@ import { CorrectionBuffer, correctionLimits } from '../store/corrections.js';
 import { cachedFailureSignature, effectiveFailureType } from '../store/signature.js';
 import type { CorrectionEntry, CorrectionLimits, CorrectionMemoryStore, CorrectionQuery, NewCorrection } from '../store/types.js';
 import { paramsDelta } from '../trajectory/decide.js';
-import { cloneJson } from './validate.js';
+import { cloneJson } from '../record/clone-json.js';
 
 /** The `correctionMemory` runtime option. */
 export type CorrectionMemoryOptions = Partial<CorrectionLimits>;

@@ -5,7 +5,7 @@
  * `postgres/corrections.ts`); the contract suite checks that all of them agree.
  */
 import { canonicalJson } from '../record/params-hash.js';
-import { cloneJson } from '../runtime/validate.js';
+import { cloneJson } from '../record/clone-json.js';
 import type { CorrectionEntry, CorrectionLimits, CorrectionMemoryStore, CorrectionQuery, NewCorrection, Store } from './types.js';
 
 export const DEFAULT_CORRECTION_LIMITS: CorrectionLimits = { capacity: 100, perSignature: 5 };
