@@ -92,8 +92,9 @@ function prepare(db: Database.Database) {
    * One push. `table.rows` is the table's row count, counted once per transaction and kept up to
    * date here, so that the capacity check costs nothing until rows must go: trimming to capacity
    * with a subquery over the whole table on every push was most of the cost of a batch.
+   * `table.trimmed`: the signatures already trimmed to their cap in this transaction.
    */
-  const pushOne = (c: NewCorrection, key: string, limits: CorrectionLimits, table: { rows: number }): CorrectionEntry => {
+  const pushOne = (c: NewCorrection, key: string, limits: CorrectionLimits, table: { rows: number; trimmed: Set<string> }): CorrectionEntry => {
     const found = same.get(c.signature, key) as { seq: number; uses: number; trace_id: string | null } | undefined;
     if (found !== undefined && found.trace_id !== null && found.trace_id === c.trace_id) {
       return rowToCorrection(bySeq.get(found.seq) as CorrectionRow);
@@ -102,15 +103,20 @@ function prepare(db: Database.Database) {
     const uses = (found?.uses ?? 0) + 1;
     insert.run(c.signature, key, c.tool_name, c.failure_category, c.failure_type, c.error_code, JSON.stringify(c.recovery), c.trace_id, c.recovered_at, uses);
     table.rows += 1;
-    table.rows -= trimSignature.run(c.signature, limits.perSignature).changes;
+    // A signature trimmed earlier in this transaction (same limits) holds at most its cap; a
+    // recovery moved to the top replaced its own row, so only a new row can take it over again.
+    if (found === undefined || !table.trimmed.has(c.signature)) {
+      table.rows -= trimSignature.run(c.signature, limits.perSignature).changes;
+      table.trimmed.add(c.signature);
+    }
     if (table.rows > limits.capacity) table.rows -= trimOldest.run(table.rows - limits.capacity).changes;
     return Object.assign(c, { uses });
   };
   const push = db.transaction((c: NewCorrection, key: string, limits: CorrectionLimits) =>
-    pushOne(c, key, limits, { rows: countAll.get() as number }),
+    pushOne(c, key, limits, { rows: countAll.get() as number, trimmed: new Set() }),
   );
   const pushMany = db.transaction((list: readonly NewCorrection[], limits: CorrectionLimits): void => {
-    const table = { rows: countAll.get() as number };
+    const table = { rows: countAll.get() as number, trimmed: new Set<string>() };
     for (const c of list) pushOne(c, recoveryKey(c), limits, table);
   });
   return {
