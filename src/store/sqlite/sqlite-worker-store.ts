@@ -13,7 +13,6 @@
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { deserialize, serialize } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import { ConfigError, FaultlineError } from '../../errors.js';
 import type { ToolExecutionRecord } from '../../record/types.js';
@@ -35,7 +34,8 @@ import type {
   TrajectoryQuery,
   TrajectoryStore,
 } from '../types.js';
-import { recordOfParams, type SqliteValue } from './record-row.js';
+import { recordOfParams } from './record-row.js';
+import { decodeRowBatch, encodeRowBatch } from './row-batch.js';
 import { createSqliteStore, encodeRecordRows } from './sqlite-store.js';
 
 export interface SqliteWorkerStoreOptions {
@@ -91,14 +91,13 @@ const firstLine = (message: string): string => message.split('\n', 1)[0] ?? '';
 /**
  * The writer's batch encoding: the insert rows of {@link encodeRecordRows} (JSON columns
  * serialized, `created_ms` computed: the work the insert needs done anyway, on the thread that
- * built the records) in V8's structured-clone format. In perf measurements, for the runtime's
- * records (~1.2 KB of JSON each), that cost the sending thread about 2 us per record and the
- * worker 1 us, against 4 us each way for the JSON text of the records, which the worker then had
- * to parse and turn into rows (another 1.3 us).
+ * built the records) in one buffer (`row-batch.ts`). In perf measurements, for the runtime's
+ * records (~1.2 KB of JSON each), the JSON text of the records cost the sending thread 4 us per
+ * record and the worker 4 us more, which then still had to turn the records into rows (1.3 us).
  */
 export const sqliteBatchEncoding: BatchEncoding = {
-  encode: (records) => serialize(encodeRecordRows(records)),
-  decode: (batch) => (deserialize(batch) as SqliteValue[][]).map(recordOfParams),
+  encode: (records) => encodeRowBatch(encodeRecordRows(records)),
+  decode: (batch) => decodeRowBatch(batch).map(recordOfParams),
 };
 
 function fromWorkerError(error: WorkerError): Error {

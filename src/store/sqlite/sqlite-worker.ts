@@ -5,16 +5,16 @@
  * Protocol (one parent port, processed strictly in order, so `close` comes after every earlier
  * transaction): on start, open the store and post `{ type: 'ready' }` or
  * `{ type: 'open-error', error }`; then for each `{ id, op, args }` (`op: 'insertRows'` with rows
- * encoded by `encodeRecordRows`, or `{ id, op: 'insertRows', batch }` with the rows in V8's
- * structured-clone format, `sqliteBatchEncoding`) post
+ * encoded by `encodeRecordRows`, or `{ id, op: 'insertRows', batch }` with the rows in one buffer,
+ * `row-batch.ts`) post
  * `{ id, ok: true, value }` or `{ id, ok: false, error }`. Insert requests that are waiting
  * together are applied in one transaction, each batch in its own savepoint, and answered
  * one by one (a batch that fails fails alone).
  */
-import { deserialize } from 'node:v8';
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { ConfigError } from '../../errors.js';
 import type { SqliteValue } from './record-row.js';
+import { decodeRowBatch } from './row-batch.js';
 import { createSqliteRowStore, type SqliteRowStore } from './sqlite-store.js';
 import type { WorkerError, WorkerInit, WorkerReply, WorkerRequest } from './sqlite-worker-store.js';
 
@@ -120,7 +120,7 @@ async function run(s: SqliteRowStore, requests: readonly WorkerRequest[]): Promi
 }
 
 function rowsOf(request: WorkerRequest): SqliteValue[][] {
-  return (request.batch !== undefined ? deserialize(request.batch) : request.args?.[0]) as SqliteValue[][];
+  return (request.batch !== undefined ? decodeRowBatch(request.batch) : request.args?.[0]) as SqliteValue[][];
 }
 
 async function insertGroup(s: SqliteRowStore, group: readonly { request: WorkerRequest; rows: SqliteValue[][] }[]): Promise<WorkerReply[]> {
@@ -146,7 +146,7 @@ async function handle(s: SqliteRowStore, request: WorkerRequest, decoded?: unkno
       return { type: 'reply', id: request.id, ok: true, value: undefined };
     }
     if (!OPS.has(request.op)) throw new Error(`unknown SQLite worker operation ${JSON.stringify(request.op)}`);
-    const args = decoded ?? (request.batch !== undefined ? [deserialize(request.batch)] : (request.args ?? []));
+    const args = decoded ?? (request.batch !== undefined ? [decodeRowBatch(request.batch)] : (request.args ?? []));
     const method = (s as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[request.op]!;
     const value = await method.apply(s, args);
     return { type: 'reply', id: request.id, ok: true, value };
