@@ -15,6 +15,12 @@ describe('row batches', () => {
     expect(decodeRowBatch(encodeRowBatch([]))).toEqual([]);
   });
 
+  it('encodes batches larger than its scratch buffer, and what follows them', () => {
+    const big = Array.from({ length: 400 }, (_, i) => [`${i}:${'é'.repeat(1000)}${'x'.repeat(3000)}`, i]);
+    expect(decodeRowBatch(encodeRowBatch(big))).toEqual(big);
+    expect(decodeRowBatch(encodeRowBatch([['small', 1]]))).toEqual([['small', 1]]);
+  });
+
   it('stores a lone surrogate as U+FFFD (as SQLite would), keeping the strings after it intact', () => {
     const [row] = decodeRowBatch(encodeRowBatch([['a\ud800b', 'after']]));
     expect(row).toEqual(['a\ufffdb', 'after']);
@@ -34,7 +40,7 @@ describe('row batches', () => {
     const bytes = encodeRowBatch([['abc', 2]]);
     expect(() => decodeRowBatch(bytes.subarray(0, bytes.byteLength - 1))).toThrow(RangeError);
     const tampered = Uint8Array.from(bytes);
-    new Int32Array(tampered.buffer, 16, 1)[0] = 5; // a string longer than the text
+    new Int32Array(tampered.buffer, 24, 1)[0] = 5; // the first cell: a string longer than the text
     expect(() => decodeRowBatch(tampered)).toThrow(RangeError);
   });
 });
