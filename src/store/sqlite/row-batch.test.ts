@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SqliteValue } from './record-row.js';
-import { decodeRowBatch, encodeRowBatch } from './row-batch.js';
+import { decodeRowBatch, encodeRowBatch, rowCountOfBatch } from './row-batch.js';
 
 describe('row batches', () => {
   it('round-trips strings (any text), numbers and nulls, row by row', () => {
@@ -13,6 +13,8 @@ describe('row batches', () => {
     expect(decoded).toEqual(rows);
     expect(Object.is(decoded[2]![1], -0)).toBe(true);
     expect(decodeRowBatch(encodeRowBatch([]))).toEqual([]);
+    expect(rowCountOfBatch(encodeRowBatch(rows))).toBe(3);
+    expect(rowCountOfBatch(new Uint8Array([1, 2, 3]))).toBe(0);
   });
 
   it('encodes batches larger than its scratch buffer, and what follows them', () => {

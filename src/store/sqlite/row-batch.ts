@@ -84,6 +84,13 @@ export function encodeRowBatch(rows: readonly (readonly SqliteValue[])[]): Uint8
   return out;
 }
 
+/** How many rows a buffer made by {@link encodeRowBatch} holds (0 for bytes that are not one). */
+export function rowCountOfBatch(batch: Uint8Array): number {
+  if (batch.byteLength < HEADER_BYTES) return 0;
+  const header = new DataView(batch.buffer, batch.byteOffset, HEADER_BYTES);
+  return header.getInt32(0, true) === FORMAT ? Math.max(0, header.getInt32(4, true)) : 0;
+}
+
 /** The rows of a buffer made by {@link encodeRowBatch}. @throws RangeError when the bytes are not such a buffer. */
 export function decodeRowBatch(batch: Uint8Array): SqliteValue[][] {
   // Typed-array views need aligned offsets; a buffer that arrives at an odd offset is copied once.

@@ -97,10 +97,18 @@ describe('sqlite store', () => {
     const data = contractDataset(90);
     const broken = encodeRecordRows(data.slice(30, 60));
     broken[7]!.pop(); // a row short of a column: the insert throws
-    const errors = await store.insertRowBatches([encodeRecordRows(data.slice(0, 30)), broken, encodeRecordRows(data.slice(60))]);
+    const errors = await store.insertRowBatches([
+      () => encodeRecordRows(data.slice(0, 30)),
+      () => broken,
+      () => {
+        throw new RangeError('not a batch of rows');
+      },
+      () => encodeRecordRows(data.slice(60)),
+    ]);
     expect(errors[0]).toBeUndefined();
     expect(String(errors[1])).toMatch(/parameter/i);
-    expect(errors[2]).toBeUndefined();
+    expect(String(errors[2])).toMatch(/not a batch/);
+    expect(errors[3]).toBeUndefined();
     const stored = [...data.slice(0, 30), ...data.slice(60)];
     await twin.insert(stored);
     expect(await store.count()).toBe(60);
@@ -110,7 +118,7 @@ describe('sqlite store', () => {
     expect(await store.failureBreakdown(all)).toStrictEqual(await twin.failureBreakdown(all));
     expect(await store.signatures(all)).toStrictEqual(await twin.signatures(all));
     // Idempotent like insert: the stored batches add nothing a second time.
-    expect(await store.insertRowBatches([encodeRecordRows(data.slice(0, 30)), encodeRecordRows(data.slice(60))])).toEqual([undefined, undefined]);
+    expect(await store.insertRowBatches([() => encodeRecordRows(data.slice(0, 30)), () => encodeRecordRows(data.slice(60))])).toEqual([undefined, undefined]);
     expect(await store.toolStats(all)).toStrictEqual(await twin.toolStats(all));
     await store.close();
     await twin.close();

@@ -131,10 +131,13 @@ export function createSqliteStore(options: SqliteStoreOptions): Store & Trajecto
   return new SqliteStore(openDatabase(options), options.readonly === true, options.path);
 }
 
+/** @internal A batch of insert rows, made when it is needed (decoded from the bytes that carried it). */
+export type RowSource = () => readonly SqliteValue[][];
+
 /** @internal The store as the writer thread uses it: also takes rows encoded by {@link encodeRecordRows}. */
 export type SqliteRowStore = ReturnType<typeof createSqliteStore> & {
   insertRows(rows: readonly SqliteValue[][]): Promise<void>;
-  insertRowBatches(batches: readonly (readonly SqliteValue[][])[]): Promise<unknown[]>;
+  insertRowBatches(batches: readonly RowSource[]): Promise<unknown[]>;
 };
 
 /** @internal {@link createSqliteStore} for the writer thread. */
@@ -167,7 +170,7 @@ class SqliteStore implements Store, TrajectoryStore, CorrectionMemoryStore {
   readonly #statements = new Map<string, Database.Statement>();
   readonly #insertBatch: ((records: readonly ToolExecutionRecord[]) => void) | undefined;
   readonly #insertRows: ((rows: readonly SqliteValue[][]) => void) | undefined;
-  readonly #insertRowBatches: ((batches: readonly (readonly SqliteValue[][])[]) => unknown[]) | undefined;
+  readonly #insertRowBatches: ((batches: readonly RowSource[]) => unknown[]) | undefined;
   #closed = false;
   #corrections: SqliteCorrections | undefined;
 
@@ -183,7 +186,7 @@ class SqliteStore implements Store, TrajectoryStore, CorrectionMemoryStore {
   #prepareInsert(): {
     records: (records: readonly ToolExecutionRecord[]) => void;
     rows: (rows: readonly SqliteValue[][]) => void;
-    batches: Database.Transaction<(batches: readonly (readonly SqliteValue[][])[]) => unknown[]>;
+    batches: Database.Transaction<(batches: readonly RowSource[]) => unknown[]>;
   } {
     const db = this.#db;
     const insertRow = db.prepare(
@@ -285,11 +288,11 @@ class SqliteStore implements Store, TrajectoryStore, CorrectionMemoryStore {
     // as one), so a batch that fails is rolled back alone and the others are stored. A commit
     // rewrites every page the transaction touched (the indexes' and rollups' pages included), so
     // batches that queued up in the writer thread cost less per row together than one by one.
-    const batches = db.transaction((list: readonly (readonly SqliteValue[][])[]) => {
+    const batches = db.transaction((list: readonly RowSource[]) => {
       const errors: unknown[] = [];
       for (const batch of list) {
         try {
-          rows(batch);
+          rows(batch());
           errors.push(undefined);
         } catch (error) {
           // Some errors (a full disk, an I/O error) make SQLite roll back the whole transaction:
@@ -314,10 +317,12 @@ class SqliteStore implements Store, TrajectoryStore, CorrectionMemoryStore {
 
   /**
    * @internal Inserts several batches of rows (see {@link insertRows}) in one transaction, taking
-   * the write lock at its start; returns each batch's error, undefined for the batches stored.
+   * the write lock at its start; returns each batch's error (one its source throws included),
+   * undefined for the batches stored. Each batch's rows are asked for only when it is its turn, so
+   * that one batch's rows are alive at a time.
    * @throws when the transaction as a whole fails (nothing stored).
    */
-  async insertRowBatches(batches: readonly (readonly SqliteValue[][])[]): Promise<unknown[]> {
+  async insertRowBatches(batches: readonly RowSource[]): Promise<unknown[]> {
     this.#assertOpen();
     if (this.#insertRowBatches === undefined) {
       throw new ConfigError(`SQLite store ${JSON.stringify(this.#path)} was opened read-only`, 'store');

@@ -14,7 +14,7 @@
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { ConfigError } from '../../errors.js';
 import type { SqliteValue } from './record-row.js';
-import { decodeRowBatch } from './row-batch.js';
+import { decodeRowBatch, rowCountOfBatch } from './row-batch.js';
 import { createSqliteRowStore, type SqliteRowStore } from './sqlite-store.js';
 import type { WorkerError, WorkerInit, WorkerReply, WorkerRequest } from './sqlite-worker-store.js';
 
@@ -92,20 +92,11 @@ async function run(s: SqliteRowStore, requests: readonly WorkerRequest[]): Promi
   while (i < requests.length) {
     const request = requests[i]!;
     if (isInsert(request)) {
-      const group: { request: WorkerRequest; rows: SqliteValue[][] }[] = [];
+      const group: WorkerRequest[] = [];
       let rows = 0;
       for (; i < requests.length && isInsert(requests[i]!) && (group.length === 0 || rows < MAX_GROUP_ROWS); i++) {
-        let batch: SqliteValue[][];
-        try {
-          batch = rowsOf(requests[i]!);
-        } catch (error) {
-          // Bytes that do not decode fail their own request only.
-          if (group.length > 0) break;
-          port!.postMessage({ type: 'reply', id: requests[i]!.id, ok: false, error: toWorkerError(error) } satisfies WorkerReply);
-          continue;
-        }
-        group.push({ request: requests[i]!, rows: batch });
-        rows += batch.length;
+        group.push(requests[i]!);
+        rows += rowCountOf(requests[i]!);
       }
       for (const reply of await insertGroup(s, group)) port!.postMessage(reply);
       continue;
@@ -119,34 +110,38 @@ async function run(s: SqliteRowStore, requests: readonly WorkerRequest[]): Promi
   }
 }
 
+function rowCountOf(request: WorkerRequest): number {
+  return request.batch !== undefined ? rowCountOfBatch(request.batch) : ((request.args?.[0] as unknown[] | undefined)?.length ?? 0);
+}
+
+/** A request's rows, decoded when the transaction gets to them (bytes that do not decode fail their own request only). */
 function rowsOf(request: WorkerRequest): SqliteValue[][] {
   return (request.batch !== undefined ? decodeRowBatch(request.batch) : request.args?.[0]) as SqliteValue[][];
 }
 
-async function insertGroup(s: SqliteRowStore, group: readonly { request: WorkerRequest; rows: SqliteValue[][] }[]): Promise<WorkerReply[]> {
-  if (group.length === 0) return [];
-  if (group.length === 1) return [await handle(s, group[0]!.request, [group[0]!.rows])];
+async function insertGroup(s: SqliteRowStore, group: readonly WorkerRequest[]): Promise<WorkerReply[]> {
+  if (group.length === 1) return [await handle(s, group[0]!)];
   try {
-    const errors = await s.insertRowBatches(group.map((g) => g.rows));
-    return group.map(({ request }, k) => {
+    const errors = await s.insertRowBatches(group.map((request) => () => rowsOf(request)));
+    return group.map((request, k) => {
       const error = errors[k];
       return error === undefined
         ? { type: 'reply', id: request.id, ok: true, value: undefined }
         : { type: 'reply', id: request.id, ok: false, error: toWorkerError(error) };
     });
   } catch (error) {
-    return group.map(({ request }) => ({ type: 'reply', id: request.id, ok: false, error: toWorkerError(error) }));
+    return group.map((request) => ({ type: 'reply', id: request.id, ok: false, error: toWorkerError(error) }));
   }
 }
 
-async function handle(s: SqliteRowStore, request: WorkerRequest, decoded?: unknown[]): Promise<WorkerReply> {
+async function handle(s: SqliteRowStore, request: WorkerRequest): Promise<WorkerReply> {
   try {
     if (request.op === 'close') {
       await s.close();
       return { type: 'reply', id: request.id, ok: true, value: undefined };
     }
     if (!OPS.has(request.op)) throw new Error(`unknown SQLite worker operation ${JSON.stringify(request.op)}`);
-    const args = decoded ?? (request.batch !== undefined ? [decodeRowBatch(request.batch)] : (request.args ?? []));
+    const args = request.batch !== undefined ? [decodeRowBatch(request.batch)] : (request.args ?? []);
     const method = (s as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[request.op]!;
     const value = await method.apply(s, args);
     return { type: 'reply', id: request.id, ok: true, value };
