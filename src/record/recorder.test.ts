@@ -1124,59 +1124,68 @@ async function expectStoredExactlyOnce(store: Store, sent: readonly ToolExecutio
   expect(stats.reduce((sum, row) => sum + row.total, 0)).toBe(sent.length);
 }
 
-describe('with the SQLite store', () => {
-  let stores: Store[] = [];
-  let holders: Database.Database[] = [];
+/** Stores and lock-holding connections opened by a block's tests, closed after each test. */
+function sqliteFixtures(): { stores: Store[]; lockHolder(path: string): { lock(): void; unlock(): void } } {
+  const stores: Store[] = [];
+  const holders: Database.Database[] = [];
   afterEach(async () => {
-    for (const holder of holders) if (holder.open) holder.close();
-    for (const store of stores) await store.close();
-    stores = [];
-    holders = [];
+    for (const holder of holders.splice(0)) if (holder.open) holder.close();
+    for (const store of stores.splice(0)) await store.close();
   });
+  return {
+    stores,
+    /** A second connection that takes the write lock and keeps it past the store's busy_timeout. */
+    lockHolder(path) {
+      const holder = new Database(path);
+      holder.pragma('busy_timeout = 0');
+      holders.push(holder);
+      return {
+        lock: () => holder.exec('BEGIN EXCLUSIVE'),
+        unlock: () => holder.exec('COMMIT'),
+      };
+    },
+  };
+}
 
-  /** A second connection that takes the write lock and keeps it past the store's busy_timeout. */
-  function lockHolder(path: string): { lock(): void; unlock(): void } {
-    const holder = new Database(path);
-    holder.pragma('busy_timeout = 0');
-    holders.push(holder);
-    return {
-      lock: () => holder.exec('BEGIN EXCLUSIVE'),
-      unlock: () => holder.exec('COMMIT'),
-    };
-  }
+/** Writes records continuously while another connection holds the lock for a while; nothing may be lost or doubled. */
+async function expectNoLossUnderLock(store: Store, holder: { lock(): void; unlock(): void }): Promise<void> {
+  const errors: unknown[] = [];
+  const rec = recorder(store, {
+    batchSize: 25,
+    flushIntervalMs: 10,
+    retry: { initialDelayMs: 30, maxDelayMs: 120 },
+    onError: (error) => errors.push(error),
+  });
+  let sawOutage = false;
+  const sent = await writeContinuously(rec, {
+    rounds: 90,
+    perRound: 20,
+    between: (round) => {
+      if (round === 20) holder.lock();
+      if (round > 20 && round < 60 && !rec.stats().storeHealthy) sawOutage = true;
+      if (round === 60) holder.unlock();
+    },
+  });
+  await rec.close();
+
+  expect(sawOutage).toBe(true);
+  expect(errors.length).toBeGreaterThanOrEqual(1);
+  const stats = rec.stats();
+  expect(stats.spooled).toBeGreaterThan(0);
+  expect(stats).toMatchObject({ storeHealthy: true, dropped: 0, queued: 0, rejected: 0 });
+  expect(stats.written + stats.replayed).toBe(sent.length);
+  await expectStoredExactlyOnce(store, sent);
+  expect(spoolFiles()).toEqual([]);
+}
+
+describe('with the SQLite store', () => {
+  const { stores, lockHolder } = sqliteFixtures();
 
   it('loses nothing while the database is locked by another connection mid-run', async () => {
     const path = join(dir, 'faultline.db');
     const store = createSqliteStore({ path, busyTimeoutMs: 20 });
     stores.push(store);
-    const holder = lockHolder(path);
-    const errors: unknown[] = [];
-    const rec = recorder(store, {
-      batchSize: 25,
-      flushIntervalMs: 10,
-      retry: { initialDelayMs: 30, maxDelayMs: 120 },
-      onError: (error) => errors.push(error),
-    });
-    let sawOutage = false;
-    const sent = await writeContinuously(rec, {
-      rounds: 90,
-      perRound: 20,
-      between: (round) => {
-        if (round === 20) holder.lock();
-        if (round > 20 && round < 60 && !rec.stats().storeHealthy) sawOutage = true;
-        if (round === 60) holder.unlock();
-      },
-    });
-    await rec.close();
-
-    expect(sawOutage).toBe(true);
-    expect(errors.length).toBeGreaterThanOrEqual(1);
-    const stats = rec.stats();
-    expect(stats.spooled).toBeGreaterThan(0);
-    expect(stats).toMatchObject({ storeHealthy: true, dropped: 0, queued: 0 });
-    expect(stats.written + stats.replayed).toBe(sent.length);
-    await expectStoredExactlyOnce(store, sent);
-    expect(spoolFiles()).toEqual([]);
+    await expectNoLossUnderLock(store, lockHolder(path));
   });
 
   it('in durable mode, every acknowledged record is in the database or on disk, even during the lock', async () => {
@@ -1247,41 +1256,14 @@ parentPort.on('message', (m) => {
 await import(${JSON.stringify(workerUrl.href)});
 `,
   );
-  let stores: Store[] = [];
-  let holders: Database.Database[] = [];
-  afterEach(async () => {
-    for (const holder of holders) if (holder.open) holder.close();
-    for (const store of stores) await store.close();
-    stores = [];
-    holders = [];
-  });
+  const { stores, lockHolder } = sqliteFixtures();
   afterAll(() => rmSync(workers, { recursive: true, force: true }));
 
   it('loses nothing while the database is locked by another connection mid-run', async () => {
     const path = join(dir, 'faultline.db');
     const store = await createSqliteWorkerStore({ path, busyTimeoutMs: 20, workerUrl });
     stores.push(store);
-    const holder = new Database(path);
-    holders.push(holder);
-    const rec = recorder(store, { batchSize: 25, flushIntervalMs: 10, retry: { initialDelayMs: 30, maxDelayMs: 120 } });
-    let sawOutage = false;
-    const sent = await writeContinuously(rec, {
-      rounds: 90,
-      perRound: 20,
-      between: (round) => {
-        if (round === 20) holder.exec('BEGIN EXCLUSIVE');
-        if (round > 20 && round < 60 && !rec.stats().storeHealthy) sawOutage = true;
-        if (round === 60) holder.exec('COMMIT');
-      },
-    });
-    await rec.close();
-    expect(sawOutage).toBe(true);
-    const stats = rec.stats();
-    expect(stats.spooled).toBeGreaterThan(0);
-    expect(stats).toMatchObject({ storeHealthy: true, dropped: 0, queued: 0, rejected: 0 });
-    expect(stats.written + stats.replayed).toBe(sent.length);
-    await expectStoredExactlyOnce(store, sent);
-    expect(spoolFiles()).toEqual([]);
+    await expectNoLossUnderLock(store, lockHolder(path));
   });
 
   it('loses nothing, and counts nothing twice, when the writer thread dies over and over mid-run', async () => {
