@@ -22,6 +22,9 @@
 // holds only those bytes while it is in flight. The store keeps the runtime's correction memory too
 // (on by default: what recovered each failure, written to the store in batches); a second worker
 // row turns it off, to show what that feature costs this failure-heavy workload.
+// One more row runs the path exactly as `createRuntime({ store: 'sqlite:PATH' })` sets it up (the
+// runtime opens the writer thread's store on first use; the agent yields, since the open completes
+// on a message from the worker).
 // The workload's tools settle in microtasks, so `drive` never lets the event loop turn until the
 // run is over (a worker's replies wait); two more UUIDv7 rows (in-thread and worker) have the agent
 // yield to the event loop every 64 calls, as an agent waiting on I/O would.
@@ -207,6 +210,34 @@ async function fullPath(v4, worker, yieldEvery = 0, runtimeOptions = {}) {
 }
 
 /**
+ * The full path as a user gets it from `createRuntime({ store: 'sqlite:PATH' })`: the runtime
+ * opens the writer thread's store itself, on first use; returns { rate }. The open completes on a
+ * message from the worker, so it waits for the event loop to turn: run with an agent that yields.
+ */
+async function specPath(yieldEvery) {
+  const dir = tempDir();
+  const path = join(dir, 'spec.db');
+  try {
+    const rt = createRuntime({
+      tools: workloadTools(),
+      store: `sqlite:${path}`,
+      recording: { spool: { path: join(dir, 'spool', 'bench.jsonl') }, overflow: 'block' },
+    });
+    const start = process.hrtime.bigint();
+    await drive(yielding(rt, yieldEvery), N, { concurrency: CONCURRENCY });
+    await rt.close();
+    const s = seconds(start);
+    const store = createSqliteStore({ path, readonly: true });
+    const stored = await store.count();
+    await store.close();
+    if (stored !== N) throw new Error(`the sqlite: spec path stored ${stored} of ${N} records`);
+    return { rate: N / s };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
  * The workload's tools settle in microtasks, so `drive` alone never lets the event loop turn:
  * a worker's reply (a macrotask) waits until the whole run is over, and the recorder, which keeps
  * one insert in flight, cannot send a second batch. A real agent waits on I/O between calls; this
@@ -307,7 +338,7 @@ const usPer = (r) => `${(1e6 / r).toFixed(2)} us`;
 
 export async function run() {
   const keys = ['fullV7', 'workerV7', 'workerNoMemoryV7', 'yieldV7', 'workerYieldV7', 'fullV4', 'workerV4'];
-  const results = { rawV7: [], rawV4: [], storeV7: [], runtime: [], runtimeReleasing: [] };
+  const results = { rawV7: [], rawV4: [], storeV7: [], runtime: [], runtimeReleasing: [], specYieldV7: [] };
   const batches = {};
   const lags = {};
   for (const k of keys) {
@@ -332,6 +363,7 @@ export async function run() {
     record('workerNoMemoryV7', await fullPath(false, 'rows', 0, { correctionMemory: false }));
     record('yieldV7', await fullPath(false, undefined, YIELD_EVERY));
     record('workerYieldV7', await fullPath(false, 'rows', YIELD_EVERY));
+    results.specYieldV7.push((await specPath(YIELD_EVERY)).rate);
     let { records, runtimeRate } = await workloadRecords(false);
     results.runtime.push(runtimeRate);
     results.rawV7.push(rawInsert(records));
@@ -358,6 +390,7 @@ export async function run() {
     full('(a) UUIDv7', 'full path, writer thread, runtime without its correction memory', 'workerNoMemoryV7', 'rawV7'),
     full('(a) UUIDv7', `full path, writer thread, agent yields to the event loop every ${YIELD_EVERY} calls`, 'workerYieldV7', 'rawV7'),
     full('(a) UUIDv7', `full path, same thread, agent yields every ${YIELD_EVERY} calls`, 'yieldV7', 'rawV7'),
+    ['(a) UUIDv7', `full path as createRuntime({ store: 'sqlite:PATH' }) opens it (writer thread, opened on first use), agent yields every ${YIELD_EVERY} calls`, fmtRate(m.specYieldV7), usPer(m.specYieldV7), rounds('specYieldV7'), '-', vs(m.specYieldV7, m.rawV7)],
     ['(a) UUIDv7', 'raw better-sqlite3, plain table', fmtRate(m.rawV7), usPer(m.rawV7), rounds('rawV7'), RAW_TXN_ROWS, '1.00x'],
     full('(b) UUIDv4', 'full path, SQLite writer thread', 'workerV4', 'rawV4'),
     full('(b) UUIDv4', 'full path, same thread', 'fullV4', 'rawV4'),

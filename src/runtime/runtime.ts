@@ -19,8 +19,7 @@ import {
 } from '../record/types.js';
 import type { FaultInjector, PlannedFault } from '../faults/injector.js';
 import { createRecorder, type RecorderOptions } from '../record/recorder.js';
-import { lazyStore, storeKindOf } from '../store/lazy-store.js';
-import { openStore } from '../store/open-store.js';
+import { openStoreLazily } from '../store/open-store.js';
 import { hasCorrectionMemory } from '../store/corrections.js';
 import type { Store } from '../store/types.js';
 import type { InjectedFault } from '../record/types.js';
@@ -262,7 +261,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     typeof options.store === 'string'
       ? // A SQLite file gets its writer in a worker thread: the transactions then run beside the agent
         // instead of stalling its event loop, and on another core.
-        lazyStore(storeKindOf(options.store), () => openStore(options.store as string, { sqliteWriter: 'worker' }))
+        openStoreLazily(options.store, { sqliteWriter: 'worker' })
       : undefined;
   const store: Store | undefined = ownedStore ?? (typeof options.store === 'object' ? options.store : undefined);
   const recorder: RecordSink | undefined =

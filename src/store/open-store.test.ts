@@ -6,7 +6,8 @@ import { ConfigError } from '../errors.js';
 import { makeRecord } from '../record/fixture.js';
 import { createMemoryStore } from './memory/memory-store.js';
 import { typeScriptWorkerUrl } from '../ts-worker.test-helpers.js';
-import { DEFAULT_SQLITE_PATH, openStore, sqliteWriterOf } from './open-store.js';
+import { createRecorder } from '../record/recorder.js';
+import { DEFAULT_SQLITE_PATH, openStore, openStoreLazily, sqliteWriterOf } from './open-store.js';
 import type { Store } from './types.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'faultline-open-'));
@@ -89,6 +90,30 @@ describe('openStore', () => {
     const thread = await openStore(join(cwd, 'writer', 'y.db'), { cwd, sqliteWorkerUrl });
     expect(thread.batchEncoding).toBeUndefined();
     await roundTrip(thread);
+  });
+
+  it('opens lazily, declaring up front what the writer thread declares, for the recorder to read before the open', async () => {
+    const sqliteWorkerUrl = typeScriptWorkerUrl(new URL('./sqlite/sqlite-worker.ts', import.meta.url), join(cwd, 'workers'));
+    const path = join(cwd, 'lazy', 'l.db');
+    const lazy = openStoreLazily(`sqlite:${path}`, { cwd, sqliteWriter: 'worker', sqliteWorkerUrl });
+    expect(lazy.maxInsertsInFlight).toBe(Number.POSITIVE_INFINITY);
+    expect(lazy.batchEncoding).toBeDefined();
+    expect(existsSync(path)).toBe(false);
+    const sent = Array.from({ length: 30 }, () => makeRecord({ created_at: '2025-03-10T08:00:00.000Z' }));
+    const recorder = createRecorder({ store: lazy, batchSize: 10, spool: false });
+    for (const record of sent) recorder.enqueue(record);
+    await recorder.close();
+    expect(recorder.stats()).toMatchObject({ written: 30, spooled: 0 });
+    expect((await lazy.opened()).batchEncoding).toBeDefined();
+    expect(await lazy.count()).toBe(30);
+    expect(await lazy.get(sent[4]!.execution_id)).toStrictEqual(sent[4]);
+    await lazy.close();
+    // Without a writer thread (from TypeScript sources, or another kind) nothing is declared.
+    const plain = openStoreLazily(join(cwd, 'lazy', 'p.db'), { cwd, sqliteWriter: 'worker' });
+    expect(plain.batchEncoding).toBeUndefined();
+    expect(plain.maxInsertsInFlight).toBeUndefined();
+    await plain.close();
+    expect(openStoreLazily('memory:').batchEncoding).toBeUndefined();
   });
 
   it('returns a Store object unchanged', async () => {

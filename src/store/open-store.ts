@@ -5,7 +5,8 @@ import { isAbsolute, resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { createMemoryStore } from './memory/memory-store.js';
 import { createSqliteStore } from './sqlite/sqlite-store.js';
-import { createSqliteWorkerStore, sqliteWorkerAvailable } from './sqlite/sqlite-worker-store.js';
+import { lazyStore, storeKindOf } from './lazy-store.js';
+import { createSqliteWorkerStore, SQLITE_WRITER_IN_FLIGHT, sqliteBatchEncoding, sqliteWorkerAvailable } from './sqlite/sqlite-worker-store.js';
 import type { Store } from './types.js';
 
 /** Where the SQLite store lives when no spec is given, relative to the working directory. */
@@ -157,4 +158,15 @@ export async function openStore(spec: string | Store | undefined, options: OpenS
   const path = sqliteSpecPath(trimmed);
   if (path !== undefined) return sqlite(path);
   throw new ConfigError(`unknown store ${JSON.stringify(redactUrl(trimmed))}; expected ${STORE_SPEC_FORMS}`, 'store');
+}
+
+/**
+ * A store that opens `spec` on first use (see `lazy-store.ts`: a store that fails to open behaves
+ * like one that is down), declaring from the start what the store it opens declares: the recorder
+ * reads `maxInsertsInFlight` and `batchEncoding` once, when it is created, before the open.
+ */
+export function openStoreLazily(spec: string, options: OpenStoreOptions = {}): Store & { opened(): Promise<Store> } {
+  const declared =
+    sqliteWriterOf(spec, options) === 'worker' ? { maxInsertsInFlight: SQLITE_WRITER_IN_FLIGHT, batchEncoding: sqliteBatchEncoding } : {};
+  return lazyStore(storeKindOf(spec), () => openStore(spec, options), declared);
 }

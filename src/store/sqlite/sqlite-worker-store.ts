@@ -100,6 +100,9 @@ export const sqliteBatchEncoding: BatchEncoding = {
   decode: (batch) => decodeRowBatch(batch).map(recordOfParams),
 };
 
+/** What the writer thread's store declares as `maxInsertsInFlight`: it applies writes in order. */
+export const SQLITE_WRITER_IN_FLIGHT = Number.POSITIVE_INFINITY;
+
 function fromWorkerError(error: WorkerError): Error {
   if (error.config) return new ConfigError(error.message, error.field);
   const e = new FaultlineError(error.message);
@@ -251,7 +254,7 @@ class SqliteWorkerStore implements Store, TrajectoryStore, CorrectionMemoryStore
    * post every full batch at once: building records here and writing them there overlap. The
    * recorder's `maxQueue` bounds the records in flight.
    */
-  readonly maxInsertsInFlight = Number.POSITIVE_INFINITY;
+  readonly maxInsertsInFlight = SQLITE_WRITER_IN_FLIGHT;
   #thread: WriterThread | undefined;
   #starting: Promise<WriterThread> | undefined;
   #closing: Promise<void> | undefined;
