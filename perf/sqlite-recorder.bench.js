@@ -13,14 +13,18 @@
 // as any insert of records must.
 //
 // Writer in a worker: the same full path with `createSqliteWorkerStore` (dist/store/sqlite/
-// sqlite-worker-store.js): batches go to a worker thread that runs the real
-// `createSqliteStore` on its own connection (same indexes, rollups, one transaction per batch). The
-// store declares that it applies inserts in order, so the recorder keeps every full batch in flight
-// (`maxInsertsInFlight`) and the runtime and the SQLite transactions overlap on two cores; the
-// recorder sends each batch as JSON text (`insertJson`, UTF-8 bytes transferred to the worker) and
-// holds only that text while it is in flight. A second worker row turns the runtime's correction
-// memory off (on by default: it keeps, and writes to the store, what recovered each failure), to
-// show what that feature costs this failure-heavy workload.
+// sqlite-worker-store.js), the store the runtime's `sqlite:` spec opens: batches go to a worker
+// thread that runs the real `createSqliteStore` on its own connection (same indexes, rollups; the
+// batches that queue up there share one transaction). The store declares that it applies inserts in
+// order, so the recorder keeps every full batch in flight (`maxInsertsInFlight`) and the runtime and
+// the SQLite transactions overlap on two cores; the recorder encodes each batch once in the store's
+// own encoding (`batchEncoding`: the insert rows in one buffer), sends it with `insertEncoded` and
+// holds only those bytes while it is in flight. The store keeps the runtime's correction memory too
+// (on by default: what recovered each failure, written to the store in batches); a second worker
+// row turns it off, to show what that feature costs this failure-heavy workload.
+// One more row runs the path exactly as `createRuntime({ store: 'sqlite:PATH' })` sets it up (the
+// runtime opens the writer thread's store on first use; the agent yields, since the open completes
+// on a message from the worker).
 // The workload's tools settle in microtasks, so `drive` never lets the event loop turn until the
 // run is over (a worker's replies wait); two more UUIDv7 rows (in-thread and worker) have the agent
 // yield to the event loop every 64 calls, as an agent waiting on I/O would.
@@ -40,7 +44,7 @@
 // reported is the best round (the least disturbed by other work on the machine); all rounds are
 // shown. FAULTLINE_PERF_RECORDER_N sets records per run (default 200 000);
 // FAULTLINE_PERF_RECORDER_CONCURRENCY the number of concurrent agent sessions (default 4).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -77,6 +81,51 @@ function rowOf(r) {
 
 const seconds = (start) => Number(process.hrtime.bigint() - start) / 1e9;
 
+/**
+ * CPU seconds (user + system) of every thread of this process, by thread id, from /proc (Linux;
+ * empty elsewhere): what each thread cost is what the load of a shared machine distorts least.
+ */
+function threadCpu() {
+  const out = new Map();
+  let tids = [];
+  try {
+    tids = readdirSync('/proc/self/task');
+  } catch {
+    return out;
+  }
+  for (const tid of tids) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(Number(tid), (Number(fields[11]) + Number(fields[12])) / 100);
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return out;
+}
+
+/**
+ * us of CPU per record between two `threadCpu` snapshots: the runtime's (main) thread, the SQLite
+ * writer thread (the busiest thread started after `existing`), and the rest (V8's GC and compiler
+ * threads, libuv's pool).
+ */
+function cpuPerRecord(existing, from, to, records) {
+  const us = (s) => (s * 1e6) / records;
+  let main = 0;
+  let writer = 0;
+  let others = 0;
+  for (const [tid, total] of to) {
+    const delta = total - (from.get(tid) ?? 0);
+    if (tid === process.pid) main = delta;
+    else if (!existing.has(tid) && delta > writer) {
+      others += writer;
+      writer = delta;
+    } else others += delta;
+  }
+  return { main: us(main), writer: us(writer), others: us(others) };
+}
+
 function tempDir() {
   return mkdtempSync(join(tmpdir(), 'faultline-perf-recorder-'));
 }
@@ -93,24 +142,40 @@ function countingStore(store) {
       counts.rows += records.length;
       return store.insert(records);
     },
-    get: (id) => store.get(id),
-    query: (q) => store.query(q),
-    count: (q) => store.count(q),
-    toolStats: (f) => store.toolStats(f),
-    failureBreakdown: (f) => store.failureBreakdown(f),
-    hourly: (f) => store.hourly(f),
-    signatures: (f) => store.signatures(f),
-    close: () => store.close(),
+    // The writer thread's batch encoding, which the recorder uses when the store has it: one
+    // encode per insertEncoded call.
+    ...(store.batchEncoding !== undefined
+      ? {
+          batchEncoding: {
+            encode(records) {
+              counts.calls++;
+              counts.rows += records.length;
+              return store.batchEncoding.encode(records);
+            },
+            decode: (batch) => store.batchEncoding.decode(batch),
+          },
+          insertEncoded: (batch) => store.insertEncoded(batch),
+        }
+      : {}),
   };
+  // Every other method as is, the correction memory's included: with it the runtime keeps what
+  // recovered each failure in the store, as it does with the store its `sqlite:` spec opens.
+  for (const method of [
+    'get', 'query', 'count', 'toolStats', 'failureBreakdown', 'hourly', 'signatures', 'close',
+    'pushCorrection', 'pushCorrections', 'latestCorrection', 'listCorrections',
+  ]) {
+    if (typeof store[method] === 'function') wrapped[method] = (...args) => store[method](...args);
+  }
   return { wrapped, counts };
 }
 
 /**
- * The full path; returns { rate, rowsPerTxn, maxLagMs }. `worker`: undefined for the in-thread
+ * The full path; returns { rate, cpu, rowsPerTxn, p99LagMs, maxLagMs }. `worker`: undefined for the in-thread
  * store, or the encoding ('rows' | 'clone') of `createSqliteWorkerStore` (writer in a worker).
  */
 async function fullPath(v4, worker, yieldEvery = 0, runtimeOptions = {}) {
   const dir = tempDir();
+  const existing = threadCpu();
   const store =
     worker === undefined
       ? createSqliteStore({ path: join(dir, 'full.db') })
@@ -125,19 +190,49 @@ async function fullPath(v4, worker, yieldEvery = 0, runtimeOptions = {}) {
       recording: { spool: { path: join(dir, 'spool', 'bench.jsonl') }, overflow: 'block' },
       ...(v4 ? { onRecord: (r) => void (r.execution_id = randomUUID()) } : {}),
     });
+    const cpuBefore = threadCpu();
     const start = process.hrtime.bigint();
     lag.enable();
     await drive(yieldEvery > 0 ? yielding(rt, yieldEvery) : rt, N, { concurrency: CONCURRENCY });
     await rt.close();
     lag.disable();
     const s = seconds(start);
+    const cpu = cpuPerRecord(existing, cpuBefore, threadCpu(), N);
     const stored = await store.count();
     if (stored !== N) throw new Error(`full path stored ${stored} of ${N} records`);
     // No samples: the loop never reached its timers phase during the run (see `yielding`).
     const sampled = lag.count > 0;
-    return { rate: N / s, rowsPerTxn: counts.rows / counts.calls, p99LagMs: sampled ? lag.percentile(99) / 1e6 : NaN, maxLagMs: sampled ? lag.max / 1e6 : NaN };
+    return { rate: N / s, cpu, rowsPerTxn: counts.rows / counts.calls, p99LagMs: sampled ? lag.percentile(99) / 1e6 : NaN, maxLagMs: sampled ? lag.max / 1e6 : NaN };
   } finally {
     await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The full path as a user gets it from `createRuntime({ store: 'sqlite:PATH' })`: the runtime
+ * opens the writer thread's store itself, on first use; returns { rate }. The open completes on a
+ * message from the worker, so it waits for the event loop to turn: run with an agent that yields.
+ */
+async function specPath(yieldEvery) {
+  const dir = tempDir();
+  const path = join(dir, 'spec.db');
+  try {
+    const rt = createRuntime({
+      tools: workloadTools(),
+      store: `sqlite:${path}`,
+      recording: { spool: { path: join(dir, 'spool', 'bench.jsonl') }, overflow: 'block' },
+    });
+    const start = process.hrtime.bigint();
+    await drive(yielding(rt, yieldEvery), N, { concurrency: CONCURRENCY });
+    await rt.close();
+    const s = seconds(start);
+    const store = createSqliteStore({ path, readonly: true });
+    const stored = await store.count();
+    await store.close();
+    if (stored !== N) throw new Error(`the sqlite: spec path stored ${stored} of ${N} records`);
+    return { rate: N / s };
+  } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -243,7 +338,7 @@ const usPer = (r) => `${(1e6 / r).toFixed(2)} us`;
 
 export async function run() {
   const keys = ['fullV7', 'workerV7', 'workerNoMemoryV7', 'yieldV7', 'workerYieldV7', 'fullV4', 'workerV4'];
-  const results = { rawV7: [], rawV4: [], storeV7: [], runtime: [], runtimeReleasing: [] };
+  const results = { rawV7: [], rawV4: [], storeV7: [], runtime: [], runtimeReleasing: [], specYieldV7: [] };
   const batches = {};
   const lags = {};
   for (const k of keys) {
@@ -268,6 +363,7 @@ export async function run() {
     record('workerNoMemoryV7', await fullPath(false, 'rows', 0, { correctionMemory: false }));
     record('yieldV7', await fullPath(false, undefined, YIELD_EVERY));
     record('workerYieldV7', await fullPath(false, 'rows', YIELD_EVERY));
+    results.specYieldV7.push((await specPath(YIELD_EVERY)).rate);
     let { records, runtimeRate } = await workloadRecords(false);
     results.runtime.push(runtimeRate);
     results.rawV7.push(rawInsert(records));
@@ -289,11 +385,12 @@ export async function run() {
   const lag = (k) => (lags[k].some((l) => Number.isNaN(l.p99LagMs)) ? 'loop never idle' : lagOf(k));
   const full = (ids, label, k, raw) => [ids, label, fmtRate(m[k]), usPer(m[k]), rounds(k), perTxn(k), vs(m[k], m[raw]), lag(k)];
   const rows = [
-    full('(a) UUIDv7', 'full path, SQLite writer thread: runtime -> redact -> recorder (batches pipelined, as JSON) -> worker -> SQLite store', 'workerV7', 'rawV7'),
+    full('(a) UUIDv7', 'full path, SQLite writer thread: runtime -> redact -> recorder (batches pipelined, encoded rows) -> worker -> SQLite store', 'workerV7', 'rawV7'),
     full('(a) UUIDv7', 'full path, same thread: runtime -> redact -> recorder -> SQLite store', 'fullV7', 'rawV7'),
     full('(a) UUIDv7', 'full path, writer thread, runtime without its correction memory', 'workerNoMemoryV7', 'rawV7'),
     full('(a) UUIDv7', `full path, writer thread, agent yields to the event loop every ${YIELD_EVERY} calls`, 'workerYieldV7', 'rawV7'),
     full('(a) UUIDv7', `full path, same thread, agent yields every ${YIELD_EVERY} calls`, 'yieldV7', 'rawV7'),
+    ['(a) UUIDv7', `full path as createRuntime({ store: 'sqlite:PATH' }) opens it (writer thread, opened on first use), agent yields every ${YIELD_EVERY} calls`, fmtRate(m.specYieldV7), usPer(m.specYieldV7), rounds('specYieldV7'), '-', vs(m.specYieldV7, m.rawV7)],
     ['(a) UUIDv7', 'raw better-sqlite3, plain table', fmtRate(m.rawV7), usPer(m.rawV7), rounds('rawV7'), RAW_TXN_ROWS, '1.00x'],
     full('(b) UUIDv4', 'full path, SQLite writer thread', 'workerV4', 'rawV4'),
     full('(b) UUIDv4', 'full path, same thread', 'fullV4', 'rawV4'),
@@ -302,13 +399,31 @@ export async function run() {
     ['diagnostic', 'runtime alone, sink keeps every record in an array', fmtRate(m.runtime), usPer(m.runtime), rounds('runtime'), '-', vs(m.runtime, m.rawV7)],
     ['diagnostic', 'store.insert alone, same thread (pre-built records, UUIDv7)', fmtRate(m.storeV7), usPer(m.storeV7), rounds('storeV7'), STORE_BATCH, vs(m.storeV7, m.rawV7)],
   ];
+  // Per-thread CPU of the best round of each full-path contender (us per record).
+  const cpuOf = (k) => lags[k][results[k].indexOf(m[k])].cpu;
+  const cpuRow = (label, k) => {
+    const c = cpuOf(k);
+    return [label, fmtRate(m[k]), c.main.toFixed(2), k.startsWith('worker') ? c.writer.toFixed(2) : '-', c.others.toFixed(2), (c.main + c.writer + c.others).toFixed(2)];
+  };
+  const cpuRows = [
+    cpuRow('(a) writer thread', 'workerV7'),
+    cpuRow('(a) same thread', 'fullV7'),
+    cpuRow('(a) writer thread, correction memory off', 'workerNoMemoryV7'),
+    cpuRow('(a) writer thread, agent yields', 'workerYieldV7'),
+    cpuRow('(b) writer thread', 'workerV4'),
+  ];
   const goal = (k, raw) => `${fmtRate(m[k])} (>= 100,000/s: ${m[k] >= 100_000 ? 'met' : 'NOT met'}), ${vs(m[k], m[raw])} raw (>= 0.8x: ${m[k] / m[raw] >= 0.8 ? 'met' : 'NOT met'})`;
   return {
     title: `SQLite recorder: ${N.toLocaleString('en-US')} records through the full path vs raw better-sqlite3`,
     markdown: [
-      table(['ids', 'contender', 'records/s (best of 3)', 'per record', 'rounds', 'rows per transaction', 'vs raw (same ids)', 'event-loop delay p99 / max'], rows.map((r) => (r.length === 7 ? [...r, '-'] : r))),
+      table(['ids', 'contender', 'records/s (best of 3)', 'per record', 'rounds', 'rows per insert call', 'vs raw (same ids)', 'event-loop delay p99 / max'], rows.map((r) => (r.length === 7 ? [...r, '-'] : r))),
       '',
-      `${CONCURRENCY} concurrent agent sessions; 80% successes / 20% failures and rejections; system clock; fresh temp DB per run; contenders interleaved over ${ROUNDS} rounds, best round reported (all rounds shown); rows per transaction: median.`,
+      `${CONCURRENCY} concurrent agent sessions; 80% successes / 20% failures and rejections; system clock; fresh temp DB per run; contenders interleaved over ${ROUNDS} rounds, best round reported (all rounds shown); rows per insert call: median (the writer thread stores the batches that queue up there in one transaction).`,
+      '',
+      'CPU per record by thread, best round (us of user + system time, /proc/self/task; the writer thread is started with its store, outside the timing):',
+      '',
+      table(['full path (best round)', 'records/s', 'runtime thread', 'SQLite writer thread', 'other threads (GC, compiler, libuv)', 'total'], cpuRows),
+      '',
       `Goal, full path with the SQLite writer thread (UUIDv7): ${goal('workerV7', 'rawV7')}; UUIDv4: ${vs(m.workerV4, m.rawV4)} raw.`,
       `Same thread (UUIDv7): ${goal('fullV7', 'rawV7')}: runtime and store share one JS thread, about ${usPer(m.runtimeReleasing)} + ${usPer(m.storeV7)} per record.`,
     ].join('\n'),

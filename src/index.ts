@@ -73,6 +73,7 @@ export { createMemoryStore } from './store/memory/memory-store.js';
 export { createSqliteStore } from './store/sqlite/sqlite-store.js';
 export type { SqliteStoreOptions } from './store/sqlite/sqlite-store.js';
 export type {
+  BatchEncoding,
   CorrectionEntry,
   CorrectionLimits,
   CorrectionMemoryStore,

@@ -3,7 +3,7 @@
  * a few entries per key and a cap on keys (least recently written is evicted first).
  */
 import { paramsHash } from '../record/params-hash.js';
-import { cloneJson } from '../runtime/validate.js';
+import { cloneJson } from '../record/clone-json.js';
 
 interface Seen {
   output: unknown;

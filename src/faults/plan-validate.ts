@@ -10,7 +10,7 @@ import { LineCounter, parseDocument } from 'yaml';
 import { ConfigError } from '../errors.js';
 import { parseRetryAfter } from '../runtime/retry-after.js';
 import { closestNames } from '../runtime/suggest.js';
-import { cloneJson } from '../runtime/validate.js';
+import { cloneJson } from '../record/clone-json.js';
 import { TOOL_PATTERN } from './glob.js';
 import { isJsonText } from './output-rewrites.js';
 import { FAULT_KINDS, HTTP_FAULT_STATUSES, type FaultKind, type FaultPlanSpec, type FaultRule } from './plan-spec.js';

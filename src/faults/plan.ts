@@ -6,7 +6,7 @@
 import { canonicalJson } from '../record/params-hash.js';
 import { seededRandom } from '../runtime/backoff.js';
 import { systemClock, type Clock } from '../runtime/clock.js';
-import { cloneJson } from '../runtime/validate.js';
+import { cloneJson } from '../record/clone-json.js';
 import { resolveFault, type FaultCall, type FaultDecision } from './decision.js';
 import { globMatcher } from './glob.js';
 import type { FaultCallInfo, FaultInjector, PlannedFault } from './injector.js';

@@ -99,10 +99,16 @@ function sortKeys(keys: string[]): void {
   }
 }
 
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+/** The hex digit characters of 0..15. */
+const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
+/** The hash's text is written here and read out as one flat string (a concatenation is a rope every reader flattens again). */
+const text = Buffer.alloc(16);
 
-function hex32(n: number): string {
-  return HEX[(n >>> 24) & 0xff]! + HEX[(n >>> 16) & 0xff]! + HEX[(n >>> 8) & 0xff]! + HEX[n & 0xff]!;
+function putHex32(at: number, n: number): void {
+  for (let i = 7; i >= 0; i--) {
+    text[at + i] = HEX_DIGITS[n & 0xf]!;
+    n >>>= 4;
+  }
 }
 
 /** 16 hex digits identifying the value's content, independent of key order. */
@@ -114,7 +120,9 @@ export function paramsHash(params: unknown): string {
   const h2 = lanes[1]!;
   const a = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   const b = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return hex32(b) + hex32(a);
+  putHex32(0, b);
+  putHex32(8, a);
+  return text.toString('latin1', 0, 16);
 }
 
 /** JSON with object keys sorted at every level (for display and export, not on the hot path). */

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -11,6 +12,8 @@ import { ConfigError } from '../errors.js';
 import { createPostgresStore } from '../store/postgres/postgres-store.js';
 import { describePostgres, PG_URL } from '../store/postgres/test-server.test-helpers.js';
 import { createSqliteStore } from '../store/sqlite/sqlite-store.js';
+import { createSqliteWorkerStore } from '../store/sqlite/sqlite-worker-store.js';
+import { typeScriptWorkerUrl } from '../ts-worker.test-helpers.js';
 import type { Store } from '../store/types.js';
 import { makeFailureRecord, makeRecord } from './fixture.js';
 import {
@@ -354,21 +357,26 @@ describe('pipelined writes', () => {
     expectExactlyOnce(store, sent);
   });
 
-  it('sends batches as JSON text to a store that takes it, and spools the same records when it fails', async () => {
-    class JsonStore extends PipelinedStore {
-      texts = 0;
-      insertJson(text: string): Promise<void> {
-        this.texts++;
-        return this.insert(JSON.parse(text) as ToolExecutionRecord[]);
+  it('sends batches in the encoding of a store that has one, and spools the same records when it fails', async () => {
+    const utf8 = { encoder: new TextEncoder(), decoder: new TextDecoder() };
+    class EncodingStore extends PipelinedStore {
+      encodedInserts = 0;
+      readonly batchEncoding = {
+        encode: (batch: readonly ToolExecutionRecord[]) => utf8.encoder.encode(JSON.stringify(batch)),
+        decode: (bytes: Uint8Array) => JSON.parse(utf8.decoder.decode(bytes)) as ToolExecutionRecord[],
+      };
+      insertEncoded(bytes: Uint8Array): Promise<void> {
+        this.encodedInserts++;
+        return this.insert(this.batchEncoding.decode(bytes));
       }
     }
-    const store = new JsonStore();
+    const store = new EncodingStore();
     const clock = new ManualClock();
     const rec = recorder(store, { batchSize: 10, clock });
     const sent = records(30);
     for (const record of sent.slice(0, 20)) rec.enqueue(record);
     await rec.flush();
-    expect(store.texts).toBe(2);
+    expect(store.encodedInserts).toBe(2);
     expect(store.rows.get(sent[3]!.execution_id)).toEqual(sent[3]);
 
     store.behavior = 'fail';
@@ -381,6 +389,39 @@ describe('pipelined writes', () => {
     await rec.close();
     expect(rec.stats()).toMatchObject({ written: 20, spooled: 10, replayed: 10 });
     expectExactlyOnce(store, sent);
+  });
+
+  it('sends a batch its store cannot encode through insert, record by record when refused', async () => {
+    class PickyEncodingStore extends PipelinedStore {
+      encodedInserts = 0;
+      readonly batchEncoding = {
+        encode: (batch: readonly ToolExecutionRecord[]): Uint8Array => {
+          if (batch.some((record) => record.tool_name === 'unencodable')) throw new RangeError('cannot encode');
+          return new TextEncoder().encode(JSON.stringify(batch));
+        },
+        decode: (bytes: Uint8Array) => JSON.parse(new TextDecoder().decode(bytes)) as ToolExecutionRecord[],
+      };
+      insertEncoded(bytes: Uint8Array): Promise<void> {
+        this.encodedInserts++;
+        return this.insert(this.batchEncoding.decode(bytes));
+      }
+    }
+    const store = new PickyEncodingStore();
+    const errors: unknown[] = [];
+    const rec = recorder(store, { batchSize: 10, onError: (error) => errors.push(error) });
+    const sent = records(20);
+    const bad = makeRecord({ tool_name: 'unencodable' });
+    store.refuse.add(bad.execution_id);
+    for (const record of sent.slice(0, 10)) rec.enqueue(record);
+    await rec.flush();
+    for (const record of [...sent.slice(10, 15), bad, ...sent.slice(15, 19)]) rec.enqueue(record);
+    await rec.flush();
+    rec.enqueue(sent[19]!);
+    await rec.close();
+    expect(store.encodedInserts).toBe(2);
+    expectExactlyOnce(store, sent);
+    expect(rec.stats()).toMatchObject({ rejected: 1, storeHealthy: true });
+    expect(errors.some((error) => RecordsRejectedError.isInstance(error))).toBe(true);
   });
 
   it('in durable mode, records enqueued during a write share the next one (group commit)', async () => {
@@ -1083,59 +1124,68 @@ async function expectStoredExactlyOnce(store: Store, sent: readonly ToolExecutio
   expect(stats.reduce((sum, row) => sum + row.total, 0)).toBe(sent.length);
 }
 
-describe('with the SQLite store', () => {
-  let stores: Store[] = [];
-  let holders: Database.Database[] = [];
+/** Stores and lock-holding connections opened by a block's tests, closed after each test. */
+function sqliteFixtures(): { stores: Store[]; lockHolder(path: string): { lock(): void; unlock(): void } } {
+  const stores: Store[] = [];
+  const holders: Database.Database[] = [];
   afterEach(async () => {
-    for (const holder of holders) if (holder.open) holder.close();
-    for (const store of stores) await store.close();
-    stores = [];
-    holders = [];
+    for (const holder of holders.splice(0)) if (holder.open) holder.close();
+    for (const store of stores.splice(0)) await store.close();
   });
+  return {
+    stores,
+    /** A second connection that takes the write lock and keeps it past the store's busy_timeout. */
+    lockHolder(path) {
+      const holder = new Database(path);
+      holder.pragma('busy_timeout = 0');
+      holders.push(holder);
+      return {
+        lock: () => holder.exec('BEGIN EXCLUSIVE'),
+        unlock: () => holder.exec('COMMIT'),
+      };
+    },
+  };
+}
 
-  /** A second connection that takes the write lock and keeps it past the store's busy_timeout. */
-  function lockHolder(path: string): { lock(): void; unlock(): void } {
-    const holder = new Database(path);
-    holder.pragma('busy_timeout = 0');
-    holders.push(holder);
-    return {
-      lock: () => holder.exec('BEGIN EXCLUSIVE'),
-      unlock: () => holder.exec('COMMIT'),
-    };
-  }
+/** Writes records continuously while another connection holds the lock for a while; nothing may be lost or doubled. */
+async function expectNoLossUnderLock(store: Store, holder: { lock(): void; unlock(): void }): Promise<void> {
+  const errors: unknown[] = [];
+  const rec = recorder(store, {
+    batchSize: 25,
+    flushIntervalMs: 10,
+    retry: { initialDelayMs: 30, maxDelayMs: 120 },
+    onError: (error) => errors.push(error),
+  });
+  let sawOutage = false;
+  const sent = await writeContinuously(rec, {
+    rounds: 90,
+    perRound: 20,
+    between: (round) => {
+      if (round === 20) holder.lock();
+      if (round > 20 && round < 60 && !rec.stats().storeHealthy) sawOutage = true;
+      if (round === 60) holder.unlock();
+    },
+  });
+  await rec.close();
+
+  expect(sawOutage).toBe(true);
+  expect(errors.length).toBeGreaterThanOrEqual(1);
+  const stats = rec.stats();
+  expect(stats.spooled).toBeGreaterThan(0);
+  expect(stats).toMatchObject({ storeHealthy: true, dropped: 0, queued: 0, rejected: 0 });
+  expect(stats.written + stats.replayed).toBe(sent.length);
+  await expectStoredExactlyOnce(store, sent);
+  expect(spoolFiles()).toEqual([]);
+}
+
+describe('with the SQLite store', () => {
+  const { stores, lockHolder } = sqliteFixtures();
 
   it('loses nothing while the database is locked by another connection mid-run', async () => {
     const path = join(dir, 'faultline.db');
     const store = createSqliteStore({ path, busyTimeoutMs: 20 });
     stores.push(store);
-    const holder = lockHolder(path);
-    const errors: unknown[] = [];
-    const rec = recorder(store, {
-      batchSize: 25,
-      flushIntervalMs: 10,
-      retry: { initialDelayMs: 30, maxDelayMs: 120 },
-      onError: (error) => errors.push(error),
-    });
-    let sawOutage = false;
-    const sent = await writeContinuously(rec, {
-      rounds: 90,
-      perRound: 20,
-      between: (round) => {
-        if (round === 20) holder.lock();
-        if (round > 20 && round < 60 && !rec.stats().storeHealthy) sawOutage = true;
-        if (round === 60) holder.unlock();
-      },
-    });
-    await rec.close();
-
-    expect(sawOutage).toBe(true);
-    expect(errors.length).toBeGreaterThanOrEqual(1);
-    const stats = rec.stats();
-    expect(stats.spooled).toBeGreaterThan(0);
-    expect(stats).toMatchObject({ storeHealthy: true, dropped: 0, queued: 0 });
-    expect(stats.written + stats.replayed).toBe(sent.length);
-    await expectStoredExactlyOnce(store, sent);
-    expect(spoolFiles()).toEqual([]);
+    await expectNoLossUnderLock(store, lockHolder(path));
   });
 
   it('in durable mode, every acknowledged record is in the database or on disk, even during the lock', async () => {
@@ -1176,6 +1226,57 @@ describe('with the SQLite store', () => {
     const after = recorder(second);
     await after.close();
     await expectStoredExactlyOnce(second, sent);
+    expect(spoolFiles()).toEqual([]);
+  });
+});
+
+describe('with the SQLite writer thread', () => {
+  // Node 20 cannot run the TypeScript worker entry under vitest; see ts-worker.test-helpers.ts.
+  const workers = mkdtempSync(join(tmpdir(), 'faultline-recorder-workers-'));
+  const workerUrl = typeScriptWorkerUrl(new URL('../store/sqlite/sqlite-worker.ts', import.meta.url), workers);
+  /**
+   * The real worker, except that the thread dies on its 3rd insert request (a new one starts for
+   * the next write), the first 4 times: each start costs a TypeScript boot here.
+   */
+  const crashingPath = join(workers, 'crashing-worker.mjs');
+  const crashLog = join(workers, 'crashes.log');
+  writeFileSync(
+    crashingPath,
+    `import { parentPort } from 'node:worker_threads';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+const log = ${JSON.stringify(crashLog)};
+const crashes = existsSync(log) ? readFileSync(log, 'utf8').length : 0;
+let inserts = 0;
+parentPort.on('message', (m) => {
+  if (m.op === 'insertRows' && ++inserts === 3 && crashes < 4) {
+    appendFileSync(log, 'x');
+    process.exit(5);
+  }
+});
+await import(${JSON.stringify(workerUrl.href)});
+`,
+  );
+  const { stores, lockHolder } = sqliteFixtures();
+  afterAll(() => rmSync(workers, { recursive: true, force: true }));
+
+  it('loses nothing while the database is locked by another connection mid-run', async () => {
+    const path = join(dir, 'faultline.db');
+    const store = await createSqliteWorkerStore({ path, busyTimeoutMs: 20, workerUrl });
+    stores.push(store);
+    await expectNoLossUnderLock(store, lockHolder(path));
+  });
+
+  it('loses nothing, and counts nothing twice, when the writer thread dies over and over mid-run', async () => {
+    const store = await createSqliteWorkerStore({ path: join(dir, 'crashing.db'), workerUrl: pathToFileURL(crashingPath) });
+    stores.push(store);
+    const rec = recorder(store, { batchSize: 25, flushIntervalMs: 10, retry: { initialDelayMs: 30, maxDelayMs: 120 } });
+    const sent = await writeContinuously(rec, { rounds: 60, perRound: 20, between: () => undefined });
+    await rec.close();
+    // A write the dying thread took fails; the recorder finds the store taking writes again (a new
+    // thread) and sends the batch once more, so this is no outage to report.
+    expect(readFileSync(crashLog, 'utf8')).toBe('xxxx');
+    expect(rec.stats()).toMatchObject({ storeHealthy: true, dropped: 0, queued: 0, rejected: 0 });
+    await expectStoredExactlyOnce(store, sent);
     expect(spoolFiles()).toEqual([]);
   });
 });

@@ -13,7 +13,7 @@
  * set aside in a `rejected-*.jsonl` file next to the spool, and reported.
  */
 import { ConfigError, FaultlineError } from '../errors.js';
-import type { Store } from '../store/types.js';
+import type { BatchEncoding, Store } from '../store/types.js';
 import { createSpool, defaultSpoolPath, readSpoolBatches, unlinkIfPresent, type Spool } from './spool.js';
 import { summarizeSuccess } from './summarize.js';
 import type { ToolExecutionRecord } from './types.js';
@@ -155,36 +155,40 @@ interface Segment {
 type InsertResult = { ok: true } | { ok: false; error: unknown };
 
 /**
- * A batch on its way to the store. When the store takes JSON text (`Store.insertJson`, the SQLite
- * writer thread), only the text is held while the write is in flight, and the records are parsed
- * back only if it fails (to spool, isolate or requeue them): a pipelined store has many batches in
- * flight, and thousands of live record objects would make every garbage collection of the agent's
- * thread dearer, while one string per batch costs the collector nothing to trace.
+ * A batch on its way to the store. When the store has its own batch encoding
+ * (`Store.batchEncoding`, the SQLite writer thread), only the encoded bytes are held while the
+ * write is in flight, and the records are decoded back only if it fails (to spool, isolate or
+ * requeue them): a pipelined store has many batches in flight, and thousands of live record
+ * objects would make every garbage collection of the agent's thread dearer, while one buffer per
+ * batch costs the collector nothing to trace.
  */
 class Outgoing {
   readonly count: number;
   /** The last record, kept as the health-check record once the batch is stored. */
   readonly last: ToolExecutionRecord | undefined;
-  readonly json: string | null;
+  readonly encoded: Uint8Array | null;
+  readonly #encoding: BatchEncoding | undefined;
   #records: ToolExecutionRecord[] | null;
 
-  constructor(records: ToolExecutionRecord[], asJson: boolean) {
+  constructor(records: ToolExecutionRecord[], encoding: BatchEncoding | undefined) {
     this.count = records.length;
     this.last = records[records.length - 1];
-    let json: string | null = null;
-    if (asJson) {
+    let encoded: Uint8Array | null = null;
+    if (encoding !== undefined) {
       try {
-        json = JSON.stringify(records);
+        encoded = encoding.encode(records);
       } catch {
-        // Not JSON data (a BigInt, a cycle): keep the objects and let the store's insert judge them.
+        // Records the encoding refuses (a bad created_at, a BigInt): keep the objects and let the
+        // store's insert judge them one by one.
       }
     }
-    this.json = json;
-    this.#records = json === null ? records : null;
+    this.encoded = encoded;
+    this.#encoding = encoding;
+    this.#records = encoded === null ? records : null;
   }
 
   get records(): ToolExecutionRecord[] {
-    return (this.#records ??= JSON.parse(this.json!) as ToolExecutionRecord[]);
+    return (this.#records ??= this.#encoding!.decode(this.encoded!));
   }
 }
 
@@ -196,8 +200,8 @@ class BatchingRecorder implements Recorder {
   private readonly batchSize: number;
   private readonly maxQueue: number;
   private readonly maxInFlight: number;
-  /** The store takes batches as JSON text (see {@link Outgoing}). */
-  private readonly sendsJson: boolean;
+  /** The store's own batch encoding, used when it also takes encoded inserts (see {@link Outgoing}). */
+  private readonly encoding: BatchEncoding | undefined;
   private readonly blockOnOverflow: boolean;
   private readonly summarize: boolean;
   private readonly initialDelayMs: number;
@@ -262,7 +266,7 @@ class BatchingRecorder implements Recorder {
     this.maxQueue = positiveInteger(options.maxQueue, 'maxQueue', 50_000);
     // A batch larger than the queue could never fill, so the queue size wins (as in OpenTelemetry).
     this.batchSize = Math.min(positiveInteger(options.batchSize, 'batchSize', 512), this.maxQueue);
-    this.sendsJson = typeof options.store.insertJson === 'function';
+    this.encoding = typeof options.store.insertEncoded === 'function' ? options.store.batchEncoding : undefined;
     const storeDepth = options.store.maxInsertsInFlight;
     this.maxInFlight =
       options.maxInFlight !== undefined
@@ -487,7 +491,7 @@ class BatchingRecorder implements Recorder {
   private async persistNextBatch(): Promise<boolean> {
     const count = Math.min(this.batchSize, this.queue.length);
     const seq = this.batchSeq++;
-    const batch = new Outgoing(this.queue.splice(0, count), this.sendsJson);
+    const batch = new Outgoing(this.queue.splice(0, count), this.encoding);
     const acks = this.acks === null ? null : this.acks.splice(0, count);
     this.putBackCount = Math.max(0, this.putBackCount - count);
     this.inFlight += count;
@@ -582,9 +586,9 @@ class BatchingRecorder implements Recorder {
    * until the refused records stand alone; those are set aside and the rest is stored.
    */
   private async write(out: Outgoing): Promise<WriteResult> {
-    const json = out.json;
+    const encoded = out.encoded;
     const result =
-      json === null ? await this.insert(out.records) : await this.send(out.count, () => this.store.insertJson!(json));
+      encoded === null ? await this.insert(out.records) : await this.send(out.count, () => this.store.insertEncoded!(encoded));
     if (result.ok) {
       if (out.last !== undefined) this.lastStored = out.last;
       return { ok: true, stored: out.count };
@@ -813,7 +817,7 @@ class BatchingRecorder implements Recorder {
         segment.scannedLines = Math.max(segment.scannedLines, batch.nextLine);
         if (batch.records.length > 0) {
           const wasHealthy = this.healthy;
-          const result = await this.write(new Outgoing(batch.records, false));
+          const result = await this.write(new Outgoing(batch.records, undefined));
           if (!result.ok) {
             this.storeFailed(result.error, !wasHealthy);
             return 'store-failed';

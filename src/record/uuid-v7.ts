@@ -9,7 +9,25 @@
  */
 import { randomFillSync } from 'node:crypto';
 
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+/** The two hex digits of each byte value, as character codes: HEX_CODES[2 * b], HEX_CODES[2 * b + 1]. */
+const HEX_CODES = new Uint8Array(512);
+for (let b = 0; b < 256; b++) {
+  const hex = b.toString(16).padStart(2, '0');
+  HEX_CODES[2 * b] = hex.charCodeAt(0);
+  HEX_CODES[2 * b + 1] = hex.charCodeAt(1);
+}
+/**
+ * The id's text is written here and read out as one string: concatenating its 20 pieces made a
+ * chain of intermediate strings per id (most of the runtime's allocation per call after the record
+ * itself) and took 1.6x as long.
+ */
+const text = Buffer.alloc(36);
+text[8] = text[13] = text[18] = text[23] = 0x2d; // '-'
+
+function putHex(at: number, byte: number): void {
+  text[at] = HEX_CODES[2 * byte]!;
+  text[at + 1] = HEX_CODES[2 * byte + 1]!;
+}
 const POOL_SIZE = 16 * 1024;
 const pool = new Uint8Array(POOL_SIZE);
 let poolOffset = POOL_SIZE;
@@ -48,28 +66,18 @@ export function uuidv7(ms: number = Date.now()): string {
   const r = randomBytes(8);
   const high = Math.floor(t / 0x10000); // top 32 bits of the 48-bit timestamp
   const low = t % 0x10000; // bottom 16 bits
-  return (
-    HEX[(high >>> 24) & 0xff]! +
-    HEX[(high >>> 16) & 0xff]! +
-    HEX[(high >>> 8) & 0xff]! +
-    HEX[high & 0xff]! +
-    '-' +
-    HEX[(low >>> 8) & 0xff]! +
-    HEX[low & 0xff]! +
-    '-' +
-    HEX[0x70 | (counter >>> 8)]! +
-    HEX[counter & 0xff]! +
-    '-' +
-    HEX[0x80 | (pool[r]! & 0x3f)]! +
-    HEX[pool[r + 1]!]! +
-    '-' +
-    HEX[pool[r + 2]!]! +
-    HEX[pool[r + 3]!]! +
-    HEX[pool[r + 4]!]! +
-    HEX[pool[r + 5]!]! +
-    HEX[pool[r + 6]!]! +
-    HEX[pool[r + 7]!]!
-  );
+  putHex(0, (high >>> 24) & 0xff);
+  putHex(2, (high >>> 16) & 0xff);
+  putHex(4, (high >>> 8) & 0xff);
+  putHex(6, high & 0xff);
+  putHex(9, (low >>> 8) & 0xff);
+  putHex(11, low & 0xff);
+  putHex(14, 0x70 | (counter >>> 8));
+  putHex(16, counter & 0xff);
+  putHex(19, 0x80 | (pool[r]! & 0x3f));
+  putHex(21, pool[r + 1]!);
+  for (let i = 0; i < 6; i++) putHex(24 + 2 * i, pool[r + 2 + i]!);
+  return text.toString('latin1', 0, 36);
 }
 
 /** The epoch ms encoded in a UUIDv7. */

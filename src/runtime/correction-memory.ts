@@ -15,6 +15,7 @@ import { CorrectionBuffer, correctionLimits } from '../store/corrections.js';
 import { cachedFailureSignature, effectiveFailureType } from '../store/signature.js';
 import type { CorrectionEntry, CorrectionLimits, CorrectionMemoryStore, CorrectionQuery, NewCorrection } from '../store/types.js';
 import { paramsDelta } from '../trajectory/decide.js';
+import { cloneJson } from '../record/clone-json.js';
 
 /** The `correctionMemory` runtime option. */
 export type CorrectionMemoryOptions = Partial<CorrectionLimits>;
@@ -98,7 +99,7 @@ export class RuntimeCorrectionMemory implements CorrectionMemoryView {
 
   latest(signature: string): CorrectionEntry | undefined {
     const entry = this.#cache.latest(signature);
-    return entry === undefined ? undefined : structuredClone(entry);
+    return entry === undefined ? undefined : (cloneJson(entry) as CorrectionEntry);
   }
 
   list(query?: CorrectionQuery): CorrectionEntry[] {
@@ -111,7 +112,8 @@ export class RuntimeCorrectionMemory implements CorrectionMemoryView {
     const signature = cachedFailureSignature(record);
     const entry = signature === null ? undefined : this.#cache.latest(signature.signature);
     if (entry === undefined) return undefined;
-    return { ...structuredClone(entry.recovery), recovered_at: entry.recovered_at, uses: entry.uses };
+    // Not `{ ...copy, recovered_at, uses }`: on Node 20 that literal costs about 1 us.
+    return Object.assign(cloneJson(entry.recovery) as CorrectionRecovery, { recovered_at: entry.recovered_at, uses: entry.uses });
   }
 
   /** Remembers a failure handed to the agent in an explicit trace, until a later call recovers it. */

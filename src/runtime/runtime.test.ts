@@ -5,7 +5,7 @@ import type { ToolExecutionRecord } from '../record/types.js';
 import { createVirtualClock } from './clock.js';
 import { defineTool, type ToolSpec } from './define-tool.js';
 import { createRuntime, type RuntimeOptions } from './runtime.js';
-import { AuthError, BusinessError, HttpError, ParameterError } from './tool-errors.js';
+import { AuthError, BusinessError, HttpError, ParameterError, ToolError } from './tool-errors.js';
 
 function setup(tools: ToolSpec<any, unknown>[], extra: Partial<RuntimeOptions> = {}) {
   const clock = createVirtualClock();
@@ -130,6 +130,34 @@ describe('runtime: success path and records', () => {
     expect(stack.split('\n').filter((l) => /^\s+at /.test(l))).toHaveLength(5);
     expect(stack.startsWith('RangeError: boom')).toBe(true);
     expect(r.record.retry_count).toBe(0);
+  });
+
+  it('records the innermost 5 frames of a system ToolError; classified answers capture no stack at all', async () => {
+    function deep(n: number, make: () => Error): never {
+      if (n === 0) throw make();
+      return deep(n - 1, make);
+    }
+    const limit = Error.stackTraceLimit;
+    const system = new ToolError('system', 'runtime_error', 'disk full');
+    expect(Error.stackTraceLimit).toBe(limit);
+    expect(system.stack!.split('\n').filter((l) => /^\s+at /.test(l)).length).toBeGreaterThan(0);
+    expect(new BusinessError('not_found', 'no such order').stack).toBe('BusinessError: no such order');
+    expect(new HttpError(404, 'missing').stack).toBe('HttpError: missing');
+    expect(new HttpError(502, 'bad gateway').stack).toContain('runtime.test.ts');
+    expect(Error.stackTraceLimit).toBe(limit);
+    const { rt } = setup([
+      { name: 'broken', description: 'fails', input: objectInput, execute: () => deep(12, () => new ToolError('system', 'runtime_error', 'disk full')) },
+      { name: 'upstream', description: 'fails', input: objectInput, execute: () => deep(12, () => new HttpError(503, 'down')) },
+      { name: 'lookup', description: 'fails', input: objectInput, execute: () => deep(12, () => new BusinessError('not_found', 'no such order')) },
+    ]);
+    for (const [tool, head] of [['broken', 'ToolError: disk full'], ['upstream', 'HttpError: down']] as const) {
+      const r = await rt.execute(tool, {});
+      const stack = r.record.error_stack!;
+      expect(stack.startsWith(head)).toBe(true);
+      expect(stack.split('\n').filter((l) => /^\s+at /.test(l))).toHaveLength(5);
+      expect(stack).toContain('deep');
+    }
+    expect((await rt.execute('lookup', {})).record.error_stack).toBeNull();
   });
 
   it('redacts secrets in params, outputs and messages by default', async () => {

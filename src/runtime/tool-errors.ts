@@ -4,6 +4,7 @@
  * (see classify.ts); these exist for failures no transport status can express.
  */
 import { FaultlineError } from '../errors.js';
+import { DEFAULT_STACK_FRAMES } from '../record/truncate.js';
 import { categoryOfType, type FailureCategory, type FailureStage } from '../taxonomy.js';
 
 const TOOL_ERROR_MARKER = Symbol.for('faultline.error.ToolError');
@@ -22,7 +23,24 @@ export interface ToolErrorOptions {
   cause?: unknown;
 }
 
-/** A classified tool failure. Prefer the subclasses; use this one for custom types. */
+/**
+ * Sets `Error.stackTraceLimit` for the construction of a classified failure and returns the value
+ * to restore. The runtime records a stack only for system failures, and only the innermost
+ * {@link DEFAULT_STACK_FRAMES} frames of it; any other classified failure (not found, conflict,
+ * forbidden, rate limited...) is an answer, not a bug. Capturing a stack costs several
+ * microseconds per throw (more than the rest of a failed call's bookkeeping, in perf
+ * measurements), so these errors capture only what a record can keep.
+ */
+function limitStack(system: boolean): number {
+  const limit = Error.stackTraceLimit;
+  if (typeof limit === 'number') Error.stackTraceLimit = system ? Math.min(limit, DEFAULT_STACK_FRAMES) : 0;
+  return limit;
+}
+
+/**
+ * A classified tool failure. Prefer the subclasses; use this one for custom types. Only a
+ * `system` failure carries a stack trace (its innermost 5 frames, what a record keeps).
+ */
 export class ToolError extends FaultlineError {
   readonly [TOOL_ERROR_MARKER] = true;
   readonly code: string;
@@ -37,7 +55,9 @@ export class ToolError extends FaultlineError {
     message: string,
     options: ToolErrorOptions = {},
   ) {
+    const limit = limitStack(category === 'system');
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    Error.stackTraceLimit = limit;
     this.code = options.code ?? type.toUpperCase();
     this.stage = options.stage ?? 'execution';
     this.retryAfterMs = options.retryAfterMs;
@@ -85,7 +105,9 @@ export class AuthError extends ToolError {
 
 /**
  * An HTTP error response, for tools that call HTTP APIs with a client that does not throw on
- * error statuses. Classified by `status`, with `Retry-After` read from `headers`.
+ * error statuses. Classified by `status`, with `Retry-After` read from `headers`. As with
+ * {@link ToolError}, only a status the runtime files as a system failure (5xx, and anything
+ * outside 4xx) carries a stack trace, of at most 5 frames.
  */
 export class HttpError extends FaultlineError {
   constructor(
@@ -94,7 +116,10 @@ export class HttpError extends FaultlineError {
     readonly headers: Record<string, string> | Headers = {},
     readonly body?: unknown,
   ) {
+    // classifyHttpStatus files every 4xx status under another category than system.
+    const limit = limitStack(!(status >= 400 && status < 500));
     super(message);
+    Error.stackTraceLimit = limit;
   }
 }
 

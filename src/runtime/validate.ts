@@ -13,6 +13,7 @@
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { cloneJson } from '../record/clone-json.js';
 import type { ParameterFailureType } from './tool-errors.js';
 
 export type ValidationIssueCode =
@@ -132,21 +133,6 @@ function withoutMetaSchema(schema: object): object {
   if (!('$schema' in schema)) return schema;
   const { $schema: _ignored, ...rest } = schema as Record<string, unknown>;
   return rest;
-}
-
-function isPlainObject(value: object): boolean {
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
-
-/** Copies plain objects and arrays (what JSON arguments are made of); other objects are shared. */
-export function cloneJson(value: unknown): unknown {
-  if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map(cloneJson);
-  if (!isPlainObject(value)) return value;
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) out[key] = cloneJson((value as Record<string, unknown>)[key]);
-  return out;
 }
 
 function decodePointer(pointer: string): string[] {

@@ -99,6 +99,28 @@ export function correctionMemoryContract(current: () => Store): void {
       expect(fixesOf(await m.listCorrections({ signature: contractCorrection(1, 'a').signature }))).toEqual(['c']);
     });
 
+    it('trims to the capacity of the push, also what a push with a larger capacity kept', async () => {
+      const m = memory();
+      for (let n = 1; n <= 6; n++) await m.pushCorrection(contractCorrection(n, 'x'), { capacity: 10 });
+      await m.pushCorrections([contractCorrection(7, 'x'), contractCorrection(8, 'x')], { capacity: 3 });
+      expect((await m.listCorrections({ limit: Infinity })).map((e) => e.tool_name)).toEqual(['tool_8', 'tool_7', 'tool_6']);
+      await m.pushCorrection(contractCorrection(9, 'x'), { capacity: 2 });
+      expect((await m.listCorrections({ limit: Infinity })).map((e) => e.tool_name)).toEqual(['tool_9', 'tool_8']);
+    });
+
+    it('trims a signature to the cap of the push, also when the push moves a recovery it already kept', async () => {
+      const m = memory();
+      for (const fix of ['a', 'b', 'c', 'd']) await m.pushCorrection(contractCorrection(1, fix));
+      // 'b' worked again (another trace): moved to the top under a cap of 2, twice in one batch.
+      await m.pushCorrections(
+        [contractCorrection(1, 'b', { trace_id: 'again' }), contractCorrection(1, 'd', { trace_id: 'again' }), contractCorrection(1, 'b', { trace_id: 'third' })],
+        { perSignature: 2 },
+      );
+      const kept = await m.listCorrections({ signature: contractCorrection(1, 'a').signature });
+      expect(fixesOf(kept)).toEqual(['b', 'd']);
+      expect(kept.map((e) => e.uses)).toEqual([3, 2]);
+    });
+
     it('stores a batch (pushCorrections) exactly as pushing its corrections one by one in order', async () => {
       const m = memory();
       const limits = { capacity: 6, perSignature: 2 };

@@ -5,6 +5,7 @@
  * `postgres/corrections.ts`); the contract suite checks that all of them agree.
  */
 import { canonicalJson } from '../record/params-hash.js';
+import { cloneJson } from '../record/clone-json.js';
 import type { CorrectionEntry, CorrectionLimits, CorrectionMemoryStore, CorrectionQuery, NewCorrection, Store } from './types.js';
 
 export const DEFAULT_CORRECTION_LIMITS: CorrectionLimits = { capacity: 100, perSignature: 5 };
@@ -49,9 +50,18 @@ export function assertCorrections(corrections: readonly NewCorrection[], limits?
   return resolved;
 }
 
+/**
+ * A deep copy of a correction. Corrections are JSON data (the SQL adapters store them as JSON), and
+ * copying plain objects field by field costs a fraction of `structuredClone`, which the runtime
+ * would otherwise pay on every failure it finds a recovery for.
+ */
+function copyOf<T extends NewCorrection>(correction: T): T {
+  return cloneJson(correction) as T;
+}
+
 /** A copy with `recovered_at` as canonical UTC ISO-8601 (as every adapter returns it). */
 export function normalizedCorrection(correction: NewCorrection): NewCorrection {
-  return { ...structuredClone(correction), recovered_at: new Date(Date.parse(correction.recovered_at)).toISOString() };
+  return Object.assign(copyOf(correction), { recovered_at: new Date(Date.parse(correction.recovered_at)).toISOString() });
 }
 
 /** The list query's limit, resolved: default 100; anything not positive gives nothing. */
@@ -106,7 +116,7 @@ export class CorrectionBuffer {
    * recovery from the same trace is a no-op; from another trace it moves up with `uses + 1`.
    */
   push(correction: NewCorrection, limits: CorrectionLimits = this.limits): CorrectionEntry {
-    return structuredClone(this.add(correction, limits));
+    return copyOf(this.add(correction, limits));
   }
 
   /** {@link push}, returning the entry kept (not a copy): the caller must not modify it. */
@@ -114,7 +124,8 @@ export class CorrectionBuffer {
     const key = recoveryKey(correction);
     const same = this.#bySignature.get(correction.signature)?.find((slot) => slot.key === key);
     if (same !== undefined && same.entry.trace_id !== null && same.entry.trace_id === correction.trace_id) return same.entry;
-    const entry: CorrectionEntry = { ...structuredClone(correction), uses: (same?.entry.uses ?? 0) + 1 };
+    // Not `{ ...copy, uses }`: on Node 20 an object literal spreading an object before other keys costs about 1 us.
+    const entry: CorrectionEntry = Object.assign(copyOf(correction), { uses: (same?.entry.uses ?? 0) + 1 });
     if (same !== undefined) this.#remove(same.seq);
     this.#put(entry, key, limits);
     return entry;
@@ -125,7 +136,7 @@ export class CorrectionBuffer {
     const key = recoveryKey(entry);
     const same = this.#bySignature.get(entry.signature)?.find((slot) => slot.key === key);
     if (same !== undefined) this.#remove(same.seq);
-    this.#put(structuredClone(entry), key, this.limits);
+    this.#put(copyOf(entry), key, this.limits);
   }
 
   /** The newest entry for the signature; the caller must not modify it. */
@@ -140,7 +151,7 @@ export class CorrectionBuffer {
     const out: CorrectionEntry[] = [];
     if (limit === 0) return out;
     const slots = query.signature === undefined ? [...this.#order.values()] : (this.#bySignature.get(query.signature) ?? []);
-    for (let i = slots.length - 1; i >= 0 && out.length < limit; i--) out.push(structuredClone(slots[i]!.entry));
+    for (let i = slots.length - 1; i >= 0 && out.length < limit; i--) out.push(copyOf(slots[i]!.entry));
     return out;
   }
 

@@ -7,7 +7,16 @@
 import { ConfigError } from '../errors.js';
 import type { Store, StoreKind } from './types.js';
 
-export function lazyStore(kind: StoreKind, open: () => Promise<Store>): Store & { opened(): Promise<Store> } {
+/**
+ * `declared`: what the store to be opened will declare (`maxInsertsInFlight`, `batchEncoding`),
+ * for a caller that knows it before the open: the recorder reads them once, when it is created.
+ * An encoded batch goes to the opened store's `insertEncoded`, or is decoded for its `insert`.
+ */
+export function lazyStore(
+  kind: StoreKind,
+  open: () => Promise<Store>,
+  declared: Pick<Store, 'maxInsertsInFlight' | 'batchEncoding'> = {},
+): Store & { opened(): Promise<Store> } {
   let opening: Promise<Store> | undefined;
   let closed = false;
   const opened = (): Promise<Store> => {
@@ -18,9 +27,20 @@ export function lazyStore(kind: StoreKind, open: () => Promise<Store>): Store & 
     });
     return opening;
   };
+  const encoding = declared.batchEncoding;
   return {
     kind,
     opened,
+    ...(declared.maxInsertsInFlight !== undefined ? { maxInsertsInFlight: declared.maxInsertsInFlight } : {}),
+    ...(encoding !== undefined
+      ? {
+          batchEncoding: encoding,
+          insertEncoded: async (batch: Uint8Array) => {
+            const store = await opened();
+            return store.insertEncoded !== undefined ? store.insertEncoded(batch) : store.insert(encoding.decode(batch));
+          },
+        }
+      : {}),
     insert: async (records) => (await opened()).insert(records),
     get: async (id) => (await opened()).get(id),
     query: async (q) => (await opened()).query(q),

@@ -5,7 +5,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../errors.js';
 import { makeRecord } from '../record/fixture.js';
 import { createMemoryStore } from './memory/memory-store.js';
-import { DEFAULT_SQLITE_PATH, openStore } from './open-store.js';
+import { typeScriptWorkerUrl } from '../ts-worker.test-helpers.js';
+import { createRecorder } from '../record/recorder.js';
+import { DEFAULT_SQLITE_PATH, openStore, openStoreLazily, sqliteWriterOf } from './open-store.js';
 import type { Store } from './types.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'faultline-open-'));
@@ -61,6 +63,57 @@ describe('openStore', () => {
     const store = await openStore(path, { cwd, readonly: true });
     await expect(store.insert([makeRecord()])).rejects.toSatisfy(ConfigError.isInstance);
     await store.close();
+  });
+
+  it('puts the writer of a SQLite file in a worker thread when asked and able, else in this thread', async () => {
+    const sqliteWorkerUrl = typeScriptWorkerUrl(new URL('./sqlite/sqlite-worker.ts', import.meta.url), join(cwd, 'workers'));
+    const path = join(cwd, 'writer', 'w.db');
+    const store = await openStore(`sqlite:${path}`, { cwd, sqliteWriter: 'worker', sqliteWorkerUrl });
+    // The writer thread's store: it takes the recorder's encoded batches.
+    expect(store.batchEncoding).toBeDefined();
+    expect(store.maxInsertsInFlight).toBe(Number.POSITIVE_INFINITY);
+    await roundTrip(store);
+    expect(sqliteWriterOf(`sqlite:${path}`, { cwd, sqliteWriter: 'worker', sqliteWorkerUrl })).toBe('worker');
+    // Read-only opens and in-memory databases never start a writer.
+    const readonly = await openStore(path, { cwd, readonly: true, sqliteWriter: 'worker', sqliteWorkerUrl });
+    expect(readonly.batchEncoding).toBeUndefined();
+    await readonly.close();
+    expect(sqliteWriterOf(path, { cwd, readonly: true, sqliteWriter: 'worker', sqliteWorkerUrl })).toBe('thread');
+    expect(sqliteWriterOf('sqlite::memory:', { cwd, sqliteWriter: 'worker', sqliteWorkerUrl })).toBeUndefined();
+    expect(sqliteWriterOf('postgres://localhost/x', { cwd, sqliteWriter: 'worker' })).toBeUndefined();
+    // Run from TypeScript sources there is no compiled worker entry: the writer stays in this thread.
+    const fallback = await openStore(join(cwd, 'writer', 'x.db'), { cwd, sqliteWriter: 'worker' });
+    expect(fallback.batchEncoding).toBeUndefined();
+    expect(sqliteWriterOf(join(cwd, 'writer', 'x.db'), { cwd, sqliteWriter: 'worker' })).toBe('thread');
+    await roundTrip(fallback);
+    // The default is this thread.
+    const thread = await openStore(join(cwd, 'writer', 'y.db'), { cwd, sqliteWorkerUrl });
+    expect(thread.batchEncoding).toBeUndefined();
+    await roundTrip(thread);
+  });
+
+  it('opens lazily, declaring up front what the writer thread declares, for the recorder to read before the open', async () => {
+    const sqliteWorkerUrl = typeScriptWorkerUrl(new URL('./sqlite/sqlite-worker.ts', import.meta.url), join(cwd, 'workers'));
+    const path = join(cwd, 'lazy', 'l.db');
+    const lazy = openStoreLazily(`sqlite:${path}`, { cwd, sqliteWriter: 'worker', sqliteWorkerUrl });
+    expect(lazy.maxInsertsInFlight).toBe(Number.POSITIVE_INFINITY);
+    expect(lazy.batchEncoding).toBeDefined();
+    expect(existsSync(path)).toBe(false);
+    const sent = Array.from({ length: 30 }, () => makeRecord({ created_at: '2025-03-10T08:00:00.000Z' }));
+    const recorder = createRecorder({ store: lazy, batchSize: 10, spool: false });
+    for (const record of sent) recorder.enqueue(record);
+    await recorder.close();
+    expect(recorder.stats()).toMatchObject({ written: 30, spooled: 0 });
+    expect((await lazy.opened()).batchEncoding).toBeDefined();
+    expect(await lazy.count()).toBe(30);
+    expect(await lazy.get(sent[4]!.execution_id)).toStrictEqual(sent[4]);
+    await lazy.close();
+    // Without a writer thread (from TypeScript sources, or another kind) nothing is declared.
+    const plain = openStoreLazily(join(cwd, 'lazy', 'p.db'), { cwd, sqliteWriter: 'worker' });
+    expect(plain.batchEncoding).toBeUndefined();
+    expect(plain.maxInsertsInFlight).toBeUndefined();
+    await plain.close();
+    expect(openStoreLazily('memory:').batchEncoding).toBeUndefined();
   });
 
   it('returns a Store object unchanged', async () => {

@@ -5,6 +5,8 @@ import { isAbsolute, resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { createMemoryStore } from './memory/memory-store.js';
 import { createSqliteStore } from './sqlite/sqlite-store.js';
+import { lazyStore, storeKindOf } from './lazy-store.js';
+import { createSqliteWorkerStore, SQLITE_WRITER_IN_FLIGHT, sqliteBatchEncoding, sqliteWorkerAvailable } from './sqlite/sqlite-worker-store.js';
 import type { Store } from './types.js';
 
 /** Where the SQLite store lives when no spec is given, relative to the working directory. */
@@ -15,6 +17,27 @@ export interface OpenStoreOptions {
   cwd?: string;
   /** Open a SQLite store read-only (for reporting commands). Ignored by the other kinds. */
   readonly?: boolean;
+  /**
+   * Where a SQLite file's writes run. `'worker'`: in a worker thread
+   * ({@link createSqliteWorkerStore}), off the caller's event loop and on another core, when the
+   * compiled worker entry is there (run from TypeScript sources, or with `sqliteWorkerUrl` unset
+   * and no entry, the writer stays in this thread); the runtime and the HTTP proxy open their
+   * stores this way. `'thread'` (the default): in this thread. Ignored for read-only and
+   * `:memory:` databases and the other kinds.
+   */
+  sqliteWriter?: 'worker' | 'thread';
+  /** The writer thread's entry (tests substitute a loader). Default: the compiled entry. */
+  sqliteWorkerUrl?: URL;
+}
+
+/** Where the writes of a store opened by {@link openStore} run: undefined when it is not a SQLite file. */
+export function sqliteWriterOf(spec: string | undefined, options: OpenStoreOptions = {}): 'worker' | 'thread' | undefined {
+  if (sqlitePathOf(spec, options.cwd) === undefined) return undefined;
+  return writesInWorker(options) ? 'worker' : 'thread';
+}
+
+function writesInWorker(options: OpenStoreOptions): boolean {
+  return options.sqliteWriter === 'worker' && options.readonly !== true && (options.sqliteWorkerUrl !== undefined || sqliteWorkerAvailable());
 }
 
 /** The forms {@link openStore} accepts, for error and help text. */
@@ -120,11 +143,13 @@ export async function openStore(spec: string | Store | undefined, options: OpenS
     throw new ConfigError(`store must be a Store object or a string: ${STORE_SPEC_FORMS}`, 'store');
   }
   const cwd = options.cwd ?? process.cwd();
-  const sqlite = (path: string): Store =>
-    createSqliteStore({
-      path: path === ':memory:' || isAbsolute(path) ? path : resolve(cwd, path),
-      ...(options.readonly === undefined ? {} : { readonly: options.readonly }),
-    });
+  const sqlite = (path: string): Store | Promise<Store> => {
+    const absolute = path === ':memory:' || isAbsolute(path) ? path : resolve(cwd, path);
+    if (absolute !== ':memory:' && writesInWorker(options)) {
+      return createSqliteWorkerStore({ path: absolute, ...(options.sqliteWorkerUrl !== undefined ? { workerUrl: options.sqliteWorkerUrl } : {}) });
+    }
+    return createSqliteStore({ path: absolute, ...(options.readonly === undefined ? {} : { readonly: options.readonly }) });
+  };
 
   if (spec === undefined) return sqlite(DEFAULT_SQLITE_PATH);
   const trimmed = spec.trim();
@@ -133,4 +158,15 @@ export async function openStore(spec: string | Store | undefined, options: OpenS
   const path = sqliteSpecPath(trimmed);
   if (path !== undefined) return sqlite(path);
   throw new ConfigError(`unknown store ${JSON.stringify(redactUrl(trimmed))}; expected ${STORE_SPEC_FORMS}`, 'store');
+}
+
+/**
+ * A store that opens `spec` on first use (see `lazy-store.ts`: a store that fails to open behaves
+ * like one that is down), declaring from the start what the store it opens declares: the recorder
+ * reads `maxInsertsInFlight` and `batchEncoding` once, when it is created, before the open.
+ */
+export function openStoreLazily(spec: string, options: OpenStoreOptions = {}): Store & { opened(): Promise<Store> } {
+  const declared =
+    sqliteWriterOf(spec, options) === 'worker' ? { maxInsertsInFlight: SQLITE_WRITER_IN_FLIGHT, batchEncoding: sqliteBatchEncoding } : {};
+  return lazyStore(storeKindOf(spec), () => openStore(spec, options), declared);
 }

@@ -13,12 +13,7 @@
 import type { ToolExecutionRecord } from '../record/types.js';
 import { categoryOfType, type FailureCategory, type FailureStage } from '../taxonomy.js';
 import { bucketOf, mergeBuckets, percentileFromBuckets } from './duration-sketch.js';
-import {
-  effectiveFailureType,
-  failureSignature,
-  UNCLASSIFIED_STAGE,
-  type FailureSignatureKey,
-} from './signature.js';
+import { cachedFailureSignature, effectiveFailureType, UNCLASSIFIED_STAGE, type FailureSignatureKey } from './signature.js';
 import type { FailureBreakdownRow, FailureSignature, HourlyPoint, TimeWindow, ToolStats } from './types.js';
 
 export const HOUR_MS = 3_600_000;
@@ -240,9 +235,6 @@ export function aggregateBatch(records: readonly RollupRecord[], createdMs?: rea
   // building "tool|hour|bucket" strings was the bulk of its cost.
   const cells = new Map<string, Map<number, HourCell>>();
   const signatures = new Map<string, SignatureRollupRow>();
-  // Normalizing and hashing is the costliest step per failure; repeated raw messages are common
-  // (a failing dependency repeats itself), so it runs once per distinct raw shape in a batch.
-  const signatureCache = new Map<string, FailureSignatureKey | null>();
 
   for (let i = 0; i < records.length; i++) {
     const r = records[i]!;
@@ -279,13 +271,9 @@ export function aggregateBatch(records: readonly RollupRecord[], createdMs?: rea
     if (f === undefined) cell.failures.set(failureKey, { tool_name: r.tool_name, hour_ms: hourMs, ...resolved, count: 1 });
     else f.count += 1;
 
-    // failureKey already pins stage and type (status only matters through the type fallback).
-    const rawKey = r.tool_name + SEP + failureKey + SEP + (r.error_code ?? '\u0000') + SEP + (r.error_message ?? '');
-    let sig = signatureCache.get(rawKey);
-    if (sig === undefined) {
-      sig = failureSignature(r);
-      signatureCache.set(rawKey, sig);
-    }
+    // Normalizing and hashing is the costliest step per failure; repeated raw messages are common
+    // (a failing dependency repeats itself), so it runs once per distinct raw shape, across batches.
+    const sig = cachedFailureSignature(r);
     if (sig === null) continue;
     const s = signatures.get(sig.signature);
     if (s === undefined) {

@@ -187,6 +187,13 @@ export interface CorrectionMemoryStore {
   listCorrections(query?: CorrectionQuery): Promise<CorrectionEntry[]>;
 }
 
+/** How a store encodes insert batches (see {@link Store.batchEncoding}). */
+export interface BatchEncoding {
+  encode(records: readonly ToolExecutionRecord[]): Uint8Array;
+  /** The records of an encoded batch (as the store would read them back). */
+  decode(batch: Uint8Array): ToolExecutionRecord[];
+}
+
 export interface Store extends Partial<TrajectoryStore>, Partial<CorrectionMemoryStore> {
   readonly kind: StoreKind;
   /**
@@ -201,11 +208,17 @@ export interface Store extends Partial<TrajectoryStore>, Partial<CorrectionMemor
    */
   readonly maxInsertsInFlight?: number;
   /**
-   * Optional: `insert` of the records in `json`, the JSON text of an array of records. The
-   * recorder sends batches this way when a store has it (the SQLite writer thread, which
-   * serializes batches anyway), so batches in flight are held as text, not as objects.
+   * Optional: the store's own compact form of an insert batch. The recorder encodes each batch
+   * once, holds only the bytes while the write is in flight (a pipelined store has many batches in
+   * flight, and thousands of live record objects would make every garbage collection of the
+   * agent's thread dearer; one buffer per batch costs it nothing to trace), sends them with
+   * `insertEncoded`, and decodes them back only when the write fails (to spool, isolate or requeue
+   * the records). `encode` throws for records the store could not take (the recorder then uses
+   * `insert`, which refuses them one by one).
    */
-  insertJson?(json: string): Promise<void>;
+  readonly batchEncoding?: BatchEncoding;
+  /** `insert` of a batch encoded by {@link batchEncoding}; idempotent like `insert`. */
+  insertEncoded?(batch: Uint8Array): Promise<void>;
   get(executionId: string): Promise<ToolExecutionRecord | null>;
   query(query: RecordQuery): Promise<ToolExecutionRecord[]>;
   count(query?: Omit<RecordQuery, 'afterId' | 'limit' | 'order'>): Promise<number>;

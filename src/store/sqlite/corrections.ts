@@ -10,7 +10,6 @@ import {
   correctionLimits,
   CORRECTION_COLUMNS,
   listLimit,
-  normalizedCorrection,
   recoveryKey,
   rowToCorrection,
   type CorrectionRow,
@@ -51,13 +50,12 @@ export function sqliteCorrections(db: Database.Database): SqliteCorrections {
     push(correction, limits) {
       assertCorrection(correction);
       const s = statements();
-      const normalized = normalizedCorrection(correction);
-      return s.push.immediate(normalized, recoveryKey(normalized), correctionLimits(limits));
+      return s.push.immediate(correction, recoveryKey(correction), correctionLimits(limits));
     },
     pushMany(corrections, limits) {
       const resolved = assertCorrections(corrections, limits);
       if (corrections.length === 0) return;
-      statements().pushMany.immediate(corrections.map(normalizedCorrection), resolved);
+      statements().pushMany.immediate(corrections, resolved);
     },
     latest(signature) {
       const row = statements().latest.get(signature) as CorrectionRow | undefined;
@@ -73,33 +71,81 @@ export function sqliteCorrections(db: Database.Database): SqliteCorrections {
   };
 }
 
+interface PushState {
+  rows: number;
+  seq: number;
+  trimmed: Set<string>;
+}
+
+const canonicalTime = (iso: string): string => new Date(Date.parse(iso)).toISOString();
+
 function prepare(db: Database.Database) {
   const same = db.prepare('SELECT seq, uses, trace_id FROM corrections WHERE signature = ? AND recovery_key = ?');
   const bySeq = db.prepare(`SELECT ${CORRECTION_COLUMNS} FROM corrections WHERE seq = ?`);
-  const remove = db.prepare('DELETE FROM corrections WHERE seq = ?');
+  // Seqs are given here, one above the largest, so that a recovery moved to the top is one UPDATE
+  // of its row (the same order as deleting it and inserting it anew).
   const insert = db.prepare(
-    `INSERT INTO corrections (signature, recovery_key, tool_name, failure_category, failure_type, error_code, recovery, trace_id, recovered_at, uses)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO corrections (seq, signature, recovery_key, tool_name, failure_category, failure_type, error_code, recovery, trace_id, recovered_at, uses)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
+  const move = db.prepare(
+    `UPDATE corrections SET seq = ?, tool_name = ?, failure_category = ?, failure_type = ?, error_code = ?, recovery = ?, trace_id = ?,
+       recovered_at = ?, uses = ? WHERE seq = ?`,
+  );
+  const maxSeq = db.prepare('SELECT coalesce(max(seq), 0) FROM corrections').pluck();
+  // The newest `perSignature` of a signature stay; the index on (signature, recovery_key) finds
+  // its few rows.
   const trimSignature = db.prepare(
-    'DELETE FROM corrections WHERE signature = ? AND seq NOT IN (SELECT seq FROM corrections WHERE signature = ? ORDER BY seq DESC LIMIT ?)',
+    'DELETE FROM corrections WHERE seq IN (SELECT seq FROM corrections WHERE signature = ? ORDER BY seq DESC LIMIT -1 OFFSET ?)',
   );
-  const trimAll = db.prepare('DELETE FROM corrections WHERE seq NOT IN (SELECT seq FROM corrections ORDER BY seq DESC LIMIT ?)');
-  const pushOne = (c: NewCorrection, key: string, limits: CorrectionLimits): CorrectionEntry => {
+  const trimOldest = db.prepare('DELETE FROM corrections WHERE seq IN (SELECT seq FROM corrections ORDER BY seq LIMIT ?)');
+  const countAll = db.prepare('SELECT count(*) FROM corrections').pluck();
+  /**
+   * One push, `recoveredAt` being the correction's time in canonical form. `table.rows` is the
+   * table's row count and `table.seq` its largest seq, read once per transaction and kept up to
+   * date here, so that the capacity check costs nothing until rows must go: trimming to capacity
+   * with a subquery over the whole table on every push was most of the cost of a batch.
+   * `table.trimmed`: the signatures already trimmed to their cap in this transaction.
+   */
+  const pushOne = (c: NewCorrection, recoveredAt: string, key: string, limits: CorrectionLimits, table: PushState): CorrectionEntry => {
     const found = same.get(c.signature, key) as { seq: number; uses: number; trace_id: string | null } | undefined;
     if (found !== undefined && found.trace_id !== null && found.trace_id === c.trace_id) {
       return rowToCorrection(bySeq.get(found.seq) as CorrectionRow);
     }
-    if (found !== undefined) remove.run(found.seq);
     const uses = (found?.uses ?? 0) + 1;
-    insert.run(c.signature, key, c.tool_name, c.failure_category, c.failure_type, c.error_code, JSON.stringify(c.recovery), c.trace_id, c.recovered_at, uses);
-    trimSignature.run(c.signature, c.signature, limits.perSignature);
-    trimAll.run(limits.capacity);
-    return { ...c, uses };
+    const recovery = JSON.stringify(c.recovery);
+    table.seq += 1;
+    if (found !== undefined) {
+      move.run(table.seq, c.tool_name, c.failure_category, c.failure_type, c.error_code, recovery, c.trace_id, recoveredAt, uses, found.seq);
+    } else {
+      insert.run(table.seq, c.signature, key, c.tool_name, c.failure_category, c.failure_type, c.error_code, recovery, c.trace_id, recoveredAt, uses);
+      table.rows += 1;
+    }
+    // A signature trimmed earlier in this transaction (same limits) holds at most its cap; a
+    // recovery moved to the top kept its own row, so only a new row can take it over again.
+    if (found === undefined || !table.trimmed.has(c.signature)) {
+      table.rows -= trimSignature.run(c.signature, limits.perSignature).changes;
+      table.trimmed.add(c.signature);
+    }
+    if (table.rows > limits.capacity) table.rows -= trimOldest.run(table.rows - limits.capacity).changes;
+    return {
+      signature: c.signature,
+      tool_name: c.tool_name,
+      failure_category: c.failure_category,
+      failure_type: c.failure_type,
+      error_code: c.error_code,
+      recovery: JSON.parse(recovery) as CorrectionEntry['recovery'],
+      trace_id: c.trace_id,
+      recovered_at: recoveredAt,
+      uses,
+    };
   };
-  const push = db.transaction(pushOne);
+  const state = (): PushState => ({ rows: countAll.get() as number, seq: maxSeq.get() as number, trimmed: new Set() });
+  const push = db.transaction((c: NewCorrection, key: string, limits: CorrectionLimits) => pushOne(c, canonicalTime(c.recovered_at), key, limits, state()));
   const pushMany = db.transaction((list: readonly NewCorrection[], limits: CorrectionLimits): void => {
-    for (const c of list) pushOne(c, recoveryKey(c), limits);
+    const table = state();
+    // Nothing is returned, so the corrections are read as they are: no copy per correction.
+    for (const c of list) pushOne(c, canonicalTime(c.recovered_at), recoveryKey(c), limits, table);
   });
   return {
     push,

@@ -126,6 +126,16 @@ export function rollupRecordOfParams(p: readonly SqliteValue[]): RollupRecord {
   };
 }
 
+/**
+ * The record a {@link recordParams} row holds (what the store would read back): for a batch
+ * encoded in another thread whose write failed, so the recorder can spool its records.
+ */
+export function recordOfParams(p: readonly SqliteValue[]): ToolExecutionRecord {
+  const row: Record<string, SqliteValue> = {};
+  for (let i = 0; i < RECORD_COLUMNS.length; i++) row[RECORD_COLUMNS[i]!] = p[i] ?? null;
+  return rowToRecord(row as unknown as RecordRow);
+}
+
 /** A `SELECT *` row of `tool_executions`, as better-sqlite3 returns it. */
 export interface RecordRow {
   execution_id: string;

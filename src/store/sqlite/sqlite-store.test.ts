@@ -7,7 +7,7 @@ import { ConfigError } from '../../errors.js';
 import { makeFailureRecord, makeRecord } from '../../record/fixture.js';
 import { contractDataset, runStoreContract } from '../contract.test-helpers.js';
 import { migrate, schemaVersion, SQLITE_MIGRATIONS, type SqliteMigration } from './migrations.js';
-import { createSqliteStore } from './sqlite-store.js';
+import { createSqliteRowStore, createSqliteStore, encodeRecordRows } from './sqlite-store.js';
 
 const root = mkdtempSync(join(tmpdir(), 'faultline-sqlite-'));
 let counter = 0;
@@ -89,6 +89,39 @@ describe('sqlite store', () => {
     expect(await store.count()).toBe(0);
     expect(await store.toolStats(window)).toEqual([]);
     await store.close();
+  });
+
+  it('stores several row batches in one transaction, rolling back only a batch that fails', async () => {
+    const store = createSqliteRowStore({ path: freshPath() });
+    const twin = createSqliteStore({ path: freshPath() });
+    const data = contractDataset(90);
+    const broken = encodeRecordRows(data.slice(30, 60));
+    broken[7]!.pop(); // a row short of a column: the insert throws
+    const errors = await store.insertRowBatches([
+      () => encodeRecordRows(data.slice(0, 30)),
+      () => broken,
+      () => {
+        throw new RangeError('not a batch of rows');
+      },
+      () => encodeRecordRows(data.slice(60)),
+    ]);
+    expect(errors[0]).toBeUndefined();
+    expect(String(errors[1])).toMatch(/parameter/i);
+    expect(String(errors[2])).toMatch(/not a batch/);
+    expect(errors[3]).toBeUndefined();
+    const stored = [...data.slice(0, 30), ...data.slice(60)];
+    await twin.insert(stored);
+    expect(await store.count()).toBe(60);
+    expect(await store.get(data[35]!.execution_id)).toBeNull();
+    const all = { since: 0, until: Date.parse('2100-01-01T00:00:00Z') };
+    expect(await store.toolStats(all)).toStrictEqual(await twin.toolStats(all));
+    expect(await store.failureBreakdown(all)).toStrictEqual(await twin.failureBreakdown(all));
+    expect(await store.signatures(all)).toStrictEqual(await twin.signatures(all));
+    // Idempotent like insert: the stored batches add nothing a second time.
+    expect(await store.insertRowBatches([() => encodeRecordRows(data.slice(0, 30)), () => encodeRecordRows(data.slice(60))])).toEqual([undefined, undefined]);
+    expect(await store.toolStats(all)).toStrictEqual(await twin.toolStats(all));
+    await store.close();
+    await twin.close();
   });
 
   it('refuses use after close with a typed error', async () => {

@@ -131,8 +131,14 @@ export function createSqliteStore(options: SqliteStoreOptions): Store & Trajecto
   return new SqliteStore(openDatabase(options), options.readonly === true, options.path);
 }
 
+/** @internal A batch of insert rows, made when it is needed (decoded from the bytes that carried it). */
+export type RowSource = () => readonly SqliteValue[][];
+
 /** @internal The store as the writer thread uses it: also takes rows encoded by {@link encodeRecordRows}. */
-export type SqliteRowStore = ReturnType<typeof createSqliteStore> & { insertRows(rows: readonly SqliteValue[][]): Promise<void> };
+export type SqliteRowStore = ReturnType<typeof createSqliteStore> & {
+  insertRows(rows: readonly SqliteValue[][]): Promise<void>;
+  insertRowBatches(batches: readonly RowSource[]): Promise<unknown[]>;
+};
 
 /** @internal {@link createSqliteStore} for the writer thread. */
 export function createSqliteRowStore(options: SqliteStoreOptions): SqliteRowStore {
@@ -164,6 +170,7 @@ class SqliteStore implements Store, TrajectoryStore, CorrectionMemoryStore {
   readonly #statements = new Map<string, Database.Statement>();
   readonly #insertBatch: ((records: readonly ToolExecutionRecord[]) => void) | undefined;
   readonly #insertRows: ((rows: readonly SqliteValue[][]) => void) | undefined;
+  readonly #insertRowBatches: ((batches: readonly RowSource[]) => unknown[]) | undefined;
   #closed = false;
   #corrections: SqliteCorrections | undefined;
 
@@ -173,9 +180,14 @@ class SqliteStore implements Store, TrajectoryStore, CorrectionMemoryStore {
     const writer = readonly ? undefined : this.#prepareInsert();
     this.#insertBatch = writer?.records;
     this.#insertRows = writer?.rows;
+    this.#insertRowBatches = writer === undefined ? undefined : (batches) => writer.batches.immediate(batches);
   }
 
-  #prepareInsert(): { records: (records: readonly ToolExecutionRecord[]) => void; rows: (rows: readonly SqliteValue[][]) => void } {
+  #prepareInsert(): {
+    records: (records: readonly ToolExecutionRecord[]) => void;
+    rows: (rows: readonly SqliteValue[][]) => void;
+    batches: Database.Transaction<(batches: readonly RowSource[]) => unknown[]>;
+  } {
     const db = this.#db;
     const insertRow = db.prepare(
       `INSERT OR IGNORE INTO tool_executions (${RECORD_COLUMNS.join(', ')}) VALUES (${RECORD_COLUMNS.map(() => '?').join(', ')})`,
@@ -272,7 +284,26 @@ class SqliteStore implements Store, TrajectoryStore, CorrectionMemoryStore {
       }
       if (inserted.length > 0) applyDelta(aggregateBatch(inserted, insertedMs));
     });
-    return { records, rows };
+    // Several batches, one commit: each batch in its own savepoint (better-sqlite3 nests `rows`
+    // as one), so a batch that fails is rolled back alone and the others are stored. A commit
+    // rewrites every page the transaction touched (the indexes' and rollups' pages included), so
+    // batches that queued up in the writer thread cost less per row together than one by one.
+    const batches = db.transaction((list: readonly RowSource[]) => {
+      const errors: unknown[] = [];
+      for (const batch of list) {
+        try {
+          rows(batch());
+          errors.push(undefined);
+        } catch (error) {
+          // Some errors (a full disk, an I/O error) make SQLite roll back the whole transaction:
+          // then nothing of the group is stored, and every batch fails with it.
+          if (!db.inTransaction) throw error;
+          errors.push(error);
+        }
+      }
+      return errors;
+    });
+    return { records, rows, batches };
   }
 
   async insert(records: readonly ToolExecutionRecord[]): Promise<void> {
@@ -282,6 +313,21 @@ class SqliteStore implements Store, TrajectoryStore, CorrectionMemoryStore {
     }
     if (records.length === 0) return;
     this.#insertBatch(records);
+  }
+
+  /**
+   * @internal Inserts several batches of rows (see {@link insertRows}) in one transaction, taking
+   * the write lock at its start; returns each batch's error (one its source throws included),
+   * undefined for the batches stored. Each batch's rows are asked for only when it is its turn, so
+   * that one batch's rows are alive at a time.
+   * @throws when the transaction as a whole fails (nothing stored).
+   */
+  async insertRowBatches(batches: readonly RowSource[]): Promise<unknown[]> {
+    this.#assertOpen();
+    if (this.#insertRowBatches === undefined) {
+      throw new ConfigError(`SQLite store ${JSON.stringify(this.#path)} was opened read-only`, 'store');
+    }
+    return this.#insertRowBatches(batches);
   }
 
   /** @internal Inserts rows encoded by {@link encodeRecordRows} (the writer thread's path). */

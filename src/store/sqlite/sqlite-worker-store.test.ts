@@ -6,6 +6,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../errors.js';
 import { contractDataset, runStoreContract } from '../contract.test-helpers.js';
 import { typeScriptWorkerUrl } from '../../ts-worker.test-helpers.js';
+import { encodeRowBatch } from './row-batch.js';
+import { encodeRecordRows } from './sqlite-store.js';
 import { createSqliteWorkerStore } from './sqlite-worker-store.js';
 
 const root = mkdtempSync(join(tmpdir(), 'faultline-sqlite-worker-'));
@@ -46,9 +48,6 @@ runStoreContract('sqlite, writer in a worker (temp file)', () => createSqliteWor
 runStoreContract('sqlite, writer in a worker (:memory:)', () => createSqliteWorkerStore({ path: ':memory:', workerUrl }));
 runStoreContract('sqlite, writer in a worker (records cloned)', () =>
   createSqliteWorkerStore({ path: freshPath(), workerUrl, encoding: 'clone' }),
-);
-runStoreContract('sqlite, writer in a worker (JSON batches)', () =>
-  createSqliteWorkerStore({ path: freshPath(), workerUrl, encoding: 'json' }),
 );
 
 describe('sqlite worker store', () => {
@@ -100,20 +99,63 @@ describe('sqlite worker store', () => {
     await expect(missing).rejects.toSatisfy(ConfigError.isInstance);
   });
 
-  it('takes batches as JSON text (what the recorder sends), idempotent like insert', async () => {
+  it('takes batches in its own encoding (what the recorder sends), idempotent like insert', async () => {
     const store = await createSqliteWorkerStore({ path: freshPath(), workerUrl });
     const twin = await createSqliteWorkerStore({ path: freshPath(), workerUrl });
     const data = contractDataset(80);
     expect(store.maxInsertsInFlight).toBe(Number.POSITIVE_INFINITY);
-    await Promise.all([store.insertJson!(JSON.stringify(data.slice(0, 50))), store.insertJson!(JSON.stringify(data.slice(30)))]);
+    const encoding = store.batchEncoding!;
+    const first = encoding.encode(data.slice(0, 50));
+    // What the recorder spools when a write fails: the records as the store would read them back.
+    expect(encoding.decode(first)).toStrictEqual(data.slice(0, 50));
+    await Promise.all([store.insertEncoded!(first), store.insertEncoded!(encoding.encode(data.slice(30)))]);
+    // The sender keeps its bytes (the recorder holds them until the write is confirmed).
+    expect(encoding.decode(first)).toHaveLength(50);
     await twin.insert(data);
     expect(await store.count()).toBe(80);
     expect(await store.get(data[7]!.execution_id)).toStrictEqual(data[7]);
     const window = { since: 0, until: Date.parse('2100-01-01T00:00:00Z') };
     expect(await store.toolStats(window)).toStrictEqual(await twin.toolStats(window));
+    expect(await store.failureBreakdown(window)).toStrictEqual(await twin.failureBreakdown(window));
     expect(await store.signatures(window)).toStrictEqual(await twin.signatures(window));
     await store.close();
     await twin.close();
+  });
+
+  it('answers each of many batches posted at once; a batch that fails fails alone', async () => {
+    const store = await createSqliteWorkerStore({ path: freshPath(), workerUrl });
+    const twin = await createSqliteWorkerStore({ path: freshPath(), workerUrl });
+    const data = contractDataset(200);
+    const encoding = store.batchEncoding!;
+    // Rows short of a column: the batch decodes, and its insert throws.
+    const broken = encodeRecordRows(data.slice(40, 60)).map((row) => row.slice(0, -1));
+    const writes = [
+      store.insertEncoded!(encoding.encode(data.slice(0, 20))),
+      store.insertEncoded!(encoding.encode(data.slice(20, 40))),
+      store.insertEncoded!(encodeRowBatch(broken)),
+      store.insertEncoded!(new Uint8Array([1, 2, 3])),
+      store.insertEncoded!(encoding.encode(data.slice(60, 130))),
+      store.count(),
+      store.insertEncoded!(encoding.encode(data.slice(130))),
+    ];
+    const outcomes = await Promise.allSettled(writes);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled']);
+    expect(String((outcomes[2] as PromiseRejectedResult).reason)).toMatch(/parameter/i);
+    const stored = [...data.slice(0, 40), ...data.slice(60)];
+    await twin.insert(stored);
+    expect(await store.count()).toBe(stored.length);
+    const window = { since: 0, until: Date.parse('2100-01-01T00:00:00Z') };
+    expect(await store.toolStats(window)).toStrictEqual(await twin.toolStats(window));
+    expect(await store.signatures(window)).toStrictEqual(await twin.signatures(window));
+    await store.close();
+    await twin.close();
+  });
+
+  it('refuses to encode a batch with a record it could not store', async () => {
+    const store = await createSqliteWorkerStore({ path: freshPath(), workerUrl });
+    const [record] = contractDataset(1);
+    expect(() => store.batchEncoding!.encode([{ ...record!, created_at: 'not a date' }])).toThrow(RangeError);
+    await store.close();
   });
 
   it('close waits for the last transaction', async () => {
