@@ -5,7 +5,7 @@
 // a loop of identical failing calls, or the end of the conversation. Tasks name cities, dates and
 // reservation ids so the semantic judge has work to do. Same seed, same bytes.
 import { closeSync, openSync, writeSync } from 'node:fs';
-import { prng } from './workload.js';
+import { prng } from './prng.js';
 
 const CITIES = ['Shanghai', 'Beijing', 'Paris', 'London', 'Tokyo', 'New York', 'Berlin', 'Seattle'];
 const IDS = ['ZFA04Y', 'K8Q2LM', 'GV1N64', 'P0XY7R', 'M3TT9A', 'Q7BW2C'];

@@ -8,18 +8,7 @@
 // - `syntheticRecords()`: cheap, deterministic records built without a runtime, for bulk loads
 //   (stats over millions of rows, the outage feed), spread over ~20 tools and a time range.
 import { AuthError, BusinessError, defineTool, HttpError, uuidv7 } from '../dist/index.js';
-
-/** A small deterministic PRNG (mulberry32), so runs see the same mix. */
-export function prng(seed = 1) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from './prng.js';
 
 /**
  * Whether the call being started should fail. A tool's `execute` starts synchronously inside

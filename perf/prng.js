@@ -1,0 +1,13 @@
+// A small seeded PRNG (mulberry32) for the benchmark workloads: the same seed, the same data.
+// Its own module, with no imports, so that workload generators load without a build.
+export function prng(seed = 1) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
