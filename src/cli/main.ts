@@ -2,6 +2,15 @@
 import type { CliIo } from './io.js';
 import { runCli } from './run-cli.js';
 
+// `faultline tail | head -3`: once the reader is gone, stop quietly, as Unix tools do, instead of
+// dying on an unhandled EPIPE with a stack trace. Other stream errors still surface.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+}
+
 let interrupted: Promise<void> | undefined;
 const io: CliIo = {
   stdout: process.stdout,
