@@ -151,6 +151,14 @@ describe('faultline bench', () => {
     expect(lines.find((l) => l.startsWith('Loop avoidance'))).toMatch(/100\.0% \[34\.2-100\.0%\] n=2\s+50\.0% \[9\.5-90\.5%\] n=2$/);
     expect(lines.find((l) => l.startsWith('Retry-After compliance'))).toMatch(/100\.0% \(1\/1\)\s+0\.0% \(0\/1\)$/);
     expect(text.stdout).toContain(`Report: ${join(dir, 'out-two-text', 'report.html')}`);
+    // The records are dated on the scenarios' virtual clock; the command it prints finds them.
+    const hint = lines.find((l) => l.startsWith('They are dated'));
+    const command = /: faultline (stats .*)$/.exec(hint ?? '')?.[1];
+    expect(command).toBeDefined();
+    const stats = await runCapture([...command!.split(' ').map((a) => a.replace(/^"(.*)"$/, '$1')), '--json'], dir);
+    expect(stats.code).toBe(0);
+    const counted = (JSON.parse(stats.stdout) as { tools: { total: number }[] }).tools.reduce((n, t) => n + t.total, 0);
+    expect(counted).toBeGreaterThan(0);
     // No progress bar when stdout is not a terminal.
     expect(text.stdout).not.toContain('bench [');
   });

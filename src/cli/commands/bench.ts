@@ -18,6 +18,7 @@ import { agentReport, scoreSuite, type AgentScore } from '../../failbench/score.
 import { DIMENSIONS, type Agent, type FeedbackMode } from '../../failbench/types.js';
 import { uuidv7 } from '../../record/uuid-v7.js';
 import { DEFAULT_SQLITE_PATH, openStore } from '../../store/open-store.js';
+import { DEFAULT_CATALOG_NOW } from '../../tools/index.js';
 import { CliError } from '../cli-error.js';
 import { formatTable } from '../format-table.js';
 import { writeLine, type CliContext, type CliIo } from '../io.js';
@@ -164,6 +165,12 @@ async function runBench(io: CliIo, opts: BenchOptions, version: string): Promise
     // A PostgreSQL URL may carry a password; the terminal and its scrollback need not see it.
     const where = (opts.db ?? DEFAULT_SQLITE_PATH).replace(/\/\/[^@/]*@/, '//***@');
     writeLine(io.stdout, `Records: ${where}, trace ids failbench:${runId}:<agent>:<scenario>:<repeat>`);
+    // The calls are dated on the scenarios' virtual clock (reproducible worlds), not today: a
+    // "last 24 hours" window would show none of them.
+    const since = Math.min(...scenarios.map((s) => (s.now === undefined ? DEFAULT_CATALOG_NOW : Date.parse(s.now))));
+    const sinceText = new Date(since).toISOString().replace(/:00\.000Z$/, 'Z');
+    const dbFlag = opts.db === undefined ? '' : ` --db ${JSON.stringify(where)}`;
+    writeLine(io.stdout, `They are dated on the scenarios' virtual clock, from ${sinceText}: faultline stats --since ${sinceText}${dbFlag}`);
   } finally {
     bar?.stop();
     for (const agent of agents) {
