@@ -7,6 +7,7 @@
  */
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeFailureRecord, makeRecord } from '../record/fixture.js';
+import { seededRandom } from '../runtime/backoff.js';
 import type { AttemptRecord, ToolExecutionRecord } from '../record/types.js';
 import type { CallStatus, FailureCategory, FailureStage } from '../taxonomy.js';
 import { assembleTrajectory, stepFailure } from '../trajectory/assemble.js';
@@ -20,18 +21,6 @@ const HOUR = 3_600_000;
 /** Monday 2025-03-10 08:00:00Z: every fixture timestamp is fixed relative to this. */
 export const CONTRACT_T0 = Date.UTC(2025, 2, 10, 8, 0, 0, 0);
 const iso = (ms: number): string => new Date(ms).toISOString();
-
-/** A seeded PRNG (mulberry32) so the dataset is varied but identical on every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Shape {
   status: Exclude<CallStatus, 'success'>;
@@ -92,7 +81,8 @@ function attemptsFor(startMs: number, retryCount: number, last: Pick<AttemptReco
  * rejections and repeated error messages that differ only in ids.
  */
 export function contractDataset(count = 240): ToolExecutionRecord[] {
-  const rand = prng(20250310);
+  // Seeded, so the dataset is varied but identical on every run.
+  const rand = seededRandom(20250310);
   const out: ToolExecutionRecord[] = [];
   for (let i = 0; i < count; i++) {
     const tool = TOOLS[i % TOOLS.length]!;
