@@ -139,6 +139,26 @@ export class CorrectionBuffer {
     this.#put(copyOf(entry), key, this.limits);
   }
 
+  /**
+   * Puts a stored entry back as it is, under its own push order `seq` and recovery key (as a SQL
+   * table keeps them), oldest first: how a SQL adapter replays a batch in memory (see
+   * `sqlite/corrections.ts`). Later pushes get seqs above every seq put back.
+   */
+  restore(seq: number, entry: CorrectionEntry, key: string): void {
+    this.#seq = Math.max(this.#seq, seq);
+    const slot = { entry, key, seq };
+    this.#order.set(seq, slot);
+    const list = this.#bySignature.get(entry.signature);
+    if (list === undefined) this.#bySignature.set(entry.signature, [slot]);
+    else list.push(slot);
+    this.#perTool.set(entry.tool_name, (this.#perTool.get(entry.tool_name) ?? 0) + 1);
+  }
+
+  /** Every entry kept, oldest first, with its push order and recovery key; the caller must not modify them. */
+  slots(): IterableIterator<Readonly<Slot & { seq: number }>> {
+    return this.#order.values();
+  }
+
   /** The newest entry for the signature; the caller must not modify it. */
   latest(signature: string): CorrectionEntry | undefined {
     const list = this.#bySignature.get(signature);

@@ -9,10 +9,12 @@
  * `row-batch.ts`) post
  * `{ id, ok: true, value }` or `{ id, ok: false, error }`. Insert requests that are waiting
  * together are applied in one transaction, each batch in its own savepoint, and answered
- * one by one (a batch that fails fails alone).
+ * one by one (a batch that fails fails alone). `pushCorrectionsJson` is `pushCorrections` with the
+ * corrections as one JSON text.
  */
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { ConfigError } from '../../errors.js';
+import type { CorrectionLimits, NewCorrection } from '../types.js';
 import type { SqliteValue } from './record-row.js';
 import { decodeRowBatch, rowCountOfBatch } from './row-batch.js';
 import { createSqliteRowStore, type SqliteRowStore } from './sqlite-store.js';
@@ -138,6 +140,11 @@ async function handle(s: SqliteRowStore, request: WorkerRequest): Promise<Worker
   try {
     if (request.op === 'close') {
       await s.close();
+      return { type: 'reply', id: request.id, ok: true, value: undefined };
+    }
+    if (request.op === 'pushCorrectionsJson') {
+      const [json, limits] = (request.args ?? []) as [string, Partial<CorrectionLimits> | undefined];
+      await s.pushCorrections(JSON.parse(json) as NewCorrection[], limits);
       return { type: 'reply', id: request.id, ok: true, value: undefined };
     }
     if (!OPS.has(request.op)) throw new Error(`unknown SQLite worker operation ${JSON.stringify(request.op)}`);
