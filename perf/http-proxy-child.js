@@ -76,7 +76,8 @@ async function startProxies(targets) {
         plan: createFaultPlan({ version: 1, rules: [] }),
         port: 0,
         store,
-        recording: { spool: false },
+        // HTTP_PROXY_BENCH_BATCH=<n> sets the recorder's batch size (default: the recorder's).
+        recording: { spool: false, ...(process.env.HTTP_PROXY_BENCH_BATCH ? { batchSize: Number(process.env.HTTP_PROXY_BENCH_BATCH) } : {}) },
         adminToken: 'bench',
         // HTTP_PROXY_BENCH_FAST_PATH=0 sends every request through node:http, for an A/B of the fast path.
         fastPath: process.env.HTTP_PROXY_BENCH_FAST_PATH !== '0',

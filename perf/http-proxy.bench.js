@@ -23,7 +23,8 @@
 //
 // Knobs (environment): HTTP_PROXY_BENCH_SECONDS (per run, default 5), HTTP_PROXY_BENCH_ROUNDS
 // (default 2), HTTP_PROXY_BENCH_PROF=<dir> (runs the proxy child under --cpu-prof, into <dir>),
-// HTTP_PROXY_BENCH_FAST_PATH=0 (the proxy serves every request through node:http, as before its fast path).
+// HTTP_PROXY_BENCH_FAST_PATH=0 (the proxy serves every request through node:http, as before its fast path),
+// HTTP_PROXY_BENCH_ONLY=json,tool,slow (only those endpoints), HTTP_PROXY_BENCH_BATCH=<n> (the proxy recorder's batch size).
 import { fork, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -42,11 +43,14 @@ const WRK_GRACE_MS = 30_000;
 const LATENCY_FILE_ENV = 'FAULTLINE_WRK_LATENCY_FILE';
 
 const WEATHER_ARGS = JSON.stringify({ city: 'Paris', unit: 'celsius' });
-const ENDPOINTS = [
+const ALL_ENDPOINTS = [
   { key: 'json', label: 'GET /orders/ORD-10041 (plain JSON)', upstream: 'json', path: '/orders/ORD-10041', method: 'GET' },
   { key: 'tool', label: 'POST /tools/get_weather (mock tool server)', upstream: 'tools', path: '/tools/get_weather', method: 'POST', body: WEATHER_ARGS },
   { key: 'slow', label: 'GET /orders/ORD-10041 answered after 5 ms (a real API\'s service time)', upstream: 'slow', path: '/orders/ORD-10041', method: 'GET' },
 ];
+// HTTP_PROXY_BENCH_ONLY=json,slow runs only those endpoints (for quicker A/B runs).
+const ONLY = process.env.HTTP_PROXY_BENCH_ONLY?.split(',');
+const ENDPOINTS = ONLY === undefined ? ALL_ENDPOINTS : ALL_ENDPOINTS.filter((e) => ONLY.includes(e.key));
 
 /**
  * Times each request from the moment wrk builds it to the end of its response, into a histogram

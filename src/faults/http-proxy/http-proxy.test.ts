@@ -11,7 +11,7 @@ import { createToolCatalog, type ToolCatalog } from '../../tools/catalog.js';
 import { startMockToolServer, type MockToolServer } from '../../tools/http-server.js';
 import type { FaultRule } from '../plan-spec.js';
 import { createFaultPlan, type FaultPlan } from '../plan.js';
-import { startHttpFaultProxy, type HttpFaultProxy, type HttpFaultProxyOptions } from './http-proxy.js';
+import { PROXY_RECORDER_BATCH_SIZE, startHttpFaultProxy, type HttpFaultProxy, type HttpFaultProxyOptions } from './http-proxy.js';
 import { until } from './loopback.test-helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'faultline-http-proxy-'));
@@ -702,5 +702,39 @@ describe('http fault proxy: admin API', () => {
     const forwarded = await fetch(`${r.proxy.url}/__faultline/state`, { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(forwarded.status).toBe(404);
     expect(((await forwarded.json()) as any).error.code).toBe('NO_ROUTE');
+  });
+});
+
+describe('http fault proxy: its recorder', () => {
+  /** A SQLite store that reports how many records each insert brought. */
+  function countingStore(): { store: Store; sizes: number[] } {
+    const inner = createSqliteStore({ path: join(dir, `proxy-batches-${++dbCount}.db`) });
+    cleanups.push(() => inner.close());
+    const sizes: number[] = [];
+    const store: Store = Object.assign(Object.create(inner) as Store, {
+      kind: inner.kind,
+      insert: (records: readonly ToolExecutionRecord[]) => {
+        sizes.push(records.length);
+        return inner.insert(records);
+      },
+    });
+    return { store, sizes };
+  }
+
+  async function burst(extra: Partial<HttpFaultProxyOptions>, requests: number) {
+    const r = await rig([], extra);
+    await Promise.all(Array.from({ length: requests }, (_, i) => call(r, 'get_weather', { city: `City ${i}` }).then((res) => res.arrayBuffer())));
+    await r.proxy.close();
+  }
+
+  it(`writes in batches of ${PROXY_RECORDER_BATCH_SIZE} records by default (a batch is encoded on the proxy's event loop), and takes a batch size`, async () => {
+    const small = countingStore();
+    // A flush interval longer than the test, so only full batches (and the close) write.
+    await burst({ store: small.store, recording: { spool: false, flushIntervalMs: 60_000 } }, 200);
+    expect(small.sizes.reduce((a, b) => a + b, 0)).toBe(200);
+    expect(Math.max(...small.sizes)).toBe(PROXY_RECORDER_BATCH_SIZE);
+    const large = countingStore();
+    await burst({ store: large.store, recording: { spool: false, flushIntervalMs: 60_000, batchSize: 500 } }, 200);
+    expect(large.sizes).toStrictEqual([200]);
   });
 });

@@ -43,6 +43,16 @@ import { compileRoutes, type ProxyRoute, type RouteMatch } from './routes.js';
 import { forwardableResponseHeaders, readRequestHeaders, responseHeaderObject, type RequestHeaders } from './wire-headers.js';
 import { listen } from '../../listen.js';
 
+/**
+ * Records per batch of the recorder the proxy owns. Encoding a batch for the store runs on the
+ * proxy's event loop, and every request in flight waits it out: 512 records (the recorder's
+ * default) took about 1.25 ms, which showed up whole in the p99 latency the proxy adds at 32
+ * connections. 32 records cost about 80 us a batch; the SQLite writer thread still commits the
+ * batches that queue up together, so the store's cost per record barely moves (perf/RESULTS.md,
+ * "HTTP fault proxy").
+ */
+export const PROXY_RECORDER_BATCH_SIZE = 32;
+
 export interface HttpFaultProxyOptions {
   /** The upstream, `http://host:port` or `https://…`. A path in it is prefixed to every request path. */
   target: string | URL;
@@ -59,7 +69,10 @@ export interface HttpFaultProxyOptions {
   routes?: readonly ProxyRoute[];
   /** Records go to this store through a batching recorder the proxy owns. The store itself stays the caller's to close. */
   store?: Store;
-  /** Options of that recorder (batching, spooling, durability). */
+  /**
+   * Options of that recorder (batching, spooling, durability). Its batches default to
+   * {@link PROXY_RECORDER_BATCH_SIZE} records, smaller than the recorder's own default.
+   */
   recording?: Omit<RecorderOptions, 'store'>;
   /** A sink used as is, instead of `store`. */
   recorder?: RecordSink;
@@ -353,7 +366,8 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
     maxOutputChars,
     ...(options.context === undefined ? {} : { context: options.context }),
   };
-  const ownedRecorder = options.store === undefined ? undefined : createRecorder({ ...options.recording, store: options.store });
+  const ownedRecorder =
+    options.store === undefined ? undefined : createRecorder({ batchSize: PROXY_RECORDER_BATCH_SIZE, ...options.recording, store: options.store });
   const sink: RecordSink | undefined = options.recorder ?? ownedRecorder;
 
   const secure = target.protocol === 'https:';
