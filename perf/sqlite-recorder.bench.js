@@ -47,7 +47,8 @@
 // Fresh temporary database files for every run; contenders interleaved over 3 rounds; the figure
 // reported is the best round (the least disturbed by other work on the machine); all rounds are
 // shown. FAULTLINE_PERF_RECORDER_N sets records per run (default 200 000);
-// FAULTLINE_PERF_RECORDER_CONCURRENCY the number of concurrent agent sessions (default 4).
+// FAULTLINE_PERF_RECORDER_CONCURRENCY the number of concurrent agent sessions (default 4);
+// FAULTLINE_PERF_RECORDER_BATCH the recorder's batch size on the full path (default 512).
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -63,6 +64,8 @@ import { drive, workloadTools } from './workload.js';
 const N = Number(process.env.FAULTLINE_PERF_RECORDER_N ?? 200_000);
 const CONCURRENCY = Number(process.env.FAULTLINE_PERF_RECORDER_CONCURRENCY ?? 4);
 const ROUNDS = 3;
+// FAULTLINE_PERF_RECORDER_BATCH sets the recorder's batch size on the full path (default: the recorder's, 512).
+const BATCH_OPTION = process.env.FAULTLINE_PERF_RECORDER_BATCH ? { batchSize: Number(process.env.FAULTLINE_PERF_RECORDER_BATCH) } : {};
 const RAW_TXN_ROWS = 1000;
 const STORE_BATCH = 512;
 const YIELD_EVERY = 64;
@@ -192,7 +195,7 @@ async function fullPath(v4, worker, yieldEvery = 0, runtimeOptions = {}) {
       tools: workloadTools(),
       ...runtimeOptions,
       store: wrapped,
-      recording: { spool: { path: join(dir, 'spool', 'bench.jsonl') }, overflow: 'block' },
+      recording: { spool: { path: join(dir, 'spool', 'bench.jsonl') }, overflow: 'block', ...BATCH_OPTION },
       ...(v4 ? { onRecord: (r) => void (r.execution_id = randomUUID()) } : {}),
     });
     const cpuBefore = threadCpu();
@@ -226,7 +229,7 @@ async function specPath(yieldEvery) {
     const rt = createRuntime({
       tools: workloadTools(),
       store: `sqlite:${path}`,
-      recording: { spool: { path: join(dir, 'spool', 'bench.jsonl') }, overflow: 'block' },
+      recording: { spool: { path: join(dir, 'spool', 'bench.jsonl') }, overflow: 'block', ...BATCH_OPTION },
     });
     const start = process.hrtime.bigint();
     await drive(yielding(rt, yieldEvery), N, { concurrency: CONCURRENCY });
