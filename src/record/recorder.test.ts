@@ -1147,8 +1147,15 @@ function sqliteFixtures(): { stores: Store[]; lockHolder(path: string): { lock()
   };
 }
 
-/** Writes records continuously while another connection holds the lock for a while; nothing may be lost or doubled. */
-async function expectNoLossUnderLock(store: Store, holder: { lock(): void; unlock(): void }): Promise<void> {
+/**
+ * Writes records continuously (90 rounds of 20) through a recorder with short batches and retries,
+ * while the store is out from round 20 to round 60; closes the recorder and returns what was sent,
+ * the errors reported, and whether the recorder saw the store unhealthy during the outage.
+ */
+async function writeThroughOutage(
+  store: Store,
+  outage: { begin(): unknown; end(): unknown },
+): Promise<{ rec: Recorder; sent: ToolExecutionRecord[]; errors: unknown[]; sawOutage: boolean }> {
   const errors: unknown[] = [];
   const rec = recorder(store, {
     batchSize: 25,
@@ -1160,13 +1167,19 @@ async function expectNoLossUnderLock(store: Store, holder: { lock(): void; unloc
   const sent = await writeContinuously(rec, {
     rounds: 90,
     perRound: 20,
-    between: (round) => {
-      if (round === 20) holder.lock();
+    between: async (round) => {
+      if (round === 20) await outage.begin();
       if (round > 20 && round < 60 && !rec.stats().storeHealthy) sawOutage = true;
-      if (round === 60) holder.unlock();
+      if (round === 60) await outage.end();
     },
   });
   await rec.close();
+  return { rec, sent, errors, sawOutage };
+}
+
+/** Writes records continuously while another connection holds the lock for a while; nothing may be lost or doubled. */
+async function expectNoLossUnderLock(store: Store, holder: { lock(): void; unlock(): void }): Promise<void> {
+  const { rec, sent, errors, sawOutage } = await writeThroughOutage(store, { begin: () => holder.lock(), end: () => holder.unlock() });
 
   expect(sawOutage).toBe(true);
   expect(errors.length).toBeGreaterThanOrEqual(1);
@@ -1396,25 +1409,8 @@ describePg('with the PostgreSQL store', () => {
     const schema = freshSchema();
     const store = await createPostgresStore({ url: urlVia(proxy.port), schema, max: 4 });
     stores.push(store);
-    const errors: unknown[] = [];
-    const rec = recorder(store, {
-      batchSize: 25,
-      flushIntervalMs: 10,
-      retry: { initialDelayMs: 30, maxDelayMs: 120 },
-      onError: (error) => errors.push(error),
-    });
     const outage = proxy;
-    let sawOutage = false;
-    const sent = await writeContinuously(rec, {
-      rounds: 90,
-      perRound: 20,
-      between: async (round) => {
-        if (round === 20) await outage.stop();
-        if (round > 20 && round < 60 && !rec.stats().storeHealthy) sawOutage = true;
-        if (round === 60) await outage.start();
-      },
-    });
-    await rec.close();
+    const { rec, sent, errors, sawOutage } = await writeThroughOutage(store, { begin: () => outage.stop(), end: () => outage.start() });
 
     expect(sawOutage).toBe(true);
     expect(errors.length).toBeGreaterThanOrEqual(1);

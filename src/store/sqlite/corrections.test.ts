@@ -7,7 +7,7 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../runtime/backoff.js';
-import { CorrectionBuffer } from '../corrections.js';
+import { CorrectionBuffer, normalizedCorrection } from '../corrections.js';
 import type { CorrectionLimits, NewCorrection } from '../types.js';
 import { migrate, SQLITE_MIGRATIONS } from './migrations.js';
 import { sqliteCorrections } from './corrections.js';
@@ -53,7 +53,8 @@ describe('sqlite correction memory batches', () => {
       const { db, corrections } = sqliteMemory();
       const reference = new CorrectionBuffer(c.limits);
       const all = randomCorrections(c.prefill + c.pushes, c.prefill + c.pushes, c.signatures);
-      const canonical = (x: NewCorrection) => ({ ...x, recovered_at: new Date(Date.parse(x.recovered_at)).toISOString() });
+      // The reference gets the corrections as the memory store does: recovered_at in canonical form.
+      const canonical = normalizedCorrection;
       if (c.prefill > 0) corrections.pushMany(all.slice(0, c.prefill), c.limits);
       for (const x of all.slice(0, c.prefill)) reference.add(canonical(x), c.limits);
       if (c.prefill > 0) expect((db.prepare('SELECT count(*) FROM corrections').pluck().get() as number) > 1000).toBe(true);

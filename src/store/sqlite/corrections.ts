@@ -174,10 +174,11 @@ function prepare(db: Database.Database) {
     for (const seq of before) if (!after.has(seq)) deleteSeq.run(seq);
   };
   const pushMany = db.transaction((list: readonly NewCorrection[], limits: CorrectionLimits): void => {
-    const table = state();
+    const rows = countAll.get() as number;
     // Replaying in memory reads the whole table, which pays once the batch is not much smaller
     // than the table (the capacity is 100 by default).
-    if (table.rows <= Math.max(IN_MEMORY_TABLE_ROWS, 4 * list.length)) return pushBatch(list, limits);
+    if (rows <= Math.max(IN_MEMORY_TABLE_ROWS, 4 * list.length)) return pushBatch(list, limits);
+    const table: PushState = { rows, seq: maxSeq.get() as number, trimmed: new Set() };
     // Nothing is returned, so the corrections are read as they are: no copy per correction.
     for (const c of list) pushOne(c, canonicalTime(c.recovered_at), recoveryKey(c), limits, table);
   });
