@@ -1,7 +1,7 @@
 /**
  * The embedded Store: one SQLite file (better-sqlite3, WAL). Each insert batch is one transaction
- * that writes the new rows with a single prepared statement and then applies the batch's rollup
- * delta with a few upserts, so analytics never scan `tool_executions`.
+ * that writes the new rows (several per statement: `row-writer.ts`) and then applies the batch's
+ * rollup delta with a few upserts, so analytics never scan `tool_executions`.
  */
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
@@ -40,9 +40,9 @@ import type {
 import type { CorrectionEntry, CorrectionLimits, CorrectionMemoryStore, CorrectionQuery, NewCorrection } from '../types.js';
 import { sqliteCorrections, type SqliteCorrections } from './corrections.js';
 import { assertCurrent, migrate, SQLITE_MIGRATIONS, type SqliteMigration } from './migrations.js';
+import { createRowWriter } from './row-writer.js';
 import {
   CREATED_MS_PARAM,
-  RECORD_COLUMNS,
   recordParams,
   rollupRecordOfParams,
   rowToRecord,
@@ -189,9 +189,7 @@ class SqliteStore implements Store, TrajectoryStore, CorrectionMemoryStore {
     batches: Database.Transaction<(batches: readonly RowSource[]) => unknown[]>;
   } {
     const db = this.#db;
-    const insertRow = db.prepare(
-      `INSERT OR IGNORE INTO tool_executions (${RECORD_COLUMNS.join(', ')}) VALUES (${RECORD_COLUMNS.map(() => '?').join(', ')})`,
-    );
+    const rowWriter = createRowWriter(db);
     const counters = ROLLUP_COUNTER_FIELDS;
     const upsertHourly = db.prepare(
       `INSERT INTO rollup_hourly (hour_ms, tool_name, ${counters.join(', ')}) VALUES (?, ?, ${counters.map(() => '?').join(', ')})
@@ -255,20 +253,19 @@ class SqliteStore implements Store, TrajectoryStore, CorrectionMemoryStore {
         );
       }
     };
-    // Binding copies the values, so one parameter array serves every row.
-    const params: SqliteValue[] = new Array<SqliteValue>(RECORD_COLUMNS.length).fill(null);
     const records = db.transaction((batch: readonly ToolExecutionRecord[]) => {
+      const ms = batch.map(createdAtMs);
       const inserted: ToolExecutionRecord[] = [];
       const insertedMs: number[] = [];
-      for (const record of batch) {
-        const ms = createdAtMs(record);
-        // `changes` is 0 when the id was already stored (or repeated earlier in this batch):
-        // only rows really written may reach the rollups.
-        if (insertRow.run(recordParams(record, ms, params)).changes === 1) {
-          inserted.push(record);
-          insertedMs.push(ms);
-        }
-      }
+      // Only rows really written (not an id already stored, or repeated earlier in this batch)
+      // may reach the rollups.
+      rowWriter.write(
+        batch.map((record, i) => recordParams(record, ms[i]!)),
+        (i) => {
+          inserted.push(batch[i]!);
+          insertedMs.push(ms[i]!);
+        },
+      );
       if (inserted.length > 0) applyDelta(aggregateBatch(inserted, insertedMs));
     });
     // Rows already encoded by recordParams (in the thread that built the records): the rollups
@@ -276,12 +273,11 @@ class SqliteStore implements Store, TrajectoryStore, CorrectionMemoryStore {
     const rows = db.transaction((batch: readonly SqliteValue[][]) => {
       const inserted: RollupRecord[] = [];
       const insertedMs: number[] = [];
-      for (const row of batch) {
-        if (insertRow.run(row).changes === 1) {
-          inserted.push(rollupRecordOfParams(row));
-          insertedMs.push(row[CREATED_MS_PARAM] as number);
-        }
-      }
+      rowWriter.write(batch, (i) => {
+        const row = batch[i]!;
+        inserted.push(rollupRecordOfParams(row));
+        insertedMs.push(row[CREATED_MS_PARAM] as number);
+      });
       if (inserted.length > 0) applyDelta(aggregateBatch(inserted, insertedMs));
     });
     // Several batches, one commit: each batch in its own savepoint (better-sqlite3 nests `rows`
