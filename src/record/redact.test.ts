@@ -510,6 +510,13 @@ describe('options', () => {
     });
   });
 
+  it('isSecretKey answers for a key alone, with custom keys and allowKeys', () => {
+    const custom = createRedactor({ keys: ['tenant_key'], allowKeys: ['session_token'] });
+    expect(['password', 'X-Api-Key', 'tenantKey', 'refresh_token'].map((k) => custom.isSecretKey(k))).toEqual([true, true, true, true]);
+    expect(['max_tokens', 'session_token', 'city'].map((k) => custom.isSecretKey(k))).toEqual([false, false, false]);
+    expect(createRedactor({ enabled: false }).isSecretKey('password')).toBe(false);
+  });
+
   it('enabled: false passes everything through untouched', () => {
     const r = createRedactor({ enabled: false, keys: ['x'] });
     const input = { password: 'p', text: j('sk-proj-', openaiBody) };

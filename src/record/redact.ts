@@ -71,6 +71,13 @@ export interface Redactor {
    * nothing changed, otherwise a shallow copy with the changed fields.
    */
   record(record: ToolExecutionRecord): ToolExecutionRecord;
+  /**
+   * Whether a value under this key name is replaced whole (built-in and custom `keys`, minus
+   * `allowKeys`), for callers that hold a value apart from its key, such as a validation issue's
+   * path and the value it quotes.
+   * @example redactor.isSecretKey('X-Api-Key') // true
+   */
+  isSecretKey(key: string): boolean;
 }
 
 const TRUNCATED_DEPTH = '[TRUNCATED_DEPTH]';
@@ -481,6 +488,7 @@ const PASSTHROUGH: Redactor = {
   value: <T>(value: T): T => value,
   text: (value: string): string => value,
   record: (record: ToolExecutionRecord): ToolExecutionRecord => record,
+  isSecretKey: (): boolean => false,
 };
 
 /**
@@ -908,7 +916,7 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
     };
   }
 
-  return { value, text, record };
+  return { value, text, record, isSecretKey };
 }
 
 /** A redactor with the built-in rules and no extras. */
