@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Alert } from '../../monitor/alert-rules.js';
 import { MONITOR_EXPECTED_ALERTS, monitorDataset } from '../../monitor/monitor-dataset.test-helpers.js';
 import { createPostgresStore } from '../../store/postgres/postgres-store.js';
+import pg from 'pg';
 import { describePostgres, PG_URL, useTestSchema } from '../../store/postgres/test-server.test-helpers.js';
 import { runCapture, writeStoreFile } from '../run-cli.test-helpers.js';
 import type { AlertsReport } from './alerts.js';
@@ -115,5 +116,25 @@ describePg('faultline alerts on PostgreSQL', () => {
     expect(brief(report.alerts)).toStrictEqual(EXPECTED);
     const sqlite = JSON.parse((await runCapture(['alerts', '--db', db, '--config', 'alerts.yaml', '--json', ...AT_1430], dir)).stdout) as AlertsReport;
     expect(report).toStrictEqual(sqlite);
+  });
+
+  it('reports a schema that holds no store instead of creating it and passing the gate', async () => {
+    const typo = `${schema}_typo`;
+    const typoUrl = `${PG_URL}?schema=${typo}`;
+    const server = new URL(PG_URL);
+    const at = `${server.hostname || 'localhost'}:${server.port || '5432'}`;
+    for (const argv of [['alerts'], ['stats'], ['tail', '--once']]) {
+      const run = await runCapture([...argv, '--db', typoUrl], dir);
+      expect(run).toStrictEqual({ code: 2, stdout: '', stderr: `faultline: no faultline store in PostgreSQL schema "${typo}" at ${at} (check ?schema=, or point --db at one)\n` });
+    }
+    const admin = new pg.Client({ connectionString: PG_URL });
+    await admin.connect();
+    try {
+      const found = await admin.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [typo]);
+      expect(found.rowCount).toBe(0);
+    } finally {
+      await admin.query(`DROP SCHEMA IF EXISTS "${typo}" CASCADE`);
+      await admin.end();
+    }
   });
 });
