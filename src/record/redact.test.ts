@@ -108,6 +108,10 @@ const SECRETS: Secret[] = [
   { rule: 'email', text: j('ops+alerts', '@corp.example.co.uk'), secretParts: ['ops+alerts'] },
   { rule: 'cn-mobile', text: j('138', '1234', '5678'), secretParts: [j('138', '1234', '5678'), '1234'] },
   { rule: 'cn-mobile', text: j('+86 ', '139-8765-', '4321'), secretParts: ['139-8765-4321', '8765'] },
+  // 00 is the international prefix dialled from mainland China: 0086 is as common as +86.
+  { rule: 'cn-mobile', text: j('0086 ', '137', '2468', '1357'), secretParts: [j('137', '2468', '1357'), '2468'] },
+  { rule: 'cn-mobile', text: j('0086-', '136-1122-', '3344'), secretParts: ['136-1122-3344', '1122'] },
+  { rule: 'cn-mobile', text: j('0086', '135', '9988', '7766'), secretParts: [j('135', '9988', '7766'), '9988'] },
   { rule: 'cn-resident-id', text: id1, secretParts: [id1, '19491231'] },
   { rule: 'cn-resident-id', text: id2, secretParts: [id2, '19900307'] },
   { rule: 'payment-card', text: j('4242 4242 ', '4242 4242'), secretParts: [j('4242 4242 ', '4242 4242'), j('42424242', '42424242')] },
@@ -277,6 +281,7 @@ describe('masks keep enough shape to debug', () => {
     [j('alice.smith', '@example.com'), '[EMAIL]@example.com'],
     [j('138', '1234', '5678'), '138****5678'],
     [j('+86 ', '139-8765-4321'), '+86 139****4321'],
+    [j('0086 ', '139-8765-4321'), '0086 139****4321'],
     [id1, `${id1.slice(0, 6)}***********${id1.slice(17)}`],
     [j('postgres://app_user:', 'pw', '@db:5432/app'), 'postgres://app_user:[REDACTED]@db:5432/app'],
     [
