@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -153,6 +153,16 @@ describe('faultline stats', () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).not.toContain('secret');
     expect(unknown.stderr.split('\n')).toHaveLength(2);
+  });
+
+  it('says a directory given as --db is one, for every reporting command', async () => {
+    const folder = join(dir, 'folder.db');
+    mkdirSync(folder);
+    for (const argv of [['stats'], ['alerts'], ['tail', '--once'], ['metrics', '--port', '0']]) {
+      const run = await runCapture([...argv, '--db', folder], dir);
+      expect(run).toStrictEqual({ code: 2, stdout: '', stderr: `faultline: ${folder} is a directory, not a faultline store (point --db at the .db file)\n` });
+    }
+    expect(readdirSync(folder)).toStrictEqual([]);
   });
 
   it('reports an unreachable PostgreSQL in one line, without a stack trace', async () => {
