@@ -101,6 +101,17 @@ describe('faultline stats', () => {
     expect(total(await statsJson(['--since', '2026-03-22', ...until]))).toBe(records.length);
   });
 
+  it('refuses a date that is not on the calendar instead of rolling it over', async () => {
+    for (const [flag, text] of [['--since', '2026-02-30'], ['--since', '2026-04-31T10:00Z'], ['--until', '2026-02-29']]) {
+      const run = await runCapture(['stats', '--db', db, flag!, text!], dir);
+      expect(run.code).toBe(2);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toMatch(new RegExp(`^faultline: invalid ${flag} "${text}": .*\\n$`));
+    }
+    // Leap days and offsets are dates like any other.
+    expect((await statsJson(['--since', '2028-02-29T23:30+02:00', '--until', '2028-03-01'])).window.since).toBe('2028-02-29T21:30:00.000Z');
+  });
+
   it('says so when the window holds no calls', async () => {
     const run = await runCapture(['stats', '--db', db, '--since', '2026-03-01', '--until', '2026-03-02'], dir);
     expect(run.code).toBe(0);
