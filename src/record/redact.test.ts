@@ -365,6 +365,22 @@ describe('key rules', () => {
     expect(JSON.parse(out.raw_output!)).toMatchObject({ ok: false, headers: { password: '[REDACTED]' } });
   });
 
+  it('applies to name/value pair objects: HAR headers, environment lists, tags', () => {
+    const har = { headers: [{ name: 'Cookie', value: 'kv-secret-har' }, { name: 'Accept', value: 'json' }] };
+    expect(r.value(har)).toEqual({ headers: [{ name: 'Cookie', value: '[REDACTED]' }, { name: 'Accept', value: 'json' }] });
+    expect(r.value([{ name: 'DB_PASSWORD', value: 'kv-secret-env' }, { name: 'REGION', value: 'eu' }])).toEqual([
+      { name: 'DB_PASSWORD', value: '[REDACTED]' },
+      { name: 'REGION', value: 'eu' },
+    ]);
+    expect(r.value({ Tags: [{ Key: 'api_key', Value: 'kv-secret-tag' }] })).toEqual({ Tags: [{ Key: 'api_key', Value: '[REDACTED]' }] });
+    expect(r.text('[{"key":"X-Api-Key","value":"kv-secret-json"}]')).toBe('[{"key":"X-Api-Key","value":"[REDACTED]"}]');
+    // A form field named password holds one too; other fields of the object stay.
+    const form = { name: 'password', value: 'kv-secret-field', type: 'password', label: 'Password' };
+    expect(r.value(form)).toEqual({ name: 'password', value: '[REDACTED]', type: 'password', label: 'Password' });
+    const plain = [{ name: 'Ann', value: 42 }, { key: 'city', value: 'Paris' }];
+    expect(r.value(plain)).toBe(plain);
+  });
+
   it('applies to header lists, XML elements and query strings', () => {
     expect(r.value(['Host', 'example.com', 'Cookie', 'kv-secret-raw', 'Accept', '*/*'])).toEqual([
       'Host',
