@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { monitorDataset, recordsIn } from '../../monitor/monitor-dataset.test-helpers.js';
 import { bucketOf, bucketValueMs, exactPercentile } from '../../store/duration-sketch.js';
 import { runCapture, writeStoreFile } from '../run-cli.test-helpers.js';
@@ -174,6 +174,20 @@ describe('faultline stats', () => {
       expect(run).toStrictEqual({ code: 2, stdout: '', stderr: `faultline: ${folder} is a directory, not a faultline store (point --db at the .db file)\n` });
     }
     expect(readdirSync(folder)).toStrictEqual([]);
+  });
+
+  it('keeps stderr to one line for a PostgreSQL URL with sslmode=require (no pg deprecation warning)', async () => {
+    const warnings: string[] = [];
+    const spy = vi.spyOn(process, 'emitWarning').mockImplementation((warning: string | Error) => {
+      warnings.push(String(warning));
+    });
+    try {
+      const run = await runCapture(['stats', '--db', 'postgres://postgres@127.0.0.1:1/x?sslmode=require'], dir);
+      expect(run).toStrictEqual({ code: 2, stdout: '', stderr: 'faultline: could not connect to PostgreSQL at 127.0.0.1:1: ECONNREFUSED\n' });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(warnings).toStrictEqual([]);
   });
 
   it('reports an unreachable PostgreSQL in one line, without a stack trace', async () => {

@@ -112,7 +112,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       throw new ConfigError('PostgreSQL pool size (max) must be a positive integer', 'max');
     }
     pool = new pg.Pool({
-      connectionString: options.url,
+      connectionString: withExplicitSslMode(options.url),
       max: options.max ?? 10,
       application_name: options.applicationName ?? 'faultline',
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
@@ -151,6 +151,25 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     throw error;
   }
   return new PostgresStore(pool, ownsPool, schema);
+}
+
+/**
+ * pg 8 treats `sslmode=prefer|require|verify-ca` as `verify-full` and says so in a multi-line
+ * process warning on every run (the CLI promises one line on stderr). Spelling the mode it
+ * applies anyway keeps the behaviour and drops the warning; `uselibpqcompat=true` URLs, which
+ * ask for libpq's meanings, are left alone.
+ */
+function withExplicitSslMode(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return url;
+  }
+  const mode = parsed.searchParams.get('sslmode');
+  if (mode === null || !['prefer', 'require', 'verify-ca'].includes(mode) || parsed.searchParams.get('uselibpqcompat') === 'true') return url;
+  parsed.searchParams.set('sslmode', 'verify-full');
+  return parsed.toString();
 }
 
 /**
