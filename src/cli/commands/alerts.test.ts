@@ -123,13 +123,13 @@ describePg('faultline alerts on PostgreSQL', () => {
     const typoUrl = `${PG_URL}?schema=${typo}`;
     const server = new URL(PG_URL);
     const at = `${server.hostname || 'localhost'}:${server.port || '5432'}`;
-    for (const argv of [['alerts'], ['stats'], ['tail', '--once']]) {
-      const run = await runCapture([...argv, '--db', typoUrl], dir);
-      expect(run).toStrictEqual({ code: 2, stdout: '', stderr: `faultline: no faultline store in PostgreSQL schema "${typo}" at ${at} (check ?schema=, or point --db at one)\n` });
-    }
     const admin = new pg.Client({ connectionString: PG_URL });
     await admin.connect();
     try {
+      for (const argv of [['alerts'], ['stats'], ['tail', '--once']]) {
+        const run = await runCapture([...argv, '--db', typoUrl], dir);
+        expect(run).toStrictEqual({ code: 2, stdout: '', stderr: `faultline: no faultline store in PostgreSQL schema "${typo}" at ${at} (check ?schema=, or point --db at one)\n` });
+      }
       const found = await admin.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [typo]);
       expect(found.rowCount).toBe(0);
     } finally {
