@@ -83,6 +83,17 @@ describe('faultline alerts', () => {
     else expect(line).toMatch(message);
   });
 
+  it('reads a config file saved with a UTF-8 byte order mark, JSON or YAML', async () => {
+    writeFileSync(join(dir, 'bom.json'), '\uFEFF{"timeouts": {"search_flights": 2500}}');
+    writeFileSync(join(dir, 'bom.yaml'), '\uFEFFtimeouts:\n  search_flights: 2500\n');
+    const reference = await runCapture(['alerts', '--db', db, '--config', 'alerts.yaml', '--json', ...AT_1430], dir);
+    for (const name of ['bom.json', 'bom.yaml']) {
+      const run = await runCapture(['alerts', '--db', db, '--config', name, '--json', ...AT_1430], dir);
+      expect(run.stderr).toBe('');
+      expect(run).toStrictEqual(reference);
+    }
+  });
+
   it('refuses bad windows and missing stores with exit 2', async () => {
     expect(await runCapture(['alerts', '--db', db, '--since', 'last week'], dir)).toStrictEqual({
       code: 2,
