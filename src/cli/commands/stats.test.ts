@@ -112,6 +112,16 @@ describe('faultline stats', () => {
     expect((await statsJson(['--since', '2028-02-29T23:30+02:00', '--until', '2028-03-01'])).window.since).toBe('2028-02-29T21:30:00.000Z');
   });
 
+  it('does not pass terminal control sequences in recorded names to the terminal', async () => {
+    const [first] = records;
+    const hostile = { ...first!, tool_name: 'route\u001b]0;owned\u0007\u001b[2J', created_at: '2026-03-29T13:30:00.000Z' };
+    const path = await writeStoreFile(join(dir, 'hostile.db'), [hostile]);
+    const run = await runCapture(['stats', '--db', path, ...HOUR_13], dir);
+    expect(run.code).toBe(0);
+    expect(run.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(run.stdout).toContain('route\\x1b]0;owned\\x07\\x1b[2J');
+  });
+
   it('says so when the window holds no calls', async () => {
     const run = await runCapture(['stats', '--db', db, '--since', '2026-03-01', '--until', '2026-03-02'], dir);
     expect(run.code).toBe(0);

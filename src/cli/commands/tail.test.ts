@@ -135,6 +135,26 @@ describe('faultline tail', () => {
   });
 });
 
+describe('formatTailLine', () => {
+  it('does not pass terminal control sequences from recorded text to the terminal', async () => {
+    // An upstream's error text is recorded as it came; printed raw, it could clear the screen or retitle the window.
+    const hostile = makeFailureRecord({
+      tool_name: 'proxied_tool',
+      failure_stage: 'execution',
+      failure_category: 'system',
+      failure_type: 'server_error',
+      error_code: 'HTTP_500',
+      error_message: 'upstream said \u001b[2J\u001b]0;owned\u0007 and \u009b31m red',
+      created_at: '2026-03-29T15:00:00.000Z',
+    });
+    const path = await writeStoreFile(join(dir, 'hostile.db'), [hostile]);
+    const run = await runCapture(['tail', '--db', path, '--once'], dir);
+    expect(run.code).toBe(0);
+    expect(run.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(run.stdout).toContain('upstream said \\x1b[2J\\x1b]0;owned\\x07 and \\x9b31m red');
+  });
+});
+
 describe('parseInterval', () => {
   it('reads ms, s, m and bare seconds', () => {
     expect([parseInterval('250ms'), parseInterval('1s'), parseInterval('1.5s'), parseInterval('2m'), parseInterval('3')]).toStrictEqual([250, 1000, 1500, 120_000, 3000]);

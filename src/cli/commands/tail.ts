@@ -16,7 +16,7 @@ import { uuidv7Time } from '../../record/uuid-v7.js';
 import type { RecordQuery, Store } from '../../store/types.js';
 import type { CallStatus } from '../../taxonomy.js';
 import { CliError } from '../cli-error.js';
-import { writeLine, type CliContext } from '../io.js';
+import { printable, writeLine, type CliContext } from '../io.js';
 import { DB_OPTION_HELP, openReportStore, parseCount } from '../report-options.js';
 
 interface TailOptions {
@@ -66,8 +66,9 @@ export function formatTailLine(r: ToolExecutionRecord): string {
     const message = r.error_message.replace(/\s+/g, ' ').trim();
     parts.push(message.length > MESSAGE_WIDTH ? `${message.slice(0, MESSAGE_WIDTH - 1)}…` : message);
   }
-  return parts.join('  ');
+  return printable(parts.join('  '));
 }
+
 
 export function tailCommand(ctx: CliContext): Command {
   return new Command('tail')
