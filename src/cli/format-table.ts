@@ -2,6 +2,8 @@
  * Aligned plain-text tables for terminal output. Kept tiny on purpose: the commands only need
  * left/right alignment and width capping, and plain text pipes cleanly into grep and less.
  */
+import { printable } from './io.js';
+
 export interface Column<Row> {
   header: string;
   value: (row: Row) => string | number | null | undefined;
@@ -12,7 +14,7 @@ export interface Column<Row> {
 
 function cell(value: string | number | null | undefined): string {
   if (value === null || value === undefined) return '-';
-  return String(value).replace(/\s+/g, ' ');
+  return printable(String(value).replace(/\s+/g, ' '));
 }
 
 export function formatTable<Row>(rows: readonly Row[], columns: readonly Column<Row>[]): string {

@@ -10,6 +10,15 @@ export interface CliIo {
   interrupted?: Promise<void>;
 }
 
+/**
+ * Recorded text is whatever a tool or an upstream sent; control characters (ESC sequences that
+ * clear the screen or retitle the window, BEL, C1 controls) are shown as `\xHH` instead, before
+ * any of it reaches a terminal.
+ */
+export function printable(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
 export function writeLine(stream: NodeJS.WritableStream, line = ''): void {
   stream.write(`${line}\n`);
 }

@@ -3,11 +3,35 @@
  * `--port`, listening with a taken port reported as one line, printing where they serve, and
  * stopping on Ctrl-C.
  */
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
+import { isIP } from 'node:net';
 import { listen } from '../listen.js';
 import type { Store } from '../store/types.js';
 import { CliError } from './cli-error.js';
 import { writeLine, type CliIo } from './io.js';
+
+/** Loopback addresses: a server bound to one answers only to loopback names (see {@link loopbackHostAllowed}). */
+export function isLoopback(host: string): boolean {
+  const h = host.toLowerCase();
+  return h === 'localhost' || h === '::1' || (isIP(h) === 4 && h.startsWith('127.'));
+}
+
+/** Host names a loopback-bound server answers to. */
+export const LOOPBACK_HOST_NAMES: readonly string[] = ['127.0.0.1', 'localhost', '[::1]'];
+
+/**
+ * Whether a request to a server bound to `boundHost` names a host it answers to: any, unless the
+ * server is on loopback, where only loopback names (and the bound address) are, so that a web
+ * page cannot read it through DNS rebinding. A request without Host (raw HTTP/1.0) passes; a
+ * browser, which rebinding needs, always sends one.
+ */
+export function loopbackHostAllowed(req: IncomingMessage, boundHost: string): boolean {
+  if (!isLoopback(boundHost)) return true;
+  const host = req.headers.host;
+  if (host === undefined) return true;
+  const name = host.toLowerCase().replace(/:\d*$/, '');
+  return LOOPBACK_HOST_NAMES.includes(name) || name === boundHost.toLowerCase();
+}
 
 /** `--port`: 0-65535, where 0 picks a free port. */
 export function parsePort(text: string): number {

@@ -299,7 +299,9 @@ export function loadAlertConfig(path: string, options: { cwd?: string } = {}): R
   }
   let parsed: unknown;
   try {
-    parsed = extname(path).toLowerCase() === '.json' ? JSON.parse(text) : parseYaml(text);
+    // Editors on Windows save UTF-8 with a byte order mark, which JSON.parse refuses.
+    const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+    parsed = extname(path).toLowerCase() === '.json' ? JSON.parse(body) : parseYaml(body);
   } catch (error) {
     throw new ConfigError(`cannot parse alerts config ${path}: ${firstLine((error as Error).message)}`, 'config', { cause: error });
   }

@@ -13,6 +13,10 @@ const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(
 function parseIsoDate(text: string): number {
   const match = ISO_DATE.exec(text);
   if (match === null) return NaN;
+  // Date.parse rolls 2026-02-30 over to March 2; a day the month does not have is a typo.
+  const [year, month, day] = text.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const calendar = new Date(Date.UTC(year, month - 1, day));
+  if (calendar.getUTCMonth() !== month - 1 || calendar.getUTCDate() !== day) return NaN;
   const hasTime = text.length > 10;
   return Date.parse(hasTime && match[1] === undefined ? `${text.replace(' ', 'T')}Z` : text.replace(' ', 'T'));
 }

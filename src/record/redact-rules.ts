@@ -445,7 +445,8 @@ export const BUILTIN_RULES: readonly BuiltinRule[] = [
   {
     id: 'cn-mobile',
     needs: F_DIGITS,
-    pattern: /(?<![\d.])(?<!\d[ -])(?:\+?86[ -]?)?1[3-9]\d(?:[ -]?\d{4}){2}(?!\d)(?![ -]\d)/g,
+    // The country code as +86, 86 or 0086 (00 is the international prefix dialled from China).
+    pattern: /(?<![\d.])(?<!\d[ -])(?:(?:\+|00)?86[ -]?)?1[3-9]\d(?:[ -]?\d{4}){2}(?!\d)(?![ -]\d)/g,
     mask: maskPhone,
   },
 ];

@@ -108,6 +108,10 @@ const SECRETS: Secret[] = [
   { rule: 'email', text: j('ops+alerts', '@corp.example.co.uk'), secretParts: ['ops+alerts'] },
   { rule: 'cn-mobile', text: j('138', '1234', '5678'), secretParts: [j('138', '1234', '5678'), '1234'] },
   { rule: 'cn-mobile', text: j('+86 ', '139-8765-', '4321'), secretParts: ['139-8765-4321', '8765'] },
+  // 00 is the international prefix dialled from mainland China: 0086 is as common as +86.
+  { rule: 'cn-mobile', text: j('0086 ', '137', '2468', '1357'), secretParts: [j('137', '2468', '1357'), '2468'] },
+  { rule: 'cn-mobile', text: j('0086-', '136-1122-', '3344'), secretParts: ['136-1122-3344', '1122'] },
+  { rule: 'cn-mobile', text: j('0086', '135', '9988', '7766'), secretParts: [j('135', '9988', '7766'), '9988'] },
   { rule: 'cn-resident-id', text: id1, secretParts: [id1, '19491231'] },
   { rule: 'cn-resident-id', text: id2, secretParts: [id2, '19900307'] },
   { rule: 'payment-card', text: j('4242 4242 ', '4242 4242'), secretParts: [j('4242 4242 ', '4242 4242'), j('42424242', '42424242')] },
@@ -277,6 +281,7 @@ describe('masks keep enough shape to debug', () => {
     [j('alice.smith', '@example.com'), '[EMAIL]@example.com'],
     [j('138', '1234', '5678'), '138****5678'],
     [j('+86 ', '139-8765-4321'), '+86 139****4321'],
+    [j('0086 ', '139-8765-4321'), '0086 139****4321'],
     [id1, `${id1.slice(0, 6)}***********${id1.slice(17)}`],
     [j('postgres://app_user:', 'pw', '@db:5432/app'), 'postgres://app_user:[REDACTED]@db:5432/app'],
     [
@@ -358,6 +363,22 @@ describe('key rules', () => {
     expect(secretValues(out)).toEqual([]);
     expect(out.context_snapshot['session_id']).toBe('sess-7');
     expect(JSON.parse(out.raw_output!)).toMatchObject({ ok: false, headers: { password: '[REDACTED]' } });
+  });
+
+  it('applies to name/value pair objects: HAR headers, environment lists, tags', () => {
+    const har = { headers: [{ name: 'Cookie', value: 'kv-secret-har' }, { name: 'Accept', value: 'json' }] };
+    expect(r.value(har)).toEqual({ headers: [{ name: 'Cookie', value: '[REDACTED]' }, { name: 'Accept', value: 'json' }] });
+    expect(r.value([{ name: 'DB_PASSWORD', value: 'kv-secret-env' }, { name: 'REGION', value: 'eu' }])).toEqual([
+      { name: 'DB_PASSWORD', value: '[REDACTED]' },
+      { name: 'REGION', value: 'eu' },
+    ]);
+    expect(r.value({ Tags: [{ Key: 'api_key', Value: 'kv-secret-tag' }] })).toEqual({ Tags: [{ Key: 'api_key', Value: '[REDACTED]' }] });
+    expect(r.text('[{"key":"X-Api-Key","value":"kv-secret-json"}]')).toBe('[{"key":"X-Api-Key","value":"[REDACTED]"}]');
+    // A form field named password holds one too; other fields of the object stay.
+    const form = { name: 'password', value: 'kv-secret-field', type: 'password', label: 'Password' };
+    expect(r.value(form)).toEqual({ name: 'password', value: '[REDACTED]', type: 'password', label: 'Password' });
+    const plain = [{ name: 'Ann', value: 42 }, { key: 'city', value: 'Paris' }];
+    expect(r.value(plain)).toBe(plain);
   });
 
   it('applies to header lists, XML elements and query strings', () => {
@@ -508,6 +529,13 @@ describe('options', () => {
       api_key: '[EMAIL]@example.com',
       password: '[REDACTED]',
     });
+  });
+
+  it('isSecretKey answers for a key alone, with custom keys and allowKeys', () => {
+    const custom = createRedactor({ keys: ['tenant_key'], allowKeys: ['session_token'] });
+    expect(['password', 'X-Api-Key', 'tenantKey', 'refresh_token'].map((k) => custom.isSecretKey(k))).toEqual([true, true, true, true]);
+    expect(['max_tokens', 'session_token', 'city'].map((k) => custom.isSecretKey(k))).toEqual([false, false, false]);
+    expect(createRedactor({ enabled: false }).isSecretKey('password')).toBe(false);
   });
 
   it('enabled: false passes everything through untouched', () => {

@@ -71,6 +71,13 @@ export interface Redactor {
    * nothing changed, otherwise a shallow copy with the changed fields.
    */
   record(record: ToolExecutionRecord): ToolExecutionRecord;
+  /**
+   * Whether a value under this key name is replaced whole (built-in and custom `keys`, minus
+   * `allowKeys`), for callers that hold a value apart from its key, such as a validation issue's
+   * path and the value it quotes.
+   * @example redactor.isSecretKey('X-Api-Key') // true
+   */
+  isSecretKey(key: string): boolean;
 }
 
 const TRUNCATED_DEPTH = '[TRUNCATED_DEPTH]';
@@ -251,6 +258,10 @@ function isKeyChar(c: number): boolean {
 }
 
 const MAX_TEXT_KEY = 64;
+/** The keys that name the other field of a name/value pair object. */
+const PAIR_NAME_KEYS = new Set(['name', 'Name', 'key', 'Key']);
+/** Pair objects are small; larger objects are not looked at as pairs. */
+const MAX_PAIR_KEYS = 6;
 
 /**
  * Walks the `key: value`, `key=value`, `key => value`, `"key": value` and `\"key\": value` pairs of
@@ -481,6 +492,7 @@ const PASSTHROUGH: Redactor = {
   value: <T>(value: T): T => value,
   text: (value: string): string => value,
   record: (record: ToolExecutionRecord): ToolExecutionRecord => record,
+  isSecretKey: (): boolean => false,
 };
 
 /**
@@ -575,7 +587,15 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
 
   function hasSecretKey(s: string): boolean {
     const cursor = new KeyCursor(s);
-    while (cursor.next()) if (isSecretKey(s.slice(cursor.keyStart, cursor.keyEnd))) return true;
+    while (cursor.next()) {
+      const key = s.slice(cursor.keyStart, cursor.keyEnd);
+      if (isSecretKey(key)) return true;
+      // `"name": "Cookie"` of a name/value pair: its value is redacted when the text is walked as JSON.
+      if (PAIR_NAME_KEYS.has(key) && s.charCodeAt(cursor.valueStart) === 34) {
+        const end = s.indexOf('"', cursor.valueStart + 1);
+        if (end !== -1 && end - cursor.valueStart <= MAX_TEXT_KEY && isSecretKey(s.slice(cursor.valueStart + 1, end))) return true;
+      }
+    }
     if (s.includes('</')) {
       XML_ELEMENT.lastIndex = 0;
       let m: RegExpExecArray | null;
@@ -734,11 +754,12 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
 
   function walkPlainEntries(o: Record<string, unknown>, depth: number): unknown {
     const keys = Object.keys(o);
+    const pairValue = keys.length <= MAX_PAIR_KEYS ? secretPairValueKey(o) : undefined;
     let out: Record<string, unknown> | undefined;
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i]!;
       const val = o[key];
-      const info = keyInfo(key);
+      const info = key === pairValue ? true : keyInfo(key);
       let next: unknown;
       let outKey = key;
       if (info === true) {
@@ -755,6 +776,18 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
       setOwn(out, outKey, next);
     }
     return out ?? o;
+  }
+
+  /**
+   * Name/value pair objects (`{ name: 'Cookie', value }` in HAR headers and environment lists,
+   * `{ Key: 'api_key', Value }` tags): the value's key, when the name is a secret key.
+   */
+  function secretPairValueKey(o: Record<string, unknown>): string | undefined {
+    // Property reads, not a scan of the keys: this runs for every small object walked.
+    const valueKey = o['value'] !== undefined ? 'value' : o['Value'] !== undefined ? 'Value' : undefined;
+    if (valueKey === undefined || o[valueKey] === null || !Object.hasOwn(o, valueKey)) return undefined;
+    const name = o['name'] ?? o['Name'] ?? o['key'] ?? o['Key'];
+    return typeof name === 'string' && name.length <= MAX_TEXT_KEY && isSecretKey(name) ? valueKey : undefined;
   }
 
   function walkArray(o: readonly unknown[], depth: number): unknown {
@@ -908,7 +941,7 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
     };
   }
 
-  return { value, text, record };
+  return { value, text, record, isSecretKey };
 }
 
 /** A redactor with the built-in rules and no extras. */

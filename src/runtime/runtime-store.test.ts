@@ -99,6 +99,43 @@ describe('runtime with a store', () => {
     expect(lines.map((l) => JSON.parse(l).execution_id)).toContain(r.record.execution_id);
   });
 
+  it('a secret sent under a secret key that fails validation is not quoted back in the message, hint or issues', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'f.db');
+    const login = defineTool({
+      name: 'login',
+      description: 'logs in',
+      input: {
+        type: 'object',
+        properties: {
+          user: { type: 'string', minLength: 4 },
+          password: { type: 'string', minLength: 40 },
+          creds: { type: 'object', properties: { api_key: { type: 'string', pattern: '^key-' }, 'x-auth-token': { type: 'number' } } },
+        },
+      },
+      execute: () => ({ ok: true }),
+    });
+    const rt = createRuntime({ tools: [login], store: `sqlite:${path}`, clock: createVirtualClock() });
+    const r = await rt.execute('login', { user: 'ann', password: SECRETS.password, creds: { api_key: SECRETS.password, 'x-auth-token': SECRETS.password } });
+    await rt.close();
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    // The field names stay, so the agent still knows what to fix; a non-secret field's value is still quoted.
+    expect(r.error.message).toContain('password: must NOT have fewer than 40 characters, got [REDACTED]');
+    expect(r.error.message).toContain('creds.api_key: must match ^key-, got [REDACTED]');
+    expect(r.error.message).toContain('user: must NOT have fewer than 4 characters, got "ann"');
+    expect(r.error.issues?.find((i) => i.path === 'password')?.received).toBe('[REDACTED]');
+    expect(r.error.issues?.find((i) => i.path === 'user')?.received).toBe('ann');
+    expect(r.feedback.hint).toContain('got [REDACTED]');
+    expect(JSON.stringify(r)).not.toContain(SECRETS.password);
+    const bytes = readdirSync(dir)
+      .filter((f) => f.startsWith('f.db'))
+      .map((f) => readFileSync(join(dir, f)).toString('latin1'))
+      .join('\n');
+    expect(bytes).toContain('must NOT have fewer than 40 characters');
+    expect(bytes.includes(SECRETS.password), 'the password leaked into the database').toBe(false);
+  });
+
   it('refuses store and recorder together', () => {
     expect(() => createRuntime({ tools, store: 'memory:', recorder: { enqueue: () => undefined } })).toThrow(/either store or recorder/);
   });

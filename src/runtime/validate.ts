@@ -119,6 +119,27 @@ export function failureTypeOf(issues: readonly ValidationIssue[]): ParameterFail
   }
 }
 
+/** The object keys an issue path goes through: `creds["x-api-key"][0]` -> `['creds', 'x-api-key']` (indexes left out). */
+export function issuePathKeys(path: string): string[] {
+  const keys: string[] = [];
+  for (const m of path.matchAll(/(?:^|\.)([A-Za-z_$][\w$]*)|\[("(?:[^"\\]|\\.)*")\]/g)) {
+    if (m[1] !== undefined) keys.push(m[1]);
+    else keys.push(JSON.parse(m[2]!) as string);
+  }
+  return keys;
+}
+
+/**
+ * The issue without the value that was sent: `received` becomes `mask`, and so does the `got …`
+ * its message ends with. For values under secret keys, which must not be quoted back.
+ */
+export function hideReceived(issue: ValidationIssue, mask: string): ValidationIssue {
+  if (!('received' in issue)) return issue;
+  const got = `got ${show(issue.received)}`;
+  const message = issue.message.endsWith(got) ? `${issue.message.slice(0, -got.length)}got ${mask}` : issue.message;
+  return { ...issue, message, received: mask };
+}
+
 /** One line listing the issues, for messages and hints. */
 export function describeIssues(issues: readonly ValidationIssue[], max = 5): string {
   const shown = issues.slice(0, max).map((i) => (i.path === '' ? i.message : `${i.path}: ${i.message}`));

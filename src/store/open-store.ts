@@ -15,7 +15,10 @@ export const DEFAULT_SQLITE_PATH = '.faultline/faultline.db';
 export interface OpenStoreOptions {
   /** Base for relative SQLite paths. Default `process.cwd()`. */
   cwd?: string;
-  /** Open a SQLite store read-only (for reporting commands). Ignored by the other kinds. */
+  /**
+   * For reporting commands: open a SQLite store read-only; open a PostgreSQL store only if its
+   * schema holds one (never create it). Ignored by the other kinds.
+   */
   readonly?: boolean;
   /**
    * Where a SQLite file's writes run. `'worker'`: in a worker thread
@@ -58,7 +61,7 @@ function isStore(value: unknown): value is Store {
 }
 
 interface PostgresModule {
-  createPostgresStore(options: { url: string; schema?: string }): Promise<Store> | Store;
+  createPostgresStore(options: { url: string; schema?: string; readonly?: boolean }): Promise<Store> | Store;
 }
 
 // Held in a variable so that the compiler does not resolve it: the PostgreSQL adapter, and `pg`
@@ -83,7 +86,7 @@ function postgresSchemaOf(spec: string): { url: string; schema?: string } {
   return { url: parsed.toString(), schema };
 }
 
-async function openPostgres(spec: string): Promise<Store> {
+async function openPostgres(spec: string, readonly: boolean): Promise<Store> {
   let mod: PostgresModule;
   try {
     mod = (await import(POSTGRES_MODULE)) as PostgresModule;
@@ -92,7 +95,7 @@ async function openPostgres(spec: string): Promise<Store> {
       cause: error,
     });
   }
-  return mod.createPostgresStore(postgresSchemaOf(spec));
+  return mod.createPostgresStore({ ...postgresSchemaOf(spec), ...(readonly ? { readonly } : {}) });
 }
 
 function redactUrl(spec: string): string {
@@ -154,7 +157,7 @@ export async function openStore(spec: string | Store | undefined, options: OpenS
   if (spec === undefined) return sqlite(DEFAULT_SQLITE_PATH);
   const trimmed = spec.trim();
   if (trimmed === ':memory:' || trimmed === 'memory:') return createMemoryStore();
-  if (/^postgres(?:ql)?:\/\//i.test(trimmed)) return openPostgres(trimmed);
+  if (/^postgres(?:ql)?:\/\//i.test(trimmed)) return openPostgres(trimmed, options.readonly === true);
   const path = sqliteSpecPath(trimmed);
   if (path !== undefined) return sqlite(path);
   throw new ConfigError(`unknown store ${JSON.stringify(redactUrl(trimmed))}; expected ${STORE_SPEC_FORMS}`, 'store');

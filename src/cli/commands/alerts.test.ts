@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Alert } from '../../monitor/alert-rules.js';
 import { MONITOR_EXPECTED_ALERTS, monitorDataset } from '../../monitor/monitor-dataset.test-helpers.js';
 import { createPostgresStore } from '../../store/postgres/postgres-store.js';
+import pg from 'pg';
 import { describePostgres, PG_URL, useTestSchema } from '../../store/postgres/test-server.test-helpers.js';
 import { runCapture, writeStoreFile } from '../run-cli.test-helpers.js';
 import type { AlertsReport } from './alerts.js';
@@ -82,6 +83,17 @@ describe('faultline alerts', () => {
     else expect(line).toMatch(message);
   });
 
+  it('reads a config file saved with a UTF-8 byte order mark, JSON or YAML', async () => {
+    writeFileSync(join(dir, 'bom.json'), '\uFEFF{"timeouts": {"search_flights": 2500}}');
+    writeFileSync(join(dir, 'bom.yaml'), '\uFEFFtimeouts:\n  search_flights: 2500\n');
+    const reference = await runCapture(['alerts', '--db', db, '--config', 'alerts.yaml', '--json', ...AT_1430], dir);
+    for (const name of ['bom.json', 'bom.yaml']) {
+      const run = await runCapture(['alerts', '--db', db, '--config', name, '--json', ...AT_1430], dir);
+      expect(run.stderr).toBe('');
+      expect(run).toStrictEqual(reference);
+    }
+  });
+
   it('refuses bad windows and missing stores with exit 2', async () => {
     expect(await runCapture(['alerts', '--db', db, '--since', 'last week'], dir)).toStrictEqual({
       code: 2,
@@ -115,5 +127,25 @@ describePg('faultline alerts on PostgreSQL', () => {
     expect(brief(report.alerts)).toStrictEqual(EXPECTED);
     const sqlite = JSON.parse((await runCapture(['alerts', '--db', db, '--config', 'alerts.yaml', '--json', ...AT_1430], dir)).stdout) as AlertsReport;
     expect(report).toStrictEqual(sqlite);
+  });
+
+  it('reports a schema that holds no store instead of creating it and passing the gate', async () => {
+    const typo = `${schema}_typo`;
+    const typoUrl = `${PG_URL}?schema=${typo}`;
+    const server = new URL(PG_URL);
+    const at = `${server.hostname || 'localhost'}:${server.port || '5432'}`;
+    const admin = new pg.Client({ connectionString: PG_URL });
+    await admin.connect();
+    try {
+      for (const argv of [['alerts'], ['stats'], ['tail', '--once']]) {
+        const run = await runCapture([...argv, '--db', typoUrl], dir);
+        expect(run).toStrictEqual({ code: 2, stdout: '', stderr: `faultline: no faultline store in PostgreSQL schema "${typo}" at ${at} (check ?schema=, or point --db at one)\n` });
+      }
+      const found = await admin.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [typo]);
+      expect(found.rowCount).toBe(0);
+    } finally {
+      await admin.query(`DROP SCHEMA IF EXISTS "${typo}" CASCADE`);
+      await admin.end();
+    }
   });
 });

@@ -4,13 +4,12 @@
  * category, the newest failures with a page per record and per trace, failure signatures, and
  * JSON endpoints with the same data. Binds to 127.0.0.1 unless told otherwise.
  */
-import { isIP } from 'node:net';
 import { Command } from 'commander';
 import { loadAlertConfig, resolveAlertConfig } from '../../monitor/alert-rules.js';
 import { createDashboard, LOOPBACK_HOSTS } from '../../monitor/dashboard/create-dashboard.js';
 import { parseSince } from '../../monitor/time-window.js';
 import { writeLine, type CliContext } from '../io.js';
-import { parsePort, serveUntilInterrupted } from '../listen-options.js';
+import { isLoopback, parsePort, serveUntilInterrupted } from '../listen-options.js';
 import { DB_OPTION_HELP, openReportStore, parseCount } from '../report-options.js';
 
 interface DashboardOptions {
@@ -24,12 +23,6 @@ interface DashboardOptions {
 }
 
 export const DEFAULT_DASHBOARD_PORT = 4319;
-
-/** Loopback addresses: the dashboard then answers only to loopback names (see `allowedHosts`). */
-function isLoopback(host: string): boolean {
-  const h = host.toLowerCase();
-  return h === 'localhost' || h === '::1' || (isIP(h) === 4 && h.startsWith('127.'));
-}
 
 export function dashboardCommand(ctx: CliContext): Command {
   return new Command('dashboard')

@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -68,6 +68,29 @@ describe('faultline metrics', () => {
     const endpoint = JSON.parse(line) as { url: string; host: string; port: number };
     expect(endpoint).toStrictEqual({ url: `http://127.0.0.1:${endpoint.port}/metrics`, host: '127.0.0.1', port: endpoint.port });
     expect((await fetch(endpoint.url)).status).toBe(200);
+    stop();
+    expect(await exit).toBe(0);
+  });
+
+  it('answers only to loopback Host names when bound to loopback (no DNS rebinding), as the dashboard does', async () => {
+    const { captured, exit, stop } = start(['--db', db, '--port', '0', '--json']);
+    const line = await waitFor(() => (captured.stdout().endsWith('\n') ? captured.stdout() : undefined), 'the JSON line');
+    const { port } = JSON.parse(line) as { port: number };
+    const scrape = (host: string) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port, path: '/metrics', headers: { host } }, (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (body += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]) expect((await scrape(host)).status).toBe(200);
+    const rebound = await scrape(`attacker.example:${port}`);
+    expect(rebound.status).toBe(403);
+    expect(rebound.body).not.toContain('faultline_tool_calls_total');
     stop();
     expect(await exit).toBe(0);
   });

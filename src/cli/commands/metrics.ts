@@ -1,12 +1,13 @@
 /**
  * `faultline metrics`: a Prometheus endpoint at /metrics whose numbers are read from the store's
  * rollups on every scrape, for agent processes that write to the store but serve no metrics of
- * their own. Binds to 127.0.0.1 unless told otherwise: the numbers describe internal tools.
+ * their own. Binds to 127.0.0.1 unless told otherwise: the numbers describe internal tools; on
+ * loopback it answers only to loopback Host names, so a web page cannot read it by DNS rebinding.
  */
 import { Command } from 'commander';
 import { createStoreMetrics } from '../../monitor/metrics.js';
 import type { CliContext } from '../io.js';
-import { parsePort, serveUntilInterrupted } from '../listen-options.js';
+import { loopbackHostAllowed, parsePort, serveUntilInterrupted } from '../listen-options.js';
 import { DB_OPTION_HELP, openReportStore } from '../report-options.js';
 
 interface MetricsOptions {
@@ -33,7 +34,9 @@ export function metricsCommand(ctx: CliContext): Command {
         const metrics = createStoreMetrics(store);
         return (req, res) => {
           const path = (req.url ?? '/').split('?', 1)[0];
-          if (path === '/metrics') metrics.handler(req, res);
+          if (!loopbackHostAllowed(req, opts.host)) {
+            res.writeHead(403, { 'content-type': 'text/plain; charset=utf-8' }).end(`refused: Host ${JSON.stringify(req.headers.host)} is not this server's; scrape it by 127.0.0.1 or localhost\n`);
+          } else if (path === '/metrics') metrics.handler(req, res);
           else res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found: try /metrics\n');
         };
       });

@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { monitorDataset, recordsIn } from '../../monitor/monitor-dataset.test-helpers.js';
 import { bucketOf, bucketValueMs, exactPercentile } from '../../store/duration-sketch.js';
 import { runCapture, writeStoreFile } from '../run-cli.test-helpers.js';
@@ -101,6 +101,27 @@ describe('faultline stats', () => {
     expect(total(await statsJson(['--since', '2026-03-22', ...until]))).toBe(records.length);
   });
 
+  it('refuses a date that is not on the calendar instead of rolling it over', async () => {
+    for (const [flag, text] of [['--since', '2026-02-30'], ['--since', '2026-04-31T10:00Z'], ['--until', '2026-02-29']]) {
+      const run = await runCapture(['stats', '--db', db, flag!, text!], dir);
+      expect(run.code).toBe(2);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toMatch(new RegExp(`^faultline: invalid ${flag} "${text}": .*\\n$`));
+    }
+    // Leap days and offsets are dates like any other.
+    expect((await statsJson(['--since', '2028-02-29T23:30+02:00', '--until', '2028-03-01'])).window.since).toBe('2028-02-29T21:30:00.000Z');
+  });
+
+  it('does not pass terminal control sequences in recorded names to the terminal', async () => {
+    const [first] = records;
+    const hostile = { ...first!, tool_name: 'route\u001b]0;owned\u0007\u001b[2J', created_at: '2026-03-29T13:30:00.000Z' };
+    const path = await writeStoreFile(join(dir, 'hostile.db'), [hostile]);
+    const run = await runCapture(['stats', '--db', path, ...HOUR_13], dir);
+    expect(run.code).toBe(0);
+    expect(run.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(run.stdout).toContain('route\\x1b]0;owned\\x07\\x1b[2J');
+  });
+
   it('says so when the window holds no calls', async () => {
     const run = await runCapture(['stats', '--db', db, '--since', '2026-03-01', '--until', '2026-03-02'], dir);
     expect(run.code).toBe(0);
@@ -153,6 +174,30 @@ describe('faultline stats', () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).not.toContain('secret');
     expect(unknown.stderr.split('\n')).toHaveLength(2);
+  });
+
+  it('says a directory given as --db is one, for every reporting command', async () => {
+    const folder = join(dir, 'folder.db');
+    mkdirSync(folder);
+    for (const argv of [['stats'], ['alerts'], ['tail', '--once'], ['metrics', '--port', '0']]) {
+      const run = await runCapture([...argv, '--db', folder], dir);
+      expect(run).toStrictEqual({ code: 2, stdout: '', stderr: `faultline: ${folder} is a directory, not a faultline store (point --db at the .db file)\n` });
+    }
+    expect(readdirSync(folder)).toStrictEqual([]);
+  });
+
+  it('keeps stderr to one line for a PostgreSQL URL with sslmode=require (no pg deprecation warning)', async () => {
+    const warnings: string[] = [];
+    const spy = vi.spyOn(process, 'emitWarning').mockImplementation((warning: string | Error) => {
+      warnings.push(String(warning));
+    });
+    try {
+      const run = await runCapture(['stats', '--db', 'postgres://postgres@127.0.0.1:1/x?sslmode=require'], dir);
+      expect(run).toStrictEqual({ code: 2, stdout: '', stderr: 'faultline: could not connect to PostgreSQL at 127.0.0.1:1: ECONNREFUSED\n' });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(warnings).toStrictEqual([]);
   });
 
   it('reports an unreachable PostgreSQL in one line, without a stack trace', async () => {

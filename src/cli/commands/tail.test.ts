@@ -76,6 +76,31 @@ describe('faultline tail', () => {
     expect(captured.stderr()).toBe('');
   });
 
+  it('prints a failure stored late by another process, with an id older than one already printed', async () => {
+    const path = await writeStoreFile(join(dir, 'late.db'), records);
+    const captured = captureIo(dir);
+    const running = runCli(['tail', '--db', path, '-n', '0', '--limit', '2', '--interval', '20ms'], captured.io);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const t = Date.UTC(2026, 2, 29, 15, 0);
+    // Two agent processes: one flushes its batch at once, the other 2 s later (its recorder's
+    // interval, a store that was briefly down). Ids are UUIDv7 of when each call was made.
+    const idAt = (ms: number, n: number) => {
+      const hex = ms.toString(16).padStart(12, '0');
+      return `${hex.slice(0, 8)}-${hex.slice(8)}-7000-8000-${String(n).padStart(12, '0')}`;
+    };
+    const failure = (ms: number, tool: string, n: number) =>
+      ({ ...makeFailureRecord({ tool_name: tool, failure_stage: 'execution', failure_category: 'network', failure_type: 'connection_reset', error_code: 'ECONNRESET', created_at: new Date(ms).toISOString() }), execution_id: idAt(ms, n) }) as ToolExecutionRecord;
+    const early = failure(t + 2000, 'fast_agent_tool', 1);
+    const late = failure(t, 'slow_agent_tool', 2);
+    const writer = createSqliteStore({ path });
+    await writer.insert([early]);
+    await waitFor(() => (lines(captured.stdout()).length === 1 ? true : undefined), 'the first failure');
+    await writer.insert([late]);
+    await writer.close();
+    expect(await running).toBe(0);
+    expect(lines(captured.stdout())).toStrictEqual([early, late].map(formatTailLine));
+  });
+
   it('stops on Ctrl-C', async () => {
     let interrupt!: () => void;
     const interrupted = new Promise<void>((resolve) => (interrupt = resolve));
@@ -107,6 +132,26 @@ describe('faultline tail', () => {
     });
     const down = await runCapture(['tail', '--once', '--db', 'postgres://postgres@127.0.0.1:1/x'], dir);
     expect(down).toStrictEqual({ code: 2, stdout: '', stderr: 'faultline: could not connect to PostgreSQL at 127.0.0.1:1: ECONNREFUSED\n' });
+  });
+});
+
+describe('formatTailLine', () => {
+  it('does not pass terminal control sequences from recorded text to the terminal', async () => {
+    // An upstream's error text is recorded as it came; printed raw, it could clear the screen or retitle the window.
+    const hostile = makeFailureRecord({
+      tool_name: 'proxied_tool',
+      failure_stage: 'execution',
+      failure_category: 'system',
+      failure_type: 'server_error',
+      error_code: 'HTTP_500',
+      error_message: 'upstream said \u001b[2J\u001b]0;owned\u0007 and \u009b31m red',
+      created_at: '2026-03-29T15:00:00.000Z',
+    });
+    const path = await writeStoreFile(join(dir, 'hostile.db'), [hostile]);
+    const run = await runCapture(['tail', '--db', path, '--once'], dir);
+    expect(run.code).toBe(0);
+    expect(run.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(run.stdout).toContain('upstream said \\x1b[2J\\x1b]0;owned\\x07 and \\x9b31m red');
   });
 });
 

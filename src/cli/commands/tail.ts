@@ -2,18 +2,21 @@
  * `faultline tail`: prints the latest failures, then follows new ones as they are stored, one
  * line per record, until Ctrl-C (or `--limit` / `--once`).
  *
- * Following pages forward along execution_id (UUIDv7, time-ordered), so each poll reads only
- * records newer than the last one printed. A record stored late with an older id than one
- * already printed (a host whose clock runs behind) is not shown.
+ * Following pages forward along execution_id (UUIDv7, time-ordered). Records are not stored in id
+ * order: several agent processes flush their batches at different moments, and a recorder
+ * replays its spool after an outage. So each poll reads again from {@link LATE_MS} before the
+ * newest record seen and skips the ids it has already handled; a record stored later than that
+ * after it was made (or by a host whose clock runs far behind) is not shown.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Command } from 'commander';
 import { formatMs } from '../../monitor/format-figures.js';
 import type { ToolExecutionRecord } from '../../record/types.js';
+import { uuidv7Time } from '../../record/uuid-v7.js';
 import type { RecordQuery, Store } from '../../store/types.js';
 import type { CallStatus } from '../../taxonomy.js';
 import { CliError } from '../cli-error.js';
-import { writeLine, type CliContext } from '../io.js';
+import { printable, writeLine, type CliContext } from '../io.js';
 import { DB_OPTION_HELP, openReportStore, parseCount } from '../report-options.js';
 
 interface TailOptions {
@@ -30,6 +33,14 @@ interface TailOptions {
 const FAILED: readonly CallStatus[] = ['failure', 'timeout', 'rejected'];
 const PAGE = 500;
 const MESSAGE_WIDTH = 160;
+/** How long after it was made a record may be stored and still be followed. */
+export const LATE_MS = 10_000;
+
+/** The smallest UUIDv7 of a millisecond, as an `afterId` cursor. */
+function idFloor(ms: number): string {
+  const hex = Math.max(0, Math.floor(ms)).toString(16).padStart(12, '0').slice(-12);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-0000-0000-000000000000`;
+}
 
 /** `--interval`: `500ms`, `1s`, `2m`; a bare number is seconds. */
 export function parseInterval(text: string): number {
@@ -55,8 +66,9 @@ export function formatTailLine(r: ToolExecutionRecord): string {
     const message = r.error_message.replace(/\s+/g, ' ').trim();
     parts.push(message.length > MESSAGE_WIDTH ? `${message.slice(0, MESSAGE_WIDTH - 1)}…` : message);
   }
-  return parts.join('  ');
+  return printable(parts.join('  '));
 }
+
 
 export function tailCommand(ctx: CliContext): Command {
   return new Command('tail')
@@ -105,7 +117,21 @@ async function follow(
   if (opts.once === true) return;
 
   // Follow from the newest record of any kind, so a quiet filter does not replay old history.
-  let cursor = backlog.at(-1)?.execution_id ?? (await store.query({ order: 'desc', limit: 1 }))[0]?.execution_id;
+  let newest = backlog.at(-1)?.execution_id ?? (await store.query({ order: 'desc', limit: 1 }))[0]?.execution_id;
+  /** Ids handled within LATE_MS of `newest`: printed, or already there when following started. */
+  const seen = new Map<string, number>();
+  /** Every matching record from LATE_MS before `newest` on, page by page. */
+  async function* recent(): AsyncGenerator<ToolExecutionRecord> {
+    let cursor = newest === undefined ? undefined : idFloor(uuidv7Time(newest) - LATE_MS);
+    for (;;) {
+      const page = await store.query({ ...filter, ...(cursor === undefined ? {} : { afterId: cursor }), order: 'asc', limit: PAGE });
+      yield* page;
+      if (page.length < PAGE) return;
+      cursor = page.at(-1)!.execution_id;
+    }
+  }
+  for await (const record of recent()) seen.set(record.execution_id, uuidv7Time(record.execution_id));
+
   let stopped = false;
   const stop = new AbortController();
   void io.interrupted?.then(() => {
@@ -120,17 +146,20 @@ async function follow(
       return;
     }
     // Read before the filtered pages: every matching record up to `head` is then among them, so
-    // the cursor can skip the non-matching records after the last match instead of rescanning
-    // them on every poll.
+    // the window can move past the non-matching records after the last match.
     const head = (await store.query({ order: 'desc', limit: 1 }))[0]?.execution_id;
-    for (;;) {
-      const page = await store.query({ ...filter, ...(cursor === undefined ? {} : { afterId: cursor }), order: 'asc', limit: PAGE });
-      for (const record of page) {
-        cursor = record.execution_id;
-        if (!print(record)) return;
-      }
-      if (page.length < PAGE || stopped) break;
+    for await (const record of recent()) {
+      if (stopped) break;
+      const id = record.execution_id;
+      if (seen.has(id)) continue;
+      seen.set(id, uuidv7Time(id));
+      if (newest === undefined || id > newest) newest = id;
+      if (!print(record)) return;
     }
-    if (head !== undefined && (cursor === undefined || head > cursor)) cursor = head;
+    if (head !== undefined && (newest === undefined || head > newest)) newest = head;
+    if (newest !== undefined) {
+      const oldest = uuidv7Time(newest) - LATE_MS;
+      for (const [id, ms] of seen) if (ms < oldest) seen.delete(id);
+    }
   }
 }

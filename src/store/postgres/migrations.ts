@@ -185,7 +185,7 @@ export async function migrate(client: pg.ClientBase, schemaName: string, quotedS
 }
 
 /** The highest applied version, or null when the schema or its migrations table does not exist. */
-async function readVersion(client: pg.ClientBase, quotedSchema: string): Promise<number | null> {
+export async function readVersion(client: pg.ClientBase, quotedSchema: string): Promise<number | null> {
   const table = await client.query<{ present: boolean }>('SELECT to_regclass($1) IS NOT NULL AS present', [
     `${quotedSchema}.schema_migrations`,
   ]);

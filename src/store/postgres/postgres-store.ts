@@ -36,7 +36,7 @@ import type {
 } from '../types.js';
 import type { CorrectionEntry, CorrectionLimits, CorrectionMemoryStore, CorrectionQuery, NewCorrection } from '../types.js';
 import { listPostgresCorrections, pushPostgresCorrections } from './corrections.js';
-import { migrate } from './migrations.js';
+import { migrate, readVersion } from './migrations.js';
 import { connectionError, parsePostgresUrl, type ConnectionTarget } from './open-error.js';
 import { columnArrays, RECORD_COLUMN_LIST, RESULT_TYPES, rowToRecord, UNNEST_RECORD_COLUMNS } from './record-row.js';
 import { createRollupWriter, type RollupWriter } from './rollup-upsert.js';
@@ -48,6 +48,12 @@ export interface PostgresStoreOptions {
   url: string;
   /** The PostgreSQL schema holding the store's tables; created if missing. Default `faultline`. */
   schema?: string;
+  /**
+   * Only open a store that exists, as the reporting commands do: a schema holding no faultline
+   * store is an error instead of being created (a typo in `?schema=` must not read as "no calls").
+   * An existing store is still migrated. Default false.
+   */
+  readonly?: boolean;
   /** A pool owned by the caller. The store uses it but never ends it. */
   pool?: pg.Pool;
   /** Maximum connections of the pool the store creates. Default 10. Ignored with `pool`. */
@@ -106,7 +112,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       throw new ConfigError('PostgreSQL pool size (max) must be a positive integer', 'max');
     }
     pool = new pg.Pool({
-      connectionString: options.url,
+      connectionString: withExplicitSslMode(options.url),
       max: options.max ?? 10,
       application_name: options.applicationName ?? 'faultline',
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
@@ -124,6 +130,12 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     let connected = false;
     await withClient(pool, async (client) => {
       connected = true;
+      if (options.readonly === true && (await readVersion(client, schema)) === null) {
+        throw new ConfigError(
+          `no faultline store in PostgreSQL schema "${schemaName}" at ${target.host}:${target.port} (check ?schema=, or point --db at one)`,
+          'schema',
+        );
+      }
       await migrate(client, schemaName, schema);
     }).catch((error: unknown) => {
       if (!connected) throw connectionError(target, error);
@@ -139,6 +151,25 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     throw error;
   }
   return new PostgresStore(pool, ownsPool, schema);
+}
+
+/**
+ * pg 8 treats `sslmode=prefer|require|verify-ca` as `verify-full` and says so in a multi-line
+ * process warning on every run (the CLI promises one line on stderr). Spelling the mode it
+ * applies anyway keeps the behaviour and drops the warning; `uselibpqcompat=true` URLs, which
+ * ask for libpq's meanings, are left alone.
+ */
+function withExplicitSslMode(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return url;
+  }
+  const mode = parsed.searchParams.get('sslmode');
+  if (mode === null || !['prefer', 'require', 'verify-ca'].includes(mode) || parsed.searchParams.get('uselibpqcompat') === 'true') return url;
+  parsed.searchParams.set('sslmode', 'verify-full');
+  return parsed.toString();
 }
 
 /**
