@@ -136,6 +136,8 @@ export function mcpProxyCommand(ctx: CliContext): Command {
         'If the server exits while the proxy runs, the proxy stays up: every tools/call fails with -32000 and is\n' +
         'recorded (connection_reset if it was running, dependency_down after), tools/list answers from the last list,\n' +
         'and the exit code is 1 once the client disconnects. A server that cannot start exits 2 with one line.\n' +
+        'An --upstream server that stops accepting connections fails each call with -32000 and the errno in data\n' +
+        '(ECONNREFUSED: the call did not reach it), recorded as that network failure.\n' +
         'With --restart the proxy starts the server again, lists its tools again, and sends notifications/tools/list_changed\n' +
         'to clients if they changed; calls made while it is down fail and are recorded as above.\n\n' +
         'Example (an MCP client config):\n' +

@@ -132,6 +132,18 @@ describe('faultline proxy', () => {
     await expectUsageError(['proxy', '--target', upstream.url, '--db', 'mysql://nowhere'], /^faultline: unknown store "mysql:\/\/nowhere"/);
   });
 
+  it('refuses an unreachable --target with one line and exit 2, creating nothing', async () => {
+    // A port that was free a moment ago: nothing listens there, so connecting is refused.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as { port: number }).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const db = join(dir, 'unreachable.db');
+    await expectUsageError(['proxy', '--target', `http://127.0.0.1:${port}`, '--port', '0', '--db', db], new RegExp(`^faultline: cannot reach --target http://127\\.0\\.0\\.1:${port}/: ECONNREFUSED`));
+    await expectUsageError(['proxy', '--target', 'http://no-such-host.invalid:8787', '--port', '0', '--db', db], /^faultline: cannot reach --target http:\/\/no-such-host\.invalid:8787\/: (ENOTFOUND|EAI_AGAIN)/);
+    expect(existsSync(db)).toBe(false);
+  });
+
   it('reports a port already in use in one line', async () => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));

@@ -4,6 +4,7 @@
  * file, the X-Inject-Error header, or a plan swapped in through the admin API while it runs.
  */
 import { randomBytes } from 'node:crypto';
+import { connect } from 'node:net';
 import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { ConfigError } from '../../errors.js';
@@ -50,6 +51,32 @@ function targetUrl(text: string | undefined): URL {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CliError(`--target must be an http(s) URL, got "${text}"`);
   return url;
+}
+
+/** How long the startup check waits for the target to accept a connection. */
+const TARGET_PROBE_MS = 5000;
+
+/**
+ * Checks that the target accepts a TCP connection (its name resolves, something listens), so that
+ * a proxy in front of nothing fails at start with one line instead of answering every request 502.
+ * @throws CliError `cannot reach --target http://127.0.0.1:1/: ECONNREFUSED` (exit 2).
+ */
+async function probeTarget(target: URL): Promise<void> {
+  const host = target.hostname.replace(/^\[(.*)\]$/, '$1');
+  const port = target.port === '' ? (target.protocol === 'https:' ? 443 : 80) : Number(target.port);
+  const failure = await new Promise<string | undefined>((done) => {
+    const socket = connect({ host, port });
+    socket.setTimeout(TARGET_PROBE_MS, () => {
+      socket.destroy();
+      done(`ETIMEDOUT (no answer within ${TARGET_PROBE_MS / 1000} s)`);
+    });
+    socket.once('connect', () => {
+      socket.destroy();
+      done(undefined);
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => done(error.code ?? error.message));
+  });
+  if (failure !== undefined) throw new CliError(`cannot reach --target ${target.href}: ${failure}`);
 }
 
 /** Reads a config file, turning its ConfigError into the CLI's one-line usage error. */
@@ -99,6 +126,7 @@ export function proxyCommand(ctx: CliContext): Command {
 
       const plan = createFaultPlan(opts.plan === undefined ? { version: 1, rules: [] } : await config(() => loadFaultPlan(resolve(io.cwd, opts.plan!))));
       const routes = opts.routes === undefined ? [] : await config(() => loadRoutes(resolve(io.cwd, opts.routes!)));
+      await probeTarget(target);
       // Opened here, before listening, so that a bad --db fails the command with one line. A SQLite
       // file is written from a worker thread, off the event loop every request goes through.
       const db = opts.db ?? DEFAULT_SQLITE_PATH;

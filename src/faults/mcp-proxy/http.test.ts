@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FaultPlan } from '../plan.js';
 import { createFaultPlan } from '../plan.js';
 import { serveMcpOverHttp, type McpHttpServer } from './http-downstream.js';
-import { readRecords, tempDir } from './mcp-proxy.test-helpers.js';
+import { readRecords, rpcError, startTestProxy, tempDir } from './mcp-proxy.test-helpers.js';
 import { startMcpProxy, type McpProxy } from './proxy.js';
 import { connectUpstream, McpUpstreamError } from './upstream.js';
 
@@ -225,5 +225,34 @@ describe('an unreachable --upstream', () => {
     const error = await connectUpstream({ url: `http://127.0.0.1:${port}/mcp` }).catch((e: unknown) => e);
     expect(McpUpstreamError.isInstance(error)).toBe(true);
     expect((error as Error).message).toBe(`cannot connect to the upstream MCP server (http://127.0.0.1:${port}/mcp): ECONNREFUSED`);
+  });
+});
+
+describe('an --upstream that goes away mid-session', () => {
+  it('fails each later call as the refused connection it is (-32000 with the errno), records it as such, and goes on serving', async () => {
+    const upstream = await startUpstream();
+    const t = await startTestProxy({ url: upstream.url }, { version: 1, rules: [] });
+    try {
+      const ok = await t.client.callTool({ name: 'lookup_order', arguments: { id: 'A-1' } });
+      expect(ok.isError).toBeUndefined();
+      await upstream.close();
+      // Lets the HTTP client see its pooled keep-alive socket close (a request still sent on it would be a reset).
+      await new Promise((resolve) => setTimeout(resolve, 200));
+
+      for (const id of ['A-2', 'A-3']) {
+        const error = await rpcError(t.client.callTool({ name: 'lookup_order', arguments: { id } }));
+        // The same shape as an injected connection_refused (fault-answers.ts): the request never reached the server.
+        expect(error.code).toBe(ErrorCode.ConnectionClosed);
+        expect(error.data).toEqual({ code: 'ECONNREFUSED' });
+      }
+      const records = await t.records();
+      expect(records.map((r) => [r.status, r.failure_category, r.failure_type, r.error_code])).toEqual([
+        ['success', null, null, null],
+        ['failure', 'network', 'connection_refused', 'ECONNREFUSED'],
+        ['failure', 'network', 'connection_refused', 'ECONNREFUSED'],
+      ]);
+    } finally {
+      await t.close();
+    }
   });
 });

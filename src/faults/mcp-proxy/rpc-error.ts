@@ -4,6 +4,7 @@
  * response carrying `code`, `message` and `data` verbatim.
  */
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { classifyError } from '../../runtime/classify.js';
 
 /**
  * Not an McpError on purpose: McpError prefixes its message with `MCP error <code>: `, and the
@@ -27,13 +28,26 @@ function wireMessage(error: McpError): string {
 }
 
 /**
+ * The errno of a request that failed on its way to the upstream (a Streamable HTTP server that is
+ * down: fetch rejects with the socket's code in `cause`), or undefined for any other failure.
+ */
+export function connectionErrno(error: unknown): string | undefined {
+  if (error instanceof McpError || error instanceof JsonRpcError) return undefined;
+  const classified = classifyError(error, Date.now());
+  return classified.category === 'network' && /^[A-Z][A-Z0-9_]+$/.test(classified.code) ? classified.code : undefined;
+}
+
+/**
  * What the downstream client gets when forwarding a request upstream failed: the upstream's own
- * JSON-RPC error as it was, or -32603 for anything that is not one (a result that did not parse,
- * an upstream that is gone).
+ * JSON-RPC error as it was; for a connection that failed (refused, reset, a name that does not
+ * resolve), -32000 with the errno in `data`, the shape an injected drop has (fault-answers.ts);
+ * or -32603 for anything else (a result that did not parse).
  */
 export function relayedError(error: unknown): JsonRpcError {
   if (error instanceof McpError) return new JsonRpcError(error.code, wireMessage(error), error.data);
   if (error instanceof JsonRpcError) return error;
   const message = error instanceof Error ? error.message : String(error);
+  const errno = connectionErrno(error);
+  if (errno !== undefined) return new JsonRpcError(ErrorCode.ConnectionClosed, `upstream connection failed: ${message} (${errno})`, { code: errno });
   return new JsonRpcError(ErrorCode.InternalError, `upstream request failed: ${message}`);
 }

@@ -16,7 +16,7 @@ import type { FaultPlan } from '../plan.js';
 import { buildCallRecord, type RecordShaping } from './call-record.js';
 import { dropAnswer, respondAnswer, timeoutAnswer, type FaultAnswer } from './fault-answers.js';
 import { malformedResult, rawBody, toolOutput, withOutput } from './result-output.js';
-import { JsonRpcError, relayedError } from './rpc-error.js';
+import { connectionErrno, JsonRpcError, relayedError } from './rpc-error.js';
 import { isIdempotentTool, type ToolCatalog } from './tool-catalog.js';
 import { UpstreamLostError } from './upstream-loss.js';
 
@@ -119,7 +119,8 @@ export async function proxyToolCall(deps: ToolCallDeps, session: CallSession, re
       return { kind: 'result', served: result };
     } catch (error) {
       if (error instanceof UpstreamLostError) return { kind: 'error', error: error.answer.error, classifyAs: error.answer.classifyAs };
-      return { kind: 'error', error: relayedError(error) };
+      // A connection that failed is recorded by its errno (connection_refused is not ambiguous; -32000 alone would say reset).
+      return connectionErrno(error) === undefined ? { kind: 'error', error: relayedError(error) } : { kind: 'error', error: relayedError(error), classifyAs: error };
     }
   };
 
