@@ -192,13 +192,16 @@ export function migrate(db: Database, location: string, migrations: readonly Sql
 
 /**
  * For read-only opens, which cannot migrate: checks that `db` is exactly at the latest version.
- * @throws ConfigError when it is older (naming the fix) or newer.
+ * @throws ConfigError when it is not a faultline store, older (naming the fix) or newer.
  */
 export function assertCurrent(db: Database, location: string, migrations: readonly SqliteMigration[] = SQLITE_MIGRATIONS): void {
   assertWellFormed(migrations);
   const latest = migrations.length;
   const current = schemaVersion(db);
   if (current > latest) throw newerVersionError(location, current, latest);
+  // Version 0 is a database faultline never wrote (another program's, or an empty file): telling
+  // the user to migrate it would add faultline's tables to it.
+  if (current === 0) throw new ConfigError(`SQLite file ${location} is not a faultline store (it has none of faultline's tables)`, 'store');
   if (current < latest) {
     throw new ConfigError(
       `SQLite store ${location} has schema version ${current}, older than ${latest}; open it once without readonly to migrate it`,

@@ -81,6 +81,19 @@ describe('sqlite store', () => {
     expect(attempt).toThrow(/^cannot open SQLite store .*nope\.db.*$/);
   });
 
+  it('refuses a read-only open of another program\'s database as not a faultline store, and leaves it as it was', () => {
+    const path = join(root, `other-${++counter}.db`);
+    const other = new Database(path);
+    other.exec('CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT)');
+    other.close();
+    const attempt = () => createSqliteStore({ path, readonly: true });
+    expect(attempt).toThrow(ConfigError);
+    expect(attempt).toThrow(/^SQLite file ".*other-\d+\.db" is not a faultline store \(it has none of faultline's tables\)$/);
+    const after = new Database(path, { readonly: true });
+    expect(after.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all()).toEqual(['customers']);
+    after.close();
+  });
+
   it('rolls back the whole batch when one record is invalid', async () => {
     const store = createSqliteStore({ path: freshPath() });
     const good = makeRecord({ created_at: new Date(T0).toISOString() });
