@@ -10,17 +10,7 @@ import { migrate } from './migrations.js';
 import { recordParams, type SqliteValue } from './record-row.js';
 import { createRowWriter, ROWS_PER_STATEMENT } from './row-writer.js';
 import { createdAtMs } from '../rollup.js';
-
-function seeded(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../../runtime/backoff.js';
 
 function freshDb(): Database.Database {
   const db = new Database(':memory:');
@@ -32,7 +22,7 @@ const rowsOf = (records: ReturnType<typeof contractDataset>): SqliteValue[][] =>
 
 describe('row writer', () => {
   it('stores and reports exactly the first copy of each id not stored before, over random batches', () => {
-    const random = seeded(7);
+    const random = seededRandom(7);
     const pool = rowsOf(contractDataset(400));
     const db = freshDb();
     const writer = createRowWriter(db);
