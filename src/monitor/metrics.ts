@@ -10,6 +10,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Counter, Gauge, Histogram, Registry, type Metric } from 'prom-client';
 import type { ToolExecutionRecord } from '../record/types.js';
+import { uuidv7UpperBound } from '../record/uuid-v7.js';
 import { failureCell, HOUR_MS, hourStartMs, parseIsoMs } from '../store/rollup.js';
 import type { FailureBreakdownRow, Store, TimeWindow, ToolStats } from '../store/types.js';
 
@@ -241,12 +242,6 @@ function cloneTotals(t: Totals): Totals {
     durations: new Map([...t.durations].map(([k, v]) => [k, { ...v }])),
     failures: new Map([...t.failures].map(([k, v]) => [k, { ...v }])),
   };
-}
-
-/** The largest UUIDv7 of a millisecond: a cursor that pages back in time from `ms`. */
-function uuidv7UpperBound(ms: number): string {
-  const hex = Math.max(0, Math.floor(ms)).toString(16).padStart(12, '0').slice(-12);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-ffff-ffff-ffffffffffff`;
 }
 
 const STATUSES = ['success', 'failure', 'timeout', 'rejected'] as const;

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isoTime } from './iso-time.js';
-import { uuidv7, uuidv7Time } from './uuid-v7.js';
+import { uuidv7, uuidv7LowerBound, uuidv7Time, uuidv7UpperBound } from './uuid-v7.js';
 
 const V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -31,6 +31,20 @@ describe('uuidv7', () => {
         expect(uuidv7(base) < uuidv7(base + d)).toBe(true);
       }),
     );
+  });
+});
+
+describe('uuidv7 bounds', () => {
+  it('enclose every id of their millisecond and none of the next or previous one', () => {
+    const ms = Date.UTC(2026, 11, 2, 3, 0, 0, 123);
+    // An id of that millisecond (uuidv7() itself never goes back in time, so it cannot mint one for the past).
+    const id = '01a234b1-d7fb-7123-8456-0123456789ab';
+    expect(uuidv7Time(id)).toBe(ms);
+    expect(uuidv7LowerBound(ms) < id && id < uuidv7UpperBound(ms)).toBe(true);
+    expect(uuidv7UpperBound(ms - 1) < uuidv7LowerBound(ms)).toBe(true);
+    expect(uuidv7Time(uuidv7LowerBound(ms))).toBe(ms);
+    expect(uuidv7Time(uuidv7UpperBound(ms))).toBe(ms);
+    expect(uuidv7LowerBound(-5)).toBe('00000000-0000-0000-0000-000000000000');
   });
 });
 

@@ -80,6 +80,22 @@ export function uuidv7(ms: number = Date.now()): string {
   return text.toString('latin1', 0, 36);
 }
 
+/** The first 48 bits of every UUIDv7 of millisecond `ms`, as its first 13 characters (`xxxxxxxx-xxxx`). */
+function timePrefix(ms: number): string {
+  const hex = Math.max(0, Math.floor(ms)).toString(16).padStart(12, '0').slice(-12);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}`;
+}
+
+/** The smallest UUIDv7 of a millisecond: an `afterId` cursor that pages forward from `ms`. */
+export function uuidv7LowerBound(ms: number): string {
+  return `${timePrefix(ms)}-0000-0000-000000000000`;
+}
+
+/** The largest UUIDv7 of a millisecond: a cursor that pages back in time from `ms`. */
+export function uuidv7UpperBound(ms: number): string {
+  return `${timePrefix(ms)}-ffff-ffff-ffffffffffff`;
+}
+
 /** The epoch ms encoded in a UUIDv7. */
 export function uuidv7Time(id: string): number {
   return parseInt(id.slice(0, 8) + id.slice(9, 13), 16);

@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Command } from 'commander';
 import { formatMs } from '../../monitor/format-figures.js';
 import type { ToolExecutionRecord } from '../../record/types.js';
-import { uuidv7Time } from '../../record/uuid-v7.js';
+import { uuidv7LowerBound, uuidv7Time } from '../../record/uuid-v7.js';
 import type { RecordQuery, Store } from '../../store/types.js';
 import type { CallStatus } from '../../taxonomy.js';
 import { CliError } from '../cli-error.js';
@@ -35,12 +35,6 @@ const PAGE = 500;
 const MESSAGE_WIDTH = 160;
 /** How long after it was made a record may be stored and still be followed. */
 export const LATE_MS = 10_000;
-
-/** The smallest UUIDv7 of a millisecond, as an `afterId` cursor. */
-function idFloor(ms: number): string {
-  const hex = Math.max(0, Math.floor(ms)).toString(16).padStart(12, '0').slice(-12);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-0000-0000-000000000000`;
-}
 
 /** `--interval`: `500ms`, `1s`, `2m`; a bare number is seconds. */
 export function parseInterval(text: string): number {
@@ -68,7 +62,6 @@ export function formatTailLine(r: ToolExecutionRecord): string {
   }
   return printable(parts.join('  '));
 }
-
 
 export function tailCommand(ctx: CliContext): Command {
   return new Command('tail')
@@ -122,7 +115,7 @@ async function follow(
   const seen = new Map<string, number>();
   /** Every matching record from LATE_MS before `newest` on, page by page. */
   async function* recent(): AsyncGenerator<ToolExecutionRecord> {
-    let cursor = newest === undefined ? undefined : idFloor(uuidv7Time(newest) - LATE_MS);
+    let cursor = newest === undefined ? undefined : uuidv7LowerBound(uuidv7Time(newest) - LATE_MS);
     for (;;) {
       const page = await store.query({ ...filter, ...(cursor === undefined ? {} : { afterId: cursor }), order: 'asc', limit: PAGE });
       yield* page;

@@ -65,11 +65,9 @@ function snapshotJson(snapshot: Record<string, unknown>): string {
   return json;
 }
 
-/**
- * Bind parameters for one row, in {@link RECORD_COLUMNS} order. Writes into `into` when given
- * (the insert loop reuses one array), else into a new array.
- */
-export function recordParams(r: ToolExecutionRecord, createdMs: number, into: SqliteValue[] = []): SqliteValue[] {
+/** Bind parameters for one row, in {@link RECORD_COLUMNS} order: a new array, filled in order (so packed). */
+export function recordParams(r: ToolExecutionRecord, createdMs: number): SqliteValue[] {
+  const into: SqliteValue[] = [];
   into[0] = r.execution_id;
   into[1] = r.trace_id;
   into[2] = r.step_index;

@@ -254,18 +254,15 @@ class SqliteStore implements Store, TrajectoryStore, CorrectionMemoryStore {
       }
     };
     const records = db.transaction((batch: readonly ToolExecutionRecord[]) => {
-      const ms = batch.map(createdAtMs);
+      const rows = encodeRecordRows(batch);
       const inserted: ToolExecutionRecord[] = [];
       const insertedMs: number[] = [];
       // Only rows really written (not an id already stored, or repeated earlier in this batch)
       // may reach the rollups.
-      rowWriter.write(
-        batch.map((record, i) => recordParams(record, ms[i]!)),
-        (i) => {
-          inserted.push(batch[i]!);
-          insertedMs.push(ms[i]!);
-        },
-      );
+      rowWriter.write(rows, (i) => {
+        inserted.push(batch[i]!);
+        insertedMs.push(rows[i]![CREATED_MS_PARAM] as number);
+      });
       if (inserted.length > 0) applyDelta(aggregateBatch(inserted, insertedMs));
     });
     // Rows already encoded by recordParams (in the thread that built the records): the rollups
