@@ -60,4 +60,15 @@ describe('canonicalJson', () => {
       }),
     );
   });
+
+  it('gives one text whatever the key order, integer-like and non-ASCII keys included', () => {
+    expect(canonicalJson({ 10: 'a', 2: 'b', b: [undefined, () => 1], a: null, é: 1, Z: 2 })).toBe(
+      '{"10":"a","2":"b","Z":2,"a":null,"b":[null,null],"é":1}',
+    );
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.nat(7), (v, seed) => {
+        expect(canonicalJson(shuffleKeys(v, seed))).toBe(canonicalJson(v));
+      }),
+    );
+  });
 });

@@ -155,28 +155,36 @@ export class RuntimeCorrectionMemory implements CorrectionMemoryView {
   noteSuccess(record: ToolExecutionRecord, startedAt: number): void {
     const list = this.#pending.get(record.trace_id);
     if (list === undefined) return;
-    const sameTool = list.filter((p) => p.failed.tool_name === record.tool_name);
-    let recovered: { failure: PendingFailure; recovery: CorrectionRecovery }[];
-    if (sameTool.length > 0) {
-      recovered = sameTool.map((failure) => ({ failure, recovery: sameToolRecovery(failure, record, startedAt) }));
-    } else {
+    // One pass, no closures: this runs for every success in a trace with a failure pending.
+    const sameTool: PendingFailure[] = [];
+    const left: PendingFailure[] = [];
+    for (const p of list) (p.failed.tool_name === record.tool_name ? sameTool : left).push(p);
+    if (sameTool.length === 0) {
       const previous = list[list.length - 1]!;
       // Without a stated intent, the next call may just be the agent's next step, not a substitute.
       const sameIntent = previous.intent !== undefined && previous.intent === intentOf(record);
       if (record.step_index !== previous.step_index + 1 || !sameIntent) return;
-      recovered = [{ failure: previous, recovery: { action: 'switch_tool', tool: record.tool_name } }];
+      left.pop();
+      this.#settle(record.trace_id, left);
+      const correction = correctionOf(previous.failed, { action: 'switch_tool', tool: record.tool_name }, record.created_at);
+      if (correction !== undefined) this.push(correction);
+      return;
     }
-    const left = list.filter((p) => !recovered.some((r) => r.failure === p));
-    if (left.length === 0) this.#pending.delete(record.trace_id);
-    else this.#pending.set(record.trace_id, left);
+    this.#settle(record.trace_id, left);
     // Several failures with one signature recovered by one call are one correction.
-    const seen = new Set<string>();
-    for (const { failure, recovery } of recovered) {
-      const correction = correctionOf(failure.failed, recovery, record.created_at);
-      if (correction === undefined || seen.has(correction.signature)) continue;
-      seen.add(correction.signature);
+    const seen = sameTool.length > 1 ? new Set<string>() : undefined;
+    for (const failure of sameTool) {
+      const correction = correctionOf(failure.failed, sameToolRecovery(failure, record, startedAt), record.created_at);
+      if (correction === undefined || seen?.has(correction.signature) === true) continue;
+      seen?.add(correction.signature);
       this.push(correction);
     }
+  }
+
+  /** The failures of a trace still waiting for a recovery, after a success settled some. */
+  #settle(traceId: string, left: PendingFailure[]): void {
+    if (left.length === 0) this.#pending.delete(traceId);
+    else this.#pending.set(traceId, left);
   }
 
   /** A recovery the runtime made itself (a fallback tool, a credential refresh). */

@@ -30,7 +30,10 @@ export function correctionLimits(limits: Partial<CorrectionLimits> = {}): Correc
 export function recoveryKey(correction: Pick<NewCorrection, 'recovery'>): string {
   const { action, params_delta, tool, wait_ms } = correction.recovery;
   const waitSeconds = wait_ms === undefined ? null : Math.round(wait_ms / 1000);
-  return canonicalJson({ action, params_delta: params_delta ?? null, tool: tool ?? null, wait_s: waitSeconds });
+  // canonicalJson({ action, params_delta, tool, wait_s }) written out (the keys are in sorted
+  // order already): the runtime computes this for every correction it learns, and the SQL adapters
+  // store it, so it must stay byte for byte what canonicalJson gives (corrections.test.ts checks).
+  return `{"action":${canonicalJson(action)},"params_delta":${canonicalJson(params_delta ?? null)},"tool":${canonicalJson(tool ?? null)},"wait_s":${canonicalJson(waitSeconds)}}`;
 }
 
 /** @throws RangeError when the correction cannot be stored (missing signature, bad time, unknown shape). */

@@ -28,6 +28,21 @@ describe('row batches', () => {
     expect(row).toEqual(['a\ufffdb', 'after']);
   });
 
+  it('keeps each string its own: halves of a surrogate pair in two cells, ASCII rows around a non-ASCII one', () => {
+    const rows: SqliteValue[][] = [
+      ['ascii', 1, 'more ascii'],
+      ['\ud83d', 2, '\ude00'],
+      ['x', 3, '…'],
+      ['tail', 4, null],
+    ];
+    expect(decodeRowBatch(encodeRowBatch(rows))).toEqual([
+      ['ascii', 1, 'more ascii'],
+      ['\ufffd', 2, '\ufffd'],
+      ['x', 3, '…'],
+      ['tail', 4, null],
+    ]);
+  });
+
   it('decodes a batch that arrives at an unaligned offset', () => {
     const bytes = encodeRowBatch([['x', 1, null]]);
     const shifted = new Uint8Array(bytes.byteLength + 3);

@@ -7,8 +7,8 @@
  * reachable until its own wrapper object is garbage collected (its identity map is a GC root), so
  * each batch's rows, and every string in them, outlived the next scavenge. In perf measurements of
  * the runtime's thread that made a quarter of the young generation survive each scavenge (4-5 ms
- * scavenges, against 1.5 ms), more than the serializing itself cost. Here each string is written
- * straight into one reused buffer (no joined text, no objects), which is then copied out at its size.
+ * scavenges, against 1.5 ms), more than the serializing itself cost. Here each row's strings are
+ * written straight into one reused buffer (no objects), which is then copied out at its size.
  *
  * Layout: a header of six int32 (format, rows, width, bytes of text, 0, 0), one int32 tag per cell
  * (NULL, NUMBER, or a string: its length when it is ASCII, else UTF8 minus its UTF-8 length),
@@ -56,18 +56,16 @@ export function encodeRowBatch(rows: readonly (readonly SqliteValue[])[]): Uint8
   let k = 0;
   for (const row of rows) {
     if (row.length !== width) throw new TypeError(`row of ${row.length} values in a batch of rows of ${width}`);
+    // A row's strings are written with one call, joined: one write per string cost about 1 us more
+    // per row (perf/RESULTS.md, session 6). A string is stored as ASCII when its UTF-8 takes as many
+    // bytes as it has characters, which holds for the joined text exactly when it holds for each.
+    const first = k;
+    let text = '';
     for (let i = 0; i < width; i++, k++) {
       const value = row[i];
       if (typeof value === 'string') {
-        if (at + 3 * value.length > scratch.length) {
-          room(at + 3 * value.length, at);
-          return encodeRowBatch(rows); // the views above point into the old buffer: start over in the new one
-        }
-        // UTF-8 takes as many bytes as the string has characters exactly when they are all ASCII:
-        // those are read back as one-byte text, cut from one copy of the whole text.
-        const bytes = scratch.write(value, at, 'utf8');
-        tags[k] = bytes === value.length ? bytes : UTF8 - bytes;
-        at += bytes;
+        tags[k] = value.length;
+        text += value;
       } else if (typeof value === 'number') {
         tags[k] = NUMBER;
         numbers[k] = value;
@@ -76,6 +74,25 @@ export function encodeRowBatch(rows: readonly (readonly SqliteValue[])[]): Uint8
       } else {
         throw new TypeError(`cannot encode a ${typeof value} in a batch of rows`);
       }
+    }
+    if (at + 3 * text.length > scratch.length) {
+      room(at + 3 * text.length, at);
+      return encodeRowBatch(rows); // the views above point into the old buffer: start over in the new one
+    }
+    const bytes = scratch.write(text, at, 'utf8');
+    if (bytes === text.length) {
+      at += bytes;
+      continue;
+    }
+    // Some string of the row is not ASCII: its strings again, one by one over the same bytes, so
+    // that each gets its own UTF-8 length (and the halves of a surrogate pair split between two
+    // cells stay apart, as SQLite would store them).
+    for (let i = 0, cell = first; i < width; i++, cell++) {
+      const value = row[i];
+      if (typeof value !== 'string') continue;
+      const written = scratch.write(value, at, 'utf8');
+      tags[cell] = written === value.length ? written : UTF8 - written;
+      at += written;
     }
   }
   new Int32Array(scratch.buffer, scratch.byteOffset, HEADER_INTS).set([FORMAT, rows.length, width, at - textAt, 0, 0]);
