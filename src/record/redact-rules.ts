@@ -53,6 +53,14 @@ export const F_BEARER = 1 << 10;
 export const F_BASIC = 1 << 11;
 /** The text may hold a secret key name (`password=…`, `"token": …`). */
 export const F_KEY = 1 << 12;
+/**
+ * Prefixes of the less common provider tokens, which share one flag (the table has 16 bits):
+ * `ya0` of Google's `ya29.`, `spx` of `GOCSPX-`, `hse` of Stripe's `whsec_`, `npm`, `glp` of
+ * GitLab's `glpat-`, `hf-` of Hugging Face's `hf_`, `sg.` of SendGrid's `SG.`.
+ */
+export const F_TOKEN_MORE = 1 << 13;
+/** A command line: `url` of `curl` (the context a `-u user:password` needs), `--` and a letter of a long option. */
+export const F_CLI = 1 << 14;
 
 /** A built-in rule plus the pre-filter flags that can make it match. */
 export interface BuiltinRule extends RedactionRule {
@@ -104,6 +112,18 @@ export const TRIGGER_TRIGRAMS: readonly (readonly [string, number])[] = [
   ['ypt', F_KEY],
   ['jwt', F_KEY],
   ['otp', F_KEY],
+  ['pin', F_KEY],
+  ['cvv', F_KEY],
+  ['cvc', F_KEY],
+  ['ya0', F_TOKEN_MORE],
+  ['spx', F_TOKEN_MORE],
+  ['hse', F_TOKEN_MORE],
+  ['npm', F_TOKEN_MORE],
+  ['glp', F_TOKEN_MORE],
+  ['hf-', F_TOKEN_MORE],
+  ['sg.', F_TOKEN_MORE],
+  ['url', F_CLI],
+  ...Array.from('abcdefghijklmnopqrstuvwxyz', (letter) => [`--${letter}`, F_CLI] as const),
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -151,8 +171,11 @@ export const SECRET_KEY_SUFFIXES: readonly string[] = [
   'bearer',
 ];
 
-/** Exact normalized names that are secret but too short to match by ending (`bypass`). */
-export const SECRET_KEY_EXACT: readonly string[] = ['pass'];
+/**
+ * Exact normalized names that are secret but too short to match by ending (`bypass`, `spin`):
+ * a password, a PIN, a card's verification code.
+ */
+export const SECRET_KEY_EXACT: readonly string[] = ['pass', 'pin', 'pincode', 'pinnumber', 'cardpin', 'cvv', 'cvv2', 'cvc', 'cvc2', 'csc', 'securitycode'];
 
 /**
  * Key names ending in `token` that are not credentials: usage counters (`max_token`, matched as
@@ -419,6 +442,74 @@ export const BUILTIN_RULES: readonly BuiltinRule[] = [
     needs: F_GOOGLE,
     pattern: /\bAIza[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])/g,
     mask: keepPrefix(/^AIza/),
+  },
+  {
+    id: 'google-oauth-token',
+    needs: F_TOKEN_MORE,
+    pattern: /\bya29\.[A-Za-z0-9_-]{20,}/g,
+    mask: keepPrefix(/^ya29\./),
+  },
+  {
+    id: 'google-oauth-client-secret',
+    needs: F_TOKEN_MORE,
+    pattern: /\bGOCSPX-[A-Za-z0-9_-]{20,}/g,
+    mask: keepPrefix(/^GOCSPX-/),
+  },
+  {
+    id: 'stripe-webhook-secret',
+    needs: F_TOKEN_MORE,
+    pattern: /\bwhsec_[A-Za-z0-9+/]{24,}={0,2}/g,
+    mask: keepPrefix(/^whsec_/),
+  },
+  {
+    id: 'npm-token',
+    needs: F_TOKEN_MORE,
+    pattern: /\bnpm_[A-Za-z0-9]{36,}/g,
+    mask: keepPrefix(/^npm_/),
+  },
+  {
+    id: 'gitlab-token',
+    needs: F_TOKEN_MORE,
+    pattern: /\bglpat-[A-Za-z0-9_-]{20,}/g,
+    mask: keepPrefix(/^glpat-/),
+  },
+  {
+    id: 'huggingface-token',
+    needs: F_TOKEN_MORE,
+    pattern: /\bhf_[A-Za-z]{34}(?![A-Za-z0-9])/g,
+    mask: keepPrefix(/^hf_/),
+  },
+  {
+    id: 'sendgrid-api-key',
+    needs: F_TOKEN_MORE,
+    pattern: /\bSG\.[A-Za-z0-9_-]{20,24}\.[A-Za-z0-9_-]{39,50}/g,
+    mask: keepPrefix(/^SG\./),
+  },
+  {
+    id: 'cli-secret-flag',
+    needs: F_CLI,
+    // A command line's `--password hunter2` (`--password=…` is a key=value pair, handled there):
+    // a long option whose name is a secret key, then its value. The option name is kept.
+    // The value may be quoted, with escaped quotes inside JSON text.
+    pattern: /(?<![\w-])--[A-Za-z][A-Za-z0-9_-]{1,40}[ \t]+(\\?["']|)(?!-)[^\s"'\\]{2,}\1/g,
+    validate: (match) => {
+      const name = /^--([A-Za-z0-9_-]+)/.exec(match)![1]!;
+      return isBuiltinSecretKey(name, normalizeKey(name));
+    },
+    mask: (match) => {
+      const [, kept, quote] = /^(--[A-Za-z0-9_-]+[ \t]+)(\\?["']|)/.exec(match)!;
+      return `${kept}${quote}${REDACTED}${quote}`;
+    },
+  },
+  {
+    id: 'curl-user-password',
+    needs: F_CLI,
+    // gitleaks' curl-auth-user, simplified: `curl … -u user:password` (or `--user`), on one line.
+    pattern: /\bcurl\b[^\n]{0,400}?[ \t](?:-u|--user)(?:=|[ \t]+)(["']?)[^\s:"']{1,128}:[^\s"']{2,}\1/g,
+    mask: (match) => {
+      const [, kept, quote] = /^([\s\S]*?[ \t](?:-u|--user)(?:=|[ \t]+)(["']?)[^\s:"']{1,128}:)/.exec(match)!;
+      return `${kept}${REDACTED}${quote}`;
+    },
   },
   {
     id: 'email',

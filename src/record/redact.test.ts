@@ -117,6 +117,22 @@ const SECRETS: Secret[] = [
   { rule: 'payment-card', text: j('4242 4242 ', '4242 4242'), secretParts: [j('4242 4242 ', '4242 4242'), j('42424242', '42424242')] },
   { rule: 'payment-card', text: j('5555', '5555', '5555', '4444'), secretParts: [j('5555', '5555', '5555', '4444')] },
   { rule: 'payment-card', text: j('3782-822463-', '10005'), secretParts: ['3782-822463-10005', '822463'] },
+  { rule: 'google-oauth-token', text: j('ya29.', 'a0AfH6SMBx9Kq2Lm3Nn4Oo5Pp6Qq7Rr8'), secretParts: ['a0AfH6SMBx9Kq2Lm3Nn4Oo5Pp6Qq7Rr8'] },
+  { rule: 'google-oauth-client-secret', text: j('GOCSPX-', '1a2B3c4D5e6F7g8H9i0J1k2L3m4N'), secretParts: ['1a2B3c4D5e6F7g8H9i0J1k2L3m4N'] },
+  { rule: 'stripe-webhook-secret', text: j('whsec_', 'MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'), secretParts: ['MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'] },
+  { rule: 'npm-token', text: j('npm_', 'Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1Wx2Yz'), secretParts: ['Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1Wx2Yz'] },
+  { rule: 'gitlab-token', text: j('glpat-', 'Zx9Yw8Vu7Ts6Rq5Po4Nm'), secretParts: ['Zx9Yw8Vu7Ts6Rq5Po4Nm'] },
+  { rule: 'huggingface-token', text: j('hf_', 'AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh'), secretParts: ['AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh'] },
+  {
+    rule: 'sendgrid-api-key',
+    text: j('SG.', 'ngeVfQFYQlKU0ufo8x5d1A', '.', 'TwL2iGABf9DHoTf-09kqeF8tAmbihYzrnopKc-1s5cr'),
+    secretParts: ['ngeVfQFYQlKU0ufo8x5d1A', 'TwL2iGABf9DHoTf-09kqeF8tAmbihYzrnopKc-1s5cr'],
+  },
+  { rule: 'cli-secret-flag', text: j('mysqldump --password ', 'hunter2x', ' --user root'), secretParts: ['hunter2x'] },
+  { rule: 'cli-secret-flag', text: j('deploy --api-key "', 'k3yV4lue99', '" --region eu'), secretParts: ['k3yV4lue99'] },
+  { rule: 'cli-secret-flag', text: j('psql --db-password ', 'Pgs3cr3t!'), secretParts: ['Pgs3cr3t!'] },
+  { rule: 'curl-user-password', text: j('curl -s -u alice:', 's3cr3tpw', ' https://api.example.com/v1'), secretParts: ['s3cr3tpw'] },
+  { rule: 'curl-user-password', text: j("curl -X POST --user 'bob:", 'pa55:w0rd', "' https://x.example"), secretParts: ['pa55', 'w0rd'] },
 ];
 
 /** Puts `secret` into every text field of a record, in the shapes tools produce. */
@@ -164,6 +180,11 @@ const KEY_SECRETS: Record<string, unknown> = {
   credentials: { user: 'kv-secret-cred-user', nested: ['kv-secret-cred-list'] },
   PASSWORD_HASH: 'kv-secret-hash',
   dbPassword: 'kv-secret-camel',
+  pin: 'kv-secret-pin',
+  card_pin: 'kv-secret-card-pin',
+  cvv: 'kv-secret-cvv',
+  CVC2: 'kv-secret-cvc2',
+  security_code: 'kv-secret-security-code',
 };
 
 const BENIGN = {
@@ -205,6 +226,12 @@ const BENIGN = {
   words: 'basic plan, bearer of news, passing grade, automatic token bucket',
   path: '/usr/local/lib/node_modules/app/index.js',
   sk_like: 'task-runner-worker-pool',
+  spin: 3,
+  shipping: 'express',
+  mapping: 'pinned to the spinner',
+  cli_flags: 'node --max-old-space-size 4096 --token-count 5 --auth-mode basic --verbose',
+  curl_user_only: 'curl -u alice https://api.example.com/v1/status',
+  python: 'def __init__(self, __name__): pass',
 };
 
 describe('value rules', () => {
