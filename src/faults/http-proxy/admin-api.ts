@@ -7,14 +7,21 @@
  *   PUT /__faultline/plan    a new plan (YAML or JSON body); 400 with the one-line error if it is invalid
  *   GET /__faultline/state   the plan's counters and the proxy's own
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ConfigError } from '../../errors.js';
+import {
+  ADMIN_MAX_PLAN_BYTES,
+  adminTokenDigest,
+  bearerTokenMatches,
+  readAdminBody,
+  sendAdminError as problem,
+  sendAdminJson as sendJson,
+  sendAdminUnauthorized,
+} from '../admin-http.js';
 import type { FaultPlan } from '../plan.js';
 import { parseFaultPlan } from '../plan-validate.js';
 
 export const ADMIN_PREFIX = '/__faultline';
-const MAX_PLAN_BYTES = 1024 * 1024;
 
 export interface AdminApiOptions {
   plan: Pick<FaultPlan, 'spec' | 'state' | 'update'>;
@@ -29,17 +36,6 @@ export interface AdminApiOptions {
 }
 
 export type AdminHandler = (req: IncomingMessage, res: ServerResponse, path: string) => Promise<void>;
-
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  if (res.headersSent || res.destroyed) return;
-  const text = JSON.stringify(body);
-  res.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
-  res.end(text);
-}
-
-function problem(res: ServerResponse, status: number, code: string, message: string, headers: Record<string, string> = {}): void {
-  sendJson(res, status, { error: { code, message } }, headers);
-}
 
 /** 127.0.0.0/8, ::1, and IPv4 loopback seen through an IPv6 socket. */
 export function isLoopbackAddress(address: string | undefined): boolean {
@@ -61,36 +57,6 @@ export function adminClientAllowed(remote: string | undefined, local: string | u
   return strip(local) === strip(adminHost);
 }
 
-function digest(text: string): Buffer {
-  return createHash('sha256').update(text).digest();
-}
-
-/** Compares digests, so neither the length nor a common prefix of the token leaks through timing. */
-function tokenMatches(header: string | undefined, expected: Buffer): boolean {
-  if (header === undefined) return false;
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (match === null) return false;
-  return timingSafeEqual(digest(match[1]!), expected);
-}
-
-function readText(req: IncomingMessage, limit: number): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        resolve(undefined);
-        req.resume();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
 /**
  * The admin handler. `path` is the request path below the proxy, starting with {@link ADMIN_PREFIX}.
  * @example
@@ -99,7 +65,7 @@ function readText(req: IncomingMessage, limit: number): Promise<string | undefin
  */
 export function createAdminApi(options: AdminApiOptions): AdminHandler {
   if (options.token === '') throw new ConfigError('the admin token must not be empty', 'adminToken');
-  const expected = digest(options.token);
+  const expected = adminTokenDigest(options.token);
   const { plan } = options;
 
   return async (req, res, path) => {
@@ -107,8 +73,8 @@ export function createAdminApi(options: AdminApiOptions): AdminHandler {
       problem(res, 403, 'ADMIN_LOOPBACK_ONLY', 'the faultline admin API is only served to loopback clients (see --admin-host)');
       return;
     }
-    if (!tokenMatches(req.headers.authorization, expected)) {
-      problem(res, 401, 'UNAUTHORIZED', 'the faultline admin API needs "Authorization: Bearer <admin token>"', { 'www-authenticate': 'Bearer realm="faultline"' });
+    if (!bearerTokenMatches(req.headers.authorization, expected)) {
+      sendAdminUnauthorized(res);
       return;
     }
     const method = req.method ?? 'GET';
@@ -124,9 +90,9 @@ export function createAdminApi(options: AdminApiOptions): AdminHandler {
         sendJson(res, 200, plan.spec);
         return;
       }
-      const text = await readText(req, MAX_PLAN_BYTES);
+      const text = await readAdminBody(req);
       if (text === undefined) {
-        problem(res, 413, 'PLAN_TOO_LARGE', `the plan exceeds ${MAX_PLAN_BYTES} bytes`);
+        problem(res, 413, 'PLAN_TOO_LARGE', `the plan exceeds ${ADMIN_MAX_PLAN_BYTES} bytes`);
         return;
       }
       const json = /\bjson\b/i.test(req.headers['content-type'] ?? '');

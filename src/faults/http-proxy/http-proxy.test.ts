@@ -694,6 +694,15 @@ describe('http fault proxy: admin API', () => {
     expect((await admin(r, '/nothing')).status).toBe(404);
   });
 
+  it('refuses a plan over 1 MiB with 413 PLAN_TOO_LARGE and keeps the plan it had', async () => {
+    const r = await rig([{ id: 'slow', tool: 'get_weather', fault: 'latency', params: { ms: 1 } }]);
+    const huge = `version: 1\nrules: []\n# ${'x'.repeat(1024 * 1024)}\n`;
+    const res = await admin(r, '/plan', { method: 'PUT', body: huge });
+    expect(res.status).toBe(413);
+    expect(((await res.json()) as any).error).toEqual({ code: 'PLAN_TOO_LARGE', message: 'the plan exceeds 1048576 bytes' });
+    expect(((await (await admin(r, '/plan')).json()) as any).rules.map((rule: { id: string }) => rule.id)).toEqual(['slow']);
+  });
+
   it('serves the admin API on its own port when asked, and then forwards /__faultline on the proxy port', async () => {
     const r = await rig([], { adminPort: 0 });
     expect(r.proxy.adminUrl).not.toContain(`:${r.proxy.port}/`);

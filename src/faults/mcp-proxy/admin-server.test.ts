@@ -49,7 +49,7 @@ describe('admin endpoint', () => {
     ]) {
       expect(res.status).toBe(401);
       expect(res.headers.get('www-authenticate')).toContain('Bearer');
-      expect(((await res.json()) as { error: string }).error).toContain('unauthorized');
+      expect(await res.json()).toEqual({ error: { code: 'UNAUTHORIZED', message: expect.stringContaining('Authorization: Bearer') } });
     }
     // The refused PUT changed nothing.
     expect(t.plan.spec.rules).toEqual([]);
@@ -82,16 +82,35 @@ describe('admin endpoint', () => {
     expect(json.status).toBe(200);
     const bad = await call('/plan', { method: 'PUT', body: 'version: 1\nrules:\n  - tool: x\n    fault: http_status\n    params: { status: 418 }\n' });
     expect(bad.status).toBe(400);
-    expect(((await bad.json()) as { error: string }).error).toMatch(/status/);
+    expect(((await bad.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: 'INVALID_PLAN', message: expect.stringMatching(/status/) });
     const broken = await call('/plan', { method: 'PUT', body: 'version: [1' });
     expect(broken.status).toBe(400);
+    expect(((await broken.json()) as { error: { code: string } }).error.code).toBe('INVALID_PLAN');
     expect(t.plan.spec.rules.map((r) => r.id)).toEqual(['slow']);
   });
 
   it('answers 405 for other methods on known paths and 404 elsewhere', async () => {
-    expect((await call('/plan', { method: 'DELETE' })).status).toBe(405);
+    const deleted = await call('/plan', { method: 'DELETE' });
+    expect(deleted.status).toBe(405);
+    expect(deleted.headers.get('allow')).toBe('GET, PUT');
+    expect(((await deleted.json()) as { error: { code: string } }).error.code).toBe('METHOD_NOT_ALLOWED');
     expect((await call('/state', { method: 'PUT', body: '{}' })).status).toBe(405);
-    expect((await call('/nope')).status).toBe(404);
+    const missing = await call('/nope');
+    expect(missing.status).toBe(404);
+    expect(((await missing.json()) as { error: { code: string } }).error.code).toBe('NO_ROUTE');
+  });
+
+  it('refuses a plan over its size limit with 413 PLAN_TOO_LARGE and keeps the plan it had', async () => {
+    const small = await startAdminServer({ plan: t.plan, token: TOKEN, maxBodyBytes: 64 });
+    try {
+      const before = t.plan.spec.rules.map((r) => r.id);
+      const res = await fetch(`${small.url}/plan`, { method: 'PUT', headers: { authorization: `Bearer ${TOKEN}` }, body: `version: 1\nrules: []\n# ${'x'.repeat(200)}\n` });
+      expect(res.status).toBe(413);
+      expect(await res.json()).toEqual({ error: { code: 'PLAN_TOO_LARGE', message: 'the plan exceeds 64 bytes' } });
+      expect(t.plan.spec.rules.map((r) => r.id)).toEqual(before);
+    } finally {
+      await small.close();
+    }
   });
 
   it('generates unguessable tokens and refuses an empty one', async () => {

@@ -5,16 +5,27 @@
  *
  * - `GET /plan`: the current plan (JSON).
  * - `PUT /plan`: a new plan, JSON or YAML; validated like a plan file, applied at once. Rule
- *   counters follow rule ids (see `FaultPlan.update`). 400 with `{ error }` when invalid.
+ *   counters follow rule ids (see `FaultPlan.update`). 400 when invalid.
+ *
+ * Errors have the HTTP proxy's admin shape, `{ error: { code, message } }` (`../admin-http.ts`).
  * - `GET /state`: the plan's counters, plus whatever `state` adds (the proxy's stats).
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError } from '../../errors.js';
 import { parseFaultPlan } from '../plan-validate.js';
 import type { FaultPlan } from '../plan.js';
 import { listen } from '../../listen.js';
+import {
+  ADMIN_MAX_PLAN_BYTES,
+  adminTokenDigest,
+  bearerTokenMatches,
+  readAdminBody,
+  sendAdminError,
+  sendAdminJson as sendJson,
+  sendAdminUnauthorized,
+} from '../admin-http.js';
 
 export interface AdminServerOptions {
   plan: FaultPlan;
@@ -42,32 +53,6 @@ export function generateAdminToken(): string {
   return randomBytes(24).toString('base64url');
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers }).end(`${JSON.stringify(body)}\n`);
-}
-
-function authorized(req: IncomingMessage, expected: Buffer): boolean {
-  const header = req.headers.authorization ?? '';
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (match === null) return false;
-  const given = Buffer.from(match[1]!, 'utf8');
-  // Constant time, so the token cannot be guessed a byte at a time from response timings.
-  return given.length === expected.length && timingSafeEqual(given, expected);
-}
-
-class BodyTooLarge extends Error {}
-
-async function readText(req: IncomingMessage, maxBytes: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBytes) throw new BodyTooLarge(`plan over ${maxBytes} bytes`);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 /**
  * Starts the admin endpoint.
  * @throws ConfigError for an empty token.
@@ -77,33 +62,29 @@ async function readText(req: IncomingMessage, maxBytes: number): Promise<string>
  */
 export async function startAdminServer(options: AdminServerOptions): Promise<AdminServer> {
   if (options.token.trim() === '') throw new ConfigError('the admin token must not be empty', 'token');
-  const expected = Buffer.from(options.token, 'utf8');
-  const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
+  const expected = adminTokenDigest(options.token);
+  const maxBodyBytes = options.maxBodyBytes ?? ADMIN_MAX_PLAN_BYTES;
   const { plan } = options;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    if (!authorized(req, expected)) {
+    if (!bearerTokenMatches(req.headers.authorization, expected)) {
       // Drain the body so the client sees the 401 rather than a reset connection.
       req.resume();
-      return sendJson(res, 401, { error: 'unauthorized: send Authorization: Bearer <admin token>' }, { 'www-authenticate': 'Bearer realm="faultline-admin"' });
+      return sendAdminUnauthorized(res);
     }
-    const route = `${req.method ?? 'GET'} ${new URL(req.url ?? '/', 'http://localhost').pathname}`;
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const route = `${req.method ?? 'GET'} ${path}`;
     switch (route) {
       case 'GET /plan':
         return sendJson(res, 200, plan.spec);
       case 'PUT /plan': {
-        let text: string;
-        try {
-          text = await readText(req, maxBodyBytes);
-        } catch (error) {
-          if (error instanceof BodyTooLarge) return sendJson(res, 413, { error: error.message });
-          throw error;
-        }
+        const text = await readAdminBody(req, maxBodyBytes);
+        if (text === undefined) return sendAdminError(res, 413, 'PLAN_TOO_LARGE', `the plan exceeds ${maxBodyBytes} bytes`);
         try {
           // YAML is a superset of JSON: one parser takes both.
           plan.update(parseFaultPlan(text, 'PUT /plan'));
         } catch (error) {
-          if (ConfigError.isInstance(error)) return sendJson(res, 400, { error: error.message });
+          if (ConfigError.isInstance(error)) return sendAdminError(res, 400, 'INVALID_PLAN', error.message);
           throw error;
         }
         options.onUpdate?.(plan);
@@ -112,14 +93,16 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
       case 'GET /state':
         return sendJson(res, 200, { ...options.state?.(), plan: plan.state() });
     }
-    const known = ['/plan', '/state'].includes(route.slice(route.indexOf(' ') + 1));
-    if (known) return sendJson(res, 405, { error: `${route} is not supported; use GET /plan, PUT /plan or GET /state` }, { allow: route.endsWith('/plan') ? 'GET, PUT' : 'GET' });
-    return sendJson(res, 404, { error: 'not found; use GET /plan, PUT /plan or GET /state' });
+    if (path === '/plan' || path === '/state') {
+      const allow = path === '/plan' ? 'GET, PUT' : 'GET';
+      return sendAdminError(res, 405, 'METHOD_NOT_ALLOWED', `${route} is not supported; use GET /plan, PUT /plan or GET /state`, { allow });
+    }
+    return sendAdminError(res, 404, 'NO_ROUTE', `no admin route ${route}; use GET /plan, PUT /plan or GET /state`);
   };
 
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) sendJson(res, 500, { error: error instanceof Error ? error.message : String(error) });
+      if (!res.headersSent) sendAdminError(res, 500, 'INTERNAL_ERROR', error instanceof Error ? error.message : String(error));
       else res.end();
     });
   });
