@@ -127,6 +127,23 @@ describe('mock tool server: listing and calls', () => {
     expect(toolOrders()).toBe(3);
   });
 
+  it('holds the Idempotency-Key header to the idempotency_key argument\'s length, before anything runs', async () => {
+    const before = toolOrders();
+    for (const key of ['short', 'k'.repeat(129)]) {
+      const res = await call('create_order', order, { 'idempotency-key': key });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({
+        type: 'boundary_violation',
+        code: 'INVALID_ARGUMENTS',
+        issues: [{ code: 'boundary_violation', path: 'Idempotency-Key header' }],
+      });
+      expect(res.body.error.message).toContain(`must be 8 to 128 characters, got ${key.length}`);
+    }
+    expect(toolOrders()).toBe(before);
+    // A tool that takes no key ignores the header.
+    expect((await call('get_weather', { city: 'Shanghai', date: '2026-03-30', unit: 'f' }, { 'idempotency-key': 'x' })).status).toBe(200);
+  });
+
   it('serves the catalog state for checkers', async () => {
     await call('create_order', order);
     await call('create_order', order);

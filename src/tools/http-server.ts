@@ -25,6 +25,7 @@ import { anchoredClock } from './anchored-clock.js';
 import type { ToolCatalog } from './catalog.js';
 import { errorReply, invalidArgumentsReply, type HttpReply } from './http-error-response.js';
 import { COMMIT_HEADER, INJECT_HEADER, parseInjectHeader } from './inject-error.js';
+import { idempotencyHeaderIssue } from './idempotency-keys.js';
 import { listen } from '../listen.js';
 
 /**
@@ -157,11 +158,14 @@ export async function startMockToolServer(options: MockToolServerOptions): Promi
   async function runTool(tool: Tool, args: unknown, req: IncomingMessage, signal: AbortSignal, n: number): Promise<HttpReply> {
     const validated = tool.validateInput(args);
     if (!validated.ok) return invalidArgumentsReply(tool.name, failureTypeOf(validated.issues), describeIssues(validated.issues), validated.issues);
+    const headerKey = firstHeader(req, 'idempotency-key');
+    const keyIssue = headerKey === undefined || !tool.idempotencyKey ? undefined : idempotencyHeaderIssue(headerKey);
+    if (keyIssue !== undefined) return invalidArgumentsReply(tool.name, keyIssue.code, keyIssue.message, [keyIssue]);
     const ctx: ToolContext = {
       signal,
       attempt: 0,
       // Without a header every request gets its own key: nothing is deduplicated unless the client asks.
-      idempotencyKey: firstHeader(req, 'idempotency-key') ?? `http-request-${n}`,
+      idempotencyKey: headerKey ?? `http-request-${n}`,
       traceId: firstHeader(req, 'x-trace-id') ?? `http-${n}`,
       toolName: tool.name,
       clock,

@@ -7,6 +7,26 @@
  */
 import { canonicalJson } from '../record/params-hash.js';
 import { ParameterError } from '../runtime/tool-errors.js';
+import type { ValidationIssue } from '../runtime/validate.js';
+
+/** How long a key may be, as an argument (the tools' `idempotency_key` schema) and as the HTTP `Idempotency-Key` header. */
+export const IDEMPOTENCY_KEY_MIN_LENGTH = 8;
+export const IDEMPOTENCY_KEY_MAX_LENGTH = 128;
+
+/**
+ * What is wrong with a key sent in the `Idempotency-Key` header, as the validation issue the same
+ * key sent as the `idempotency_key` argument would raise; undefined for a good key.
+ */
+export function idempotencyHeaderIssue(key: string): ValidationIssue | undefined {
+  if (key.length >= IDEMPOTENCY_KEY_MIN_LENGTH && key.length <= IDEMPOTENCY_KEY_MAX_LENGTH) return undefined;
+  const short = key.length < IDEMPOTENCY_KEY_MIN_LENGTH;
+  return {
+    code: 'boundary_violation',
+    path: 'Idempotency-Key header',
+    message: `the Idempotency-Key header must be ${IDEMPOTENCY_KEY_MIN_LENGTH} to ${IDEMPOTENCY_KEY_MAX_LENGTH} characters, got ${key.length}`,
+    expected: short ? { minLength: IDEMPOTENCY_KEY_MIN_LENGTH } : { maxLength: IDEMPOTENCY_KEY_MAX_LENGTH },
+  };
+}
 
 interface Remembered {
   fingerprint: string;

@@ -7,6 +7,7 @@
 import type { ToolContext, ToolSpec } from '../runtime/define-tool.js';
 import { BusinessError, ParameterError } from '../runtime/tool-errors.js';
 import type { CatalogContext } from './catalog-state.js';
+import { IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_KEY_MIN_LENGTH } from './idempotency-keys.js';
 import { keyedRandom, pick, randomInt } from './seeded-random.js';
 
 export interface Customer {
@@ -177,8 +178,8 @@ const ORDER_ID = { type: 'string', pattern: '^ORD-\\d{5,}$', description: 'Order
 const CUSTOMER_ID = { type: 'string', pattern: '^CUS-\\d{3}$', description: 'Customer id, e.g. "CUS-003".' } as const;
 const IDEMPOTENCY_KEY = {
   type: 'string',
-  minLength: 8,
-  maxLength: 128,
+  minLength: IDEMPOTENCY_KEY_MIN_LENGTH,
+  maxLength: IDEMPOTENCY_KEY_MAX_LENGTH,
   description: 'Any unique string you choose; send the same key when retrying the same request so it is not executed twice.',
 } as const;
 

@@ -6,6 +6,7 @@
 import type { ToolSpec } from '../runtime/define-tool.js';
 import { BusinessError, ParameterError } from '../runtime/tool-errors.js';
 import type { CatalogContext } from './catalog-state.js';
+import { IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_KEY_MIN_LENGTH } from './idempotency-keys.js';
 import type { Order } from './orders.js';
 import { keyedRandom, randomInt } from './seeded-random.js';
 import { DAY_MS } from './zoned-time.js';
@@ -152,7 +153,7 @@ export function paymentTools(catalog: CatalogContext): ToolSpec<any, unknown>[] 
           default: 'requested_by_customer',
           'x-synonyms': { customer_request: 'requested_by_customer', customer: 'requested_by_customer', dup: 'duplicate', duplicate_charge: 'duplicate', fraud: 'fraudulent' },
         },
-        idempotency_key: { type: 'string', minLength: 8, maxLength: 128, description: 'Any unique string; send the same key when retrying the same refund.' },
+        idempotency_key: { type: 'string', minLength: IDEMPOTENCY_KEY_MIN_LENGTH, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH, description: 'Any unique string; send the same key when retrying the same refund.' },
       },
       required: ['payment_id'],
       additionalProperties: false,
