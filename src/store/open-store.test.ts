@@ -7,7 +7,7 @@ import { makeRecord } from '../record/fixture.js';
 import { createMemoryStore } from './memory/memory-store.js';
 import { typeScriptWorkerUrl } from '../ts-worker.test-helpers.js';
 import { createRecorder } from '../record/recorder.js';
-import { DEFAULT_SQLITE_PATH, openStore, openStoreLazily, sqliteWriterOf } from './open-store.js';
+import { DEFAULT_SQLITE_PATH, displayStoreSpec, openStore, openStoreLazily, sqliteWriterOf } from './open-store.js';
 import type { Store } from './types.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'faultline-open-'));
@@ -139,5 +139,17 @@ describe('openStore', () => {
 
   it('refuses a non-Store object', async () => {
     await expect(openStore({ kind: 'memory' } as unknown as Store)).rejects.toSatisfy(ConfigError.isInstance);
+  });
+});
+
+describe('displayStoreSpec', () => {
+  it("hides a URL's password and keeps everything else, so a printed command still works without one", () => {
+    expect(displayStoreSpec('postgres://app:s3cr3t@db.internal:5432/faultline')).toBe('postgres://app:***@db.internal:5432/faultline');
+    expect(displayStoreSpec('postgres://app:p@ss:w0rd@db/x?sslmode=require')).toBe('postgres://app:***@db/x?sslmode=require');
+    expect(displayStoreSpec('postgres://postgres@127.0.0.1:5432/test')).toBe('postgres://postgres@127.0.0.1:5432/test');
+    expect(displayStoreSpec('postgresql://:onlypw@host/db')).toBe('postgresql://:***@host/db');
+    expect(displayStoreSpec('postgres://u:pw@host?application_name=a@b')).toBe('postgres://u:***@host?application_name=a@b');
+    expect(displayStoreSpec('.faultline/faultline.db')).toBe('.faultline/faultline.db');
+    expect(displayStoreSpec('sqlite:///tmp/a:b@c.db')).toBe('sqlite:///tmp/a:b@c.db');
   });
 });

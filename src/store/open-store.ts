@@ -98,8 +98,14 @@ async function openPostgres(spec: string, readonly: boolean): Promise<Store> {
   return mod.createPostgresStore({ ...postgresSchemaOf(spec), ...(readonly ? { readonly } : {}) });
 }
 
-function redactUrl(spec: string): string {
-  return spec.replace(/\/\/[^@/]*@/, '//***@');
+/**
+ * A store spec fit for a terminal: a URL's password becomes `***`, its user name stays, so a
+ * command printed with it still works where the server needs no password.
+ * @example displayStoreSpec('postgres://app:s3cret@db/faultline') === 'postgres://app:***@db/faultline'
+ */
+export function displayStoreSpec(spec: string): string {
+  // Up to the last `@` of the authority: a password may hold an unescaped `@`.
+  return spec.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/[^:@/]*):[^/?#]*@/, '$1:***@');
 }
 
 /**
@@ -160,7 +166,7 @@ export async function openStore(spec: string | Store | undefined, options: OpenS
   if (/^postgres(?:ql)?:\/\//i.test(trimmed)) return openPostgres(trimmed, options.readonly === true);
   const path = sqliteSpecPath(trimmed);
   if (path !== undefined) return sqlite(path);
-  throw new ConfigError(`unknown store ${JSON.stringify(redactUrl(trimmed))}; expected ${STORE_SPEC_FORMS}`, 'store');
+  throw new ConfigError(`unknown store ${JSON.stringify(displayStoreSpec(trimmed))}; expected ${STORE_SPEC_FORMS}`, 'store');
 }
 
 /**

@@ -7,7 +7,7 @@ import { resolveAgent } from '../../failbench/agents/index.js';
 import { DEFAULT_MAX_BRANCH_POINTS, MAX_FISSION_K, runFission } from '../../failbench/fission.js';
 import type { Agent, FeedbackMode, Scenario } from '../../failbench/types.js';
 import { uuidv7 } from '../../record/uuid-v7.js';
-import { DEFAULT_SQLITE_PATH, openStore } from '../../store/open-store.js';
+import { DEFAULT_SQLITE_PATH, displayStoreSpec, openStore } from '../../store/open-store.js';
 import { hasTrajectoryStore } from '../../trajectory/trajectory-row.js';
 import { CliError } from '../cli-error.js';
 import { writeLine, type CliIo } from '../io.js';
@@ -82,7 +82,7 @@ export async function runFissionBench(io: CliIo, opts: FissionBenchOptions): Pro
     );
     writeLine(io.stdout, `Stored ${result.groups.length} groups (${continuations} continuations as trajectories, ${result.stored} new); ${withVariance} groups have reward variance.`);
     if (result.diverged > 0) writeLine(io.stdout, `Dropped ${result.diverged} groups whose continuations did not replay the prefix exactly.`);
-    const where = (opts.db ?? DEFAULT_SQLITE_PATH).replace(/\/\/[^@/]*@/, '//***@');
+    const where = displayStoreSpec(opts.db ?? DEFAULT_SQLITE_PATH);
     writeLine(io.stdout, `Records: ${where}, trace ids failbench:${runId}:<agent>:<scenario>:base and :f<call>b<branch>`);
     writeLine(io.stdout, `Export: faultline export --format grpo --out grpo.jsonl${opts.db === undefined ? '' : ' --db <same store>'}`);
   } finally {

@@ -17,7 +17,7 @@ import { loadScenarios, matchesFilter } from '../../failbench/scenario-loader.js
 import { agentReport, scoreSuite, type AgentScore } from '../../failbench/score.js';
 import { DIMENSIONS, type Agent, type FeedbackMode } from '../../failbench/types.js';
 import { uuidv7 } from '../../record/uuid-v7.js';
-import { DEFAULT_SQLITE_PATH, openStore } from '../../store/open-store.js';
+import { DEFAULT_SQLITE_PATH, displayStoreSpec, openStore } from '../../store/open-store.js';
 import { DEFAULT_CATALOG_NOW } from '../../tools/index.js';
 import { CliError } from '../cli-error.js';
 import { formatTable } from '../format-table.js';
@@ -162,8 +162,8 @@ async function runBench(io: CliIo, opts: BenchOptions, version: string): Promise
     writeLine(io.stdout);
     writeLine(io.stdout, 'Rates per scenario run with 95% Wilson intervals; n counts the runs of scenarios that score the dimension.');
     writeLine(io.stdout, `Report: ${written.html} (also report.md, results.json)`);
-    // A PostgreSQL URL may carry a password; the terminal and its scrollback need not see it.
-    const where = (opts.db ?? DEFAULT_SQLITE_PATH).replace(/\/\/[^@/]*@/, '//***@');
+    // A PostgreSQL URL may carry a password; the terminal and its scrollback need not see it (the user name stays, so the command below still works).
+    const where = displayStoreSpec(opts.db ?? DEFAULT_SQLITE_PATH);
     writeLine(io.stdout, `Records: ${where}, trace ids failbench:${runId}:<agent>:<scenario>:<repeat>`);
     // The calls are dated on the scenarios' virtual clock (reproducible worlds), not today: a
     // "last 24 hours" window would show none of them.
