@@ -50,7 +50,7 @@ function orderServer(): Server {
   return server;
 }
 
-async function startUpstream(): Promise<{ url: string; close(): Promise<void> }> {
+async function startUpstream(makeServer: () => Server = orderServer): Promise<{ url: string; close(): Promise<void> }> {
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const http: HttpServer = createServer((req, res) => {
     const header = req.headers['mcp-session-id'];
@@ -62,7 +62,7 @@ async function startUpstream(): Promise<{ url: string; close(): Promise<void> }>
           sessionIdGenerator: () => randomUUID(),
           onsessioninitialized: (id) => void transports.set(id, created),
         });
-        await orderServer().connect(created);
+        await makeServer().connect(created);
         transport = created;
       }
       await transport.handleRequest(req, res);
@@ -255,4 +255,40 @@ describe('an --upstream that goes away mid-session', () => {
       await t.close();
     }
   });
+});
+
+describe('an --upstream that dies during a call', () => {
+  it('fails the call in flight as the reset it is (-32000 ECONNRESET) at once, not at the upstream timeout, and records it', async () => {
+    let started!: () => void;
+    const callStarted = new Promise<void>((resolve) => (started = resolve));
+    const slowServer = (): Server => {
+      const server = new Server({ name: 'slow-http', version: '0.1.0' }, { capabilities: { tools: {} } });
+      server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [{ name: 'slow_report', description: 'Takes its time', inputSchema: { type: 'object' } }] }));
+      server.setRequestHandler(CallToolRequestSchema, async () => {
+        started();
+        await new Promise((resolve) => setTimeout(resolve, 60_000));
+        return { content: [{ type: 'text', text: 'late' }] };
+      });
+      return server;
+    };
+    const upstream = await startUpstream(slowServer);
+    const t = await startTestProxy({ url: upstream.url }, { version: 1, rules: [] }, { upstreamTimeoutMs: 30_000 });
+    try {
+      const began = Date.now();
+      const pending = rpcError(t.client.callTool({ name: 'slow_report', arguments: {} }, undefined, { timeout: 60_000 }));
+      await callStarted;
+      await upstream.close();
+      const error = await pending;
+      const tookMs = Date.now() - began;
+      const [record] = await t.records();
+      expect(error.code).toBe(ErrorCode.ConnectionClosed);
+      // The socket closed under the request: undici's code for it, classified as the reset it is.
+      expect(error.data).toEqual({ code: 'UND_ERR_SOCKET' });
+      expect(record).toMatchObject({ status: 'failure', failure_category: 'network', failure_type: 'connection_reset', error_code: 'UND_ERR_SOCKET' });
+      // Well before the 30 s upstream timeout: the closed socket fails the request itself.
+      expect(tookMs).toBeLessThan(10_000);
+    } finally {
+      await t.close();
+    }
+  }, 70_000);
 });
