@@ -8,7 +8,7 @@ import type { InjectedFault } from '../record/types.js';
 import { sampleLatency } from './latency.js';
 import type { OutputHistory } from './output-history.js';
 import { agedOutput, emptyOutput, malformedText, partialOutput, schemaDriftOutput, semanticDriftOutput } from './output-rewrites.js';
-import type { FaultKind, FaultParamsByKind, FaultRule } from './plan-spec.js';
+import { DEFAULT_RETRY_AFTER_S, type FaultKind, type FaultParamsByKind, type FaultRule } from './plan-spec.js';
 
 /** A call as a transport sees it. */
 export interface FaultCall {
@@ -99,6 +99,10 @@ function errorResponse(status: number, headers: Record<string, string> = {}, bod
   };
 }
 
+function hasHeader(headers: Record<string, string>, name: string): boolean {
+  return Object.keys(headers).some((key) => key.toLowerCase() === name);
+}
+
 function lowerKeys(headers: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
 }
@@ -127,8 +131,13 @@ export function resolveFault(rule: FaultRule, ctx: ResolveContext): ResolvedFaul
     case 'http_status': {
       const p = rule.params;
       const headers: Record<string, string> = { ...p.headers };
-      if (p.retry_after !== undefined) headers['retry-after'] = String(p.retry_after);
-      return { delayMs: p.delay_ms ?? 0, forward: p.commit ?? false, effect: errorResponse(p.status, headers, p.body, p.message) };
+      // A 429 tells the client when to come back unless the rule says it does not (null).
+      const defaulted = p.status === 429 && p.retry_after === undefined && !hasHeader(headers, 'retry-after');
+      const retryAfter = defaulted ? DEFAULT_RETRY_AFTER_S : p.retry_after;
+      if (retryAfter !== undefined && retryAfter !== null) headers['retry-after'] = String(retryAfter);
+      const resolved: ResolvedFault = { delayMs: p.delay_ms ?? 0, forward: p.commit ?? false, effect: errorResponse(p.status, headers, p.body, p.message) };
+      if (defaulted) resolved.applied = { retry_after: DEFAULT_RETRY_AFTER_S };
+      return resolved;
     }
     case 'connection_refused':
       return { delayMs: rule.params?.delay_ms ?? 0, forward: false, effect: { type: 'drop', code: 'ECONNREFUSED' } };

@@ -124,6 +124,18 @@ describe('http_status', () => {
     expect(world.weatherCalls).toBe(0);
   });
 
+  it('a 429 rule without retry_after carries the default Retry-After; retry_after: null carries none', async () => {
+    const plain = setup([{ tool: 'get_weather', fault: 'http_status', params: { status: 429 } }], { retries: 0 });
+    const limited = failed(await plain.rt.execute('get_weather', {}));
+    expect(limited.error).toMatchObject({ code: 'HTTP_429', retryAfterMs: 2000 });
+    expect(limited.record.fault).toMatchObject({ params: { status: 429, retry_after: 2 } });
+    const silent = setup([{ tool: 'get_weather', fault: 'http_status', params: { status: 429, retry_after: null } }], { retries: 0 });
+    const noHint = failed(await silent.rt.execute('get_weather', {}));
+    expect(noHint.error.code).toBe('HTTP_429');
+    expect(noHint.error.retryAfterMs).toBeUndefined();
+    expect(noHint.record.feedback?.retry_after_ms).toBeNull();
+  });
+
   it('Retry-After as an HTTP-date is resolved on the runtime clock', async () => {
     const { rt, clock } = setup([{ tool: 'get_weather', trigger: 'first_call_only', fault: 'http_status', params: { status: 503, retry_after: 'Thu, 01 Jan 2026 00:00:45 GMT' } }]);
     succeeded(await rt.execute('get_weather', {}));

@@ -4,6 +4,9 @@
  */
 
 /** Every fault a plan can inject, in the order the docs list them. */
+/** The Retry-After, in seconds, of an injected 429 that names none (plan rules and X-Inject-Error alike). */
+export const DEFAULT_RETRY_AFTER_S = 2;
+
 export const FAULT_KINDS = [
   'timeout',
   'hang',
@@ -68,8 +71,12 @@ export interface HttpStatusParams {
   status: HttpFaultStatus;
   /** The response body. Default: `{ error: { status, message } }`. */
   body?: unknown;
-  /** Retry-After: delay in seconds, or an HTTP-date. */
-  retry_after?: number | string;
+  /**
+   * Retry-After: delay in seconds, or an HTTP-date. A 429 without it says
+   * {@link DEFAULT_RETRY_AFTER_S} seconds, as rate-limited APIs do; `null` sends none (an API that
+   * gives no hint). Other statuses send one only when it is set.
+   */
+  retry_after?: number | string | null;
   headers?: Record<string, string>;
   /** The error message the client reports. Default: `HTTP 503 Service Unavailable`. */
   message?: string;

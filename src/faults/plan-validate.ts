@@ -65,7 +65,7 @@ const PARAM_SCHEMAS: Record<FaultKind, object> = {
     {
       status: { enum: [...HTTP_FAULT_STATUSES], [MESSAGE]: `must be one of ${HTTP_FAULT_STATUSES.join(', ')}` },
       body: {},
-      retry_after: { type: ['number', 'string'], minimum: 0, [MESSAGE]: 'must be a number of seconds or an HTTP-date' },
+      retry_after: { type: ['number', 'string', 'null'], minimum: 0, [MESSAGE]: 'must be a number of seconds, an HTTP-date, or null for none' },
       headers: fieldMap({ type: 'string' }, 'must be a map of header names to strings'),
       message: { type: 'string', [MESSAGE]: 'must be a string' },
       delay_ms: milliseconds,
@@ -379,7 +379,7 @@ function checkParams(kind: FaultKind, params: Record<string, unknown>, path: (st
     }
     case 'http_status': {
       const retryAfter = params['retry_after'];
-      if (typeof retryAfter === 'string' && parseRetryAfter(retryAfter, 0) === undefined) fail([...path, 'retry_after'], 'must be a number of seconds or an HTTP-date');
+      if (typeof retryAfter === 'string' && parseRetryAfter(retryAfter, 0) === undefined) fail([...path, 'retry_after'], 'must be a number of seconds, an HTTP-date, or null for none');
       return;
     }
     case 'malformed_json': {

@@ -144,7 +144,9 @@ describe('parseFaultPlan: errors are one line naming the field', () => {
   it('bad params, per kind', () => {
     const rule = (fault: string, params: string) => bad(`version: 1\nrules:\n  - { tool: a, fault: ${fault}, params: ${params} }\n`);
     expect(rule('http_status', '{ status: 418 }')).toBe('plan.yaml: rules[0].params.status: must be one of 400, 401, 403, 404, 409, 429, 500, 502, 503, 504');
-    expect(rule('http_status', '{ status: 429, retry_after: soon }')).toBe('plan.yaml: rules[0].params.retry_after: must be a number of seconds or an HTTP-date');
+    expect(rule('http_status', '{ status: 429, retry_after: soon }')).toBe('plan.yaml: rules[0].params.retry_after: must be a number of seconds, an HTTP-date, or null for none');
+    expect(rule('http_status', '{ status: 429, retry_after: -1 }')).toBe('plan.yaml: rules[0].params.retry_after: must be a number of seconds, an HTTP-date, or null for none');
+    expect(parseFaultPlan('version: 1\nrules:\n  - { tool: a, fault: http_status, params: { status: 429, retry_after: null } }\n', 'plan.yaml').rules[0]!.params).toEqual({ status: 429, retry_after: null });
     expect(rule('http_status', '{ status: 429, headers: { x-a: 1 } }')).toBe('plan.yaml: rules[0].params.headers: must be a map of header names to strings');
     expect(rule('http_status', '{ status: 429, headers: { "": x } }')).toBe('plan.yaml: rules[0].params.headers: must be a map of header names to strings');
     expect(rule('schema_drift', '{ rename: {} }')).toBe('plan.yaml: rules[0].params.rename: must be a map of old field names to new ones');
@@ -327,6 +329,20 @@ describe('decide: what each transport is told', () => {
     const custom = one({ tool: 't', fault: 'http_status', params: { status: 502, body: '<html>bad gateway</html>', headers: { 'X-Upstream': 'db' }, message: 'upstream said no', commit: true } });
     expect(custom).toMatchObject({ forward: true, effect: { status: 502, body: '<html>bad gateway</html>', headers: { 'x-upstream': 'db' }, message: 'upstream said no' } });
     expect(custom.fault.transport).toBe('inprocess');
+  });
+
+  it('http_status 429 says when to come back unless the rule says not to', () => {
+    const plain = one({ tool: 't', fault: 'http_status', params: { status: 429 } });
+    expect(plain.effect).toMatchObject({ status: 429, headers: { 'retry-after': '2' } });
+    // The ground truth names the Retry-After the client got.
+    expect(plain.fault.params).toEqual({ status: 429, retry_after: 2 });
+    const none = one({ tool: 't', fault: 'http_status', params: { status: 429, retry_after: null } });
+    expect(none.effect).toMatchObject({ type: 'respond', status: 429 });
+    expect((none.effect as { headers: Record<string, string> }).headers['retry-after']).toBeUndefined();
+    const own = one({ tool: 't', fault: 'http_status', params: { status: 429, headers: { 'Retry-After': 'Wed, 21 Oct 2026 07:28:00 GMT' } } });
+    expect(own.effect).toMatchObject({ headers: { 'retry-after': 'Wed, 21 Oct 2026 07:28:00 GMT' } });
+    const unavailable = one({ tool: 't', fault: 'http_status', params: { status: 503 } });
+    expect((unavailable.effect as { headers: Record<string, string> }).headers['retry-after']).toBeUndefined();
   });
 
   it('connection faults are drops; reset may commit first', () => {

@@ -16,12 +16,11 @@
  */
 import type { FaultDecision } from '../faults/decision.js';
 import { emptyOutput, malformedText, partialOutput } from '../faults/output-rewrites.js';
-import type { FaultKind } from '../faults/plan-spec.js';
+import { DEFAULT_RETRY_AFTER_S, type FaultKind } from '../faults/plan-spec.js';
 
 export const INJECT_HEADER = 'x-inject-error';
 export const COMMIT_HEADER = 'x-inject-commit';
 export const INJECT_RULE_ID = 'x-inject-error';
-export const DEFAULT_RETRY_AFTER_S = 2;
 /** The longest `slow:<ms>` accepted. */
 export const MAX_SLOW_MS = 600_000;
 
