@@ -340,6 +340,15 @@ describe('key rules', () => {
   /** Every `kv-secret-…` marker that survived. */
   const secretValues = (v: unknown): string[] => JSON.stringify(v).match(/kv-secret-[a-z0-9-]+/g) ?? [];
 
+  it('hides a PIN or card code under its key in objects, and in text beside another secret key; text with only `shipping` is left alone', () => {
+    expect(r.value({ order: { pin: '4821', card: { cvv: '123', security_code: '999' }, shipping: 'express' } })).toEqual({
+      order: { pin: '[REDACTED]', card: { cvv: '[REDACTED]', security_code: '[REDACTED]' }, shipping: 'express' },
+    });
+    expect(JSON.parse(r.text(JSON.stringify({ pin: '4821', password: 'x9y8z7' })))).toEqual({ pin: '[REDACTED]', password: '[REDACTED]' });
+    const order = JSON.stringify({ order_id: 'ORD-10041', shipping: { method: 'express' }, status: 'shipped' });
+    expect(r.text(order)).toBe(order);
+  });
+
   it('replaces the whole value under a secret key, in objects and arrays at any depth', () => {
     const input = { a: { b: [{ ...KEY_SECRETS }, KEY_SECRETS] }, top: KEY_SECRETS };
     const out = r.value(input);

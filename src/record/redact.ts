@@ -129,7 +129,18 @@ function trigramIndex(text: string, at: number): number {
 }
 
 const BASE_TRIGRAMS = new Uint16Array(TRIGRAM_MASK + 1);
-for (const [trigram, flags] of TRIGGER_TRIGRAMS) BASE_TRIGRAMS[trigramIndex(trigram, 0)]! |= flags;
+/** Table index of a built-in trigger trigram, where a space stands for any character outside the alphabet. */
+function triggerIndex(trigram: string): number {
+  let index = 0;
+  for (let i = 0; i < 3; i++) {
+    const c = trigram.charCodeAt(i);
+    const letter = c === 32 ? 0 : LETTER[c]!;
+    if (c !== 32 && letter === 0) throw new Error(`trigger trigram ${JSON.stringify(trigram)} has a character outside the alphabet`);
+    index = (index << 5) | letter;
+  }
+  return index;
+}
+for (const [trigram, flags] of TRIGGER_TRIGRAMS) BASE_TRIGRAMS[triggerIndex(trigram)]! |= flags;
 BASE_TRIGRAMS[(DIGIT_LETTER << 10) | (DIGIT_LETTER << 5) | DIGIT_LETTER]! |= DIGIT_TRIPLE;
 for (let i = 0; i < 1 << 10; i++) BASE_TRIGRAMS[(i << 5) | AT_LETTER]! |= F_AT;
 
