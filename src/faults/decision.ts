@@ -99,10 +99,6 @@ function errorResponse(status: number, headers: Record<string, string> = {}, bod
   };
 }
 
-function hasHeader(headers: Record<string, string>, name: string): boolean {
-  return Object.keys(headers).some((key) => key.toLowerCase() === name);
-}
-
 function lowerKeys(headers: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
 }
@@ -130,9 +126,9 @@ export function resolveFault(rule: FaultRule, ctx: ResolveContext): ResolvedFaul
     }
     case 'http_status': {
       const p = rule.params;
-      const headers: Record<string, string> = { ...p.headers };
+      const headers = lowerKeys(p.headers ?? {});
       // A 429 tells the client when to come back unless the rule says it does not (null).
-      const defaulted = p.status === 429 && p.retry_after === undefined && !hasHeader(headers, 'retry-after');
+      const defaulted = p.status === 429 && p.retry_after === undefined && headers['retry-after'] === undefined;
       const retryAfter = defaulted ? DEFAULT_RETRY_AFTER_S : p.retry_after;
       if (retryAfter !== undefined && retryAfter !== null) headers['retry-after'] = String(retryAfter);
       const resolved: ResolvedFault = { delayMs: p.delay_ms ?? 0, forward: p.commit ?? false, effect: errorResponse(p.status, headers, p.body, p.message) };

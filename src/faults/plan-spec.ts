@@ -3,10 +3,10 @@
  * (in-process, HTTP proxy, MCP proxy). Validation lives in plan-validate.ts; behaviour in plan.ts.
  */
 
-/** Every fault a plan can inject, in the order the docs list them. */
 /** The Retry-After, in seconds, of an injected 429 that names none (plan rules and X-Inject-Error alike). */
 export const DEFAULT_RETRY_AFTER_S = 2;
 
+/** Every fault a plan can inject, in the order the docs list them. */
 export const FAULT_KINDS = [
   'timeout',
   'hang',

@@ -6,9 +6,9 @@
  * - `GET /plan`: the current plan (JSON).
  * - `PUT /plan`: a new plan, JSON or YAML; validated like a plan file, applied at once. Rule
  *   counters follow rule ids (see `FaultPlan.update`). 400 when invalid.
+ * - `GET /state`: the plan's counters, plus whatever `state` adds (the proxy's stats).
  *
  * Errors have the HTTP proxy's admin shape, `{ error: { code, message } }` (`../admin-http.ts`).
- * - `GET /state`: the plan's counters, plus whatever `state` adds (the proxy's stats).
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
