@@ -190,6 +190,44 @@ describe('runtime: success path and records', () => {
     expect(r.ok).toBe(true);
     expect(errors).toEqual(['onRecord:listener broke']);
   });
+
+  it('a custom recorder that returns a value, throws or rejects never breaks the call', async () => {
+    const errors: string[] = [];
+    const kept: ToolExecutionRecord[] = [];
+    const tools = [
+      { name: 'noop', description: 'no-op', input: objectInput, execute: () => 1 },
+      { name: 'boom', description: 'fails', input: objectInput, execute: () => Promise.reject(httpError(400)) },
+    ];
+    const onListenerError = (e: unknown, where: string) => errors.push(`${where}:${(e as Error).message}`);
+    // `(r) => kept.push(r)` returns a number, the shorthand a JavaScript user writes.
+    const pushing = setup(tools, { recorder: { enqueue: (r) => kept.push(r) as unknown as undefined }, onListenerError }).rt;
+    expect((await pushing.execute('noop', {})).ok).toBe(true);
+    expect((await pushing.execute('boom', {})).ok).toBe(false);
+    expect(kept.map((r) => r.status)).toEqual(['success', 'failure']);
+
+    const throwing = setup(tools, {
+      recorder: {
+        enqueue: () => {
+          throw new Error('sink threw');
+        },
+      },
+      onListenerError,
+    }).rt;
+    expect((await throwing.execute('noop', {})).ok).toBe(true);
+    const failed = await throwing.execute('boom', {});
+    expect(failed.ok).toBe(false);
+    if (!failed.ok) expect(failed.error.type).toBe('schema_mismatch');
+
+    const rejecting = setup(tools, { recorder: { enqueue: () => Promise.reject(new Error('sink rejected')) }, onListenerError }).rt;
+    expect((await rejecting.execute('noop', {})).ok).toBe(true);
+    expect((await rejecting.execute('boom', {})).ok).toBe(false);
+    expect(errors).toEqual([
+      'recorder.enqueue:sink threw',
+      'recorder.enqueue:sink threw',
+      'recorder.enqueue:sink rejected',
+      'recorder.enqueue:sink rejected',
+    ]);
+  });
 });
 
 describe('runtime: rejections (status rejected, tool not invoked)', () => {

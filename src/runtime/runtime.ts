@@ -37,7 +37,11 @@ import { describeIssues, failureTypeOf, hideReceived, issuePathKeys, type Valida
 
 /** Where records go. A `Recorder` (see record/recorder.ts) is one; so is anything with `enqueue`. */
 export interface RecordSink {
-  /** Returns a promise only when the caller must wait (durable writes, backpressure). */
+  /**
+   * Returns a promise only when the caller must wait (durable writes, backpressure). The call
+   * never fails because of the sink: a throw or a rejection goes to `onListenerError` (as
+   * `recorder.enqueue`), and any other value returned is ignored.
+   */
   enqueue(record: ToolExecutionRecord): Promise<void> | undefined;
   flush?(): Promise<void>;
   close?(): Promise<void>;
@@ -77,6 +81,7 @@ export interface RuntimeOptions {
   refreshCredential?: CredentialRefresher;
   /** Called synchronously with every record. Errors it throws are routed to `onListenerError`. */
   onRecord?: (record: ToolExecutionRecord) => void;
+  /** Errors from `onRecord`, a custom `recorder` and the correction memory, with where they arose. Default: a process warning. */
   onListenerError?: (error: unknown, where: string) => void;
   /** Raw output kept per record. Default 2000 characters. */
   maxOutputChars?: number;
@@ -455,7 +460,25 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         }
       }
     }
-    return recorder?.enqueue(record);
+    if (recorder === undefined) return undefined;
+    // A sink of the user's own may throw, reject, or return what `push` returns (`enqueue: (r) =>
+    // records.push(r)`): none of that may break the call, as a store failure may not.
+    let wait: unknown;
+    try {
+      wait = recorder.enqueue(record);
+    } catch (error) {
+      reportSinkError(error);
+      return undefined;
+    }
+    if (wait === undefined || typeof (wait as PromiseLike<void> | null)?.then !== 'function') return undefined;
+    return Promise.resolve(wait as PromiseLike<void>).then(undefined, reportSinkError);
+  }
+  function reportSinkError(error: unknown): void {
+    try {
+      reportListenerError(error, 'recorder.enqueue');
+    } catch {
+      // A failing error handler must not break the call either.
+    }
   }
 
   function redactValue<T>(value: T): T {
