@@ -371,6 +371,26 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>, 
       it('reports its kind', () => {
         expect(['memory', 'sqlite', 'postgres']).toContain(store.kind);
       });
+
+      it('refuses a window or query bound that is not epoch ms, naming the field', async () => {
+        const now = new Date(CONTRACT_T0);
+        const bad = { since: now, until: CONTRACT_T0 } as unknown as StatsFilter;
+        for (const read of [
+          () => store.toolStats(bad),
+          () => store.failureBreakdown(bad),
+          () => store.hourly(bad),
+          () => store.signatures(bad),
+        ]) {
+          await expect(read()).rejects.toMatchObject({ name: 'ConfigError', field: 'since', message: expect.stringMatching(/since must be epoch milliseconds .*a Date .*getTime/) });
+        }
+        await expect(store.toolStats({ since: CONTRACT_T0 } as StatsFilter)).rejects.toMatchObject({ field: 'until', message: expect.stringContaining('got undefined') });
+        await expect(store.query({ until: '2026-12-01' as unknown as number })).rejects.toMatchObject({ field: 'until', message: expect.stringContaining('"2026-12-01"') });
+        await expect(store.count({ since: Number.NaN })).rejects.toMatchObject({ field: 'since' });
+        await expect(store.query({ limit: '10' as unknown as number })).rejects.toMatchObject({ field: 'limit' });
+        // Numbers still work, and an empty window is an empty answer, not an error.
+        expect(await store.toolStats({ since: CONTRACT_T0, until: CONTRACT_T0 })).toEqual([]);
+        expect(await store.query({ since: CONTRACT_T0, limit: 0 })).toEqual([]);
+      });
     });
 
     describe('insert and get', () => {

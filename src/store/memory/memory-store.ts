@@ -3,6 +3,7 @@
  * nothing has to survive the process. It keeps the same rollups as the database adapters, so its
  * analytics answers match theirs exactly.
  */
+import { checkRecordQuery, checkStatsFilter } from '../check-query.js';
 import { FaultlineError } from '../../errors.js';
 import type { ToolExecutionRecord } from '../../record/types.js';
 import { sourceKey, uniqueTrajectoryRows } from '../../trajectory/trajectory-row.js';
@@ -133,6 +134,7 @@ class MemoryStore implements Store, TrajectoryStore, CorrectionMemoryStore {
   }
 
   async query(query: RecordQuery): Promise<ToolExecutionRecord[]> {
+    checkRecordQuery(query, 'query');
     this.#assertOpen();
     const limit = query.limit ?? DEFAULT_LIMIT;
     const desc = query.order === 'desc';
@@ -154,6 +156,7 @@ class MemoryStore implements Store, TrajectoryStore, CorrectionMemoryStore {
   }
 
   async count(query: Omit<RecordQuery, 'afterId' | 'limit' | 'order'> = {}): Promise<number> {
+    checkRecordQuery(query, 'count');
     this.#assertOpen();
     const matches = this.#matcher(query);
     let n = 0;
@@ -162,21 +165,25 @@ class MemoryStore implements Store, TrajectoryStore, CorrectionMemoryStore {
   }
 
   async toolStats(filter: StatsFilter): Promise<ToolStats[]> {
+    checkStatsFilter(filter, 'toolStats');
     this.#assertOpen();
     return toolStatsFromRows(this.#inRange(this.#hourly.values(), filter), this.#inRange(this.#durations.values(), filter));
   }
 
   async failureBreakdown(filter: StatsFilter): Promise<FailureBreakdownRow[]> {
+    checkStatsFilter(filter, 'failureBreakdown');
     this.#assertOpen();
     return failureBreakdownFromRows(this.#inRange(this.#failures.values(), filter));
   }
 
   async hourly(filter: StatsFilter): Promise<HourlyPoint[]> {
+    checkStatsFilter(filter, 'hourly');
     this.#assertOpen();
     return hourlyFromRows(this.#inRange(this.#hourly.values(), filter), this.#inRange(this.#durations.values(), filter));
   }
 
   async signatures(filter: StatsFilter): Promise<FailureSignature[]> {
+    checkStatsFilter(filter, 'signatures');
     this.#assertOpen();
     const rows = [...this.#signatures.values()].filter(
       (s) => signatureInWindow(s.last_seen_ms, filter) && (filter.toolName === undefined || s.tool_name === filter.toolName),

@@ -3,6 +3,7 @@
  * `tool_executions` (seed 001's table, JSONB columns, a GIN index on `input_params`); analytics
  * read hourly rollups that are updated in the same transaction as each insert.
  */
+import { checkRecordQuery, checkStatsFilter } from '../check-query.js';
 import pg from 'pg';
 import { ConfigError, FaultlineError } from '../../errors.js';
 import type { ToolExecutionRecord } from '../../record/types.js';
@@ -295,6 +296,7 @@ class PostgresStore implements Store, TrajectoryStore, CorrectionMemoryStore {
   }
 
   async query(query: RecordQuery): Promise<ToolExecutionRecord[]> {
+    checkRecordQuery(query, 'query');
     this.#assertOpen();
     const limit = query.limit ?? DEFAULT_LIMIT;
     if (limit <= 0) return [];
@@ -326,6 +328,7 @@ class PostgresStore implements Store, TrajectoryStore, CorrectionMemoryStore {
   }
 
   async count(query: Omit<RecordQuery, 'afterId' | 'limit' | 'order'> = {}): Promise<number> {
+    checkRecordQuery(query, 'count');
     this.#assertOpen();
     const filters = recordFilters(query);
     const where = filters.where === '' ? '' : `WHERE ${filters.where}`;
@@ -337,6 +340,7 @@ class PostgresStore implements Store, TrajectoryStore, CorrectionMemoryStore {
   }
 
   async toolStats(filter: StatsFilter): Promise<ToolStats[]> {
+    checkStatsFilter(filter, 'toolStats');
     this.#assertOpen();
     const { where, values } = rollupFilters(filter);
     return this.#snapshot(async (client) => {
@@ -356,6 +360,7 @@ class PostgresStore implements Store, TrajectoryStore, CorrectionMemoryStore {
   }
 
   async failureBreakdown(filter: StatsFilter): Promise<FailureBreakdownRow[]> {
+    checkStatsFilter(filter, 'failureBreakdown');
     this.#assertOpen();
     const { where, values } = rollupFilters(filter);
     const rows = await this.#rows<BreakdownRowInput>(
@@ -368,6 +373,7 @@ class PostgresStore implements Store, TrajectoryStore, CorrectionMemoryStore {
   }
 
   async hourly(filter: StatsFilter): Promise<HourlyPoint[]> {
+    checkStatsFilter(filter, 'hourly');
     this.#assertOpen();
     const { where, values } = rollupFilters(filter);
     return this.#snapshot(async (client) => {
@@ -386,6 +392,7 @@ class PostgresStore implements Store, TrajectoryStore, CorrectionMemoryStore {
   }
 
   async signatures(filter: StatsFilter): Promise<FailureSignature[]> {
+    checkStatsFilter(filter, 'signatures');
     this.#assertOpen();
     const values: unknown[] = [msParam(filter.since), msParam(filter.until)];
     let where = 'last_seen_ms >= $1 AND last_seen_ms < $2';

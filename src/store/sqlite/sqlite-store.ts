@@ -3,6 +3,7 @@
  * that writes the new rows (several per statement: `row-writer.ts`) and then applies the batch's
  * rollup delta with a few upserts, so analytics never scan `tool_executions`.
  */
+import { checkRecordQuery, checkStatsFilter } from '../check-query.js';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { ConfigError, FaultlineError } from '../../errors.js';
@@ -342,6 +343,7 @@ class SqliteStore implements Store, TrajectoryStore, CorrectionMemoryStore {
   }
 
   async query(query: RecordQuery): Promise<ToolExecutionRecord[]> {
+    checkRecordQuery(query, 'query');
     this.#assertOpen();
     const limit = query.limit ?? DEFAULT_LIMIT;
     if (limit <= 0 || query.statuses?.length === 0) return [];
@@ -353,6 +355,7 @@ class SqliteStore implements Store, TrajectoryStore, CorrectionMemoryStore {
   }
 
   async count(query: Omit<RecordQuery, 'afterId' | 'limit' | 'order'> = {}): Promise<number> {
+    checkRecordQuery(query, 'count');
     this.#assertOpen();
     if (query.statuses?.length === 0) return 0;
     const { clause, params } = this.#where(query, false);
@@ -361,6 +364,7 @@ class SqliteStore implements Store, TrajectoryStore, CorrectionMemoryStore {
   }
 
   async toolStats(filter: StatsFilter): Promise<ToolStats[]> {
+    checkStatsFilter(filter, 'toolStats');
     this.#assertOpen();
     const { clause, params } = this.#rollupWhere(filter);
     const sums = ROLLUP_COUNTER_FIELDS.map((c) => `sum(${c}) AS ${c}`).join(', ');
@@ -374,6 +378,7 @@ class SqliteStore implements Store, TrajectoryStore, CorrectionMemoryStore {
   }
 
   async failureBreakdown(filter: StatsFilter): Promise<FailureBreakdownRow[]> {
+    checkStatsFilter(filter, 'failureBreakdown');
     this.#assertOpen();
     const { clause, params } = this.#rollupWhere(filter);
     const rows = this.#statement(
@@ -384,6 +389,7 @@ class SqliteStore implements Store, TrajectoryStore, CorrectionMemoryStore {
   }
 
   async hourly(filter: StatsFilter): Promise<HourlyPoint[]> {
+    checkStatsFilter(filter, 'hourly');
     this.#assertOpen();
     const { clause, params } = this.#rollupWhere(filter);
     const counters = this.#statement(
@@ -396,6 +402,7 @@ class SqliteStore implements Store, TrajectoryStore, CorrectionMemoryStore {
   }
 
   async signatures(filter: StatsFilter): Promise<FailureSignature[]> {
+    checkStatsFilter(filter, 'signatures');
     this.#assertOpen();
     const params: SqliteValue[] = [filter.since, filter.until];
     let sql = 'SELECT * FROM failure_signatures WHERE last_seen_ms >= ? AND last_seen_ms < ?';
