@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createMemoryStore } from '../store/memory/memory-store.js';
 import { createSqliteStore } from '../store/sqlite/sqlite-store.js';
 import { createVirtualClock } from './clock.js';
 import { defineTool } from './define-tool.js';
@@ -138,5 +139,22 @@ describe('runtime with a store', () => {
 
   it('refuses store and recorder together', () => {
     expect(() => createRuntime({ tools, store: 'memory:', recorder: { enqueue: () => undefined } })).toThrow(/either store or recorder/);
+  });
+
+  it('refuses a store or recorder it could not use, instead of dropping the records in silence', () => {
+    const bad = (extra: object) => () => createRuntime({ tools, ...extra } as Parameters<typeof createRuntime>[0]);
+    expect(bad({ store: 42 })).toThrow(/store must be a spec .* or a Store with insert\(\), got number/);
+    expect(bad({ store: null })).toThrow(/got null/);
+    expect(bad({ store: { path: 'x.db' } })).toThrow(/got object/);
+    expect(bad({ recorder: (r: unknown) => r })).toThrow(/recorder must be an object with enqueue\(record\), got function/);
+    expect(bad({ recorder: {} })).toThrow(/got object/);
+    let caught: unknown;
+    try {
+      bad({ store: 42 })();
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toMatchObject({ name: 'ConfigError', field: 'store' });
+    expect(bad({ store: createMemoryStore() })).not.toThrow();
   });
 });

@@ -2,7 +2,7 @@
  * The tool runtime: validate -> breaker -> execute (timeout, signal) -> classify -> retry? ->
  * validate output -> feedback -> record. Tool failures come back as values, never as throws.
  */
-import { DuplicateToolError, RuntimeClosedError, ToolDefinitionError } from '../errors.js';
+import { ConfigError, DuplicateToolError, RuntimeClosedError, ToolDefinitionError } from '../errors.js';
 import { isoTime } from '../record/iso-time.js';
 import { paramsHash } from '../record/params-hash.js';
 import { createRedactor, REDACTED, type RedactOptions, type Redactor } from '../record/redact.js';
@@ -292,6 +292,16 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const runtimeBreaker: BreakerOptions = { ...DEFAULT_BREAKER, ...definedOnly(options.breaker) };
   if (options.store !== undefined && options.recorder !== undefined) {
     throw new ToolDefinitionError('(runtime)', 'pass either store or recorder, not both');
+  }
+  // Anything else would be ignored in silence, and the records with it.
+  const storeOption = options.store as unknown;
+  const isStoreObject = typeof storeOption === 'object' && storeOption !== null && typeof (storeOption as Store).insert === 'function';
+  if (storeOption !== undefined && typeof storeOption !== 'string' && !isStoreObject) {
+    throw new ConfigError(`store must be a spec ('sqlite:PATH', 'postgres://…', 'memory:') or a Store with insert(), got ${storeOption === null ? 'null' : typeof storeOption}`, 'store');
+  }
+  const recorderOption = options.recorder as unknown;
+  if (recorderOption !== undefined && (typeof recorderOption !== 'object' || recorderOption === null || typeof (recorderOption as RecordSink).enqueue !== 'function')) {
+    throw new ConfigError(`recorder must be an object with enqueue(record), got ${recorderOption === null ? 'null' : typeof recorderOption}`, 'recorder');
   }
   // A store given by spec is opened (lazily) and closed by the runtime; a Store object stays the caller's.
   const ownedStore =
