@@ -2,6 +2,7 @@
  * The tool runtime: validate -> breaker -> execute (timeout, signal) -> classify -> retry? ->
  * validate output -> feedback -> record. Tool failures come back as values, never as throws.
  */
+import { closeBeforeExit } from './close-at-exit.js';
 import { ConfigError, DuplicateToolError, RuntimeClosedError, ToolDefinitionError } from '../errors.js';
 import { isoTime } from '../record/iso-time.js';
 import { paramsHash } from '../record/params-hash.js';
@@ -188,7 +189,11 @@ export interface Runtime {
   };
   /** Writes everything recorded so far. */
   flush(): Promise<void>;
-  /** Flushes and releases the recorder. Safe to call twice. */
+  /**
+   * Flushes and releases the recorder. Safe to call twice. A runtime that batches into a store and
+   * is still open when the process runs out of work (`beforeExit`) is closed then; `process.exit()`
+   * and signals give no such chance, so call this (or use `recording: { mode: 'durable' }`).
+   */
   close(): Promise<void>;
 }
 
@@ -985,6 +990,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
     close() {
       closed = true;
+      forgetAtExit?.();
       closing ??= (async () => {
         await corrections?.flush();
         await recorder?.close?.();
@@ -993,6 +999,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       return closing;
     },
   };
+  // A runtime that batches into a store is closed at `beforeExit` if the caller has not closed it,
+  // so that a script which forgets `rt.close()` still stores its last batch.
+  const forgetAtExit = options.recorder === undefined && recorder !== undefined ? closeBeforeExit(() => runtime.close()) : undefined;
   return runtime;
 }
 

@@ -1,0 +1,74 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { createMemoryStore } from '../store/memory/memory-store.js';
+import { typeScriptWorkerUrl } from '../ts-worker.test-helpers.js';
+import { defineTool } from './define-tool.js';
+import { createRuntime } from './runtime.js';
+
+const echo = defineTool({ name: 'echo', description: 'echo', input: { type: 'object' }, execute: (args: unknown) => args });
+
+describe('runtimes left open at exit', () => {
+  it('a script that forgets rt.close() still stores its last batch', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'faultline-exit-'));
+    try {
+      const db = join(dir, 'records.db');
+      const here = (file: string) => JSON.stringify(fileURLToPath(new URL(file, import.meta.url)));
+      const script = join(dir, 'forgetful.ts');
+      writeFileSync(
+        script,
+        [
+          `import { createRuntime } from ${here('./runtime.ts')};`,
+          `import { defineTool } from ${here('./define-tool.ts')};`,
+          `import { createSqliteStore } from ${here('../store/sqlite/sqlite-store.ts')};`,
+          `const echo = defineTool({ name: 'echo', description: 'echo', input: { type: 'object' }, execute: (a) => a });`,
+          // The default batching: 25 records wait for a batch of 512 or the flush interval.
+          `const rt = createRuntime({ tools: [echo], store: createSqliteStore({ path: ${JSON.stringify(db)} }) });`,
+          `for (let i = 0; i < 25; i++) await rt.execute('echo', { i });`,
+          `console.log('calls done');`,
+        ].join('\n'),
+      );
+      const boot = fileURLToPath(typeScriptWorkerUrl(pathToFileURL(script), join(dir, 'ts')));
+      const out = await new Promise<string>((resolve, reject) => {
+        const child = spawn(process.execPath, [boot], { stdio: ['ignore', 'pipe', 'pipe'] });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+        child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+        child.on('exit', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`child exited ${code}: ${stderr}`))));
+      });
+      expect(out.trim()).toBe('calls done');
+      const read = new Database(db, { readonly: true });
+      try {
+        const rows = read.prepare('SELECT input_params FROM tool_executions ORDER BY execution_id').all() as { input_params: string }[];
+        expect(rows.map((r) => JSON.parse(r.input_params).i)).toEqual([...Array(25).keys()]);
+      } finally {
+        read.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('listens once for all open runtimes, and not at all once they are closed or have no store', async () => {
+    const before = process.listenerCount('beforeExit');
+    const a = createRuntime({ tools: [echo], store: createMemoryStore() });
+    const b = createRuntime({ tools: [echo], store: 'memory:' });
+    expect(process.listenerCount('beforeExit')).toBe(before + 1);
+    // Records only to onRecord, or to a sink of the caller's own: nothing of ours to close.
+    const c = createRuntime({ tools: [echo], onRecord: () => undefined });
+    const d = createRuntime({ tools: [echo], recorder: { enqueue: () => undefined } });
+    await a.close();
+    expect(process.listenerCount('beforeExit')).toBe(before + 1);
+    await b.close();
+    await b.close();
+    expect(process.listenerCount('beforeExit')).toBe(before);
+    await c.close();
+    await d.close();
+    expect(process.listenerCount('beforeExit')).toBe(before);
+  });
+});
