@@ -5,10 +5,11 @@
  * TypeScript. `dist/` needs
  * none of this: there the `.js` entry sits beside its caller.
  */
+import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const HOOKS = (cacheDir: string, typescriptUrl: string) => `import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -48,4 +49,20 @@ export function typeScriptWorkerUrl(entry: URL, dir: string): URL {
   const boot = join(dir, 'boot-worker.mjs');
   writeFileSync(boot, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\nawait import(${JSON.stringify(entry.href)});\n`);
   return pathToFileURL(boot);
+}
+
+/**
+ * Runs the TypeScript file `script` in a child Node process (booted as above, scratch files in
+ * `dir`); resolves with its stdout when it exits 0, rejects with its stderr otherwise.
+ */
+export function runTypeScriptProcess(script: string, dir: string): Promise<string> {
+  const boot = fileURLToPath(typeScriptWorkerUrl(pathToFileURL(script), dir));
+  return new Promise<string>((resolve, reject) => {
+    const child = spawn(process.execPath, [boot], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('exit', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`child exited ${code}: ${stderr}`))));
+  });
 }

@@ -1,12 +1,11 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../store/memory/memory-store.js';
-import { typeScriptWorkerUrl } from '../ts-worker.test-helpers.js';
+import { runTypeScriptProcess } from '../ts-worker.test-helpers.js';
 import { defineTool } from './define-tool.js';
 import { createRuntime } from './runtime.js';
 
@@ -32,15 +31,7 @@ describe('runtimes left open at exit', () => {
           `console.log('calls done');`,
         ].join('\n'),
       );
-      const boot = fileURLToPath(typeScriptWorkerUrl(pathToFileURL(script), join(dir, 'ts')));
-      const out = await new Promise<string>((resolve, reject) => {
-        const child = spawn(process.execPath, [boot], { stdio: ['ignore', 'pipe', 'pipe'] });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-        child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-        child.on('exit', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`child exited ${code}: ${stderr}`))));
-      });
+      const out = await runTypeScriptProcess(script, join(dir, 'ts'));
       expect(out.trim()).toBe('calls done');
       const read = new Database(db, { readonly: true });
       try {

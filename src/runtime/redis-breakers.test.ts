@@ -1,12 +1,11 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { typeScriptWorkerUrl } from '../ts-worker.test-helpers.js';
+import { runTypeScriptProcess } from '../ts-worker.test-helpers.js';
 import { REDIS_URL, redisForTests } from './redis.test-helpers.js';
 import { createVirtualClock, type VirtualClock } from './clock.js';
 import { defineTool } from './define-tool.js';
@@ -181,15 +180,7 @@ describeRedis('shared circuit breakers through Redis (the real server on 127.0.0
       const upstream = { failing: false, calls: 0 };
       const here2 = member(prefix, createVirtualClock({ startMs: Date.now(), autoAdvance: false }), upstream);
       await here2.breakers.ready();
-      const out = await new Promise<string>((resolve, reject) => {
-        const boot = fileURLToPath(typeScriptWorkerUrl(pathToFileURL(script), join(dir, 'ts')));
-        const child = spawn(process.execPath, [boot], { stdio: ['ignore', 'pipe', 'pipe'] });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-        child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-        child.on('exit', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`child exited ${code}: ${stderr}`))));
-      });
+      const out = await runTypeScriptProcess(script, join(dir, 'ts'));
       expect(JSON.parse(out.trim())).toMatchObject({ state: 'open' });
       await settle(here2);
       const r = await here2.rt.execute('inventory', {});
