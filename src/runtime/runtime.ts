@@ -2,7 +2,6 @@
  * The tool runtime: validate -> breaker -> execute (timeout, signal) -> classify -> retry? ->
  * validate output -> feedback -> record. Tool failures come back as values, never as throws.
  */
-import { closeBeforeExit } from './close-at-exit.js';
 import { ConfigError, DuplicateToolError, RuntimeClosedError, ToolDefinitionError } from '../errors.js';
 import { isoTime } from '../record/iso-time.js';
 import { paramsHash } from '../record/params-hash.js';
@@ -20,7 +19,7 @@ import {
 } from '../record/types.js';
 import type { FaultInjector, PlannedFault } from '../faults/injector.js';
 import { createRecorder, type RecorderOptions } from '../record/recorder.js';
-import { openStoreLazily } from '../store/open-store.js';
+import { openStoreLazily, STORE_SPEC_FORMS } from '../store/open-store.js';
 import { hasCorrectionMemory } from '../store/corrections.js';
 import type { Store } from '../store/types.js';
 import type { InjectedFault } from '../record/types.js';
@@ -29,6 +28,7 @@ import { seededRandom } from './backoff.js';
 import { ConsecutiveBreaker, DEFAULT_BREAKER, type BreakerOptions, type BreakerProvider, type BreakerSnapshot } from './breaker.js';
 import { classifyError, classifyOutput, timeoutClassification, type Classification } from './classify.js';
 import { canSchedule, systemClock, type Clock } from './clock.js';
+import { closeBeforeExit } from './close-at-exit.js';
 import { definedOnly, isTool, type JsonSchema, type Tool, type ToolAnnotations, type ToolContext } from './define-tool.js';
 import { RuntimeCorrectionMemory, type CorrectionMemoryOptions, type CorrectionMemoryView } from './correction-memory.js';
 import { buildFeedback, lastRecoveryHint, type FeedbackOverrides } from './feedback.js';
@@ -302,7 +302,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const storeOption = options.store as unknown;
   const isStoreObject = typeof storeOption === 'object' && storeOption !== null && typeof (storeOption as Store).insert === 'function';
   if (storeOption !== undefined && typeof storeOption !== 'string' && !isStoreObject) {
-    throw new ConfigError(`store must be a spec ('sqlite:PATH', 'postgres://…', 'memory:') or a Store with insert(), got ${storeOption === null ? 'null' : typeof storeOption}`, 'store');
+    throw new ConfigError(`store must be a spec (${STORE_SPEC_FORMS}) or a Store with insert(), got ${storeOption === null ? 'null' : typeof storeOption}`, 'store');
   }
   const recorderOption = options.recorder as unknown;
   if (recorderOption !== undefined && (typeof recorderOption !== 'object' || recorderOption === null || typeof (recorderOption as RecordSink).enqueue !== 'function')) {

@@ -3,11 +3,11 @@
  * nothing has to survive the process. It keeps the same rollups as the database adapters, so its
  * analytics answers match theirs exactly.
  */
-import { checkRecordQuery, checkStatsFilter } from '../check-query.js';
 import { FaultlineError } from '../../errors.js';
 import type { ToolExecutionRecord } from '../../record/types.js';
 import { sourceKey, uniqueTrajectoryRows } from '../../trajectory/trajectory-row.js';
 import type { Trajectory } from '../../trajectory/types.js';
+import { checkRecordQuery, checkStatsFilter } from '../check-query.js';
 import {
   addCounters,
   aggregateBatch,

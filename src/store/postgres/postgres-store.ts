@@ -3,12 +3,12 @@
  * `tool_executions` (seed 001's table, JSONB columns, a GIN index on `input_params`); analytics
  * read hourly rollups that are updated in the same transaction as each insert.
  */
-import { checkRecordQuery, checkStatsFilter } from '../check-query.js';
 import pg from 'pg';
 import { ConfigError, FaultlineError } from '../../errors.js';
 import type { ToolExecutionRecord } from '../../record/types.js';
 import { uniqueTrajectoryRows } from '../../trajectory/trajectory-row.js';
 import type { Trajectory } from '../../trajectory/types.js';
+import { checkRecordQuery, checkStatsFilter } from '../check-query.js';
 import {
   aggregateBatch,
   createdAtMs,

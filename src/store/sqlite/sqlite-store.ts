@@ -3,7 +3,6 @@
  * that writes the new rows (several per statement: `row-writer.ts`) and then applies the batch's
  * rollup delta with a few upserts, so analytics never scan `tool_executions`.
  */
-import { checkRecordQuery, checkStatsFilter } from '../check-query.js';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { ConfigError, FaultlineError } from '../../errors.js';
@@ -11,6 +10,7 @@ import { makeDirectorySync } from '../../make-directory.js';
 import type { ToolExecutionRecord } from '../../record/types.js';
 import { uniqueTrajectoryRows, type TrajectoryRow } from '../../trajectory/trajectory-row.js';
 import type { Trajectory } from '../../trajectory/types.js';
+import { checkRecordQuery, checkStatsFilter } from '../check-query.js';
 import {
   aggregateBatch,
   createdAtMs,
