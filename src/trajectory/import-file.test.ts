@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../store/sqlite/sqlite-store.js';
 import { importFile, ImportInputError, readTrajectories } from './import-file.js';
+import { redactTrajectory } from './redact-trajectory.js';
 import type { Trajectory } from './types.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'faultline-import-file-'));
@@ -114,3 +115,34 @@ describe('importFile', () => {
     expect(seen).toEqual(['c1', 'c2', 'c3']);
   });
 });
+
+describe('readTrajectories redaction', () => {
+  const leaky = JSON.stringify({
+    id: 'leak',
+    messages: [
+      { role: 'user', content: 'my api_key=sk-live-9f8e7d6c5b4a39281706abcd please order' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 'create_order', arguments: JSON.stringify({ sku: 'S1', password: 'hunter2hunter2' }) } }] },
+      { role: 'tool', tool_call_id: 'a', content: '{"error":"card 4111 1111 1111 1111 declined","status":402}' },
+    ],
+  });
+
+  it('redacts the task, the arguments and the response by default, and hands a clean trajectory on untouched', async () => {
+    const path = join(dir, 'leaky.jsonl');
+    writeFileSync(path, `${leaky}\n${conversation(1)}\n`);
+    const [dirty, clean] = await collect(readTrajectories('openai', path));
+    const text = JSON.stringify(dirty);
+    for (const secret of ['9f8e7d6c5b4a39281706', 'hunter2hunter2', '4111 1111 1111 1111']) expect(text).not.toContain(secret);
+    expect(dirty!.steps[0]!.input_params).toEqual({ sku: 'S1', password: '[REDACTED]' });
+    expect(dirty!.task_description).toContain('please order');
+    const [raw] = await collect(readTrajectories('openai', path, { redactor: false }));
+    expect(JSON.stringify(raw)).toContain('hunter2hunter2');
+    // Nothing secret in it: the very object, not a copy.
+    expect(redactTrajectory(clean!)).toBe(clean);
+  });
+});
+
+async function collect(source: AsyncIterable<Trajectory>): Promise<Trajectory[]> {
+  const out: Trajectory[] = [];
+  for await (const t of source) out.push(t);
+  return out;
+}

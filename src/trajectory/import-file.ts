@@ -13,11 +13,13 @@
  */
 import { createReadStream } from 'node:fs';
 import { FaultlineError } from '../errors.js';
+import { defaultRedactor, type Redactor } from '../record/redact.js';
 import type { FailureCategory } from '../taxonomy.js';
 import { isFailedStep } from './assemble.js';
 import { IMPORTERS } from './importers/index.js';
 import type { ImportFormat, ImportOptions } from './importers/import-types.js';
 import { JsonArrayShapeError } from './importers/json-array-stream.js';
+import { redactTrajectory } from './redact-trajectory.js';
 import type { FinalOutcome, Trajectory } from './types.js';
 
 const IMPORT_INPUT_MARKER = Symbol.for('faultline.error.ImportInputError');
@@ -47,11 +49,16 @@ export interface ReadTrajectoriesOptions extends ImportOptions {
   strict?: boolean;
   /** Told about each skipped line as it is found. */
   onSkip?: (skipped: SkippedLine) => void;
+  /**
+   * How the trajectories' arguments, results and messages are redacted before they are handed on
+   * (see `redactTrajectory`): default the built-in redactor; false hands them on as read.
+   */
+  redactor?: Redactor | false;
 }
 
 /**
  * The trajectories of `path` in `format`, one at a time as the importer yields them (the file is
- * read only as fast as they are consumed). Malformed lines go to `onSkip`, or throw under `strict`.
+ * read only as fast as they are consumed), redacted (`options.redactor`). Malformed lines go to `onSkip`, or throw under `strict`.
  * @throws ImportInputError for a malformed line under `strict`, or an input not in the format.
  */
 export async function* readTrajectories(format: ImportFormat, path: string, options: ReadTrajectoriesOptions = {}): AsyncGenerator<Trajectory> {
@@ -61,10 +68,11 @@ export async function* readTrajectories(format: ImportFormat, path: string, opti
   // the batches happened to be written.
   const importedAt = Date.now();
   const importerOptions = options.now === undefined ? { ...options, now: () => importedAt } : options;
+  const redactor = options.redactor ?? defaultRedactor;
   try {
     for await (const item of IMPORTERS[format](input, importerOptions)) {
       if (item.kind === 'trajectory') {
-        yield item.trajectory;
+        yield redactor === false ? item.trajectory : redactTrajectory(item.trajectory, redactor);
         continue;
       }
       if (options.strict === true) throw new ImportInputError(path, item.line, item.reason);

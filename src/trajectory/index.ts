@@ -7,5 +7,6 @@ export type { DecisionCall } from './decide.js';
 export { assembleTrajectory, summarizeFailures } from './assemble.js';
 export * from './importers/index.js';
 export { importFile, ImportInputError, summarizeImport } from './import-file.js';
+export { redactTrajectory } from './redact-trajectory.js';
 export type { ImportFileOptions, ImportFileResult, ImportSummary, SkippedLine } from './import-file.js';
 export { hasTrajectoryStore } from './trajectory-row.js';

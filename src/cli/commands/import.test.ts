@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -53,6 +53,41 @@ describe('faultline import', () => {
       skipped_lines: 2,
     });
     expect(report.skipped.map((s) => s.line)).toEqual([2, 4]);
+  });
+
+  it('redacts the secrets in imported logs before they reach the store or an export', async () => {
+    const secrets = {
+      password: 'HunterPw9876',
+      apiKey: 'sk-proj-Zq9xR2mT8vL4kP7nW3bY6cF1',
+      card: '4111111111111111',
+      jwt: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U',
+      awsKey: 'AKIAZZZZZZZZZZZZZZZZ',
+    };
+    const line = JSON.stringify({
+      id: 'leaky',
+      messages: [
+        { role: 'user', content: `Pay with card ${secrets.card}, my password=${secrets.password}` },
+        toolCall('a', 'pay', { card: secrets.card, password: secrets.password, headers: { Authorization: `Bearer ${secrets.apiKey}` } }),
+        { role: 'tool', tool_call_id: 'a', content: JSON.stringify({ error: `token ${secrets.jwt} rejected for ${secrets.awsKey}`, status: 401 }) },
+      ],
+    });
+    const work = mkdtempSync(join(dir, 'leak-'));
+    writeFileSync(join(work, 'log.jsonl'), line + '\n');
+    const db = join(work, 'x.db');
+    const imported = await runCapture(['import', '--format', 'openai', 'log.jsonl', '--db', db], work);
+    expect(imported.code).toBe(0);
+    const exported = await runCapture(['export', '--format', 'trajectories', '--out', 'out.jsonl', '--db', db, '--val-fraction', '0'], work);
+    expect(exported.code).toBe(0);
+    const store = createSqliteStore({ path: db });
+    await store.close();
+    // Every byte the import and the export left on disk: the database (and its WAL, if any) and the export files.
+    const written = readdirSync(work)
+      .filter((name) => name !== 'log.jsonl')
+      .map((name) => readFileSync(join(work, name)).toString('latin1'))
+      .join('\n');
+    expect(written).toContain('"tool_name":"pay"');
+    for (const secret of Object.values(secrets)) expect(written).not.toContain(secret);
+    expect(written).toContain('[REDACTED]');
   });
 
   it('prints counts as text by default', async () => {

@@ -1,0 +1,80 @@
+/**
+ * Redaction of trajectories read from outside (chat logs, tau-bench results, step logs, OTLP
+ * spans). The runtime redacts its records before they leave the process; an imported log never
+ * went through a runtime, so its arguments, results and messages are redacted here, before the
+ * trajectory is stored, annotated or exported.
+ *
+ * What is redacted: the task description, and per step the arguments, the response (message and
+ * body), the decision's reasoning and params delta, the correct action and the reason given for a
+ * correctness, and labels' reasons. Ids, times, names of tools and the taxonomy labels are left as
+ * they are: they identify the data and carry no free text from the source.
+ */
+import { defaultRedactor, type Redactor } from '../record/redact.js';
+import type { AgentDecision, StepResponse, Trajectory, TrajectoryLabel, TrajectoryStep } from './types.js';
+
+/** `trajectory` with its free text and payloads redacted; the very same object when nothing changed. */
+export function redactTrajectory(trajectory: Trajectory, redactor: Redactor = defaultRedactor): Trajectory {
+  const text = (value: string | null): string | null => (value === null ? null : redactor.text(value));
+  let steps: TrajectoryStep[] | undefined;
+  trajectory.steps.forEach((step, i) => {
+    const redacted = redactStep(step, redactor);
+    if (redacted === step) return;
+    steps ??= trajectory.steps.slice();
+    steps[i] = redacted;
+  });
+  const task = text(trajectory.task_description);
+  const labels = trajectory.labels === undefined ? undefined : redactLabels(trajectory.labels, redactor);
+  if (steps === undefined && task === trajectory.task_description && labels === trajectory.labels) return trajectory;
+  const out: Trajectory = { ...trajectory, task_description: task, steps: steps ?? trajectory.steps };
+  if (labels !== undefined) out.labels = labels;
+  return out;
+}
+
+function redactStep(step: TrajectoryStep, redactor: Redactor): TrajectoryStep {
+  const input = redactor.value(step.input_params);
+  const response = redactResponse(step.response, redactor);
+  const decision = redactDecision(step.agent_decision, redactor);
+  const reason = step.correctness_reason === null ? null : redactor.text(step.correctness_reason);
+  const correct = step.correct_action === null ? null : redactor.value(step.correct_action);
+  if (
+    input === step.input_params &&
+    response === step.response &&
+    decision === step.agent_decision &&
+    reason === step.correctness_reason &&
+    correct === step.correct_action
+  ) {
+    return step;
+  }
+  return { ...step, input_params: input, response, agent_decision: decision, correctness_reason: reason, correct_action: correct };
+}
+
+function redactResponse(response: StepResponse, redactor: Redactor): StepResponse {
+  const message = response.message === undefined ? undefined : redactor.text(response.message);
+  const body = response.body === undefined ? undefined : redactor.value(response.body);
+  if (message === response.message && body === response.body) return response;
+  const out: StepResponse = { ...response };
+  if (message !== undefined) out.message = message;
+  if (body !== undefined) out.body = body;
+  return out;
+}
+
+function redactDecision(decision: AgentDecision, redactor: Redactor): AgentDecision {
+  const delta = decision.params_delta === undefined ? undefined : redactor.value(decision.params_delta);
+  const reasoning = decision.reasoning === undefined ? undefined : redactor.text(decision.reasoning);
+  if (delta === decision.params_delta && reasoning === decision.reasoning) return decision;
+  const out: AgentDecision = { ...decision };
+  if (delta !== undefined) out.params_delta = delta;
+  if (reasoning !== undefined) out.reasoning = reasoning;
+  return out;
+}
+
+function redactLabels(labels: TrajectoryLabel[], redactor: Redactor): TrajectoryLabel[] {
+  let out: TrajectoryLabel[] | undefined;
+  labels.forEach((label, i) => {
+    const reason = redactor.text(label.reason);
+    if (reason === label.reason) return;
+    out ??= labels.slice();
+    out[i] = { ...label, reason };
+  });
+  return out ?? labels;
+}
