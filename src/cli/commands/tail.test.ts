@@ -21,6 +21,16 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const lines = (text: string) => text.split('\n').filter((l) => l !== '');
 
+/**
+ * A failure made at `ms` by another process: its UUIDv7 is of `ms` itself (this process's
+ * `uuidv7` never goes back in time, so it could not make an id older than one it made).
+ */
+const failure = (ms: number, tool: string, n: number): ToolExecutionRecord => {
+  const hex = ms.toString(16).padStart(12, '0');
+  const record = makeFailureRecord({ tool_name: tool, failure_stage: 'execution', failure_category: 'network', failure_type: 'connection_reset', error_code: 'ECONNRESET', created_at: new Date(ms).toISOString() });
+  return { ...record, execution_id: `${hex.slice(0, 8)}-${hex.slice(8)}-7000-8000-${String(n).padStart(12, '0')}` };
+};
+
 describe('faultline tail', () => {
   it('prints the latest failures, oldest first, one line each', async () => {
     const run = await runCapture(['tail', '--db', db, '--once'], dir);
@@ -84,12 +94,6 @@ describe('faultline tail', () => {
     const t = Date.UTC(2026, 2, 29, 15, 0);
     // Two agent processes: one flushes its batch at once, the other 2 s later (its recorder's
     // interval, a store that was briefly down). Ids are UUIDv7 of when each call was made.
-    const idAt = (ms: number, n: number) => {
-      const hex = ms.toString(16).padStart(12, '0');
-      return `${hex.slice(0, 8)}-${hex.slice(8)}-7000-8000-${String(n).padStart(12, '0')}`;
-    };
-    const failure = (ms: number, tool: string, n: number) =>
-      ({ ...makeFailureRecord({ tool_name: tool, failure_stage: 'execution', failure_category: 'network', failure_type: 'connection_reset', error_code: 'ECONNRESET', created_at: new Date(ms).toISOString() }), execution_id: idAt(ms, n) }) as ToolExecutionRecord;
     const early = failure(t + 2000, 'fast_agent_tool', 1);
     const late = failure(t, 'slow_agent_tool', 2);
     const writer = createSqliteStore({ path });
@@ -99,6 +103,24 @@ describe('faultline tail', () => {
     await writer.close();
     expect(await running).toBe(0);
     expect(lines(captured.stdout())).toStrictEqual([early, late].map(formatTailLine));
+  });
+
+  it('keeps following after a record dated in the future (a host whose clock runs ahead)', async () => {
+    const path = await writeStoreFile(join(dir, 'skew.db'), records);
+    const captured = captureIo(dir);
+    const running = runCli(['tail', '--db', path, '-n', '0', '--limit', '3', '--interval', '20ms'], captured.io);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const writer = createSqliteStore({ path });
+    const ahead = failure(Date.now() + 60_000, 'skewed_host_tool', 1);
+    await writer.insert([ahead]);
+    await waitFor(() => (lines(captured.stdout()).length === 1 ? true : undefined), 'the future-dated failure');
+    const current = failure(Date.now(), 'on_time_tool', 2);
+    const slightlyLate = failure(Date.now() - 5000, 'late_tool', 3);
+    // One batch, so one poll sees both, in id order.
+    await writer.insert([current, slightlyLate]);
+    await writer.close();
+    expect(await running).toBe(0);
+    expect(lines(captured.stdout())).toStrictEqual([ahead, slightlyLate, current].map(formatTailLine));
   });
 
   it('stops on Ctrl-C', async () => {

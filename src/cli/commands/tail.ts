@@ -5,8 +5,9 @@
  * Following pages forward along execution_id (UUIDv7, time-ordered). Records are not stored in id
  * order: several agent processes flush their batches at different moments, and a recorder
  * replays its spool after an outage. So each poll reads again from {@link LATE_MS} before the
- * newest record seen and skips the ids it has already handled; a record stored later than that
- * after it was made (or by a host whose clock runs far behind) is not shown.
+ * newest record seen (or before now, when that one is dated in the future) and skips the ids it
+ * has already handled; a record stored later than that after it was made (or by a host whose
+ * clock runs far behind) is not shown.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Command } from 'commander';
@@ -35,6 +36,15 @@ const PAGE = 500;
 const MESSAGE_WIDTH = 160;
 /** How long after it was made a record may be stored and still be followed. */
 export const LATE_MS = 10_000;
+
+/**
+ * Where each poll starts reading: {@link LATE_MS} before the newest record seen, or before now
+ * when that record is dated in the future (a host whose clock runs ahead), so that one skewed
+ * record does not move the window past everything stored after it.
+ */
+function windowStart(newest: string): number {
+  return Math.min(uuidv7Time(newest), Date.now()) - LATE_MS;
+}
 
 /** `--interval`: `500ms`, `1s`, `2m`; a bare number is seconds. */
 export function parseInterval(text: string): number {
@@ -115,7 +125,7 @@ async function follow(
   const seen = new Map<string, number>();
   /** Every matching record from LATE_MS before `newest` on, page by page. */
   async function* recent(): AsyncGenerator<ToolExecutionRecord> {
-    let cursor = newest === undefined ? undefined : uuidv7LowerBound(uuidv7Time(newest) - LATE_MS);
+    let cursor = newest === undefined ? undefined : uuidv7LowerBound(windowStart(newest));
     for (;;) {
       const page = await store.query({ ...filter, ...(cursor === undefined ? {} : { afterId: cursor }), order: 'asc', limit: PAGE });
       yield* page;
@@ -151,7 +161,7 @@ async function follow(
     }
     if (head !== undefined && (newest === undefined || head > newest)) newest = head;
     if (newest !== undefined) {
-      const oldest = uuidv7Time(newest) - LATE_MS;
+      const oldest = windowStart(newest);
       for (const [id, ms] of seen) if (ms < oldest) seen.delete(id);
     }
   }
