@@ -490,6 +490,18 @@ describe('state() and update()', () => {
     expect(plan.decide({ toolName: 't', args: {} })?.ruleId).toBe('drop');
   });
 
+  it('a rule without an id keeps its counts only when the same rule stays at its place', () => {
+    const plan = createFaultPlan(planOf({ tool: 'get_weather', fault: 'http_status', params: { status: 500 }, max_injections: 2 }));
+    expect(firing(plan, 3, 'get_weather')).toEqual([1, 2]);
+    // Another rule at index 0: it starts from zero, not from the old rule's two injections.
+    plan.update(planOf({ tool: 'list_files', fault: 'http_status', params: { status: 503 }, max_injections: 2 }));
+    expect(firing(plan, 3, 'list_files')).toEqual([1, 2]);
+    expect(plan.state().rules['rule-0']).toEqual({ matched: { list_files: 3 }, injections: 2 });
+    // The same rule sent again (an admin re-PUT of the plan) carries on.
+    plan.update(planOf({ tool: 'list_files', fault: 'http_status', params: { status: 503 }, max_injections: 2 }));
+    expect(firing(plan, 2, 'list_files')).toEqual([]);
+  });
+
   it('raising max_injections continues from the count so far', () => {
     const plan = createFaultPlan(planOf({ id: 'r', tool: 't', fault: 'empty', max_injections: 1 }));
     expect(firing(plan, 3)).toEqual([1]);

@@ -73,7 +73,9 @@ export interface FaultPlan extends FaultInjector {
   /**
    * Swaps the rules while the plan is in use. Counters and buckets follow rule ids: a rule that
    * keeps its id keeps its counts (so raising `max_injections` carries on from where it was);
-   * a new id starts from zero. Validates like `createFaultPlan`; throws ConfigError.
+   * a new id starts from zero. A rule without an `id` (named `rule-<index>` by validation) keeps its counts only
+   * when it is the same rule at the same place; any other rule there starts from zero. Validates
+   * like `createFaultPlan`; throws ConfigError.
    */
   update(spec: FaultPlanSpec): void;
   /** The current (validated, normalized) plan. */
@@ -255,10 +257,15 @@ export function createFaultPlan(spec: FaultPlanSpec, options: FaultPlanOptions =
       const validated = validateFaultPlan(next, 'fault plan');
       const compiled = compile(validated, startedAt);
       const kept = new Map<string, RuleCounters>();
-      for (const { id } of compiled) {
+      const before = new Map(rules.map((r) => [r.id, r.rule]));
+      compiled.forEach(({ id, rule }, index) => {
         const c = counters.get(id);
-        if (c !== undefined) kept.set(id, c);
-      }
+        if (c === undefined) return;
+        // A generated id (validation fills in `rule-<index>`) names a position, not a rule: only
+        // the same rule there carries on.
+        if (id === `rule-${index}` && canonicalJson(before.get(id)) !== canonicalJson(rule)) return;
+        kept.set(id, c);
+      });
       current = validated;
       rules = compiled;
       counters = kept;

@@ -115,6 +115,10 @@ export const TRIGGER_TRIGRAMS: readonly (readonly [string, number])[] = [
   ['otp', F_KEY],
   ['cvv', F_KEY],
   ['cvc', F_KEY],
+  ['cco', F_KEY],
+  ['gna', F_KEY],
+  ['sig', F_KEY],
+  ['pw ', F_KEY],
   ['ya0', F_TOKEN_MORE],
   ['spx', F_TOKEN_MORE],
   ['hse', F_TOKEN_MORE],
@@ -164,6 +168,11 @@ export const SECRET_KEY_SUFFIXES: readonly string[] = [
   'sessid',
   'sessionkey',
   'accesskey',
+  // Azure storage connection strings (`AccountKey=…`) and presigned URLs' signatures
+  // (`X-Amz-Signature=`, `X-Goog-Signature=`): `signature` alone names many things that are not secret.
+  'accountkey',
+  'amzsignature',
+  'googsignature',
   'signingkey',
   'encryptionkey',
   'jwt',
@@ -177,7 +186,7 @@ export const SECRET_KEY_SUFFIXES: readonly string[] = [
  * `shipping`, and every order API's JSON text would then pay for a key scan, 3-5 us on 500
  * characters): object keys are always checked, text only when another key name flagged it.
  */
-export const SECRET_KEY_EXACT: readonly string[] = ['pass', 'pin', 'pincode', 'pinnumber', 'cardpin', 'cvv', 'cvv2', 'cvc', 'cvc2', 'csc', 'securitycode'];
+export const SECRET_KEY_EXACT: readonly string[] = ['pass', 'pw', 'pin', 'pincode', 'pinnumber', 'cardpin', 'cvv', 'cvv2', 'cvc', 'cvc2', 'csc', 'securitycode', 'sig'];
 
 /**
  * Key names ending in `token` that are not credentials: usage counters (`max_token`, matched as
@@ -304,6 +313,23 @@ export function looksRandom(token: string): boolean {
   return token.length >= 20 && lower + upper === 2;
 }
 
+/**
+ * After `Bearer`, a shorter token counts too: random-looking, or 12+ characters with at least
+ * three capitals among lower case (`AbCdEfGhIjKl`), which a CamelCase word rarely has.
+ */
+function looksBearerCredential(token: string): boolean {
+  if (looksRandom(token)) return true;
+  if (token.length < 12) return false;
+  let upper = 0;
+  let lower = 0;
+  for (let i = 0; i < token.length; i++) {
+    const c = token.charCodeAt(i);
+    if (c >= 65 && c <= 90) upper++;
+    else if (c >= 97 && c <= 122) lower++;
+  }
+  return upper >= 3 && lower >= 3;
+}
+
 /** `Basic` credentials are base64 of `user:password`. */
 function isBasicCredential(match: string): boolean {
   const token = match.slice(match.search(/\s/) + 1).trim();
@@ -367,7 +393,7 @@ export const BUILTIN_RULES: readonly BuiltinRule[] = [
     id: 'bearer-token',
     needs: F_BEARER,
     pattern: /\bBearer[ \t]+[A-Za-z0-9._~+/-]{8,}=*/gi,
-    validate: (match) => looksRandom(match.slice(6).trim()),
+    validate: (match) => looksBearerCredential(match.slice(6).trim()),
     mask: (match) => `${match.slice(0, 6)} ${REDACTED}`,
   },
   {

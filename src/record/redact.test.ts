@@ -768,3 +768,37 @@ describe('key names in other scripts and shapes', () => {
     }
   });
 });
+
+describe('credential shapes found in an audit', () => {
+  const r = defaultRedactor;
+
+  it('masks Azure account keys, SAS and presigned URL signatures', () => {
+    const azure = 'DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=abcdEFGH1234ijklMNOP5678qrstUVWX==;EndpointSuffix=core.windows.net';
+    expect(r.text(azure)).toBe('DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=[REDACTED];EndpointSuffix=core.windows.net');
+    expect(r.text('https://acme.blob.core.windows.net/c/f.pdf?sv=2022-11-02&se=2026-12-03&sig=Xk2%2Bq9LmN0pQ%3D'))
+      .toBe('https://acme.blob.core.windows.net/c/f.pdf?sv=2022-11-02&se=2026-12-03&sig=[REDACTED]');
+    expect(r.text('https://b.s3.amazonaws.com/k?X-Amz-Date=20261202T000000Z&X-Amz-Signature=9f8e7d6c5b4a3928170655aa'))
+      .toBe('https://b.s3.amazonaws.com/k?X-Amz-Date=20261202T000000Z&X-Amz-Signature=[REDACTED]');
+    expect(r.value({ sig: 'abc123', signature_version: 'v4', method_signature: '(a: string) => void' }))
+      .toEqual({ sig: '[REDACTED]', signature_version: 'v4', method_signature: '(a: string) => void' });
+  });
+
+  it('masks pairs percent-encoded inside a URL', () => {
+    expect(r.text('https://x.com/login?redirect=https%3A%2F%2Fy.com%2F%3Faccess_token%3DSECRETvalue42%26lang%3Den'))
+      .toBe('https://x.com/login?redirect=https%3A%2F%2Fy.com%2F%3Faccess_token%3D[REDACTED]%26lang%3Den');
+    expect(r.text('next=%2Fcb%3Fpassword%3Dhunter2&x=1')).toBe('next=%2Fcb%3Fpassword%3D[REDACTED]&x=1');
+    expect(r.text('next=%2Fcb%3Fcity%3DParis')).toBe('next=%2Fcb%3Fcity%3DParis');
+  });
+
+  it('takes a pass phrase after a colon to the end of the line, and knows pw', () => {
+    expect(r.text('login: ann\npassword: SUPER SECRET 123\nok')).toBe('login: ann\npassword: [REDACTED]\nok');
+    expect(r.text('password=hunter2 user=ann')).toBe('password=[REDACTED] user=ann');
+    expect(r.text('pw=kv-secret-pw')).toBe('pw=[REDACTED]');
+  });
+
+  it('masks a short mixed-case bearer token but not a CamelCase word', () => {
+    expect(r.text('Authorization: Bearer AbCdEfGhIjKlMnOpQr')).toBe('Authorization: Bearer [REDACTED]');
+    expect(r.text('use Bearer AbCdEfGhIjKlMnOpQr here')).toBe('use Bearer [REDACTED] here');
+    expect(r.text('scheme Bearer TokenAuthentication is required')).toBe('scheme Bearer TokenAuthentication is required');
+  });
+});

@@ -369,8 +369,17 @@ class KeyCursor {
 const NOT_REDACTED_BARE = new Set(['null', 'undefined', 'None', 'nil']);
 /** `<password>…</password>`, the key/value pair of XML and SOAP bodies. */
 const XML_ELEMENT = /<([A-Za-z_][\w.:-]{0,63})(?:\s[^<>]*)?>([^<]{1,4096})<\/\1>/g;
-/** Header values that carry spaces and `;` (`Cookie: a=1; b=2`) run to the end of the line. */
-const HEADER_KEY_SUFFIXES = ['cookie', 'cookies', 'authorization'];
+/**
+ * A `key=value` pair percent-encoded inside a URL (`redirect=https%3A%2F%2Fx%2F%3Faccess_token%3D…`):
+ * the value runs to the next encoded or plain `&`, `=` or the end of the URL.
+ */
+const ENCODED_PAIR = /([A-Za-z][\w.-]{0,63})%3[Dd]((?:(?!%26|%3[Dd]|%20)[^&\s"'<>#\\])+)/g;
+/**
+ * Values that carry spaces run to the end of the line after a colon: header values with `;`
+ * (`Cookie: a=1; b=2`) and pass phrases (`password: correct horse battery`).
+ */
+const PASS_PHRASE_SUFFIXES = ['password', 'passwd', 'passphrase', 'pwd'];
+const HEADER_KEY_SUFFIXES = ['cookie', 'cookies', 'authorization', ...PASS_PHRASE_SUFFIXES];
 const AUTH_SCHEME = /^([A-Za-z][\w-]*)[ \t]+\S/;
 
 /** How a value in text is delimited, which decides what replaces it. */
@@ -627,6 +636,7 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
       const c = s.charCodeAt(start);
       let end: number;
       let kind: number;
+      let phrase = false;
       if (c === 34 || c === 39) {
         end = quotedEnd(s, start, c, false);
         kind = QUOTED;
@@ -640,6 +650,7 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
         const normalized = normalizeKey(key);
         const header =
           keyQuote === '' && cursor.colon && HEADER_KEY_SUFFIXES.some((suffix) => normalized.endsWith(suffix));
+        phrase = header && PASS_PHRASE_SUFFIXES.some((suffix) => normalized.endsWith(suffix));
         end = bareEnd(s, start, header);
         kind = BARE;
       }
@@ -655,7 +666,8 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
         // Inside JSON text the replacement must stay a JSON string.
         masked = `${keyQuote}${REDACTED}${keyQuote}`;
       } else {
-        const scheme = kind === BARE ? AUTH_SCHEME.exec(value) : null;
+        // `Authorization: Bearer x` keeps its scheme; a pass phrase's first word is no scheme.
+        const scheme = kind === BARE && !phrase ? AUTH_SCHEME.exec(value) : null;
         masked = scheme === null ? REDACTED : `${scheme[1]!} ${REDACTED}`;
       }
       if (masked !== value) {
@@ -666,6 +678,10 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
     }
     const result = last === 0 ? s : out + s.slice(last);
     return result.includes('</') ? result.replace(XML_ELEMENT, redactXmlElement) : result;
+  }
+
+  function redactEncodedPair(match: string, key: string, value: string): string {
+    return value === REDACTED || !isSecretKey(key) ? match : `${key}%3D${REDACTED}`;
   }
 
   function redactXmlElement(match: string, tag: string, body: string): string {
@@ -682,7 +698,8 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
     }
     if (flags === 0 && userRules.length === 0) return s;
     let triedJson = false;
-    if ((flags & F_KEY) !== 0) {
+    const keyFlagged = (flags & F_KEY) !== 0;
+    if (keyFlagged) {
       if (!hasSecretKey(s)) {
         flags &= ~F_KEY;
       } else if (looksLikeJson(s)) {
@@ -695,6 +712,7 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
     // Key/value pairs first, so a bare value is cut at its real end rather than at the `]` of a
     // mask a value rule left inside it.
     if ((flags & F_KEY) !== 0) out = redactKeyValues(out);
+    if (keyFlagged && (out.includes('%3D') || out.includes('%3d'))) out = out.replace(ENCODED_PAIR, redactEncodedPair);
     out = applyUserRules(applyValueRules(out, flags));
     // Masks written into JSON text can turn a number into a bare word; when the text parses, redo
     // it value by value so it stays JSON. Keep the textual result if that finds nothing.

@@ -106,6 +106,12 @@ function classify(ex: ProxyExchange): { status: CallStatus; c: Classification | 
         return { status: c.type === 'timeout' ? 'timeout' : 'failure', c: { ...c, body: parseBody(o.body) } };
       }
       if (o.status < 400) return { status: 'success', c: undefined };
+      if (o.status === 504 && ex.decision?.effect.type === 'timeout') {
+        // The proxy's own 504 for an injected timeout or hang: the tool did not answer in time,
+        // which is how the runtime and the MCP proxy record the same fault.
+        const c = timeoutClassification(elapsed);
+        return { status: 'timeout', c: { ...c, body: parseBody(o.body) } };
+      }
       const body = parseBody(o.body);
       const detail = detailOf(body);
       const message = detail === undefined ? `HTTP ${o.status} ${STATUS_CODES[o.status] ?? ''}`.trim() : `HTTP ${o.status}: ${detail}`;

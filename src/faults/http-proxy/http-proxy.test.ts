@@ -513,7 +513,8 @@ describe('http fault proxy: plan effects on the wire', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(115);
     expect(((await res.json()) as any).error.code).toBe('HTTP_504');
     const [record] = await stored(r);
-    expect(record).toMatchObject({ status: 'failure', failure_category: 'system', failure_type: 'server_error', error_code: 'HTTP_504', fault: { kind: 'timeout' } });
+    // Recorded as the timeout it stands for, as the runtime and the MCP proxy record it.
+    expect(record).toMatchObject({ status: 'timeout', failure_category: 'network', failure_type: 'timeout', error_code: 'TIMEOUT', fault: { kind: 'timeout' } });
   });
 
   it('auth_expiry: 401 with WWW-Authenticate once the credential expires, recorded as credential_expired', async () => {

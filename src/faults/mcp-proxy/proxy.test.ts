@@ -2,6 +2,7 @@
  * The proxy in front of a real MCP server from npm (server-everything over stdio), with a real SDK
  * Client on the other side and records in a real SQLite file.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -18,6 +19,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { EVERYTHING_SERVER, everythingUpstream, readRecords, rpcError, startTestProxy, tempDir, writeDyingServer, type TestProxy } from './mcp-proxy.test-helpers.js';
+import { waitFor } from '../../cli/run-cli.test-helpers.js';
 import { connectUpstream, McpUpstreamError } from './upstream.js';
 
 describe('mcp proxy in front of server-everything (stdio)', () => {
@@ -357,6 +359,28 @@ describe('connecting upstream', () => {
     expect(McpUpstreamError.isInstance(error)).toBe(true);
     expect((error as Error).message).toBe(`cannot connect to the upstream MCP server (${process.execPath} -e process.exit(3)): it exited with code 3 before the MCP handshake`);
   });
+
+  it('fails with one line when the server starts but never completes the handshake, and stops it', async () => {
+    const dir = await tempDir();
+    const pidFile = join(dir.path, 'mute-server.pid');
+    const code = `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setInterval(() => {}, 1000)`;
+    const started = Date.now();
+    const error = await connectUpstream({ command: process.execPath, args: ['-e', code], stderr: 'ignore' }, 300).catch((e: unknown) => e);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(McpUpstreamError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(/: it did not complete the MCP handshake within 300 ms$/);
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    await waitFor(() => {
+      try {
+        process.kill(pid, 0);
+        return undefined;
+      } catch {
+        return true;
+      }
+    }, 'the server to be stopped');
+    await dir.remove();
+    // The SDK stops a server that ignores its closed stdin with SIGTERM after 2 s.
+  }, 60_000);
 
   it('holds back what a server that fails to start wrote to stderr, and says how much there was', async () => {
     const written: string[] = [];

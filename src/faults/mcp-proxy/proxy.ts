@@ -78,7 +78,7 @@ import type { FaultPlan } from '../plan.js';
 import { relayedError } from './rpc-error.js';
 import { ToolCatalog } from './tool-catalog.js';
 import { proxyToolCall, type CallSession, type HandlerExtra, type RecordSink, type ToolCallDeps } from './tool-call.js';
-import { describeUpstream, openUpstream, type McpUpstream, type UpstreamConnection } from './upstream.js';
+import { DEFAULT_HANDSHAKE_TIMEOUT_MS, describeUpstream, openUpstream, type McpUpstream, type UpstreamConnection } from './upstream.js';
 import { describeLoss, isConnectionClosed, lostBeforeCall, lostDuringCall, lostRequestError, UpstreamLostError, type UpstreamLoss } from './upstream-loss.js';
 
 export interface McpProxyOptions {
@@ -106,7 +106,7 @@ export interface McpProxyOptions {
   maxOutputChars?: number;
   /** Added to every record's context_snapshot (agent, model, deployment, ...). */
   context?: Record<string, unknown>;
-  /** How long an upstream request may go without an answer or progress. Default 300 000 ms. */
+  /** How long an upstream request may go without an answer or progress. Default 300 000 ms. The MCP handshake gets this or 60 s, whichever is shorter. */
   upstreamTimeoutMs?: number;
   /** Called with every record; errors it throws are logged and ignored. */
   onRecord?: (record: ToolExecutionRecord) => void;
@@ -276,7 +276,7 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
   let recording = createsFile ? undefined : await openRecording();
   let upstream: UpstreamConnection;
   try {
-    upstream = await openUpstream(options.upstream);
+    upstream = await openUpstream(options.upstream, Math.min(upstreamTimeoutMs, DEFAULT_HANDSHAKE_TIMEOUT_MS));
   } catch (error) {
     await closeRecording(recording);
     throw error;
@@ -352,7 +352,7 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
       restartAttempts++;
       let next: UpstreamConnection;
       try {
-        next = await openUpstream(options.upstream);
+        next = await openUpstream(options.upstream, Math.min(upstreamTimeoutMs, DEFAULT_HANDSHAKE_TIMEOUT_MS));
       } catch (error) {
         failedInARow++;
         log(`restart ${restartAttempts} of ${policy.maxRestarts} failed: ${error instanceof Error ? error.message : String(error)}`);

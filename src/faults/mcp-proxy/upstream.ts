@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type Implementation } from '@modelcontextprotocol/sdk/types.js';
 import { FaultlineError } from '../../errors.js';
 
 /** Where the real server is. */
@@ -212,25 +212,34 @@ export interface UpstreamConnection {
   discardStderr(): void;
 }
 
+/** How long the MCP handshake may take by default: the SDK's own request timeout. */
+export const DEFAULT_HANDSHAKE_TIMEOUT_MS = 60_000;
+
 /**
- * Connects and completes the MCP handshake, keeping hold of the child's exit status.
+ * Connects and completes the MCP handshake, keeping hold of the child's exit status. A server
+ * that starts but never answers `initialize` fails after `handshakeTimeoutMs`.
  * @throws McpUpstreamError (one line) when that fails; a child that was started is stopped.
  */
-export async function openUpstream(upstream: McpUpstream): Promise<UpstreamConnection> {
+export async function openUpstream(upstream: McpUpstream, handshakeTimeoutMs = DEFAULT_HANDSHAKE_TIMEOUT_MS): Promise<UpstreamConnection> {
   // No client capabilities: requests the server would send to the client (sampling, elicitation,
   // roots) are not relayed, and a server must not send what the client did not offer.
   const client = new Client(PROXY_CLIENT_INFO, { capabilities: {} });
   const name = describeUpstream(upstream);
   const opened = transportFor(upstream);
   try {
-    await client.connect(opened.transport);
+    await client.connect(opened.transport, { timeout: handshakeTimeoutMs });
   } catch (error) {
     // Read before closing: closing stops a child that is still running, and that is not why it failed.
     const exit = opened.child?.exit;
     await client.close().catch(() => undefined);
     const held = opened.stderr?.heldLines ?? 0;
     opened.stderr?.discard();
-    let reason = exit === undefined ? reasonOf(error) : `it ${describeExit(exit)} before the MCP handshake`;
+    let reason =
+      exit !== undefined
+        ? `it ${describeExit(exit)} before the MCP handshake`
+        : isRequestTimeout(error)
+          ? `it did not complete the MCP handshake within ${handshakeTimeoutMs} ms`
+          : reasonOf(error);
     if (held > 0) reason += ` (it wrote ${held} line${held === 1 ? '' : 's'} to stderr: run the command directly to see them)`;
     throw new McpUpstreamError(`cannot connect to the upstream MCP server (${name}): ${reason}`, name, { cause: error });
   }
@@ -247,8 +256,13 @@ export async function openUpstream(upstream: McpUpstream): Promise<UpstreamConne
  * Connects and completes the MCP handshake.
  * @throws McpUpstreamError (one line) when that fails.
  */
-export async function connectUpstream(upstream: McpUpstream): Promise<Client> {
-  const connection = await openUpstream(upstream);
+export async function connectUpstream(upstream: McpUpstream, handshakeTimeoutMs?: number): Promise<Client> {
+  const connection = await openUpstream(upstream, handshakeTimeoutMs);
   connection.releaseStderr();
   return connection.client;
+}
+
+/** The SDK's error for a request that got no answer in time. */
+function isRequestTimeout(error: unknown): boolean {
+  return error instanceof McpError && error.code === ErrorCode.RequestTimeout;
 }
