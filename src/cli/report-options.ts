@@ -1,6 +1,7 @@
 /**
  * What the reporting commands (stats, alerts, tail, metrics, dashboard) share: opening the store
- * named by `--db` without ever creating or writing it, and reading counts. Windows (`--since`,
+ * named by `--db` without ever creating or writing it (or, for the commands that add to stored
+ * data, opening it for writing only if it exists), and reading counts. Windows (`--since`,
  * `--until`) are read by `monitor/time-window.ts`, which the dashboard shares.
  */
 import { existsSync, statSync } from 'node:fs';
@@ -17,15 +18,34 @@ export const DB_OPTION_HELP = 'store to read: a SQLite path (default .faultline/
  * @throws CliError / ConfigError with one line when the store is missing, is a directory, or cannot be opened.
  */
 export async function openReportStore(spec: string | undefined, io: CliIo): Promise<Store> {
-  const path = sqlitePathOf(spec, io.cwd);
-  if (path !== undefined && !existsSync(path)) {
-    throw new CliError(`no faultline store at ${path} (run \`faultline demo\` or point --db at one)`);
+  assertSqliteStoreExists(spec, io.cwd, 'run `faultline demo` or point --db at one');
+  return openStore(spec, { cwd: io.cwd, readonly: true });
+}
+
+/**
+ * Opens for writing a store that must already exist, for the commands that add to stored data
+ * (annotate, augment, review, corrections --learn): a mistyped `--db` is reported instead of
+ * creating an empty store (a SQLite file, or a PostgreSQL schema) and finding nothing in it.
+ * @throws CliError / ConfigError with one line when the store is missing, is a directory, or cannot be opened.
+ */
+export async function openExistingStore(spec: string | undefined, io: CliIo): Promise<Store> {
+  if (assertSqliteStoreExists(spec, io.cwd, 'import or record something first, or point --db at one') === undefined) {
+    // PostgreSQL: the read-only open fails on a schema without faultline's tables.
+    await (await openStore(spec, { cwd: io.cwd, readonly: true })).close();
   }
+  return openStore(spec, { cwd: io.cwd });
+}
+
+/** The SQLite file of `spec` (undefined for PostgreSQL), after checking it is there and is a file. */
+function assertSqliteStoreExists(spec: string | undefined, cwd: string, hint: string): string | undefined {
+  const path = sqlitePathOf(spec, cwd);
+  if (path === undefined) return undefined;
+  if (!existsSync(path)) throw new CliError(`no faultline store at ${path} (${hint})`);
   // SQLite would answer "disk I/O error".
-  if (path !== undefined && statSync(path, { throwIfNoEntry: false })?.isDirectory() === true) {
+  if (statSync(path, { throwIfNoEntry: false })?.isDirectory() === true) {
     throw new CliError(`${path} is a directory, not a faultline store (point --db at the .db file)`);
   }
-  return openStore(spec, { cwd: io.cwd, readonly: true });
+  return path;
 }
 
 /** A positive integer option value. */

@@ -118,6 +118,8 @@ describe('faultline augment', () => {
       ['augment', '--db', db, '--base-url', 'http://127.0.0.1:1/v1'],
       ['augment', '--db', db, '--llm', 'gpt-test'],
       ['augment', '--db', db, '--source', 'nope'],
+      // A mistyped store: refused, not created empty.
+      ['augment', '--db', join(dir, 'typo.db')],
     ]) {
       const r = await runCapture(args, dir);
       expect(r.code, args.join(' ')).toBe(2);

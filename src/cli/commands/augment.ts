@@ -9,11 +9,11 @@
 import { Command, Option } from 'commander';
 import { AUGMENT_KINDS, isAugmentable, variantsOf, type AugmentKind } from '../../dataset/augment/augment.js';
 import { createLlmRewriter, type LlmRewriter } from '../../dataset/augment/llm-rewrite.js';
-import { openStore } from '../../store/open-store.js';
 import { hasTrajectoryStore } from '../../trajectory/trajectory-row.js';
 import { TRAJECTORY_SOURCES, type Trajectory, type TrajectorySource } from '../../trajectory/types.js';
 import { CliError } from '../cli-error.js';
 import { writeLine, type CliContext } from '../io.js';
+import { openExistingStore } from '../report-options.js';
 
 interface AugmentCommandOptions {
   db?: string;
@@ -102,7 +102,7 @@ export function augmentCommand(ctx: CliContext): Command {
       const rewriter = opts.llm === undefined ? undefined : createLlmRewriter({ model: opts.llm, env: io.env, ...(opts.baseUrl === undefined ? {} : { baseUrl: opts.baseUrl }) });
       const summary: AugmentSummary = { trajectories_read: 0, failure_trajectories: 0, variants: 0, by_kind: {}, stored: 0, already_stored: 0 };
 
-      const store = await openStore(opts.db, { cwd: io.cwd });
+      const store = await openExistingStore(opts.db, io);
       try {
         if (!hasTrajectoryStore(store)) throw new CliError(`the ${store.kind} store cannot hold trajectories`);
         const has = async (id: string) => (await store.getTrajectory(id)) !== null;

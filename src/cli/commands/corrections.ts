@@ -5,19 +5,17 @@
  * names a recovery. Learning twice adds nothing: a recovery already remembered at the same time
  * or later is skipped.
  */
-import { existsSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { correctionsFromTrajectory } from '../../runtime/correction-memory-trajectory.js';
 import { describeRecovery } from '../../runtime/feedback.js';
 import { correctionLimits, hasCorrectionMemory, recoveryKey } from '../../store/corrections.js';
-import { openStore, sqlitePathOf } from '../../store/open-store.js';
 import type { CorrectionMemoryStore, NewCorrection, Store } from '../../store/types.js';
 import { hasTrajectoryStore } from '../../trajectory/trajectory-row.js';
 import { TRAJECTORY_SOURCES, type TrajectorySource } from '../../trajectory/types.js';
 import { CliError } from '../cli-error.js';
 import { formatTable } from '../format-table.js';
 import { writeLine, type CliContext } from '../io.js';
-import { DB_OPTION_HELP, openReportStore, parseCount } from '../report-options.js';
+import { DB_OPTION_HELP, openExistingStore, openReportStore, parseCount } from '../report-options.js';
 
 interface CorrectionsOptions {
   db?: string;
@@ -66,12 +64,6 @@ async function learnFromTrajectories(store: Store & CorrectionMemoryStore, sourc
   return { learned, read };
 }
 
-async function openForLearning(spec: string | undefined, cwd: string): Promise<Store> {
-  const path = sqlitePathOf(spec, cwd);
-  if (path !== undefined && !existsSync(path)) throw new CliError(`no faultline store at ${path} (import or record something first, or point --db at one)`);
-  return openStore(spec, { cwd });
-}
-
 export function correctionsCommand(ctx: CliContext): Command {
   return new Command('corrections')
     .description('Show the correction memory (recoveries that worked, per failure signature); --learn fills it from annotated trajectories')
@@ -85,7 +77,7 @@ export function correctionsCommand(ctx: CliContext): Command {
       const { io } = ctx;
       const limit = parseCount(opts.limit, '--limit');
       if (opts.source !== undefined && opts.learn !== true) throw new CliError('--source applies only with --learn');
-      const store = opts.learn === true ? await openForLearning(opts.db, io.cwd) : await openReportStore(opts.db, io);
+      const store = opts.learn === true ? await openExistingStore(opts.db, io) : await openReportStore(opts.db, io);
       try {
         if (!hasCorrectionMemory(store)) throw new CliError(`the ${store.kind} store has no correction memory`);
         const learning = opts.learn === true ? await learnFromTrajectories(store, opts.source) : undefined;

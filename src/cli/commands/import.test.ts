@@ -139,6 +139,11 @@ describe('faultline import', () => {
     const run = await runCapture(['import', '--format', 'tau-bench', truncated, '--db', db], dir);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/^faultline: .*truncated\.json:3: the input ends inside the array \(truncated file\?\) \(nothing imported\)\n$/);
+    // An OpenAI file read as step logs: every line is skipped, so one line instead of a warning per line.
+    const wrongFormat = await runCapture(['import', '--format', 'step-log', openAiFile, '--db', db], dir);
+    expect(wrongFormat.code).toBe(2);
+    expect(wrongFormat.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(wrongFormat.stderr).toMatch(/^faultline: no trajectories in .*chats\.jsonl: all 4 non-blank lines were skipped \(line 1: .+\); is it in the step-log format\? Nothing imported\n$/);
     expect(existsSync(db)).toBe(false);
   });
 

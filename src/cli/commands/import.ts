@@ -16,7 +16,7 @@ import type { Trajectory } from '../../trajectory/types.js';
 import type { Store, TrajectoryStore } from '../../store/types.js';
 import { hasTrajectoryStore } from '../../trajectory/trajectory-row.js';
 import { CliError } from '../cli-error.js';
-import { writeLine, type CliContext } from '../io.js';
+import { printable, writeLine, type CliContext } from '../io.js';
 
 interface ImportCommandOptions {
   format: ImportFormat;
@@ -35,6 +35,25 @@ export interface ImportReport extends ImportSummary {
   already_stored: number;
   /** The first 1000 skipped lines (`skipped_lines` counts them all). */
   skipped: { line: number; reason: string }[];
+}
+
+/** Warning lines held back (up to {@link HeldWarnings.LIMIT}) until `release`, then written as they come. */
+class HeldWarnings {
+  static readonly LIMIT = 1000;
+  private held: string[] | undefined = [];
+  constructor(private readonly stream: NodeJS.WritableStream) {}
+
+  add(line: string): void {
+    if (this.held === undefined) return writeLine(this.stream, line);
+    this.held.push(line);
+    if (this.held.length >= HeldWarnings.LIMIT) this.release();
+  }
+
+  release(): void {
+    const held = this.held;
+    this.held = undefined;
+    for (const line of held ?? []) writeLine(this.stream, line);
+  }
 }
 
 /** Exit 2 with one line unless `path` is a readable regular file (`shown` is how the user wrote it). */
@@ -83,14 +102,25 @@ export function importCommand(ctx: CliContext): Command {
       };
       let inserted = 0;
       let result;
+      // Skipped lines are held back until the first trajectory: a file in another format (every
+      // line skipped) then gets one error line instead of a warning per line.
+      const warnings = new HeldWarnings(io.stderr);
       try {
         result = await importFile(opts.format, path, {
           ...(opts.strict === true ? { strict: true } : {}),
-          onSkip: (s) => writeLine(io.stderr, `${file}:${s.line}: ${s.reason}`),
+          onSkip: (s) => warnings.add(`${file}:${s.line}: ${printable(s.reason)}`),
           write: async (batch: readonly Trajectory[]) => {
+            warnings.release();
             inserted += await onStore((s) => s.insertTrajectories(batch));
           },
         });
+        if (result.summary.trajectories === 0 && result.summary.skipped_lines > 0) {
+          const first = result.skipped[0];
+          throw new CliError(
+            `no trajectories in ${file}: all ${result.summary.skipped_lines} non-blank lines were skipped${first === undefined ? '' : ` (line ${first.line}: ${printable(first.reason)})`}; is it in the ${opts.format} format? Nothing imported`,
+          );
+        }
+        warnings.release();
         // An import of nothing still creates the store, as any write would.
         await onStore(async () => undefined);
       } catch (error) {

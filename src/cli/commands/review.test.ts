@@ -1,7 +1,8 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { PrecisionReport } from '../../annotate/review.js';
 import { trajectory } from '../../annotate/trajectory.test-helpers.js';
@@ -149,6 +150,16 @@ describe('faultline review', () => {
     expect([...(await judgeLabelsOf(db)).values()].filter((l) => l.review !== undefined)).toEqual([]);
   });
 
+  it('refuses a --db that names no store, creating nothing, for reviewing and for --report', async () => {
+    const missing = join(dir, 'typo', 'faultline.db');
+    for (const args of [['--db', missing], ['--db', missing, '--report']]) {
+      const run = await review(args, 'a\n');
+      expect(run).toMatchObject({ code: 2, stdout: '' });
+      expect(run.stderr).toBe(`faultline: no faultline store at ${missing} (${args.includes('--report') ? 'run `faultline demo` or point --db at one' : 'import or record something first, or point --db at one'})\n`);
+    }
+    expect(existsSync(join(dir, 'typo'))).toBe(false);
+  });
+
   it('keeps decisions through re-annotation, and exports drop the labels a reviewer rejected', async () => {
     const line = (trace: string, params: unknown, extra: Record<string, unknown> = {}) =>
       JSON.stringify({ trace_id: trace, step_index: 1, timestamp: '2026-03-29T14:23:11Z', tool_name: 'get_weather', input_params: params, raw_response: { status_code: 200, body: { temp: 18 } }, ...extra });
@@ -186,5 +197,19 @@ describePg('faultline review on PostgreSQL', () => {
     expect(shown(onPg.stdout)).toHaveLength(4);
     const report = JSON.parse((await review(['--db', url, '--json'])).stdout) as PrecisionReport;
     expect(report.overall).toMatchObject({ reviewed: 2, accepted: 1, rejected: 1, precision: 0.5 });
+  });
+
+  it('refuses a schema that holds no store, and does not create it', async () => {
+    const typo = `${schema}_typo`;
+    for (const args of [['--db', `${url}_typo`], ['--db', `${url}_typo`, '--report']]) {
+      const run = await review(args, 'a\n');
+      expect(run.code, args.join(' ')).toBe(2);
+      expect(run.stderr.trimEnd().split('\n')).toHaveLength(1);
+    }
+    const admin = new pg.Client({ connectionString: PG_URL });
+    await admin.connect();
+    const found = await admin.query('SELECT 1 FROM information_schema.schemata WHERE schema_name = $1', [typo]);
+    await admin.end();
+    expect(found.rowCount).toBe(0);
   });
 });

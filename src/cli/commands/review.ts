@@ -24,14 +24,13 @@ import {
 } from '../../annotate/review.js';
 import { formatPercent } from '../../monitor/format-figures.js';
 import { truncateText } from '../../record/truncate.js';
-import { openStore } from '../../store/open-store.js';
 import type { Store, TrajectoryStore } from '../../store/types.js';
 import { hasTrajectoryStore } from '../../trajectory/trajectory-row.js';
 import type { LabelReview, Trajectory, TrajectoryLabel } from '../../trajectory/types.js';
 import { CliError } from '../cli-error.js';
 import { formatTable } from '../format-table.js';
 import { writeLine, type CliContext, type CliIo } from '../io.js';
-import { parseCount } from '../report-options.js';
+import { openExistingStore, openReportStore, parseCount } from '../report-options.js';
 
 interface ReviewCommandOptions {
   db?: string;
@@ -205,7 +204,7 @@ export function reviewCommand(ctx: CliContext): Command {
       const { io } = ctx;
       const share = parseShare(opts.share);
       const seed = parseCount(opts.seed, '--seed', 0);
-      const store = await openStore(opts.db, { cwd: io.cwd });
+      const store = opts.report === true || opts.json === true ? await openReportStore(opts.db, io) : await openExistingStore(opts.db, io);
       try {
         if (!hasTrajectoryStore(store)) throw new CliError(`the ${store.kind} store cannot hold trajectories`);
         const all = await judgeLabels(store);
