@@ -46,15 +46,12 @@ function run(transport: WireTransport | 'inprocess', feedback: FeedbackMode, lis
 
 /**
  * What must not depend on the transport. The error code may (`HTTP_404` on the wire for a typed
- * `ORDER_NOT_FOUND` in process), and so may a commit_then_drop over http: the HTTP proxy resets
- * the connection right after the write (ECONNRESET, at once), where in process and over MCP the
- * call hangs until the client's timeout (TIMEOUT, 10 s later). Either way the agent meets an
- * ambiguous network failure, and the scores are the same; the answer and the times are not.
+ * `ORDER_NOT_FOUND` in process). A commit_then_drop hangs after the write until the client's
+ * timeout on every transport, so its answer and times are the same too.
  */
-function observable(r: ScenarioResult, transport: WireTransport | 'inprocess'): unknown {
-  const same = transport !== 'http' || !r.calls.some((c) => c.fault === 'commit_then_drop');
-  const calls = r.calls.map((c) => [c.tool, c.ok, c.fault ?? null, ...(same ? [c.virtualMs] : [])]);
-  return { scenario: r.scenarioId, agent: r.agent, scores: r.scores, status: r.outcome.status, ...(same ? { answer: r.outcome.answer } : {}), calls, duplicates: r.duplicateSideEffects, retryAfter: r.retryAfter };
+function observable(r: ScenarioResult): unknown {
+  const calls = r.calls.map((c) => [c.tool, c.ok, c.fault ?? null, c.virtualMs]);
+  return { scenario: r.scenarioId, agent: r.agent, scores: r.scores, status: r.outcome.status, answer: r.outcome.answer, calls, duplicates: r.duplicateSideEffects, retryAfter: r.retryAfter };
 }
 
 function rates(suite: SuiteResult, agent: string): Record<string, number> {
@@ -80,7 +77,7 @@ describe.each(WIRES)('--transport %s', (transport) => {
       const db = join(dir, `${transport}.db`);
       const [inprocess, wire] = [await run('inprocess', 'raw', subset), await run(transport, 'raw', subset, db)];
       expect(wire.meta.transport).toBe(transport);
-      expect(wire.results.map((r) => observable(r, transport))).toEqual(inprocess.results.map((r) => observable(r, transport)));
+      expect(wire.results.map((r) => observable(r))).toEqual(inprocess.results.map((r) => observable(r)));
       expect(wire.results.some((r) => r.calls.some((c) => c.fault !== undefined))).toBe(true);
       expectRobust(wire);
 

@@ -597,26 +597,32 @@ describe('http fault proxy: plan effects on the wire', () => {
     expect(record).toMatchObject({ failure_type: 'not_found', fault: { kind: 'partial' }, context_snapshot: { fault_applied: false } });
   });
 
-  it('commit_then_drop: the order is created upstream while the client sees a dropped connection', async () => {
+  it('commit_then_drop: the order is created upstream while the client waits for an answer that never comes', async () => {
     const r = await rig([{ id: 'lost-ack', tool: 'create_order', fault: 'commit_then_drop' }]);
     expect(await toolOrders(r)).toBe(0);
-    const error = await call(r, 'create_order', order, { 'idempotency-key': 'agent-key-1' }).then(
+    const error = await call(r, 'create_order', order, { 'idempotency-key': 'agent-key-1' }, { signal: AbortSignal.timeout(300) }).then(
       () => undefined,
       (e: unknown) => e,
     );
-    expect(error).toBeInstanceOf(TypeError);
-    expect(['ECONNRESET', 'UND_ERR_SOCKET']).toContain(causeCode(error));
+    expect((error as DOMException).name).toBe('TimeoutError');
     expect(await toolOrders(r)).toBe(1);
+    await until(() => (r.records.length === 1 ? true : undefined), 'the record');
     const [record] = await stored(r);
     expect(record).toMatchObject({
       tool_name: 'create_order',
       idempotent: false,
-      status: 'failure',
-      failure_type: 'connection_reset',
+      status: 'timeout',
+      failure_type: 'timeout',
       fault: { kind: 'commit_then_drop', rule_id: 'lost-ack' },
       feedback: { action: 'verify_state' },
       context_snapshot: { upstream_status: 200, response_status: null, idempotency_key: 'agent-key-1' },
     });
+    // A client that waits longer gets the gateway's 504 at holdCapMs, recorded as the same timeout.
+    const patient = await rig([{ tool: 'create_order', fault: 'commit_then_drop' }], { holdCapMs: 100 });
+    const res = await call(patient, 'create_order', order, { 'idempotency-key': 'agent-key-2' });
+    expect(res.status).toBe(504);
+    expect(await toolOrders(patient)).toBe(1);
+    expect((await stored(patient))[0]).toMatchObject({ status: 'timeout', fault: { kind: 'commit_then_drop' } });
   });
 
   it('stale: replays an output it saw earlier for the same arguments, whether or not that answer had a fault', async () => {

@@ -711,12 +711,8 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
   async function applyDecision(live: Live, d: FaultDecision): Promise<ExchangeOutcome> {
     if (d.delayMs > 0 && !(await wait(live, d.delayMs))) return { kind: 'gave_up' };
     const effect = d.effect;
-    // In process this hangs after the write; on the wire the brief outage is a dropped connection,
-    // which is what makes a client wonder whether its write landed.
-    if (d.kind === 'commit_then_drop') {
-      await forwardAndDrain(live);
-      return reset(live);
-    }
+    // commit_then_drop is a timeout effect that forwards first: the write lands upstream, and the
+    // client is held with no answer until it gives up (or gets the 504 at holdCapMs), as a hang.
     switch (effect.type) {
       case 'pass':
         return passThrough(live);
