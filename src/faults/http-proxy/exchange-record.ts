@@ -204,7 +204,10 @@ export function buildExchangeRecord(ex: ProxyExchange, options: ExchangeRecordOp
   if (ex.upstreamError !== null) snapshot['upstream_error'] = ex.upstreamError;
   snapshot['response_status'] = o.kind === 'response' || o.kind === 'refused' || o.kind === 'broken' ? o.status : null;
   if (o.kind === 'response' && o.cut === true) snapshot['client_closed_early'] = true;
-  if (ex.decision !== undefined && !ex.faultApplied) snapshot['fault_applied'] = false;
+  // A rewrite that found no output to rewrite (an error answer) injected nothing: the record's
+  // `fault` is ground truth, so it stays null, and what was decided is kept here.
+  const injected = ex.decision !== undefined && ex.faultApplied;
+  if (ex.decision !== undefined && !ex.faultApplied) snapshot['fault_not_applied'] = value(ex.decision.fault);
   Object.assign(snapshot, ex.details);
 
   const executionId = uuidv7(ex.startedAt);
@@ -221,7 +224,7 @@ export function buildExchangeRecord(ex: ProxyExchange, options: ExchangeRecordOp
     startedAt: ex.startedAt,
     endedAt: ex.endedAt,
     idempotent: ex.idempotent,
-    fault: ex.decision === undefined ? null : value(ex.decision.fault),
+    fault: injected ? value(ex.decision!.fault) : null,
     context: value(snapshot),
     redactText: text,
   });

@@ -594,7 +594,8 @@ describe('http fault proxy: plan effects on the wire', () => {
     expect(res.status).toBe(404);
     expect(((await res.json()) as any).error.type).toBe('not_found');
     const [record] = await stored(r);
-    expect(record).toMatchObject({ failure_type: 'not_found', fault: { kind: 'partial' }, context_snapshot: { fault_applied: false } });
+    // Nothing was injected, so the ground truth says no fault; what the plan decided is kept aside.
+    expect(record).toMatchObject({ failure_type: 'not_found', fault: null, context_snapshot: { fault_not_applied: { kind: 'partial' } } });
   });
 
   it('commit_then_drop: the order is created upstream while the client waits for an answer that never comes', async () => {
