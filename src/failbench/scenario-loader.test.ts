@@ -34,6 +34,20 @@ function problemsOf(fn: () => unknown): readonly string[] {
 
 const edit = (from: string, to: string) => VALID.replace(from, to);
 
+/** "Billion laughs": nine anchors, each a list of nine aliases of the one before, 9^9 strings once expanded. */
+const ALIAS_BOMB = [
+  'a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]',
+  'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]',
+  'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]',
+  'd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]',
+  'e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]',
+  'f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]',
+  'g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]',
+  'h: &h [*g, *g, *g, *g, *g, *g, *g, *g, *g]',
+  'i: &i [*h, *h, *h, *h, *h, *h, *h, *h, *h]',
+  '',
+].join('\n');
+
 describe('parseScenario', () => {
   it('reads a scenario and fills in its id', () => {
     const s = parseScenario(VALID, 'weather/timeout.yaml', 'weather/timeout');
@@ -80,6 +94,11 @@ describe('parseScenario', () => {
   it('reports YAML syntax errors with their position', () => {
     expect(problemsOf(() => parseScenario('title: [unclosed\n', 'a.yaml', 'a'))[0]).toMatch(/^a\.yaml: invalid YAML at line \d+, column \d+/);
     expect(problemsOf(() => parseScenario('- just\n- a list\n', 'a.yaml', 'a'))).toEqual(['a.yaml: must be a mapping of scenario fields']);
+  });
+
+  it('refuses a YAML alias bomb with one problem, a ConfigError', () => {
+    expect(() => parseScenario(ALIAS_BOMB, 'a.yaml', 'a')).toThrow(ConfigError);
+    expect(problemsOf(() => parseScenario(ALIAS_BOMB, 'a.yaml', 'a'))).toEqual(['a.yaml: invalid YAML: Excessive alias count indicates a resource exhaustion attack']);
   });
 
   it('is a ConfigError, so the CLI prints one line and exits 2', () => {

@@ -207,7 +207,14 @@ export function parseScenario(text: string, file: string, defaultId: string): Sc
     const { line, col } = lines.linePos(yamlError.pos[0]);
     throw new ScenarioError([`${file}: invalid YAML at line ${line}, column ${col}: ${yamlError.message.split('\n')[0]!}`]);
   }
-  const result = validateScenario(doc.toJS({ maxAliasCount: 100 }), file, defaultId);
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    // An alias bomb ("billion laughs") is refused here, not by the parser.
+    throw new ScenarioError([`${file}: invalid YAML: ${(error as Error).message.split('\n')[0]!}`]);
+  }
+  const result = validateScenario(value, file, defaultId);
   if ('problems' in result) throw new ScenarioError(result.problems);
   return result.scenario;
 }

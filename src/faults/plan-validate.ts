@@ -478,7 +478,12 @@ export function parseFaultPlan(text: string, sourceName = 'fault plan'): FaultPl
       const { line, col } = lines.linePos(error.pos[0]);
       throw new ConfigError(`${sourceName}: invalid YAML at line ${line}, column ${col}: ${error.message}`, undefined, { cause: error });
     }
-    value = doc.toJS({ maxAliasCount: 100 });
+    try {
+      value = doc.toJS({ maxAliasCount: 100 });
+    } catch (error) {
+      // An alias bomb ("billion laughs") is refused here, not by the parser.
+      throw new ConfigError(`${sourceName}: invalid YAML: ${(error as Error).message}`, undefined, { cause: error });
+    }
   }
   return validateFaultPlan(value, sourceName);
 }

@@ -87,12 +87,31 @@ describe('parseFaultPlan: the file format', () => {
   });
 });
 
+/** "Billion laughs": nine anchors, each a list of nine aliases of the one before, 9^9 strings once expanded. */
+const ALIAS_BOMB = [
+  'a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]',
+  'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]',
+  'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]',
+  'd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]',
+  'e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]',
+  'f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]',
+  'g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]',
+  'h: &h [*g, *g, *g, *g, *g, *g, *g, *g, *g]',
+  'i: &i [*h, *h, *h, *h, *h, *h, *h, *h, *h]',
+  '',
+].join('\n');
+
 describe('parseFaultPlan: errors are one line naming the field', () => {
   const bad = (yaml: string) => messageOf(() => parseFaultPlan(yaml, 'plan.yaml'));
 
   it('bad YAML, with line and column', () => {
     expect(bad('version: 1\nrules:\n  - tool: a\n   fault: x\n')).toBe('plan.yaml: invalid YAML at line 4, column 1: Sequence item without - indicator');
     expect(bad('version: 1\nversion: 1\nrules: []\n')).toBe('plan.yaml: invalid YAML at line 2, column 1: Map keys must be unique');
+  });
+
+  it('a YAML alias bomb, as a ConfigError', () => {
+    expect(() => parseFaultPlan(ALIAS_BOMB, 'plan.yaml')).toThrow(ConfigError);
+    expect(bad(ALIAS_BOMB)).toBe('plan.yaml: invalid YAML: Excessive alias count indicates a resource exhaustion attack');
   });
 
   it('bad JSON', () => {
@@ -393,7 +412,7 @@ describe('decide: what each transport is told', () => {
     expect(fixed.effect.render({ a: 1 })).toBe('<html>502</html>');
     const empty = one({ tool: 't', fault: 'empty' });
     if (empty.effect.type !== 'rewrite') throw new Error('expected rewrite');
-    expect(empty.effect.rewrite({ results: [1, 2], total: 2 })).toEqual({ results: [], total: 2 });
+    expect(empty.effect.rewrite({ results: [1, 2], total: 2 })).toEqual({ results: [], total: 0 });
   });
 
   it('auth_expiry: fine for after_calls calls of any matched tool, then a 401 that says the token expired', () => {

@@ -20,6 +20,7 @@
  * costs no Redis traffic.
  */
 import { Redis, type RedisOptions } from 'ioredis';
+import { ConfigError } from '../errors.js';
 import { ConsecutiveBreaker, type BreakerOptions, type BreakerProvider, type BreakerSnapshot } from './breaker.js';
 
 export interface RedisBreakersOptions {
@@ -146,6 +147,34 @@ class SharedBreaker extends ConsecutiveBreaker {
   }
 }
 
+/** A Redis URL fit for messages: its password becomes `***`, as `displayStoreSpec` does for a store URL. */
+function displayRedisUrl(url: string): string {
+  // Up to the last `@` of the authority: a password may hold an unescaped `@`.
+  return url.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/[^:@/]*):[^/?#]*@/, '$1:***@');
+}
+
+/** The most databases a Redis server can be configured with (INT_MAX; it has 16 by default). */
+const MAX_DATABASE_INDEX = 2_147_483_647;
+
+/**
+ * Checks the database a `redis://` URL selects (its path, else `?db=`) before connecting: ioredis
+ * sends whatever is there to SELECT, and leaves the error of a SELECT of no number unhandled. An
+ * index the server does not have fails its SELECT, which `ready()` reports as a connect error.
+ * @throws ConfigError when the index is not a whole number from 0 to 2147483647.
+ */
+function checkDatabaseIndex(url: string): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return; // not a URL (a socket path, host:port): ioredis reads it, or fails to connect
+  }
+  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') return;
+  const db = parsed.pathname.length > 1 ? parsed.pathname.slice(1) : parsed.searchParams.get('db');
+  if (db === null || (/^\d{1,10}$/.test(db) && Number(db) <= MAX_DATABASE_INDEX)) return;
+  throw new ConfigError(`invalid Redis URL ${displayRedisUrl(url)}: the database index must be a whole number (0-15 on a default server), got "${db}"`, 'url');
+}
+
 /**
  * Breakers shared through Redis, for `createRuntime({ breakers })`.
  *
@@ -156,6 +185,7 @@ class SharedBreaker extends ConsecutiveBreaker {
  * // ... every process with the same Redis and prefix shares each tool's circuit
  * await rt.close();
  * await breakers.close();
+ * @throws ConfigError when `url` selects a database index that is not a whole number.
  */
 export function createRedisBreakers(options: RedisBreakersOptions = {}): RedisBreakers {
   const prefix = options.prefix ?? 'faultline';
@@ -169,6 +199,7 @@ export function createRedisBreakers(options: RedisBreakersOptions = {}): RedisBr
     ...options.redis,
   };
   const ownsClient = options.client === undefined;
+  if (ownsClient && options.url !== undefined) checkDatabaseIndex(options.url);
   const client = options.client ?? new Redis(options.url ?? 'redis://127.0.0.1:6379', connectionOptions);
   const subscriber = options.client !== undefined ? options.client.duplicate({ ...connectionOptions }) : client.duplicate();
   client.defineCommand('faultlineBreakerOutcome', { numberOfKeys: 2, lua: OUTCOME_SCRIPT });
@@ -235,15 +266,25 @@ export function createRedisBreakers(options: RedisBreakersOptions = {}): RedisBr
   client.on('ready', () => void load([...breakers.keys()]).catch(onError));
 
   let lastConnectionError: unknown;
-  for (const connection of [client, subscriber]) connection.on('error', (error: unknown) => (lastConnectionError = error));
-  const where = options.url ?? (options.client === undefined ? 'redis://127.0.0.1:6379' : 'the given client');
+  // ioredis sends SELECT on connecting and only emits its error: a database the server does not
+  // have would otherwise leave the connection on database 0.
+  let selectError: unknown;
+  for (const connection of [client, subscriber]) {
+    connection.on('error', (error: unknown) => {
+      lastConnectionError = error;
+      if ((error as { command?: { name?: unknown } }).command?.name === 'select') selectError ??= error;
+    });
+  }
+  const where = options.url === undefined ? (options.client === undefined ? 'redis://127.0.0.1:6379' : 'the given client') : displayRedisUrl(options.url);
   const connecting = (async () => {
     try {
       if (ownsClient) await client.connect();
       await subscriber.connect();
+      // Its reply came before the ready check's, so a failed SELECT has been reported by now.
+      if (selectError !== undefined) throw selectError;
       await subscriber.subscribe(channel);
     } catch (error) {
-      const cause = lastConnectionError ?? error;
+      const cause = selectError ?? lastConnectionError ?? error;
       throw new Error(`could not connect to Redis at ${where}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
     }
   })();

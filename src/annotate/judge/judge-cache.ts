@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { ConfigError } from '../../errors.js';
 import { canonicalJson } from '../../record/params-hash.js';
 import { JUDGE_PROMPT_VERSION, parseVerdict, type JudgeQuestion, type Verdict } from './llm-verdict.js';
 
@@ -48,11 +49,20 @@ export function memoryJudgeCache(): JudgeCache {
 /**
  * Opens (or starts) the cache file at `path`. Lines that do not parse or hold no valid verdict
  * (a write cut short) are ignored; the last line for a key wins.
+ * @throws ConfigError with one line when `path` is there but cannot be read (a directory, say).
  */
 export function fileJudgeCache(path: string, model: string): JudgeCache {
   const entries = new Map<string, Verdict>();
   if (existsSync(path)) {
-    for (const line of readFileSync(path, 'utf8').split('\n')) {
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (error) {
+      // A directory or an unreadable file there: one line for the caller, not a bare EISDIR.
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new ConfigError(`cannot read the judge cache ${path}: ${code === 'EISDIR' ? 'is a directory' : (error as Error).message}`, 'judgeCache', { cause: error });
+    }
+    for (const line of text.split('\n')) {
       if (line.trim() === '') continue;
       let parsed: Partial<CacheLine>;
       try {

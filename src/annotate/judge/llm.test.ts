@@ -84,6 +84,8 @@ describe('createLlmJudge against a local chat.completions server', () => {
     // Another model is another question.
     await judgeWith({ model: 'other-model', cache: fileJudgeCache(path, 'other-model') }).judgeTrajectory(weather());
     expect(server.requests).toHaveLength(6);
+    // A directory where the file should be: a ConfigError of one line, not a bare EISDIR.
+    expect(() => fileJudgeCache(join(dir, 'nested'), 'judge-test')).toThrow(expect.objectContaining({ name: 'ConfigError', message: `cannot read the judge cache ${join(dir, 'nested')}: is a directory` }));
   });
 
   it('asks once more after a malformed verdict, then labels the step judge_error', async () => {

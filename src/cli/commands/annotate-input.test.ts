@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -142,6 +142,23 @@ describe('faultline annotate --input', () => {
     const lines = wrong.stderr.trimEnd().split('\n');
     expect(lines.slice(0, 3).map((l) => l.split(':')[1])).toEqual(['1', '2', '3']);
     expect(lines.slice(3)).toEqual(['faultline: no trajectories in chat.jsonl: all 3 non-blank lines were skipped (is it in the otel format?)']);
+  });
+
+  it('--out a directory, under a missing directory or under a file: one line, exit 2, before anything is annotated', async () => {
+    mkdirSync(join(dir, 'out-dir'));
+    writeFileSync(join(dir, 'a-file'), 'kept\n');
+    for (const [out, reason] of [
+      ['out-dir', 'is a directory'],
+      ['missing/annotated.jsonl', 'its directory does not exist'],
+      ['a-file/annotated.jsonl', 'a-file is not a directory'],
+    ] as const) {
+      const run = await runCapture(['annotate', '--input', 'chat.jsonl', '--format', 'openai', '--json', '--out', out], dir);
+      expect(run.code, out).toBe(2);
+      expect(run.stdout, out).toBe('');
+      expect(run.stderr, out).toBe(`faultline: cannot write ${out}: ${reason}\n`);
+    }
+    expect(existsSync(join(dir, 'missing'))).toBe(false);
+    expect(readFileSync(join(dir, 'a-file'), 'utf8')).toBe('kept\n');
   });
 
   const tau = tauBenchAirlineFile();

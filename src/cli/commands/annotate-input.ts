@@ -4,7 +4,7 @@
  * annotated, or a count per label at the end. Nothing is written but stdout, stderr (one
  * `file:LINE: reason` warning per skipped line) and `--out`.
  */
-import { createWriteStream, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { once } from 'node:events';
 import { isAbsolute, resolve } from 'node:path';
 import { annotateFile, NO_SEMANTIC_JUDGE } from '../../annotate/annotate-file.js';
@@ -16,6 +16,7 @@ import { ImportInputError, type SkippedLine } from '../../trajectory/import-file
 import type { ImportFormat } from '../../trajectory/importers/import-types.js';
 import { CliError } from '../cli-error.js';
 import { writeLine, type CliIo } from '../io.js';
+import { assertWritableFile, openOutputStream, type OutputStream } from '../output-paths.js';
 import { assertReadableFile } from './import.js';
 
 export interface AnnotateInputOptions {
@@ -93,7 +94,13 @@ export async function annotateInput(io: CliIo, opts: AnnotateInputOptions, judge
   const total = emptyTally();
   for (const name of LABEL_NAMES) total.counts.set(name, 0);
   let skipped = 0;
-  const out = opts.out === undefined ? undefined : createWriteStream(isAbsolute(opts.out) ? opts.out : resolve(io.cwd, opts.out));
+  let out: OutputStream | undefined;
+  if (opts.out !== undefined) {
+    const outPath = isAbsolute(opts.out) ? opts.out : resolve(io.cwd, opts.out);
+    // Checked before anything is annotated: a directory there, or no directory to write in, is one line.
+    assertWritableFile(outPath, opts.out);
+    out = openOutputStream(outPath, opts.out);
+  }
   try {
     const annotated = annotations(opts, path, judge, (s) => {
       skipped += 1;
@@ -102,16 +109,13 @@ export async function annotateInput(io: CliIo, opts: AnnotateInputOptions, judge
     for await (const chunk of annotated) {
       addTally(total, chunk.tally);
       if (opts.json === true) await write(io.stdout, chunk.json);
-      if (out !== undefined) await write(out, chunk.out);
+      if (out !== undefined) await out.write(chunk.out);
     }
   } catch (error) {
     if (ImportInputError.isInstance(error)) throw new CliError(`${opts.input}:${error.line}: ${error.reason}`);
     throw error;
   } finally {
-    if (out !== undefined) {
-      out.end();
-      await once(out, 'close');
-    }
+    await out?.close();
   }
   const { trajectories, labelled, marks, counts } = total;
   if (trajectories === 0 && skipped > 0) {

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -109,6 +109,32 @@ describe('faultline annotate', () => {
     } finally {
       await server.close();
     }
+  });
+
+  it('--out or --judge-cache that cannot be written: one line, exit 2, and nothing stored', async () => {
+    const db = join(dir, 'unwritable.db');
+    await run(['import', '--format', 'step-log', 'steps.jsonl', '--db', db]);
+    mkdirSync(join(dir, 'a-dir'));
+    writeFileSync(join(dir, 'a-file'), 'kept\n');
+    const env = { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', JUDGE_KEY: 'sk-judge-0123456789' };
+    for (const [args, message] of [
+      [['--out', 'a-dir'], 'cannot write a-dir: is a directory'],
+      [['--out', 'missing/out.jsonl'], 'cannot write missing/out.jsonl: its directory does not exist'],
+      [['--judge', 'llm:m', '--api-key-env', 'JUDGE_KEY', '--judge-cache', 'a-dir'], 'cannot write a-dir: is a directory'],
+      [['--judge', 'llm:m', '--api-key-env', 'JUDGE_KEY', '--judge-cache', 'a-file/cache.jsonl'], 'cannot write a-file/cache.jsonl: a-file is not a directory'],
+    ] as const) {
+      const captured = captureIo(dir);
+      captured.io.env = env;
+      const code = await runCli(['annotate', '--db', db, ...args], captured.io);
+      expect(code, args.join(' ')).toBe(2);
+      expect(captured.stdout(), args.join(' ')).toBe('');
+      expect(captured.stderr(), args.join(' ')).toBe(`faultline: ${message}\n`);
+    }
+    const store = createSqliteStore({ path: db, readonly: true });
+    const stored = await store.queryTrajectories({});
+    await store.close();
+    expect(stored.flatMap((t) => t.labels ?? [])).toEqual([]);
+    expect(readFileSync(join(dir, 'a-file'), 'utf8')).toBe('kept\n');
   });
 
   const tau = tauBenchAirlineFile();

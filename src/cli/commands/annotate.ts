@@ -6,21 +6,20 @@
  * decisions (re-annotating replaces the earlier labels but keeps reviewers' decisions), and
  * reports the labels; `--out` also writes the annotated trajectories as JSONL.
  */
-import { createWriteStream } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { once } from 'node:events';
 import { Command, Option } from 'commander';
 import { annotateJudged, DEFAULT_JUDGE_CACHE_PATH, heuristicSemanticJudge, parseJudgeSpec, type SemanticJudge } from '../../annotate/judge/judged-annotation.js';
 import { jsonLineOf } from '../../annotate/annotated-lines.js';
 import { JUDGE_ERROR, LABEL_NAMES } from '../../annotate/label.js';
 import { RARE_FAILURE, RareFailureIndex } from '../../annotate/rare-failure.js';
 import type { LlmJudgeStats } from '../../annotate/judge/llm.js';
-import { openStore } from '../../store/open-store.js';
 import type { Store, TrajectoryStore } from '../../store/types.js';
 import { hasTrajectoryStore } from '../../trajectory/trajectory-row.js';
 import { TRAJECTORY_SOURCES, type Trajectory, type TrajectorySource } from '../../trajectory/types.js';
 import { CliError } from '../cli-error.js';
 import { writeLine, type CliContext } from '../io.js';
+import { openExistingStore } from '../report-options.js';
+import { assertWritableFile, openOutputStream } from '../output-paths.js';
 import { IMPORT_FORMATS, type ImportFormat } from '../../trajectory/importers/import-types.js';
 import { annotateInput } from './annotate-input.js';
 import { NO_SEMANTIC_JUDGE } from '../../annotate/annotate-file.js';
@@ -78,12 +77,15 @@ export function annotateCommand(ctx: CliContext): Command {
         await annotateInput(io, inputOptions, judge);
         return;
       }
-      const store = await openStore(opts.db, { cwd: io.cwd });
+      const outFile = opts.out === undefined ? undefined : { path: isAbsolute(opts.out) ? opts.out : resolve(io.cwd, opts.out), shown: opts.out };
+      // Checked before the store is opened: labels stored by a run that then cannot write --out would be half the job.
+      if (outFile !== undefined) assertWritableFile(outFile.path, outFile.shown);
+      const store = await openExistingStore(opts.db, io);
       const counts = new Map<string, number>([...LABEL_NAMES, JUDGE_ERROR, RARE_FAILURE].map((n) => [n, 0]));
       let trajectories = 0;
       let labelled = 0;
       let marks = 0;
-      const out = opts.out === undefined ? undefined : createWriteStream(isAbsolute(opts.out) ? opts.out : resolve(io.cwd, opts.out));
+      const out = outFile === undefined ? undefined : openOutputStream(outFile.path, outFile.shown);
       try {
         if (!hasTrajectoryStore(store)) throw new CliError(`the ${store.kind} store cannot hold trajectories`);
         const rare = await rareFailureIndex(store);
@@ -100,7 +102,7 @@ export function annotateCommand(ctx: CliContext): Command {
             if (labels.length > 0) labelled++;
             for (const label of labels) counts.set(label.name, (counts.get(label.name) ?? 0) + 1);
             if (opts.json === true) io.stdout.write(jsonLineOf(stored.trajectory_id, stored.source_id, labels));
-            if (out !== undefined && !out.write(`${JSON.stringify({ ...result.trajectory, labels })}\n`)) await once(out, 'drain');
+            await out?.write(`${JSON.stringify({ ...result.trajectory, labels })}\n`);
           }
           await store.updateTrajectories(annotated);
           if (page.length < PAGE) break;
@@ -108,10 +110,7 @@ export function annotateCommand(ctx: CliContext): Command {
         }
       } finally {
         await store.close();
-        if (out !== undefined) {
-          out.end();
-          await once(out, 'close');
-        }
+        await out?.close();
       }
       if (opts.json === true) return;
       const total = [...counts.values()].reduce((a, b) => a + b, 0);
@@ -132,7 +131,10 @@ async function semanticJudge(opts: AnnotateCommandOptions, env: NodeJS.ProcessEn
   if (spec === undefined) throw new CliError(`--judge must be 'heuristic', 'llm:<model>' or 'none', got ${JSON.stringify(opts.judge)}`);
   if (spec.kind === 'heuristic') return heuristicSemanticJudge();
   const [{ createLlmJudge }, { fileJudgeCache }] = await Promise.all([import('../../annotate/judge/llm.js'), import('../../annotate/judge/judge-cache.js')]);
-  const cachePath = resolve(cwd, opts.judgeCache ?? DEFAULT_JUDGE_CACHE_PATH);
+  const cacheShown = opts.judgeCache ?? DEFAULT_JUDGE_CACHE_PATH;
+  const cachePath = resolve(cwd, cacheShown);
+  // The cache is appended to as verdicts arrive (its directory made at the first): a path it cannot take is one line now, not a failure after paid-for requests.
+  assertWritableFile(cachePath, cacheShown, { createDirectory: true });
   return createLlmJudge({
     model: spec.model,
     env,

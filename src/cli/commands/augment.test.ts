@@ -118,8 +118,10 @@ describe('faultline augment', () => {
       ['augment', '--db', db, '--base-url', 'http://127.0.0.1:1/v1'],
       ['augment', '--db', db, '--llm', 'gpt-test'],
       ['augment', '--db', db, '--source', 'nope'],
-      // A mistyped store: refused, not created empty.
+      // A mistyped store: refused, not created empty (annotate and export too).
       ['augment', '--db', join(dir, 'typo.db')],
+      ['annotate', '--db', join(dir, 'typo.db')],
+      ['export', '--db', join(dir, 'typo.db'), '--format', 'sft', '--out', join(dir, 'typo-sft.jsonl')],
     ]) {
       const r = await runCapture(args, dir);
       expect(r.code, args.join(' ')).toBe(2);

@@ -236,6 +236,22 @@ describe('faultline bench', () => {
     expect(existsSync(out)).toBe(false);
   });
 
+  it('--out a file or under a file: refused before the run, one line, exit 2, nothing stored', async () => {
+    const db = join(dir, 'refused.db');
+    writeFileSync(join(dir, 'a-file'), 'kept\n');
+    for (const [out, message] of [
+      ['a-file', 'cannot write a-file: not a directory'],
+      ['a-file/sub', 'cannot write a-file/sub: a-file is not a directory'],
+    ] as const) {
+      const run = await runCapture(['bench', '--suite', suite, '--db', db, '--agent', 'naive', '--out', out], dir);
+      expect(run.code, out).toBe(2);
+      expect(run.stdout, out).toBe('');
+      expect(run.stderr, out).toBe(`faultline: ${message}\n`);
+    }
+    expect(existsSync(db)).toBe(false);
+    expect(readFileSync(join(dir, 'a-file'), 'utf8')).toBe('kept\n');
+  });
+
   it('--help lists the flags and exits 0', async () => {
     const run = await runCapture(['bench', '--help'], dir);
     expect(run.code).toBe(0);

@@ -22,6 +22,7 @@ import { DEFAULT_CATALOG_NOW } from '../../tools/index.js';
 import { CliError } from '../cli-error.js';
 import { formatTable } from '../format-table.js';
 import { writeLine, type CliContext, type CliIo } from '../io.js';
+import { assertWritableDirectory } from '../output-paths.js';
 import { parseCount } from '../report-options.js';
 import { parseFissionK, runFissionBench } from './bench-fission.js';
 
@@ -111,7 +112,10 @@ async function runBench(io: CliIo, opts: BenchOptions, version: string): Promise
     return runFissionBench(io, { k: fission, specs: opts.agent, scenarios, seed, feedback, concurrency, repeat, transport, db: opts.db, out: opts.out, json: opts.json === true });
   }
   const runId = uuidv7();
-  const outDir = resolve(io.cwd, opts.out ?? join('.faultline', 'bench', runId));
+  const outShown = opts.out ?? join('.faultline', 'bench', runId);
+  const outDir = resolve(io.cwd, outShown);
+  // A file there (or above) used to fail the report's write only after the whole run, its records stored.
+  assertWritableDirectory(outDir, outShown);
 
   const agents: Agent[] = [];
   let store: Awaited<ReturnType<typeof openStore>> | undefined;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createVirtualClock } from '../../runtime/clock.js';
 import { defineTool } from '../../runtime/define-tool.js';
 import { createRedisBreakers } from '../../runtime/redis-breakers.js';
@@ -56,6 +56,28 @@ describe.skipIf(!available)('faultline breakers (the real Redis)', () => {
     expect(r).toMatchObject({ code: 0, stderr: '' });
     expect(r.stdout).toContain('no shared circuits');
   });
+
+  it('a database index the server does not have is one line and exit 2, not database 0', async () => {
+    const url = new URL(REDIS_URL);
+    url.pathname = '/99';
+    const r = await runCapture(['breakers', '--redis', url.href, '--prefix', `empty-${randomUUID()}`], tmpdir());
+    expect(r).toStrictEqual({ code: 2, stdout: '', stderr: `faultline: could not connect to Redis at ${url.href}: ERR DB index is out of range\n` });
+  });
+
+  it('masks the password of the URL it prints', async () => {
+    // A server without a password lets ioredis go on after its AUTH, with a warning of its own.
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      const url = new URL(REDIS_URL);
+      url.password = 's3cret';
+      const r = await runCapture(['breakers', '--redis', url.href, '--prefix', `empty-${randomUUID()}`], tmpdir());
+      expect(r).toMatchObject({ code: 0, stderr: '' });
+      expect(r.stdout).toContain(`at ${url.href.replace(':s3cret@', ':***@')}`);
+      expect(r.stdout).not.toContain('s3cret');
+    } finally {
+      warn.mockRestore();
+    }
+  });
 });
 
 describe('faultline breakers: bad input', () => {
@@ -64,6 +86,26 @@ describe('faultline breakers: bad input', () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/^faultline: could not connect to Redis at redis:\/\/127\.0\.0\.1:1: .*ECONNREFUSED[^\n]*\n$/);
+  });
+
+  it('masks the password of the URL in the error', async () => {
+    const r = await runCapture(['breakers', '--redis', 'redis://user:s3cret@127.0.0.1:1'], tmpdir());
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^faultline: could not connect to Redis at redis:\/\/user:\*\*\*@127\.0\.0\.1:1: .*ECONNREFUSED[^\n]*\n$/);
+    const notRedis = await runCapture(['breakers', '--redis', 'http://user:s3cret@127.0.0.1:1'], tmpdir());
+    expect(notRedis).toStrictEqual({ code: 2, stdout: '', stderr: 'faultline: --redis must be a redis:// or rediss:// URL, got "http://user:***@127.0.0.1:1"\n' });
+  });
+
+  it('a database index that is not a whole number is refused before connecting', async () => {
+    for (const url of ['redis://127.0.0.1:1/abc', 'redis://127.0.0.1:1/?db=abc', 'redis://user:s3cret@127.0.0.1:1/-1']) {
+      const r = await runCapture(['breakers', '--redis', url], tmpdir());
+      const db = url.endsWith('abc') ? 'abc' : '-1';
+      expect(r, url).toStrictEqual({
+        code: 2,
+        stdout: '',
+        stderr: `faultline: invalid Redis URL ${url.replace(':s3cret@', ':***@')}: the database index must be a whole number (0-15 on a default server), got "${db}"\n`,
+      });
+    }
   });
 
   it('a URL that is not redis:// is refused before connecting', async () => {

@@ -5,6 +5,7 @@
  */
 import { Command } from 'commander';
 import { createRedisBreakers, type SharedBreakerState } from '../../runtime/redis-breakers.js';
+import { displayStoreSpec } from '../../store/open-store.js';
 import { CliError } from '../cli-error.js';
 import { formatTable } from '../format-table.js';
 import { writeLine, type CliContext } from '../io.js';
@@ -33,7 +34,8 @@ export function breakersCommand(ctx: CliContext): Command {
     .action(async (opts: BreakersOptions) => {
       const { io } = ctx;
       const url = opts.redis ?? io.env['FAULTLINE_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
-      if (!/^rediss?:\/\//.test(url)) throw new CliError(`--redis must be a redis:// or rediss:// URL, got "${url}"`);
+      // The URL is shown with its password masked.
+      if (!/^rediss?:\/\//.test(url)) throw new CliError(`--redis must be a redis:// or rediss:// URL, got "${displayStoreSpec(url)}"`);
       // One attempt, no reconnecting: a CLI says at once that Redis is not there.
       const shared = createRedisBreakers({ url, prefix: opts.prefix, onError: () => undefined, redis: { retryStrategy: () => null, connectTimeout: 3000 } });
       try {
@@ -57,7 +59,7 @@ export function breakersCommand(ctx: CliContext): Command {
           return;
         }
         if (rows.length === 0) {
-          writeLine(io.stdout, `no shared circuits under prefix "${opts.prefix}" at ${url}`);
+          writeLine(io.stdout, `no shared circuits under prefix "${opts.prefix}" at ${displayStoreSpec(url)}`);
           return;
         }
         writeLine(

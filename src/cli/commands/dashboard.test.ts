@@ -86,6 +86,9 @@ describe('faultline dashboard', () => {
       [['--db', 'junk.db'], `cannot open SQLite store "${join(dir, 'junk.db')}": file is not a database`],
       [['--db', 'postgres://postgres@127.0.0.1:1/x'], 'could not connect to PostgreSQL at 127.0.0.1:1: ECONNREFUSED'],
       [['--bogus'], "unknown option '--bogus' (see 'faultline --help')"],
+      // '' would listen on every interface with the loopback Host check off.
+      [['--host', ''], '--host must not be empty'],
+      [['--host', ' '], '--host must not be empty'],
     ];
     try {
       for (const [args, message] of cases) {

@@ -8,6 +8,7 @@ import { Command } from 'commander';
 import { loadAlertConfig, resolveAlertConfig } from '../../monitor/alert-rules.js';
 import { createDashboard, LOOPBACK_HOSTS } from '../../monitor/dashboard/create-dashboard.js';
 import { parseSince } from '../../monitor/time-window.js';
+import { CliError } from '../cli-error.js';
 import { writeLine, type CliContext } from '../io.js';
 import { isLoopback, parsePort, serveUntilInterrupted } from '../listen-options.js';
 import { DB_OPTION_HELP, openReportStore, parseCount } from '../report-options.js';
@@ -38,6 +39,8 @@ export function dashboardCommand(ctx: CliContext): Command {
       const { io } = ctx;
       // Bad input is reported before the store is touched or a port taken.
       const port = parsePort(opts.port);
+      // '' would bind every interface, and is not loopback to the Host check either.
+      if (opts.host.trim() === '') throw new CliError('--host must not be empty');
       parseSince(opts.since, Date.now());
       const refreshSeconds = parseCount(opts.refresh, '--refresh', 0);
       const alerts = opts.config === undefined ? resolveAlertConfig({}) : loadAlertConfig(opts.config, { cwd: io.cwd });

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -70,6 +70,32 @@ describe('faultline export', () => {
       expect(r.stderr).toMatch(/^faultline: /);
     }
     expect(readdirSync(dir).sort()).toEqual(before);
+  });
+
+  it('an output path that cannot be written: one line, exit 2, and none of the four files replaced', async () => {
+    const clashDb = join(dir, 'clash.db');
+    const store = createSqliteStore({ path: clashDb });
+    await store.insertTrajectories([blindRetry(), recovered()]);
+    await store.close();
+    const clash = join(dir, 'clash');
+    mkdirSync(join(clash, 'e2.jsonl.card.json'), { recursive: true });
+    mkdirSync(join(clash, 'a-dir'));
+    writeFileSync(join(clash, 'e2.jsonl'), 'old train\n');
+    writeFileSync(join(clash, 'e2.jsonl.val.jsonl'), 'old validation\n');
+    for (const [out, message] of [
+      ['e2.jsonl', 'cannot write e2.jsonl.card.json: is a directory'],
+      ['a-dir', 'cannot write a-dir: is a directory'],
+      ['e2.jsonl/x.jsonl', 'cannot write e2.jsonl/x.jsonl: e2.jsonl is not a directory'],
+    ] as const) {
+      const r = await runCapture(['export', '--format', 'trajectories', '--db', clashDb, '--out', out], clash);
+      expect(r.code, out).toBe(2);
+      expect(r.stdout, out).toBe('');
+      expect(r.stderr, out).toBe(`faultline: ${message}\n`);
+    }
+    expect(readFileSync(join(clash, 'e2.jsonl'), 'utf8')).toBe('old train\n');
+    expect(readFileSync(join(clash, 'e2.jsonl.val.jsonl'), 'utf8')).toBe('old validation\n');
+    expect(readdirSync(clash).sort()).toEqual(['a-dir', 'e2.jsonl', 'e2.jsonl.card.json', 'e2.jsonl.val.jsonl']);
+    expect(readdirSync(join(clash, 'a-dir'))).toEqual([]);
   });
 
   const tau = tauBenchAirlineFile();

@@ -8,24 +8,26 @@
  * `--format predictor --out x.csv` writes CSV (`x.csv.val.csv`), `--format few-shot --out x.md`
  * Markdown (`x.md.val.md`); see src/dataset/output-files.ts.
  * The split is by trajectory (see src/dataset/split.ts). Everything is written to temporary
- * files renamed into place at the end, so a failed export leaves nothing partial behind.
+ * files renamed into place at the end, all or nothing (see replaceFiles), so a failed export
+ * leaves nothing partial behind.
  */
-import { createWriteStream, renameSync, rmSync, statSync, writeFileSync, type WriteStream } from 'node:fs';
+import { createWriteStream, rmSync, writeFileSync, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { randomUUID } from 'node:crypto';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { renderDatasetCard, type DatasetCard } from '../../dataset/dataset-card.js';
 import { exportDataset } from '../../dataset/export-dataset.js';
 import { outputEncodingFor, PredictorColumns, transcodeJsonl } from '../../dataset/output-files.js';
 import { EXPORT_FORMATS, type ExportFormat } from '../../dataset/exporter.js';
 import type { Split } from '../../dataset/split.js';
-import { openStore } from '../../store/open-store.js';
 import { hasTrajectoryStore } from '../../trajectory/trajectory-row.js';
 import { TRAJECTORY_SOURCES, type Trajectory, type TrajectorySource } from '../../trajectory/types.js';
 import type { TrajectoryStore } from '../../store/types.js';
 import { CliError } from '../cli-error.js';
 import { writeLine, type CliContext } from '../io.js';
+import { openReportStore } from '../report-options.js';
+import { assertWritableFile, replaceFiles } from '../output-paths.js';
 
 interface ExportCommandOptions {
   format: ExportFormat;
@@ -56,16 +58,6 @@ function parseTop(text: string | undefined, format: ExportFormat): number | unde
   if (format !== 'few-shot') throw new CliError('--top only applies to --format few-shot');
   if (!/^\d+$/.test(text) || Number(text) < 1 || !Number.isSafeInteger(Number(text))) throw new CliError(`--top must be a positive integer, got ${JSON.stringify(text)}`);
   return Number(text);
-}
-
-function assertWritableDirectory(path: string, shown: string): void {
-  let isDirectory = false;
-  try {
-    isDirectory = statSync(dirname(path)).isDirectory();
-  } catch {
-    // Reported below as the same one line.
-  }
-  if (!isDirectory) throw new CliError(`cannot write ${shown}: its directory does not exist`);
 }
 
 async function* storedTrajectories(store: TrajectoryStore, source: TrajectorySource | undefined): AsyncGenerator<Trajectory> {
@@ -107,16 +99,18 @@ export function exportCommand(ctx: CliContext): Command {
       if ('error' in chosen) throw new CliError(chosen.error);
       const { encoding } = chosen;
       const out = isAbsolute(opts.out) ? opts.out : resolve(io.cwd, opts.out);
-      assertWritableDirectory(out, opts.out);
       const files = { train: opts.out, validation: `${opts.out}.val.${encoding}` };
       const targets = { train: out, validation: `${out}.val.${encoding}`, cardJson: `${out}.card.json`, cardMd: `${out}.card.md` };
+      // All four are checked before the store is read: a directory at the card's path used to fail only at its rename, after the other files had been replaced.
+      const shown = { ...files, cardJson: `${opts.out}.card.json`, cardMd: `${opts.out}.card.md` };
+      for (const key of Object.keys(targets) as (keyof typeof targets)[]) assertWritableFile(targets[key], shown[key]);
       const suffix = `.partial-${randomUUID()}`;
       const temp = (path: string): string => path + suffix;
       // CSV and Markdown are transcoded from JSON lines written beside them first.
       const rowsFile = (split: Split): string => (encoding === 'jsonl' ? temp(targets[split]) : `${temp(targets[split])}.jsonl`);
       const columns = encoding === 'csv' ? new PredictorColumns() : undefined;
 
-      const store = await openStore(opts.db, { cwd: io.cwd });
+      const store = await openReportStore(opts.db, io);
       let card: DatasetCard;
       const streams: Record<Split, WriteStream> | undefined = hasTrajectoryStore(store)
         ? { train: createWriteStream(rowsFile('train')), validation: createWriteStream(rowsFile('validation')) }
@@ -141,7 +135,7 @@ export function exportCommand(ctx: CliContext): Command {
         }
         writeFileSync(temp(targets.cardJson), `${JSON.stringify(card, null, 2)}\n`);
         writeFileSync(temp(targets.cardMd), renderDatasetCard(card));
-        for (const target of Object.values(targets)) renameSync(temp(target), target);
+        replaceFiles(Object.values(targets).map((target) => [temp(target), target] as const));
       } catch (error) {
         if (streams !== undefined) await Promise.all([closeStream(streams.train), closeStream(streams.validation)]);
         for (const target of Object.values(targets)) rmSync(temp(target), { force: true });

@@ -5,6 +5,7 @@
  */
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
@@ -53,6 +54,20 @@ const EARLY_EXIT = "console.error('memory server starting'); console.error('Erro
 
 const PLAN = ['version: 1', 'rules:', '  - id: sum-400', '    tool: get-sum', '    fault: http_status', '    params: { status: 400, message: a and b must be numbers }', ''].join('\n');
 
+/** "Billion laughs": nine anchors, each a list of nine aliases of the one before, 9^9 strings once expanded. */
+const ALIAS_BOMB = [
+  'a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]',
+  'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]',
+  'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]',
+  'd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]',
+  'e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]',
+  'f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]',
+  'g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]',
+  'h: &h [*g, *g, *g, *g, *g, *g, *g, *g, *g]',
+  'i: &i [*h, *h, *h, *h, *h, *h, *h, *h, *h]',
+  '',
+].join('\n');
+
 let dir: Awaited<ReturnType<typeof tempDir>>;
 let planPath: string;
 
@@ -66,6 +81,12 @@ afterAll(async () => {
 });
 
 describe('faultline mcp-proxy: bad usage and bad input print one line and exit 2', () => {
+  // A port in use, for --port and --admin-port.
+  const blocker = createServer();
+  const taken = () => String((blocker.address() as AddressInfo).port);
+  beforeAll(() => new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve)));
+  afterAll(() => new Promise<void>((resolve) => blocker.close(() => resolve())));
+
   const cases: Array<[string, () => string[], RegExp]> = [
     ['no --plan', () => ['mcp-proxy', '--', process.execPath, EVERYTHING_SERVER], /^faultline: --plan <file> is required$/],
     ['no upstream', () => ['mcp-proxy', '--plan', planPath], /^faultline: no upstream MCP server: add -- <server command\.\.\.> \(stdio\) or --upstream <url>/],
@@ -80,6 +101,10 @@ describe('faultline mcp-proxy: bad usage and bad input print one line and exit 2
     ['--restart with --upstream', () => ['mcp-proxy', '--plan', planPath, '--restart', '--upstream', 'http://127.0.0.1:9/mcp'], /^faultline: --restart applies to a server command/],
     ['a plan file that does not exist', () => ['mcp-proxy', '--plan', join(dir.path, 'missing.yaml'), '--', 'node'], /^faultline: cannot read fault plan .*missing\.yaml: ENOENT$/],
     ['a plan that does not validate', () => ['mcp-proxy', '--plan', join(dir.path, 'bad.yaml'), '--', 'node'], /^faultline: .*bad\.yaml.*status/],
+    ['a plan that is a YAML alias bomb', () => ['mcp-proxy', '--plan', join(dir.path, 'bomb.yaml'), '--', 'node'], /^faultline: .*bomb\.yaml: invalid YAML: Excessive alias count indicates a resource exhaustion attack$/],
+    // Before the server is started: nothing but the one line.
+    ['a --port in use', () => ['mcp-proxy', '--plan', planPath, '--db', ':memory:', '--port', taken(), '--', process.execPath, EVERYTHING_SERVER, 'stdio'], /^faultline: cannot listen on 127\.0\.0\.1:\d+ \(--port\): EADDRINUSE$/],
+    ['an --admin-port in use', () => ['mcp-proxy', '--plan', planPath, '--db', ':memory:', '--port', '0', '--admin-port', taken(), '--', process.execPath, EVERYTHING_SERVER, 'stdio'], /^faultline: cannot listen on 127\.0\.0\.1:\d+ \(--admin-port\): EADDRINUSE$/],
     ['a --db that cannot be opened', () => ['mcp-proxy', '--plan', planPath, '--db', '/dev/null/records.db', '--', process.execPath, EVERYTHING_SERVER, 'stdio'], /^faultline: cannot open SQLite store/],
     ['a --db that is not a store', () => ['mcp-proxy', '--plan', planPath, '--db', 'mysql://db/x', '--', 'node'], /^faultline: unknown store "mysql:\/\/db\/x"/],
     ['a server command that does not exist', () => ['mcp-proxy', '--plan', planPath, '--db', ':memory:', '--', '/nonexistent/mcp-server'], /^faultline: cannot connect to the upstream MCP server \(\/nonexistent\/mcp-server\): ENOENT$/],
@@ -92,6 +117,7 @@ describe('faultline mcp-proxy: bad usage and bad input print one line and exit 2
 
   beforeAll(async () => {
     await writeFile(join(dir.path, 'bad.yaml'), 'version: 1\nrules:\n  - tool: x\n    fault: http_status\n    params: { status: 418 }\n');
+    await writeFile(join(dir.path, 'bomb.yaml'), ALIAS_BOMB);
   });
 
   for (const [name, argv, message] of cases) {

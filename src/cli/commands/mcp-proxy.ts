@@ -160,8 +160,24 @@ export function mcpProxyCommand(ctx: CliContext): Command {
       const maxRestarts = opts.maxRestarts === undefined ? DEFAULT_MAX_RESTARTS : count('--max-restarts', opts.maxRestarts);
       const plan = await loadPlan(opts.plan);
 
-      let proxy: McpProxy;
+      // The ports are taken before the server is started or the store opened, so that a port in
+      // use is one line and nothing else; requests that come before the proxy is up are refused.
+      let proxy: McpProxy | undefined;
+      const started = (): McpProxy => {
+        if (proxy === undefined) throw new Error('the upstream MCP server is still starting');
+        return proxy;
+      };
+      let http: McpHttpServer | undefined;
+      let admin: AdminServer | undefined;
+      const configured = opts.adminToken ?? io.env['FAULTLINE_ADMIN_TOKEN'];
+      const token = configured !== undefined && configured.trim() !== '' ? configured : generateAdminToken();
       try {
+        if (httpPort !== undefined) http = await listen('--port', httpPort, () => serveMcpOverHttp({ createServer: () => started().createServer() }, { port: httpPort, log }));
+        if (adminPort !== undefined) {
+          admin = await listen('--admin-port', adminPort, () =>
+            startAdminServer({ plan, token, port: adminPort, state: () => ({ ...proxy?.stats() }), onUpdate: (p) => log(`plan updated: ${p.spec.rules.length} rule(s)`) }),
+          );
+        }
         proxy = await startMcpProxy({
           upstream,
           plan,
@@ -172,30 +188,24 @@ export function mcpProxyCommand(ctx: CliContext): Command {
           ...(opts.restart === true ? { restart: { maxRestarts } } : {}),
         });
       } catch (error) {
+        await admin?.close();
+        await http?.close();
         if (McpUpstreamError.isInstance(error) || ConfigError.isInstance(error)) throw new CliError(error.message, 2, { cause: error });
         throw error;
       }
 
-      let http: McpHttpServer | undefined;
-      let admin: AdminServer | undefined;
       try {
         // The upstream ending is not among these: the proxy goes on answering for it (see proxy.ts).
         const stopped: Promise<unknown>[] = [];
         if (io.interrupted !== undefined) stopped.push(io.interrupted);
-        if (httpPort !== undefined) {
-          http = await listen('--port', httpPort, () => serveMcpOverHttp(proxy, { port: httpPort, log }));
+        if (http !== undefined) {
           log(`serving ${proxy.serverInfo.name} at ${http.url}`);
         } else {
           const stdin = io.stdin ?? process.stdin;
           stopped.push(endOf(stdin));
           await proxy.connect(new StdioServerTransport(stdin as Readable, io.stdout as Writable));
         }
-        if (adminPort !== undefined) {
-          const configured = opts.adminToken ?? io.env['FAULTLINE_ADMIN_TOKEN'];
-          const token = configured !== undefined && configured.trim() !== '' ? configured : generateAdminToken();
-          admin = await listen('--admin-port', adminPort, () =>
-            startAdminServer({ plan, token, port: adminPort, state: () => ({ ...proxy.stats() }), onUpdate: (p) => log(`plan updated: ${p.spec.rules.length} rule(s)`) }),
-          );
+        if (admin !== undefined) {
           log(`admin endpoint at ${admin.url} (GET/PUT /plan, GET /state)`);
           if (token !== configured) log(`admin token: ${token}`);
         }

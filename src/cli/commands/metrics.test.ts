@@ -110,6 +110,10 @@ describe('faultline metrics', () => {
       stdout: '',
       stderr: 'faultline: invalid --port "70000": expected 0-65535 (0 picks a free port)\n',
     });
+    // '' would listen on every interface with the loopback Host check off.
+    for (const host of ['', ' ']) {
+      expect(await runCapture(['metrics', '--db', db, '--port', '0', '--host', host], dir)).toStrictEqual({ code: 2, stdout: '', stderr: 'faultline: --host must not be empty\n' });
+    }
     expect(await runCapture(['metrics', '--port', '0'], dir)).toStrictEqual({
       code: 2,
       stdout: '',

@@ -6,6 +6,7 @@
  */
 import { Command } from 'commander';
 import { createStoreMetrics } from '../../monitor/metrics.js';
+import { CliError } from '../cli-error.js';
 import type { CliContext } from '../io.js';
 import { loopbackHostAllowed, parsePort, serveUntilInterrupted } from '../listen-options.js';
 import { DB_OPTION_HELP, openReportStore } from '../report-options.js';
@@ -29,6 +30,8 @@ export function metricsCommand(ctx: CliContext): Command {
     .action(async (opts: MetricsOptions) => {
       const { io } = ctx;
       const port = parsePort(opts.port);
+      // '' would bind every interface, and is not loopback to the Host check either.
+      if (opts.host.trim() === '') throw new CliError('--host must not be empty');
       const store = await openReportStore(opts.db, io);
       await serveUntilInterrupted(io, store, { name: 'metrics', path: '/metrics', port, host: opts.host, json: opts.json === true }, () => {
         const metrics = createStoreMetrics(store);

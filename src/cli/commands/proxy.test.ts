@@ -49,6 +49,20 @@ function writeFile(name: string, text: string): string {
   return path;
 }
 
+/** "Billion laughs": nine anchors, each a list of nine aliases of the one before, 9^9 strings once expanded. */
+const ALIAS_BOMB = [
+  'a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]',
+  'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]',
+  'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]',
+  'd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]',
+  'e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]',
+  'f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]',
+  'g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]',
+  'h: &h [*g, *g, *g, *g, *g, *g, *g, *g, *g]',
+  'i: &i [*h, *h, *h, *h, *h, *h, *h, *h, *h]',
+  '',
+].join('\n');
+
 async function expectUsageError(argv: string[], message: RegExp): Promise<void> {
   const run = await runCapture(argv, dir);
   expect(run.code).toBe(2);
@@ -112,6 +126,16 @@ describe('faultline proxy', () => {
     expect(await s.stop()).toBe(0);
   });
 
+  it('refuses a YAML alias bomb put to the admin API with 400 INVALID_PLAN, keeping the plan', async () => {
+    const s = await serve(['--json', '--admin-token', 'bomb-token', '--db', join(dir, 'bomb-admin.db')]);
+    const info = JSON.parse(s.line) as { admin_url: string };
+    const put = await fetch(`${info.admin_url}/plan`, { method: 'PUT', headers: { authorization: 'Bearer bomb-token' }, body: ALIAS_BOMB });
+    expect(put.status).toBe(400);
+    expect(((await put.json()) as { error: unknown }).error).toEqual({ code: 'INVALID_PLAN', message: 'plan: invalid YAML: Excessive alias count indicates a resource exhaustion attack' });
+    expect(await (await fetch(`${info.admin_url}/plan`, { headers: { authorization: 'Bearer bomb-token' } })).json()).toEqual({ version: 1, rules: [] });
+    expect(await s.stop()).toBe(0);
+  });
+
   it('answers bad flags, bad files and an unusable --db with one line and exit 2, creating nothing', async () => {
     const db = join(dir, 'never.db');
     await expectUsageError(['proxy', '--db', db], /^faultline: --target <url> is required/);
@@ -124,6 +148,9 @@ describe('faultline proxy', () => {
     await expectUsageError(['proxy', '--target', upstream.url, '--plan', join(dir, 'missing.yaml'), '--db', db], /^faultline: cannot read fault plan .*missing\.yaml: ENOENT/);
     const badRoutes = writeFile('bad-routes.yaml', 'routes:\n  - { match: "/v1/weather", tool: get_weather }\n');
     await expectUsageError(['proxy', '--target', upstream.url, '--routes', badRoutes, '--db', db], /^faultline: .*bad-routes\.yaml: routes\[0\]\.match: expected "METHOD \/path"/);
+    const bomb = writeFile('bomb.yaml', ALIAS_BOMB);
+    await expectUsageError(['proxy', '--target', upstream.url, '--plan', bomb, '--db', db], /^faultline: .*bomb\.yaml: invalid YAML: Excessive alias count/);
+    await expectUsageError(['proxy', '--target', upstream.url, '--routes', bomb, '--db', db], /^faultline: .*bomb\.yaml: invalid YAML: Excessive alias count/);
     expect(existsSync(db)).toBe(false);
 
     mkdirSync(join(dir, 'blocker'), { recursive: true });
@@ -150,6 +177,8 @@ describe('faultline proxy', () => {
     const port = (taken.address() as { port: number }).port;
     try {
       await expectUsageError(['proxy', '--target', upstream.url, '--port', String(port), '--db', join(dir, 'busy.db')], new RegExp(`^faultline: cannot listen on 127\\.0\\.0\\.1:${port}: EADDRINUSE`));
+      // The admin port's turn: the message names it, not --port.
+      await expectUsageError(['proxy', '--target', upstream.url, '--port', '0', '--admin-port', String(port), '--db', join(dir, 'busy.db')], new RegExp(`^faultline: cannot listen on 127\\.0\\.0\\.1:${port} \\(--admin-port\\): EADDRINUSE$`, 'm'));
     } finally {
       await new Promise<void>((resolve) => taken.close(() => resolve()));
     }

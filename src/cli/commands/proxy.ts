@@ -149,9 +149,13 @@ export function proxyCommand(ctx: CliContext): Command {
         });
       } catch (error) {
         await store.close();
-        const code = (error as { code?: unknown }).code;
-        if (typeof code === 'string') throw new CliError(`cannot listen on ${opts.host}:${port}: ${code}`, 2, { cause: error });
-        throw error;
+        const { code, port: failedPort } = error as { code?: unknown; port?: unknown };
+        if (typeof code !== 'string') throw error;
+        // The proxy port is bound first: the admin port failed if the error names it and not the proxy's.
+        if (adminPort !== undefined && failedPort === adminPort && adminPort !== port) {
+          throw new CliError(`cannot listen on ${opts.adminHost ?? '127.0.0.1'}:${adminPort} (--admin-port): ${code}`, 2, { cause: error });
+        }
+        throw new CliError(`cannot listen on ${opts.host}:${port}: ${code}`, 2, { cause: error });
       }
 
       try {

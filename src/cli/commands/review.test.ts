@@ -130,7 +130,7 @@ describe('faultline review', () => {
 
   it('says so when there is nothing to review, and rejects bad flags and a missing stdin with exit 2', async () => {
     const empty = join(dir, 'empty.db');
-    await runCapture(['annotate', '--db', empty], dir);
+    await createSqliteStore({ path: empty }).close();
     expect((await review(['--db', empty], '')).stdout).toContain('nothing to review: no judge labels in the store');
     expect((await review(['--db', empty, '--report'])).stdout).toContain('0 of 0 judge labels reviewed');
     const at = '2026-03-29T00:00:00.000Z';

@@ -1,10 +1,11 @@
 /**
  * A bench run on disk: `results.json` (everything, for `bench compare` and later analysis),
- * `report.md` and `report.html`. Each file is written to a temporary name and renamed, so a
- * crash never leaves half a report behind.
+ * `report.md` and `report.html`. The files are written to temporary names and renamed together,
+ * all or nothing (see replaceFiles), so a failed write never leaves half a report behind.
  */
-import { readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { replaceFiles } from '../../replace-files.js';
 import { ConfigError } from '../../errors.js';
 import { makeDirectory } from '../../make-directory.js';
 import type { SuiteResult } from '../runner.js';
@@ -48,8 +49,14 @@ export async function writeReport(dir: string, suite: SuiteResult, scores: Agent
     [join(dir, 'report.html'), renderHtml({ suite, scores })],
   ];
   const suffix = `.tmp-${process.pid}`;
-  for (const [path, text] of outputs) await writeFile(`${path}${suffix}`, text);
-  for (const [path] of outputs) await rename(`${path}${suffix}`, path);
+  // All three are written before any is renamed, and renamed all or nothing: a report is never
+  // one run's results.json beside another run's report.html.
+  try {
+    for (const [path, text] of outputs) await writeFile(`${path}${suffix}`, text);
+    replaceFiles(outputs.map(([path]) => [`${path}${suffix}`, path] as const));
+  } finally {
+    await Promise.all(outputs.map(([path]) => rm(`${path}${suffix}`, { force: true })));
+  }
   return { dir, results: outputs[0]![0], markdown: outputs[1]![0], html: outputs[2]![0] };
 }
 

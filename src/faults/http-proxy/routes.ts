@@ -226,7 +226,13 @@ export function parseRoutes(text: string, sourceName = 'routes'): ProxyRoute[] {
     const { line, col } = lines.linePos(error.pos[0]);
     throw new ConfigError(`${sourceName}: invalid YAML at line ${line}, column ${col}: ${error.message}`, undefined, { cause: error });
   }
-  const value: unknown = doc.toJS({ maxAliasCount: 100 });
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    // An alias bomb ("billion laughs") is refused here, not by the parser.
+    throw new ConfigError(`${sourceName}: invalid YAML: ${(error as Error).message}`, undefined, { cause: error });
+  }
   const list = isPlainObject(value) && Object.hasOwn(value, 'routes') ? value['routes'] : value;
   let routes: ProxyRoute[];
   if (Array.isArray(list)) {
