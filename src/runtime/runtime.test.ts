@@ -242,6 +242,20 @@ describe('runtime: rejections (status rejected, tool not invoked)', () => {
     expect(r.feedback.hint).toContain('"get_weather"');
   });
 
+  it('an unknown tool name the model made up is redacted and cut before it reaches the record and the hint', async () => {
+    const { rt } = setup([{ name: 'get_weather', description: 'w', input: objectInput, execute: () => 1 }]);
+    const key = 'sk-proj-Zq9xR2mT8vL4kP7nW3bY6cF1aB5dE0gH';
+    const r = await rt.execute(`tool ${key}`, {});
+    if (r.ok) throw new Error('expected a rejection');
+    expect(JSON.stringify([r.record, r.feedback, r.error])).not.toContain(key);
+    expect(r.record.tool_name).toBe('tool sk-proj-…[REDACTED]');
+    const long = await rt.execute('x'.repeat(5000), {});
+    if (long.ok) throw new Error('expected a rejection');
+    expect(long.record.tool_name.length).toBeLessThan(200);
+    // A registered name is the tool's own and stays whole.
+    expect((await rt.execute('get_weather', {})).record.tool_name).toBe('get_weather');
+  });
+
   it('invalid input -> param_validation with actionable issues, tool not run', async () => {
     const execute = vi.fn(() => 1);
     const { rt } = setup([

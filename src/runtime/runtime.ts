@@ -210,6 +210,9 @@ type AttemptResult =
   | { kind: 'cancelled'; reason: unknown };
 
 /** One logical call's bookkeeping, shared by its attempts. */
+/** How much of a tool name the model made up is kept (registered names are not cut). */
+const MAX_UNKNOWN_TOOL_NAME = 128;
+
 interface Call {
   id: string;
   toolName: string;
@@ -768,9 +771,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     const entry = registry.get(toolName);
     if (entry === undefined) {
       const suggestions = closestNames(toolName, registry.keys());
+      // The model made this name up: it may hold anything (a pasted key, a whole prompt), and it
+      // goes into the record, the stats and the hint, so it is redacted and cut like any text.
+      call.toolName = redactText(truncateText(toolName, MAX_UNKNOWN_TOOL_NAME));
       return finishFailure(call, {
         status: 'rejected',
-        classification: rejection('request_build', 'parameter', 'unknown_tool', 'UNKNOWN_TOOL', `unknown tool "${toolName}"`),
+        classification: rejection('request_build', 'parameter', 'unknown_tool', 'UNKNOWN_TOOL', `unknown tool "${call.toolName}"`),
         entry: undefined,
         stopReason: undefined,
         suggestions,
