@@ -158,3 +158,26 @@ describe('runtime with a store', () => {
     expect(bad({ store: createMemoryStore() })).not.toThrow();
   });
 });
+
+describe('a store that cannot be written', () => {
+  it('is reported as the store (not the correction memory), and the calls still succeed', async () => {
+    const dir = tempDir();
+    const reports: [string, string][] = [];
+    const down = Object.assign(createMemoryStore(), {
+      insert: async () => {
+        throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5999'), { code: 'ECONNREFUSED' });
+      },
+    });
+    const rt = createRuntime({
+      tools: [defineTool({ name: 'ping', description: 'p', input: { type: 'object' }, execute: async () => 'pong' })],
+      store: down,
+      recording: { spool: { path: join(dir, 'spool') }, flushIntervalMs: 5 },
+      onListenerError: (error, where) => reports.push([where, (error as Error).message]),
+    });
+    for (let i = 0; i < 20; i++) expect((await rt.execute('ping', {})).ok).toBe(true);
+    await rt.close();
+    expect(reports.length).toBeGreaterThan(0);
+    for (const [where] of reports) expect(where).toBe('store');
+    expect(reports[0]![1]).toContain('ECONNREFUSED');
+  });
+});

@@ -82,7 +82,7 @@ export interface RuntimeOptions {
   refreshCredential?: CredentialRefresher;
   /** Called synchronously with every record. Errors it throws are routed to `onListenerError`. */
   onRecord?: (record: ToolExecutionRecord) => void;
-  /** Errors from `onRecord`, a custom `recorder` and the correction memory, with where they arose. Default: a process warning. */
+  /** Errors from `onRecord` and a custom `recorder`, with where they arose; store write errors (records, corrections) come as `store` unless `recording.onError` takes them. Default: a process warning (store errors: at most one a minute). */
   onListenerError?: (error: unknown, where: string) => void;
   /** Raw output kept per record. Default 2000 characters. */
   maxOutputChars?: number;
@@ -319,17 +319,18 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         openStoreLazily(options.store, { sqliteWriter: 'worker' })
       : undefined;
   const store: Store | undefined = ownedStore ?? (typeof options.store === 'object' ? options.store : undefined);
-  const recorder: RecordSink | undefined =
-    options.recorder ?? (store === undefined ? undefined : createRecorder({ ...options.recording, store }));
-  const onRecord = options.onRecord;
-  const faults = options.faults;
   const reportListenerError =
     options.onListenerError ??
     ((error: unknown, where: string) => {
       process.emitWarning(`faultline: ${where} threw: ${error instanceof Error ? error.message : String(error)}`);
     });
+  const reportStoreError = options.recording?.onError ?? storeErrorReporter(options.onListenerError);
+  const recorder: RecordSink | undefined =
+    options.recorder ?? (store === undefined ? undefined : createRecorder({ ...options.recording, store, onError: reportStoreError }));
+  const onRecord = options.onRecord;
+  const faults = options.faults;
 
-  const corrections = createCorrectionMemory(options, store, reportListenerError);
+  const corrections = createCorrectionMemory(options, store, reportStoreError);
 
   const registry = new Map<string, RegisteredTool>();
   for (const tool of options.tools) {
@@ -1011,14 +1012,29 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   return runtime;
 }
 
+/** At most one warning a minute about the store: the recorder and the correction memory both meet an outage. */
+const STORE_WARNING_INTERVAL_MS = 60_000;
+
+/**
+ * What the runtime does with store errors (writes of records and corrections) when
+ * `recording.onError` is not set: tells `onListenerError` (as `store`), or warns that the store
+ * cannot be written and that records are kept, at most once a minute.
+ */
+function storeErrorReporter(onListenerError: RuntimeOptions['onListenerError']): (error: unknown) => void {
+  if (onListenerError !== undefined) return (error) => onListenerError(error, 'store');
+  let warnedAt = -Infinity;
+  return (error) => {
+    const now = Date.now();
+    if (now - warnedAt < STORE_WARNING_INTERVAL_MS) return;
+    warnedAt = now;
+    const message = error instanceof Error ? error.message : String(error);
+    process.emitWarning(`faultline: cannot write to the store (${message}); records are kept (queue or spool) and sent again when it answers`);
+  };
+}
+
 /** The runtime's correction memory, kept in the store when it has one; undefined when turned off. */
-function createCorrectionMemory(
-  options: RuntimeOptions,
-  store: Store | undefined,
-  reportListenerError: (error: unknown, where: string) => void,
-): RuntimeCorrectionMemory | undefined {
+function createCorrectionMemory(options: RuntimeOptions, store: Store | undefined, onError: (error: unknown) => void): RuntimeCorrectionMemory | undefined {
   if (options.correctionMemory === false) return undefined;
-  const onError = options.recording?.onError ?? ((error: unknown) => reportListenerError(error, 'correction memory'));
   try {
     return new RuntimeCorrectionMemory(options.correctionMemory ?? {}, hasCorrectionMemory(store) ? store : undefined, onError);
   } catch (error) {
