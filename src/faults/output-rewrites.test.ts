@@ -85,17 +85,3 @@ describe('output rewrites', () => {
     );
   });
 });
-
-describe('emptyOutput keeps a list and its counts in agreement', () => {
-  it('zeroes the counts and totals beside an emptied list, at any depth, and leaves other numbers', () => {
-    expect(emptyOutput({ total: 5, files: [{ name: 'a' }], page_size: 20 })).toEqual({ total: 0, files: [], page_size: 20 });
-    expect(emptyOutput({ region: 'eu', summary: { total_revenue: 1200.5, order_count: 3, rows: [{ m: 1 }] }, year: 2026 })).toEqual({
-      region: 'eu',
-      summary: { total_revenue: 0, order_count: 0, rows: [] },
-      year: 2026,
-    });
-    expect(emptyOutput({ totalCount: 2, hits: 2, items: [1, 2] })).toEqual({ totalCount: 0, hits: 0, items: [] });
-    // No list inside: the empty object, as before.
-    expect(emptyOutput({ city: 'Paris', total: 3 })).toEqual({});
-  });
-});

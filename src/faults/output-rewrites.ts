@@ -86,37 +86,22 @@ export function partialOutput(output: unknown, params: PartialParams): unknown {
   return out;
 }
 
-/** Numeric fields that count or sum what a list holds: `total`, `total_revenue`, `count`, `totalCount`, `hits`. */
-function isCountKey(key: string): boolean {
-  const k = key.toLowerCase().replace(/[-_]/g, '');
-  return k.startsWith('total') || k.endsWith('count') || k.endsWith('total') || k === 'hits' || k === 'matches';
-}
-
-/**
- * The empty answer of the same shape: arrays emptied (also inside objects), and the counts and
- * totals beside them set to 0, so `{ total: 5, files: [] }` does not contradict itself; an
- * object without arrays becomes `{}`.
- */
+/** The empty answer of the same shape: arrays emptied (also inside objects); an object without arrays becomes `{}`. */
 export function emptyOutput(output: unknown): unknown {
   if (Array.isArray(output)) return [];
   if (!isPlainObject(output)) return output === null || typeof output !== 'string' ? null : '';
   let hadArray = false;
-  /** The value emptied, and whether an array was emptied inside it. */
-  const empty = (value: unknown): [unknown, boolean] => {
-    if (Array.isArray(value)) return [[], true];
-    if (!isPlainObject(value)) return [value, false];
-    const out: Obj = {};
-    let emptied = false;
-    for (const [key, item] of Object.entries(value)) {
-      const [result, inner] = empty(item);
-      out[key] = result;
-      emptied ||= inner;
+  const empty = (value: unknown): unknown => {
+    if (Array.isArray(value)) {
+      hadArray = true;
+      return [];
     }
-    if (emptied) for (const key of Object.keys(out)) if (typeof out[key] === 'number' && isCountKey(key)) out[key] = 0;
-    hadArray ||= emptied;
-    return [out, emptied];
+    if (!isPlainObject(value)) return value;
+    const out: Obj = {};
+    for (const [key, item] of Object.entries(value)) out[key] = empty(item);
+    return out;
   };
-  const [result] = empty(output);
+  const result = empty(output);
   return hadArray ? result : {};
 }
 

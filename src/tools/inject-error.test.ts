@@ -48,7 +48,7 @@ describe('parseInjectHeader', () => {
     expect(listed).toMatchObject({ total: 4, results: [1, 2] });
     const empty = ok('empty').effect;
     if (empty.type !== 'rewrite') throw new Error('expected a rewrite');
-    expect(empty.rewrite({ total: 4, results: [1, 2, 3, 4] })).toEqual({ total: 0, results: [] });
+    expect(empty.rewrite({ total: 4, results: [1, 2, 3, 4] })).toEqual({ total: 4, results: [] });
   });
 
   it('cuts malformed bodies so they never parse', () => {
