@@ -86,7 +86,12 @@ export function partialOutput(output: unknown, params: PartialParams): unknown {
   return out;
 }
 
-/** The empty answer of the same shape: arrays emptied (also inside objects); an object without arrays becomes `{}`. */
+/**
+ * The empty answer of the same shape: arrays emptied (also inside objects); an object without
+ * arrays becomes `{}`. Counts and totals beside a list are kept on purpose: `{ total: 12,
+ * results: [] }` is the degraded answer an agent can catch by checking the list against its
+ * count (FailBench's semantic-empty scenarios score exactly that).
+ */
 export function emptyOutput(output: unknown): unknown {
   if (Array.isArray(output)) return [];
   if (!isPlainObject(output)) return output === null || typeof output !== 'string' ? null : '';

@@ -412,7 +412,7 @@ describe('decide: what each transport is told', () => {
     expect(fixed.effect.render({ a: 1 })).toBe('<html>502</html>');
     const empty = one({ tool: 't', fault: 'empty' });
     if (empty.effect.type !== 'rewrite') throw new Error('expected rewrite');
-    expect(empty.effect.rewrite({ results: [1, 2], total: 2 })).toEqual({ results: [], total: 0 });
+    expect(empty.effect.rewrite({ results: [1, 2], total: 2 })).toEqual({ results: [], total: 2 });
   });
 
   it('auth_expiry: fine for after_calls calls of any matched tool, then a 401 that says the token expired', () => {

@@ -177,8 +177,14 @@ describe('fault forms through the MCP proxy (server-everything)', () => {
     // The JSON cut off half way, as a dropped connection truncates a body.
     expect(text(raw)).toBe('{"temperature":36,"conditions":"Li');
     const record = await nextRecord();
-    // A 200 that is wrong: the proxy does not know the body is bad, the agent has to notice.
-    expect(record).toMatchObject({ status: 'success', fault: { kind: 'malformed_json', rule_id: 'garbled' } });
+    // The tool declares an output schema, so an MCP client refuses this result: recorded as what it meets.
+    expect(record).toMatchObject({
+      status: 'failure',
+      failure_stage: 'result_parse',
+      failure_type: 'output_schema_mismatch',
+      error_code: 'OUTPUT_SCHEMA_MISMATCH',
+      fault: { kind: 'malformed_json', rule_id: 'garbled' },
+    });
     expect(JSON.parse(record.raw_output ?? 'null')).toEqual([{ type: 'text', text: '{"temperature":36,"conditions":"Li' }]);
 
     const error = await rpcError(t.client.callTool({ name: 'get-structured-content', arguments: { location: 'Chicago' } }));
@@ -191,12 +197,15 @@ describe('fault forms through the MCP proxy (server-everything)', () => {
     const partial = await t.client.request({ method: 'tools/call', params: { name: 'get-structured-content', arguments: { location: 'New York' } } }, CallToolResultSchema);
     expect(partial.structuredContent).toEqual({ temperature: 33, conditions: 'Cloudy', warning: expect.stringContaining('humidity') });
     expect(JSON.parse(text(partial))).toEqual(partial.structuredContent);
-    expect(await nextRecord()).toMatchObject({ status: 'success', fault: { kind: 'partial' } });
+    // humidity is required by the output schema: a client that checks it refuses the result, and the record says so.
+    expect(await nextRecord()).toMatchObject({ status: 'failure', failure_type: 'output_schema_mismatch', fault: { kind: 'partial' } });
+    expect((await rpcError(t.client.callTool({ name: 'get-structured-content', arguments: { location: 'New York' } }))).code).toBe(-32602);
+    count++;
 
     useRule({ id: 'v2', tool: 'get-structured-content', fault: 'schema_drift', params: { rename: { temperature: 'temp_c' } } });
     const drifted = await t.client.request({ method: 'tools/call', params: { name: 'get-structured-content', arguments: { location: 'New York' } } }, CallToolResultSchema);
     expect(drifted.structuredContent).toEqual({ temp_c: 33, conditions: 'Cloudy', humidity: 82 });
-    expect(await nextRecord()).toMatchObject({ status: 'success', fault: { kind: 'schema_drift', rule_id: 'v2' } });
+    expect(await nextRecord()).toMatchObject({ status: 'failure', failure_type: 'output_schema_mismatch', fault: { kind: 'schema_drift', rule_id: 'v2' } });
   });
 
   it('semantic_drift serves another entity in a result that still passes the output schema', async () => {
@@ -205,6 +214,13 @@ describe('fault forms through the MCP proxy (server-everything)', () => {
     expect(result.structuredContent).toEqual({ temperature: 73, conditions: 'Heavy snow', humidity: 48 });
     expect(JSON.parse(text(result as CallToolResult))).toEqual(result.structuredContent);
     expect(await nextRecord()).toMatchObject({ status: 'success', fault: { kind: 'semantic_drift' } });
+  });
+
+  it('schema_drift on a plain-text tool leaves valid content blocks, so the client still reads the result', async () => {
+    useRule({ id: 'drift-text', tool: 'echo', fault: 'schema_drift', params: { rename: { text: 'body' } } });
+    const result = await t.client.callTool({ name: 'echo', arguments: { message: 'hello' } });
+    expect(result.content).toEqual([{ type: 'text', text: expect.stringContaining('hello') }]);
+    expect(await nextRecord()).toMatchObject({ status: 'success', fault: { kind: 'schema_drift', rule_id: 'drift-text' } });
   });
 
   it('calls that match no rule pass untouched and carry no fault', async () => {

@@ -6,7 +6,7 @@
  * content is a single text block holding JSON (how most servers return data); otherwise the
  * content array itself.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ContentBlockSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { canonicalJson } from '../../record/params-hash.js';
 
 type Source = 'structured' | 'json-text' | 'content';
@@ -45,8 +45,9 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
+/** Valid MCP content blocks: a rewrite that renamed `text` in a text block made something a client refuses. */
 function isContentArray(value: unknown): value is CallToolResult['content'] {
-  return Array.isArray(value) && value.every((block) => isPlainObject(block) && typeof block['type'] === 'string');
+  return Array.isArray(value) && value.every((block) => ContentBlockSchema.safeParse(block).success);
 }
 
 /**

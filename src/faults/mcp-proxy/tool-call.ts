@@ -9,6 +9,7 @@ import type { Recorder } from '../../record/recorder.js';
 import type { ToolExecutionRecord } from '../../record/types.js';
 import { uuidv7 } from '../../record/uuid-v7.js';
 import { classifyError, classifyOutput, timeoutClassification, type Classification } from '../../runtime/classify.js';
+import { compileOutputValidator, describeIssues } from '../../runtime/validate.js';
 import type { Clock } from '../../runtime/clock.js';
 import { retryAfterFrom } from '../../runtime/retry-after.js';
 import type { FaultDecision } from '../decision.js';
@@ -51,7 +52,7 @@ export interface ToolCallDeps {
 }
 
 type Outcome =
-  | { kind: 'result'; served: CallToolResult; classified?: CallToolResult; type?: string; retryAfterMs?: number }
+  | { kind: 'result'; served: CallToolResult; classified?: CallToolResult; type?: string; retryAfterMs?: number; rewritten?: true }
   | { kind: 'error'; error: JsonRpcError; classifyAs?: unknown }
   /** The client cancelled or went away before it was answered; `heldByFault` when a fault was holding the answer back. */
   | { kind: 'abandoned'; heldByFault: boolean };
@@ -149,13 +150,13 @@ export async function proxyToolCall(deps: ToolCallDeps, session: CallSession, re
         const real = upstream ?? (await forward());
         // A failure has no body to break; the client gets it as it was.
         if (real.kind !== 'result' || real.served.isError === true) return real;
-        return { kind: 'result', served: malformedResult(real.served, effect.render(rawBody(real.served))) };
+        return { kind: 'result', served: malformedResult(real.served, effect.render(rawBody(real.served))), rewritten: true };
       }
       case 'rewrite': {
         const real = upstream ?? (await forward());
         if (real.kind !== 'result' || real.served.isError === true) return real;
         const output = toolOutput(real.served);
-        return { kind: 'result', served: withOutput(real.served, output, effect.rewrite(output.value)) };
+        return { kind: 'result', served: withOutput(real.served, output, effect.rewrite(output.value)), rewritten: true };
       }
     }
   };
@@ -179,6 +180,9 @@ export async function proxyToolCall(deps: ToolCallDeps, session: CallSession, re
       if (classification !== undefined) {
         if (final.type !== undefined) classification.type = final.type;
         if (final.retryAfterMs !== undefined) classification.retryAfterMs = final.retryAfterMs;
+      }
+      if (classification === undefined && final.rewritten === true && tool?.outputSchema !== undefined) {
+        classification = outputSchemaMismatch(toolName, tool.outputSchema, final.served);
       }
       status = classification === undefined ? 'success' : 'failure';
       break;
@@ -228,4 +232,34 @@ export async function proxyToolCall(deps: ToolCallDeps, session: CallSession, re
       // The SDK sends nothing for a request the client cancelled.
       throw new JsonRpcError(ErrorCode.ConnectionClosed, 'the client cancelled the request');
   }
+}
+
+/**
+ * A rewritten result the client will refuse: an MCP client checks a tool's structured content
+ * against its declared `outputSchema` (the SDK's Client throws -32602, or -32600 when there is no
+ * structured content at all). The record says what the client meets, as the runtime classifies
+ * an output that breaks a tool's schema; undefined when the result still fits.
+ */
+function outputSchemaMismatch(toolName: string, outputSchema: object, served: CallToolResult): Classification | undefined {
+  let problem: string;
+  if (served.structuredContent === undefined) {
+    problem = 'has an output schema but returned no structured content';
+  } else {
+    const checked = compileOutputValidator(outputSchema)(served.structuredContent);
+    if (checked.ok) return undefined;
+    problem = `returned structured content that does not match its output schema: ${describeIssues(checked.issues)}`;
+  }
+  return {
+    stage: 'result_parse',
+    category: 'system',
+    type: 'output_schema_mismatch',
+    code: 'OUTPUT_SCHEMA_MISMATCH',
+    message: `${toolName} ${problem}`,
+    stack: undefined,
+    status: undefined,
+    retryAfterMs: undefined,
+    ambiguous: false,
+    body: undefined,
+    partial: undefined,
+  };
 }
