@@ -21,8 +21,12 @@
  * | hang, timeout without delay             | no answer: the client's own request timeout fires               | TIMEOUT network/timeout, status timeout             |
  * | commit_then_drop                        | the upstream runs the call, then no answer                      | TIMEOUT network/timeout, status timeout             |
  * | latency                                 | the real answer, late                                           | as the real answer                                  |
- * | malformed_json                          | the real result as one text block that is not JSON              | success: a 200 that is wrong                        |
- * | partial, empty, schema/semantic drift, stale | the real result with its output rewritten                  | success: a 200 that is wrong                        |
+ * | malformed_json                          | the real result as one text block that is not JSON              | success: a 200 that is wrong (*)                    |
+ * | partial, empty, schema/semantic drift, stale | the real result with its output rewritten                  | success: a 200 that is wrong (*)                    |
+ *
+ * (*) Unless the tool declares an `outputSchema` and the rewritten result no longer fits it (or
+ * has no structured content): a client refuses that result, so the record says
+ * OUTPUT_SCHEMA_MISMATCH result_parse/system/output_schema_mismatch, as the runtime does.
  *
  * Only 400 maps to -32602: MCP uses it for bad arguments, which the caller must fix. 503 stays an
  * `isError` result rather than -32603 because -32603 may come after the tool acted (ambiguous),
