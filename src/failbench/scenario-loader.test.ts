@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../errors.js';
 import { ScenarioError, loadScenarios, parseScenario } from './scenario-loader.js';
+import { YAML_ALIAS_BOMB } from '../yaml-alias-bomb.test-helpers.js';
 
 const VALID = `
 title: weather times out once
@@ -33,20 +34,6 @@ function problemsOf(fn: () => unknown): readonly string[] {
 }
 
 const edit = (from: string, to: string) => VALID.replace(from, to);
-
-/** "Billion laughs": nine anchors, each a list of nine aliases of the one before, 9^9 strings once expanded. */
-const ALIAS_BOMB = [
-  'a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]',
-  'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]',
-  'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]',
-  'd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]',
-  'e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]',
-  'f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]',
-  'g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]',
-  'h: &h [*g, *g, *g, *g, *g, *g, *g, *g, *g]',
-  'i: &i [*h, *h, *h, *h, *h, *h, *h, *h, *h]',
-  '',
-].join('\n');
 
 describe('parseScenario', () => {
   it('reads a scenario and fills in its id', () => {
@@ -97,8 +84,8 @@ describe('parseScenario', () => {
   });
 
   it('refuses a YAML alias bomb with one problem, a ConfigError', () => {
-    expect(() => parseScenario(ALIAS_BOMB, 'a.yaml', 'a')).toThrow(ConfigError);
-    expect(problemsOf(() => parseScenario(ALIAS_BOMB, 'a.yaml', 'a'))).toEqual(['a.yaml: invalid YAML: Excessive alias count indicates a resource exhaustion attack']);
+    expect(() => parseScenario(YAML_ALIAS_BOMB, 'a.yaml', 'a')).toThrow(ConfigError);
+    expect(problemsOf(() => parseScenario(YAML_ALIAS_BOMB, 'a.yaml', 'a'))).toEqual(['a.yaml: invalid YAML: Excessive alias count indicates a resource exhaustion attack']);
   });
 
   it('is a ConfigError, so the CLI prints one line and exits 2', () => {

@@ -8,6 +8,7 @@ import type { FaultDecision } from './decision.js';
 import { createFaultPlan, type FaultPlan } from './plan.js';
 import type { FaultPlanSpec, FaultRule, FaultTrigger } from './plan-spec.js';
 import { loadFaultPlan, parseFaultPlan, validateFaultPlan } from './plan-validate.js';
+import { YAML_ALIAS_BOMB } from '../yaml-alias-bomb.test-helpers.js';
 
 function configError(fn: () => unknown): ConfigError {
   try {
@@ -87,20 +88,6 @@ describe('parseFaultPlan: the file format', () => {
   });
 });
 
-/** "Billion laughs": nine anchors, each a list of nine aliases of the one before, 9^9 strings once expanded. */
-const ALIAS_BOMB = [
-  'a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]',
-  'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]',
-  'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]',
-  'd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]',
-  'e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]',
-  'f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]',
-  'g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]',
-  'h: &h [*g, *g, *g, *g, *g, *g, *g, *g, *g]',
-  'i: &i [*h, *h, *h, *h, *h, *h, *h, *h, *h]',
-  '',
-].join('\n');
-
 describe('parseFaultPlan: errors are one line naming the field', () => {
   const bad = (yaml: string) => messageOf(() => parseFaultPlan(yaml, 'plan.yaml'));
 
@@ -110,8 +97,8 @@ describe('parseFaultPlan: errors are one line naming the field', () => {
   });
 
   it('a YAML alias bomb, as a ConfigError', () => {
-    expect(() => parseFaultPlan(ALIAS_BOMB, 'plan.yaml')).toThrow(ConfigError);
-    expect(bad(ALIAS_BOMB)).toBe('plan.yaml: invalid YAML: Excessive alias count indicates a resource exhaustion attack');
+    expect(() => parseFaultPlan(YAML_ALIAS_BOMB, 'plan.yaml')).toThrow(ConfigError);
+    expect(bad(YAML_ALIAS_BOMB)).toBe('plan.yaml: invalid YAML: Excessive alias count indicates a resource exhaustion attack');
   });
 
   it('bad JSON', () => {

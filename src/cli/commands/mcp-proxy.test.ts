@@ -19,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVERYTHING_SERVER, INSPECTOR_CLI, MEMORY_SERVER, readRecords, tempDir, writeDyingServer } from '../../faults/mcp-proxy/mcp-proxy.test-helpers.js';
 import { runCapture } from '../run-cli.test-helpers.js';
 import { compileCli } from './compiled-cli.test-helpers.js';
+import { YAML_ALIAS_BOMB } from '../../yaml-alias-bomb.test-helpers.js';
 
 const run = promisify(execFile);
 
@@ -53,20 +54,6 @@ class ChildStdioTransport implements Transport {
 const EARLY_EXIT = "console.error('memory server starting'); console.error('Error: MEMORY_FILE_PATH is a directory'); console.error('  at main (index.js:1:1)'); process.exit(3)";
 
 const PLAN = ['version: 1', 'rules:', '  - id: sum-400', '    tool: get-sum', '    fault: http_status', '    params: { status: 400, message: a and b must be numbers }', ''].join('\n');
-
-/** "Billion laughs": nine anchors, each a list of nine aliases of the one before, 9^9 strings once expanded. */
-const ALIAS_BOMB = [
-  'a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]',
-  'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]',
-  'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]',
-  'd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]',
-  'e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]',
-  'f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]',
-  'g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]',
-  'h: &h [*g, *g, *g, *g, *g, *g, *g, *g, *g]',
-  'i: &i [*h, *h, *h, *h, *h, *h, *h, *h, *h]',
-  '',
-].join('\n');
 
 let dir: Awaited<ReturnType<typeof tempDir>>;
 let planPath: string;
@@ -117,7 +104,7 @@ describe('faultline mcp-proxy: bad usage and bad input print one line and exit 2
 
   beforeAll(async () => {
     await writeFile(join(dir.path, 'bad.yaml'), 'version: 1\nrules:\n  - tool: x\n    fault: http_status\n    params: { status: 418 }\n');
-    await writeFile(join(dir.path, 'bomb.yaml'), ALIAS_BOMB);
+    await writeFile(join(dir.path, 'bomb.yaml'), YAML_ALIAS_BOMB);
   });
 
   for (const [name, argv, message] of cases) {

@@ -10,6 +10,7 @@ import { startMockToolServer, type MockToolServer } from '../../tools/http-serve
 import { runCli } from '../run-cli.js';
 import { captureIo, runCapture, waitFor } from '../run-cli.test-helpers.js';
 import { compileCli } from './compiled-cli.test-helpers.js';
+import { YAML_ALIAS_BOMB } from '../../yaml-alias-bomb.test-helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'faultline-proxy-cli-'));
 let upstream: MockToolServer;
@@ -48,20 +49,6 @@ function writeFile(name: string, text: string): string {
   writeFileSync(path, text);
   return path;
 }
-
-/** "Billion laughs": nine anchors, each a list of nine aliases of the one before, 9^9 strings once expanded. */
-const ALIAS_BOMB = [
-  'a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]',
-  'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]',
-  'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]',
-  'd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]',
-  'e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]',
-  'f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]',
-  'g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]',
-  'h: &h [*g, *g, *g, *g, *g, *g, *g, *g, *g]',
-  'i: &i [*h, *h, *h, *h, *h, *h, *h, *h, *h]',
-  '',
-].join('\n');
 
 async function expectUsageError(argv: string[], message: RegExp): Promise<void> {
   const run = await runCapture(argv, dir);
@@ -129,7 +116,7 @@ describe('faultline proxy', () => {
   it('refuses a YAML alias bomb put to the admin API with 400 INVALID_PLAN, keeping the plan', async () => {
     const s = await serve(['--json', '--admin-token', 'bomb-token', '--db', join(dir, 'bomb-admin.db')]);
     const info = JSON.parse(s.line) as { admin_url: string };
-    const put = await fetch(`${info.admin_url}/plan`, { method: 'PUT', headers: { authorization: 'Bearer bomb-token' }, body: ALIAS_BOMB });
+    const put = await fetch(`${info.admin_url}/plan`, { method: 'PUT', headers: { authorization: 'Bearer bomb-token' }, body: YAML_ALIAS_BOMB });
     expect(put.status).toBe(400);
     expect(((await put.json()) as { error: unknown }).error).toEqual({ code: 'INVALID_PLAN', message: 'plan: invalid YAML: Excessive alias count indicates a resource exhaustion attack' });
     expect(await (await fetch(`${info.admin_url}/plan`, { headers: { authorization: 'Bearer bomb-token' } })).json()).toEqual({ version: 1, rules: [] });
@@ -148,7 +135,7 @@ describe('faultline proxy', () => {
     await expectUsageError(['proxy', '--target', upstream.url, '--plan', join(dir, 'missing.yaml'), '--db', db], /^faultline: cannot read fault plan .*missing\.yaml: ENOENT/);
     const badRoutes = writeFile('bad-routes.yaml', 'routes:\n  - { match: "/v1/weather", tool: get_weather }\n');
     await expectUsageError(['proxy', '--target', upstream.url, '--routes', badRoutes, '--db', db], /^faultline: .*bad-routes\.yaml: routes\[0\]\.match: expected "METHOD \/path"/);
-    const bomb = writeFile('bomb.yaml', ALIAS_BOMB);
+    const bomb = writeFile('bomb.yaml', YAML_ALIAS_BOMB);
     await expectUsageError(['proxy', '--target', upstream.url, '--plan', bomb, '--db', db], /^faultline: .*bomb\.yaml: invalid YAML: Excessive alias count/);
     await expectUsageError(['proxy', '--target', upstream.url, '--routes', bomb, '--db', db], /^faultline: .*bomb\.yaml: invalid YAML: Excessive alias count/);
     expect(existsSync(db)).toBe(false);

@@ -4,23 +4,10 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../errors.js';
 import { compileRoutes, isIdSegment, loadRoutes, normalizePath, parseRoutes } from './routes.js';
+import { YAML_ALIAS_BOMB } from '../../yaml-alias-bomb.test-helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'faultline-routes-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** "Billion laughs": nine anchors, each a list of nine aliases of the one before, 9^9 strings once expanded. */
-const ALIAS_BOMB = [
-  'a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]',
-  'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]',
-  'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]',
-  'd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]',
-  'e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]',
-  'f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]',
-  'g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]',
-  'h: &h [*g, *g, *g, *g, *g, *g, *g, *g, *g]',
-  'i: &i [*h, *h, *h, *h, *h, *h, *h, *h, *h]',
-  '',
-].join('\n');
 
 describe('proxy routes', () => {
   it('names POST /tools/<name> by the name, and everything else by method and normalized path', () => {
@@ -78,8 +65,8 @@ describe('proxy routes', () => {
     expect(() => parseRoutes('routes:\n  - match: GET /a\n    tool: a\n    method: GET\n', 'r.yaml')).toThrow('r.yaml: routes[0]: unknown field "method"');
     expect(() => parseRoutes('routes: [a', 'r.yaml')).toThrow(/^r\.yaml: invalid YAML at line 1/);
     expect(() => parseRoutes('42', 'r.yaml')).toThrow('r.yaml: expected a list of routes');
-    expect(() => parseRoutes(ALIAS_BOMB, 'r.yaml')).toThrow(ConfigError);
-    expect(() => parseRoutes(ALIAS_BOMB, 'r.yaml')).toThrow(/^r\.yaml: invalid YAML: Excessive alias count indicates a resource exhaustion attack$/);
+    expect(() => parseRoutes(YAML_ALIAS_BOMB, 'r.yaml')).toThrow(ConfigError);
+    expect(() => parseRoutes(YAML_ALIAS_BOMB, 'r.yaml')).toThrow(/^r\.yaml: invalid YAML: Excessive alias count indicates a resource exhaustion attack$/);
     const file = join(dir, 'routes.yaml');
     writeFileSync(file, 'routes:\n  - { match: "GET /v1/weather", tool: get_weather }\n');
     expect(await loadRoutes(file)).toEqual([{ match: 'GET /v1/weather', tool: 'get_weather' }]);
