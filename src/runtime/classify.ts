@@ -276,6 +276,11 @@ export function timeoutClassification(timeoutMs: number): Classification {
   return base('execution', { category: 'network', type: 'timeout', ambiguous: true }, 'TIMEOUT', `timed out after ${timeoutMs} ms`);
 }
 
+/** A failure faultline itself found (a rejected call, an output that breaks its schema): nothing thrown, nothing ambiguous. */
+export function rejection(stage: FailureStage, category: FailureCategory, type: string, code: string, message: string): Classification {
+  return { stage, category, type, code, message, stack: undefined, status: undefined, retryAfterMs: undefined, ambiguous: false, body: undefined, partial: undefined };
+}
+
 /** Fills in the category for a ToolError-like type the taxonomy knows, for callers that only have a type. */
 export function categoryFor(type: string, fallback: FailureCategory): FailureCategory {
   return categoryOfType(type) ?? fallback;

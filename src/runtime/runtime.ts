@@ -26,7 +26,7 @@ import type { InjectedFault } from '../record/types.js';
 import { countsAgainstBreaker, type CallStatus, type FailureCategory, type FailureStage, type FeedbackAction } from '../taxonomy.js';
 import { seededRandom } from './backoff.js';
 import { ConsecutiveBreaker, DEFAULT_BREAKER, type BreakerOptions, type BreakerProvider, type BreakerSnapshot } from './breaker.js';
-import { classifyError, classifyOutput, timeoutClassification, type Classification } from './classify.js';
+import { classifyError, classifyOutput, rejection, timeoutClassification, type Classification } from './classify.js';
 import { canSchedule, systemClock, type Clock } from './clock.js';
 import { closeBeforeExit } from './close-at-exit.js';
 import { definedOnly, isTool, type JsonSchema, type Tool, type ToolAnnotations, type ToolContext } from './define-tool.js';
@@ -686,22 +686,6 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     const result: ExecuteResult & { ok: false } = { ok: false, error, feedback: callFeedback, record };
     if (c.partial !== undefined) result.partial = c.partial;
     return result;
-  }
-
-  function rejection(stage: FailureStage, category: FailureCategory, type: string, code: string, message: string): Classification {
-    return {
-      stage,
-      category,
-      type,
-      code,
-      message,
-      stack: undefined,
-      status: undefined,
-      retryAfterMs: undefined,
-      ambiguous: false,
-      body: undefined,
-      partial: undefined,
-    };
   }
 
   function toCallError(c: Classification): CallError {

@@ -8,7 +8,7 @@ import { ErrorCode, type CallToolRequest, type CallToolResult, type ServerNotifi
 import type { Recorder } from '../../record/recorder.js';
 import type { ToolExecutionRecord } from '../../record/types.js';
 import { uuidv7 } from '../../record/uuid-v7.js';
-import { classifyError, classifyOutput, timeoutClassification, type Classification } from '../../runtime/classify.js';
+import { classifyError, classifyOutput, rejection, timeoutClassification, type Classification } from '../../runtime/classify.js';
 import { compileOutputValidator, describeIssues } from '../../runtime/validate.js';
 import type { Clock } from '../../runtime/clock.js';
 import { retryAfterFrom } from '../../runtime/retry-after.js';
@@ -249,17 +249,5 @@ function outputSchemaMismatch(toolName: string, outputSchema: object, served: Ca
     if (checked.ok) return undefined;
     problem = `returned structured content that does not match its output schema: ${describeIssues(checked.issues)}`;
   }
-  return {
-    stage: 'result_parse',
-    category: 'system',
-    type: 'output_schema_mismatch',
-    code: 'OUTPUT_SCHEMA_MISMATCH',
-    message: `${toolName} ${problem}`,
-    stack: undefined,
-    status: undefined,
-    retryAfterMs: undefined,
-    ambiguous: false,
-    body: undefined,
-    partial: undefined,
-  };
+  return rejection('result_parse', 'system', 'output_schema_mismatch', 'OUTPUT_SCHEMA_MISMATCH', `${toolName} ${problem}`);
 }
