@@ -2,7 +2,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { assertWritableDirectory, assertWritableFile, openOutputStream, replaceFiles } from './output-paths.js';
+import { replaceFiles } from '../replace-files.js';
+import { assertWritableDirectory, assertWritableFile, openOutputStream } from './output-paths.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'faultline-output-paths-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -11,8 +11,6 @@ import { dirname } from 'node:path';
 import { fileErrorReason, statIfAny } from '../replace-files.js';
 import { CliError } from './cli-error.js';
 
-export { fileErrorReason, replaceFiles } from '../replace-files.js';
-
 /**
  * Checks that `dir` is a directory that can be written in, or, with `create`, that it can be
  * made: its nearest existing ancestor is a writable directory. `shown` is `dir` as the user

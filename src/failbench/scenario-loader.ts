@@ -7,13 +7,13 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { LineCounter, parseDocument } from 'yaml';
 import { ConfigError } from '../errors.js';
 import { globMatcher } from '../faults/glob.js';
 import { validateFaultPlan } from '../faults/index.js';
 import { isIsoTimestamp } from '../faults/timestamps.js';
 import { FAILURE_CATEGORIES } from '../taxonomy.js';
 import { CATALOG_TOOL_NAMES } from '../tools/index.js';
+import { parseYamlText } from '../yaml-text.js';
 import { DIMENSIONS, type Scenario } from './types.js';
 
 export const SCENARIO_KINDS = ['single_step', 'cascade', 'semantic', 'mixed'] as const;
@@ -200,20 +200,9 @@ export function validateScenario(value: unknown, file: string, defaultId: string
 
 /** Parses and validates one scenario file's text. Throws {@link ScenarioError}. */
 export function parseScenario(text: string, file: string, defaultId: string): Scenario {
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
-  const yamlError = doc.errors[0];
-  if (yamlError !== undefined) {
-    const { line, col } = lines.linePos(yamlError.pos[0]);
-    throw new ScenarioError([`${file}: invalid YAML at line ${line}, column ${col}: ${yamlError.message.split('\n')[0]!}`]);
-  }
-  let value: unknown;
-  try {
-    value = doc.toJS({ maxAliasCount: 100 });
-  } catch (error) {
-    // An alias bomb ("billion laughs") is refused here, not by the parser.
-    throw new ScenarioError([`${file}: invalid YAML: ${(error as Error).message.split('\n')[0]!}`]);
-  }
+  const parsed = parseYamlText(text);
+  if (!parsed.ok) throw new ScenarioError([`${file}: ${parsed.problem.split('\n')[0]!}`]);
+  const value = parsed.value;
   const result = validateScenario(value, file, defaultId);
   if ('problems' in result) throw new ScenarioError(result.problems);
   return result.scenario;

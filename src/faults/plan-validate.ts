@@ -6,11 +6,11 @@
  */
 import { readFile } from 'node:fs/promises';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { LineCounter, parseDocument } from 'yaml';
 import { ConfigError } from '../errors.js';
 import { parseRetryAfter } from '../runtime/retry-after.js';
 import { closestNames } from '../runtime/suggest.js';
 import { cloneJson } from '../record/clone-json.js';
+import { parseYamlText } from '../yaml-text.js';
 import { TOOL_PATTERN } from './glob.js';
 import { isJsonText } from './output-rewrites.js';
 import { FAULT_KINDS, HTTP_FAULT_STATUSES, type FaultKind, type FaultPlanSpec, type FaultRule } from './plan-spec.js';
@@ -471,19 +471,9 @@ export function parseFaultPlan(text: string, sourceName = 'fault plan'): FaultPl
       throw new ConfigError(`${sourceName}: invalid JSON: ${(error as Error).message}`, undefined, { cause: error });
     }
   } else {
-    const lines = new LineCounter();
-    const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
-    const error = doc.errors[0];
-    if (error !== undefined) {
-      const { line, col } = lines.linePos(error.pos[0]);
-      throw new ConfigError(`${sourceName}: invalid YAML at line ${line}, column ${col}: ${error.message}`, undefined, { cause: error });
-    }
-    try {
-      value = doc.toJS({ maxAliasCount: 100 });
-    } catch (error) {
-      // An alias bomb ("billion laughs") is refused here, not by the parser.
-      throw new ConfigError(`${sourceName}: invalid YAML: ${(error as Error).message}`, undefined, { cause: error });
-    }
+    const parsed = parseYamlText(text);
+    if (!parsed.ok) throw new ConfigError(`${sourceName}: ${parsed.problem}`, undefined, { cause: parsed.cause });
+    value = parsed.value;
   }
   return validateFaultPlan(value, sourceName);
 }

@@ -21,6 +21,7 @@
  */
 import { Redis, type RedisOptions } from 'ioredis';
 import { ConfigError } from '../errors.js';
+import { maskUrlPassword } from '../mask-url-password.js';
 import { ConsecutiveBreaker, type BreakerOptions, type BreakerProvider, type BreakerSnapshot } from './breaker.js';
 
 export interface RedisBreakersOptions {
@@ -147,12 +148,6 @@ class SharedBreaker extends ConsecutiveBreaker {
   }
 }
 
-/** A Redis URL fit for messages: its password becomes `***`, as `displayStoreSpec` does for a store URL. */
-function displayRedisUrl(url: string): string {
-  // Up to the last `@` of the authority: a password may hold an unescaped `@`.
-  return url.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/[^:@/]*):[^/?#]*@/, '$1:***@');
-}
-
 /** The most databases a Redis server can be configured with (INT_MAX; it has 16 by default). */
 const MAX_DATABASE_INDEX = 2_147_483_647;
 
@@ -172,7 +167,7 @@ function checkDatabaseIndex(url: string): void {
   if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') return;
   const db = parsed.pathname.length > 1 ? parsed.pathname.slice(1) : parsed.searchParams.get('db');
   if (db === null || (/^\d{1,10}$/.test(db) && Number(db) <= MAX_DATABASE_INDEX)) return;
-  throw new ConfigError(`invalid Redis URL ${displayRedisUrl(url)}: the database index must be a whole number (0-15 on a default server), got "${db}"`, 'url');
+  throw new ConfigError(`invalid Redis URL ${maskUrlPassword(url)}: the database index must be a whole number (0-15 on a default server), got "${db}"`, 'url');
 }
 
 /**
@@ -275,7 +270,7 @@ export function createRedisBreakers(options: RedisBreakersOptions = {}): RedisBr
       if ((error as { command?: { name?: unknown } }).command?.name === 'select') selectError ??= error;
     });
   }
-  const where = options.url === undefined ? (options.client === undefined ? 'redis://127.0.0.1:6379' : 'the given client') : displayRedisUrl(options.url);
+  const where = options.url === undefined ? (options.client === undefined ? 'redis://127.0.0.1:6379' : 'the given client') : maskUrlPassword(options.url);
   const connecting = (async () => {
     try {
       if (ownsClient) await client.connect();

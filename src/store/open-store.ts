@@ -3,6 +3,7 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
+import { maskUrlPassword } from '../mask-url-password.js';
 import { createMemoryStore } from './memory/memory-store.js';
 import { createSqliteStore } from './sqlite/sqlite-store.js';
 import { lazyStore, storeKindOf } from './lazy-store.js';
@@ -104,8 +105,7 @@ async function openPostgres(spec: string, readonly: boolean): Promise<Store> {
  * @example displayStoreSpec('postgres://app:s3cret@db/faultline') === 'postgres://app:***@db/faultline'
  */
 export function displayStoreSpec(spec: string): string {
-  // Up to the last `@` of the authority: a password may hold an unescaped `@`.
-  return spec.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/[^:@/]*):[^/?#]*@/, '$1:***@');
+  return maskUrlPassword(spec);
 }
 
 /**

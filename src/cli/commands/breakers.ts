@@ -5,7 +5,7 @@
  */
 import { Command } from 'commander';
 import { createRedisBreakers, type SharedBreakerState } from '../../runtime/redis-breakers.js';
-import { displayStoreSpec } from '../../store/open-store.js';
+import { maskUrlPassword } from '../../mask-url-password.js';
 import { CliError } from '../cli-error.js';
 import { formatTable } from '../format-table.js';
 import { writeLine, type CliContext } from '../io.js';
@@ -35,7 +35,7 @@ export function breakersCommand(ctx: CliContext): Command {
       const { io } = ctx;
       const url = opts.redis ?? io.env['FAULTLINE_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
       // The URL is shown with its password masked.
-      if (!/^rediss?:\/\//.test(url)) throw new CliError(`--redis must be a redis:// or rediss:// URL, got "${displayStoreSpec(url)}"`);
+      if (!/^rediss?:\/\//.test(url)) throw new CliError(`--redis must be a redis:// or rediss:// URL, got "${maskUrlPassword(url)}"`);
       // One attempt, no reconnecting: a CLI says at once that Redis is not there.
       const shared = createRedisBreakers({ url, prefix: opts.prefix, onError: () => undefined, redis: { retryStrategy: () => null, connectTimeout: 3000 } });
       try {
@@ -59,7 +59,7 @@ export function breakersCommand(ctx: CliContext): Command {
           return;
         }
         if (rows.length === 0) {
-          writeLine(io.stdout, `no shared circuits under prefix "${opts.prefix}" at ${displayStoreSpec(url)}`);
+          writeLine(io.stdout, `no shared circuits under prefix "${opts.prefix}" at ${maskUrlPassword(url)}`);
           return;
         }
         writeLine(

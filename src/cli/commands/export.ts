@@ -25,9 +25,10 @@ import { hasTrajectoryStore } from '../../trajectory/trajectory-row.js';
 import { TRAJECTORY_SOURCES, type Trajectory, type TrajectorySource } from '../../trajectory/types.js';
 import type { TrajectoryStore } from '../../store/types.js';
 import { CliError } from '../cli-error.js';
+import { replaceFiles } from '../../replace-files.js';
 import { writeLine, type CliContext } from '../io.js';
+import { assertWritableFile } from '../output-paths.js';
 import { openReportStore } from '../report-options.js';
-import { assertWritableFile, replaceFiles } from '../output-paths.js';
 
 interface ExportCommandOptions {
   format: ExportFormat;

@@ -7,8 +7,8 @@
  * `GET /orders/ORD-10042` count as one tool.
  */
 import { readFile } from 'node:fs/promises';
-import { LineCounter, parseDocument } from 'yaml';
 import { ConfigError } from '../../errors.js';
+import { parseYamlText } from '../../yaml-text.js';
 
 /** One configured route. */
 export interface ProxyRoute {
@@ -219,20 +219,9 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * parseRoutes('routes:\n  - { match: "GET /v1/weather", tool: get_weather }\n  - { match: "POST /tools/:name", tool: "{name}" }\n');
  */
 export function parseRoutes(text: string, sourceName = 'routes'): ProxyRoute[] {
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
-  const error = doc.errors[0];
-  if (error !== undefined) {
-    const { line, col } = lines.linePos(error.pos[0]);
-    throw new ConfigError(`${sourceName}: invalid YAML at line ${line}, column ${col}: ${error.message}`, undefined, { cause: error });
-  }
-  let value: unknown;
-  try {
-    value = doc.toJS({ maxAliasCount: 100 });
-  } catch (error) {
-    // An alias bomb ("billion laughs") is refused here, not by the parser.
-    throw new ConfigError(`${sourceName}: invalid YAML: ${(error as Error).message}`, undefined, { cause: error });
-  }
+  const parsed = parseYamlText(text);
+  if (!parsed.ok) throw new ConfigError(`${sourceName}: ${parsed.problem}`, undefined, { cause: parsed.cause });
+  const value = parsed.value;
   const list = isPlainObject(value) && Object.hasOwn(value, 'routes') ? value['routes'] : value;
   let routes: ProxyRoute[];
   if (Array.isArray(list)) {
