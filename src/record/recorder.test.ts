@@ -18,6 +18,7 @@ import type { Store } from '../store/types.js';
 import { makeFailureRecord, makeRecord } from './fixture.js';
 import {
   createRecorder,
+  RecorderBlockTimeoutError,
   RecordsRejectedError,
   StoreWriteTimeoutError,
   type Recorder,
@@ -1030,6 +1031,57 @@ describe('store outage without a spool', () => {
   });
 });
 
+describe('blocked producers with nowhere to put records', () => {
+  it('drops a record that waited maxBlockMs for room, reports it once per outage, and keeps what is queued', async () => {
+    const store = new ControllableStore();
+    const clock = new ManualClock();
+    store.behavior = 'fail';
+    const errors: unknown[] = [];
+    const rec = recorder(store, { spool: false, batchSize: 5, maxQueue: 10, overflow: 'block', maxBlockMs: 40, clock, onError: (e) => errors.push(e) });
+    const sent = records(14);
+    const waits = sent.map((record) => rec.enqueue(record));
+    await rec.flush();
+    expect(rec.stats()).toMatchObject({ queued: 10, waiting: 4, dropped: 0 });
+
+    // The callers are let go: the store is down and there is no spool, so room would never come.
+    await Promise.all(waits);
+    expect(rec.stats()).toMatchObject({ queued: 10, waiting: 0, dropped: 4 });
+    const late = records(2);
+    await Promise.all(late.map((record) => rec.enqueue(record)));
+    expect(rec.stats()).toMatchObject({ waiting: 0, dropped: 6 });
+    const timeouts = errors.filter((e) => RecorderBlockTimeoutError.isInstance(e));
+    expect(timeouts).toHaveLength(1);
+    expect((timeouts[0] as RecorderBlockTimeoutError).message).toMatch(/waited 40 ms for room/);
+
+    store.behavior = 'up';
+    clock.advance(60_000);
+    await rec.flush();
+    expect([...store.rows.keys()]).toEqual(sent.slice(0, 10).map((record) => record.execution_id));
+
+    // A new outage is reported again.
+    store.behavior = 'fail';
+    const second = records(12);
+    const secondWaits = second.map((record) => rec.enqueue(record));
+    await rec.flush();
+    await Promise.all(secondWaits);
+    expect(errors.filter((e) => RecorderBlockTimeoutError.isInstance(e))).toHaveLength(2);
+  });
+
+  it('does not drop a blocked record whose room comes back in time', async () => {
+    const store = new ControllableStore();
+    store.hold();
+    const rec = recorder(store, { spool: false, batchSize: 5, maxQueue: 5, overflow: 'block', maxBlockMs: 5_000 });
+    const sent = records(7);
+    const waits = sent.map((record) => rec.enqueue(record));
+    await turn();
+    expect(rec.stats().waiting).toBe(2);
+    store.release();
+    await Promise.all(waits);
+    await rec.flush();
+    expect(rec.stats()).toMatchObject({ dropped: 0, written: 7 });
+  });
+});
+
 describe('summary mode', () => {
   it('stores first-time successes as summaries and keeps failures and recoveries whole', async () => {
     const store = new ControllableStore();
@@ -1056,6 +1108,7 @@ describe('options', () => {
       [{ retry: { initialDelayMs: 1000, maxDelayMs: 10 } }, 'retry.maxDelayMs'],
       [{ mode: 'eventual' as 'durable' }, 'mode'],
       [{ spool: { path: '' } }, 'spool.path'],
+      [{ maxBlockMs: 0 }, 'maxBlockMs'],
     ];
     for (const [options, field] of cases) {
       let caught: unknown;

@@ -14,6 +14,7 @@
  */
 import { ConfigError, FaultlineError } from '../errors.js';
 import type { BatchEncoding, Store } from '../store/types.js';
+import { spoolAtExit } from './spool-at-exit.js';
 import { createSpool, defaultSpoolPath, readSpoolBatches, unlinkIfPresent, type Spool } from './spool.js';
 import { summarizeSuccess } from './summarize.js';
 import type { ToolExecutionRecord } from './types.js';
@@ -35,7 +36,20 @@ export interface RecorderOptions {
   maxQueue?: number;
   /** When memory is full: `drop` (default) counts and discards; `block` makes `enqueue` return a promise that resolves once there is room. */
   overflow?: 'drop' | 'block';
-  /** Where records go while the store is failing. Default `.faultline/spool/<pid>-<random>.jsonl`. `false` keeps them in memory only, up to `maxQueue`. */
+  /**
+   * `block` overflow: the longest an `enqueue` waits for room. Room comes back as soon as the store
+   * or the spool takes a batch, so a wait this long means both are failing (the store is down and
+   * the spool is disabled or its disk is full); the record is then dropped (counted in `dropped`,
+   * reported through `onError` once per outage) and the call goes on, since a store failure must
+   * not hold a tool call forever. Default 60 000.
+   */
+  maxBlockMs?: number;
+  /**
+   * Where records go while the store is failing. Default `.faultline/spool/<pid>-<random>.jsonl`.
+   * `false` keeps them in memory only, up to `maxQueue`. With a spool, what is still in memory
+   * when the process calls `process.exit()` is appended to it synchronously (spool-at-exit.ts) and
+   * replayed by the next recorder that claims the file.
+   */
   spool?: { path: string } | false;
   /** `summary` stores first-time successes as summaries (see `summarizeSuccess`). Default `full`. */
   successRecords?: 'full' | 'summary';
@@ -110,6 +124,21 @@ export class StoreWriteTimeoutError extends FaultlineError {
   }
 }
 
+const BLOCK_MARKER = Symbol.for('faultline.error.RecorderBlockTimeoutError');
+/** `block` overflow: records waited `maxBlockMs` for room and were dropped; reported through `onError`, once per outage. */
+export class RecorderBlockTimeoutError extends FaultlineError {
+  readonly [BLOCK_MARKER] = true;
+  constructor(
+    readonly maxBlockMs: number,
+    readonly records: number,
+  ) {
+    super(`${records} record(s) waited ${maxBlockMs} ms for room in the recorder (the store and the spool are both failing) and were dropped`);
+  }
+  static override isInstance(value: unknown): value is RecorderBlockTimeoutError {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BLOCK_MARKER] === true;
+  }
+}
+
 const REJECTED_MARKER = Symbol.for('faultline.error.RecordsRejectedError');
 /** The store refused these records while accepting others; reported through `onError`, once per batch. */
 export class RecordsRejectedError extends FaultlineError {
@@ -142,6 +171,8 @@ export function createRecorder(options: RecorderOptions): Recorder {
 interface Waiter {
   record: ToolExecutionRecord;
   resolve: () => void;
+  /** When it started waiting (`performance.now()`: real time, as the timer that drops it runs on), for `maxBlockMs`. */
+  since: number;
 }
 
 interface Segment {
@@ -203,6 +234,7 @@ class BatchingRecorder implements Recorder {
   /** The store's own batch encoding, used when it also takes encoded inserts (see {@link Outgoing}). */
   private readonly encoding: BatchEncoding | undefined;
   private readonly blockOnOverflow: boolean;
+  private readonly maxBlockMs: number;
   private readonly summarize: boolean;
   private readonly initialDelayMs: number;
   private readonly maxDelayMs: number;
@@ -217,6 +249,13 @@ class BatchingRecorder implements Recorder {
   /** Durable mode only: one resolver per queued record, kept parallel to `queue`. */
   private acks: Array<() => void> | null;
   private readonly waiters: Waiter[] = [];
+  /** Drops waiters older than `maxBlockMs`; armed while any wait. */
+  private waiterTimer: NodeJS.Timeout | null = null;
+  private blockTimeoutReported = false;
+  /** Batches being written, so that what they hold can still be spooled at exit. */
+  private readonly outgoing = new Set<Outgoing>();
+  /** Takes this recorder off the exit-time spool list. */
+  private readonly unlistAtExit: () => void;
   private inFlight = 0;
   /** Records that entered the queue, and records that left memory for good; flush() waits on these. */
   private accepted = 0;
@@ -276,6 +315,7 @@ class BatchingRecorder implements Recorder {
           : 1;
     const flushIntervalMs = positiveNumber(options.flushIntervalMs, 'flushIntervalMs', 250);
     this.blockOnOverflow = oneOf(options.overflow, 'overflow', ['drop', 'block'] as const, 'drop') === 'block';
+    this.maxBlockMs = positiveNumber(options.maxBlockMs, 'maxBlockMs', 60_000);
     this.summarize = oneOf(options.successRecords, 'successRecords', ['full', 'summary'] as const, 'full') === 'summary';
     this.initialDelayMs = positiveNumber(options.retry?.initialDelayMs, 'retry.initialDelayMs', 500);
     this.maxDelayMs = positiveNumber(options.retry?.maxDelayMs, 'retry.maxDelayMs', Math.max(30_000, this.initialDelayMs));
@@ -301,6 +341,8 @@ class BatchingRecorder implements Recorder {
       }
       this.spool = createSpool({ path: path ?? defaultSpoolPath() });
     }
+    const spool = this.spool;
+    this.unlistAtExit = spool === null ? () => undefined : spoolAtExit(() => this.spoolAtExit(spool));
 
     this.interval = setInterval(() => this.tick(), flushIntervalMs);
     this.interval.unref();
@@ -330,7 +372,8 @@ class BatchingRecorder implements Recorder {
         return undefined;
       }
       return new Promise<void>((resolve) => {
-        this.waiters.push({ record: stored, resolve });
+        this.waiters.push({ record: stored, resolve, since: performance.now() });
+        this.armWaiterTimer();
       });
     }
     this.accepted++;
@@ -398,7 +441,52 @@ class BatchingRecorder implements Recorder {
       this.clearProbeTimer();
       this.dropRemaining();
       await this.spool?.close();
+      this.unlistAtExit();
     }
+  }
+
+  /**
+   * The process is exiting (`process.exit()`): appends every record still in memory to the spool,
+   * synchronously. Batches in flight are included, since their write will never be confirmed;
+   * if one did land, the replay skips it by `execution_id`.
+   */
+  private spoolAtExit(spool: Spool): void {
+    const records: ToolExecutionRecord[] = [];
+    for (const batch of this.outgoing) for (const record of batch.records) records.push(record);
+    for (const record of this.queue) records.push(record);
+    for (const waiter of this.waiters) records.push(waiter.record);
+    if (records.length === 0) return;
+    spool.appendSync(records);
+    this.spooled += records.length;
+  }
+
+  /** Arms the sweep of waiters that have waited `maxBlockMs`, for the oldest one. */
+  private armWaiterTimer(): void {
+    const oldest = this.waiters[0];
+    if (this.waiterTimer !== null || oldest === undefined) return;
+    const delay = Math.max(0, oldest.since + this.maxBlockMs - performance.now());
+    this.waiterTimer = setTimeout(() => {
+      this.waiterTimer = null;
+      this.dropExpiredWaiters();
+    }, delay);
+    this.waiterTimer.unref();
+  }
+
+  private dropExpiredWaiters(): void {
+    const deadline = performance.now() - this.maxBlockMs;
+    let expired = 0;
+    while (this.waiters.length > 0 && this.waiters[0]!.since <= deadline) {
+      this.waiters.shift()!.resolve();
+      expired++;
+    }
+    if (expired > 0) {
+      this.dropped += expired;
+      if (!this.blockTimeoutReported) {
+        this.blockTimeoutReported = true;
+        this.report(new RecorderBlockTimeoutError(this.maxBlockMs, expired));
+      }
+    }
+    this.armWaiterTimer();
   }
 
   /** Drains until memory and the waiters are empty, or nothing can move. */
@@ -492,6 +580,7 @@ class BatchingRecorder implements Recorder {
     const count = Math.min(this.batchSize, this.queue.length);
     const seq = this.batchSeq++;
     const batch = new Outgoing(this.queue.splice(0, count), this.encoding);
+    this.outgoing.add(batch);
     const acks = this.acks === null ? null : this.acks.splice(0, count);
     this.putBackCount = Math.max(0, this.putBackCount - count);
     this.inFlight += count;
@@ -526,6 +615,7 @@ class BatchingRecorder implements Recorder {
     } catch (error) {
       this.report(error);
     } finally {
+      this.outgoing.delete(batch);
       this.inFlight -= count;
       if (persisted) {
         this.settle(count, acks);
@@ -579,6 +669,8 @@ class BatchingRecorder implements Recorder {
     this.dropped += queued.length + this.waiters.length;
     if (acks !== null) for (const ack of acks) ack();
     for (const waiter of this.waiters.splice(0)) waiter.resolve();
+    if (this.waiterTimer !== null) clearTimeout(this.waiterTimer);
+    this.waiterTimer = null;
   }
 
   /**
@@ -725,6 +817,7 @@ class BatchingRecorder implements Recorder {
 
   private becomeHealthy(): void {
     this.healthy = true;
+    this.blockTimeoutReported = false;
     this.spoolFailing = false;
     this.probeDelayMs = this.initialDelayMs;
     this.clearProbeTimer();

@@ -16,11 +16,11 @@
  *   so one spool directory must not be shared by processes in different containers.
  */
 import { randomBytes } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { closeSync, createReadStream, fstatSync, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
 import { open, readdir, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { makeDirectory } from '../make-directory.js';
+import { makeDirectory, makeDirectorySync } from '../make-directory.js';
 import type { ToolExecutionRecord } from './types.js';
 
 /** `.faultline/spool/<pid>-<random>.jsonl` under `cwd`, as an absolute path. */
@@ -99,6 +99,34 @@ export class Spool {
         throw error;
       }
     });
+  }
+
+  /**
+   * {@link Spool.append}, synchronously: for the process's `exit` event, where nothing
+   * asynchronous runs any more (see recorder.ts, "records left at exit"). An append of this spool
+   * that was in flight may have left half a line: the records start on a fresh line either way,
+   * and replay counts the broken line as malformed. It bypasses the operation chain on purpose,
+   * since the chain will never run again.
+   */
+  appendSync(records: readonly ToolExecutionRecord[]): void {
+    if (records.length === 0) return;
+    let text = '';
+    for (const record of records) text += `${JSON.stringify(record)}\n`;
+    makeDirectorySync(dirname(this.path));
+    const fd = openSync(this.path, 'a+');
+    try {
+      const size = fstatSync(fd).size;
+      if (size > 0) {
+        const last = Buffer.alloc(1);
+        readSync(fd, last, 0, 1, size - 1);
+        if (last[0] !== 0x0a) text = `\n${text}`;
+      }
+      writeSync(fd, text);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    this.unsealedBytes += Buffer.byteLength(text);
   }
 
   /**

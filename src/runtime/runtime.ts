@@ -191,8 +191,10 @@ export interface Runtime {
   flush(): Promise<void>;
   /**
    * Flushes and releases the recorder. Safe to call twice. A runtime that batches into a store and
-   * is still open when the process runs out of work (`beforeExit`) is closed then; `process.exit()`
-   * and signals give no such chance, so call this (or use `recording: { mode: 'durable' }`).
+   * is still open when the process runs out of work (`beforeExit`) is closed then. `process.exit()`
+   * skips that, but the recorder then appends what it holds to its spool, replayed by the next
+   * process (record/spool-at-exit.ts); a signal that kills the process gives no chance at all, so
+   * call this (or use `recording: { mode: 'durable' }`).
    */
   close(): Promise<void>;
 }
