@@ -97,8 +97,8 @@ export * from './faults/index.js';
 // Monitoring.
 export { evaluateAlerts, loadAlertConfig, resolveAlertConfig, DEFAULT_ALERT_CONFIG, ALERT_RULES } from './monitor/alert-rules.js';
 export type { Alert, AlertConfig, AlertRuleName, AlertSeverity, EvaluateAlertsOptions } from './monitor/alert-rules.js';
-export { createMetrics, createStoreMetrics, METRIC_NAMES } from './monitor/metrics.js';
-export type { FaultlineMetrics, MetricsOptions, StoreMetrics } from './monitor/metrics.js';
+export { createMetrics, createStoreMetrics, DEFAULT_MAX_TOOLS, METRIC_NAMES, OTHER_TOOLS_LABEL, UNKNOWN_TOOL_LABEL } from './monitor/metrics.js';
+export type { FaultlineMetrics, MetricsOptions, StoreMetrics, StoreMetricsOptions } from './monitor/metrics.js';
 export { createDashboard } from './monitor/dashboard/create-dashboard.js';
 export type { Dashboard, DashboardOptions } from './monitor/dashboard/create-dashboard.js';
 

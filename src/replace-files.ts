@@ -21,6 +21,12 @@ export function fileErrorReason(error: unknown): string {
       return 'permission denied';
     case 'ENOSPC':
       return 'no space left on the device';
+    case 'EDQUOT':
+      return 'disk quota exceeded';
+    case 'EFBIG':
+      return 'file too large';
+    case 'EIO':
+      return 'input/output error';
     case 'EROFS':
       return 'read-only file system';
     default:

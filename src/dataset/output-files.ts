@@ -6,8 +6,9 @@
  * end) and the Markdown groups snippets by tool.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
-import { once } from 'node:events';
 import { createInterface } from 'node:readline';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { ExportFormat } from './exporter.js';
 import { renderFewShotMarkdown, type FewShotRow } from './few-shot-exporter.js';
 import { PREDICTOR_FIXED_COLUMNS, PREDICTOR_PARAM_FEATURES } from './predictor-exporter.js';
@@ -53,14 +54,13 @@ export function csvField(value: unknown): string {
   return /[",\r\n]|^\s|\s$/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
+/**
+ * Writes `chunks` to `path`. Through pipeline, which listens for the file's errors: a write that
+ * fails (the disk is full) rejects here, with the file closed, instead of being an unheard
+ * 'error' event that crashes the process; a chunk source that throws closes the file as well.
+ */
 async function writeAll(path: string, chunks: AsyncIterable<string> | Iterable<string>): Promise<void> {
-  const out = createWriteStream(path);
-  try {
-    for await (const chunk of chunks) if (!out.write(chunk)) await once(out, 'drain');
-  } finally {
-    out.end();
-    await once(out, 'close');
-  }
+  await pipeline(Readable.from(chunks), createWriteStream(path));
 }
 
 async function* jsonLines(path: string): AsyncGenerator<Record<string, unknown>> {

@@ -7,11 +7,13 @@ import { canonicalJson } from '../record/params-hash.js';
 import { createMemoryStore } from '../store/memory/memory-store.js';
 import { createSqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { Trajectory } from '../trajectory/types.js';
+import { ModelEndpointError } from './agents/model-endpoint-error.js';
 import { createNaiveAgent } from './agents/naive.js';
 import { createSamplingAgent } from './agents/sampler.js';
 import { rateLimitScenario } from './bench.test-helpers.js';
 import { fissionReward } from './fission-reward.js';
 import { continuationTrajectoryId, focusDimension, runFission, type FissionGroup, type FissionResult } from './fission.js';
+import { SuiteStoppedError } from './runner.js';
 import { loadScenarios } from './scenario-loader.js';
 import type { Agent, Scenario } from './types.js';
 
@@ -171,6 +173,41 @@ describe('runFission refuses what cannot branch', () => {
     expect(r.groups).toEqual([]);
     expect(r.diverged).toBe(1);
     expect(r.stored).toBe(0);
+    expect(await store.countTrajectories!()).toBe(0);
+  });
+
+  /** Calls get_weather until it works; the model endpoint behind it fails the continuations `lost` says. */
+  function endpointAgent(lost: (branch: number) => 'rejected' | 'server' | undefined): Agent {
+    return {
+      name: 'model',
+      canSample: true,
+      async run(task) {
+        for (let i = 0; i < 3; i++) {
+          const r = await task.callTool('get_weather', { city: 'Paris', date: '2026-03-30' });
+          const kind = task.sampling === undefined ? undefined : lost(task.sampling.branch);
+          if (kind !== undefined) throw new ModelEndpointError('openai', { kind, status: kind === 'rejected' ? 400 : 503, message: `HTTP ${kind === 'rejected' ? 400 : 503}: no` }, 1);
+          if (r.ok) return { status: 'completed', answer: 'Paris', diagnoses: [] };
+          await task.sleep(30_000);
+        }
+        return { status: 'gave_up', answer: '', diagnoses: [] };
+      },
+    };
+  }
+
+  it('drops a group one of whose continuations the model endpoint failed: its reward would score the endpoint', async () => {
+    const store = createMemoryStore();
+    const r = await runFission({ scenarios: [rateLimitScenario()], agents: [endpointAgent((branch) => (branch === 1 ? 'server' : undefined))], k: 3, feedback: 'raw', seed: 1, store });
+    expect(r.groups).toEqual([]);
+    expect(r.lostToEndpoint).toBe(1);
+    expect(await store.countTrajectories!()).toBe(0);
+  });
+
+  it('stops on a request the endpoint rejects and stores no group', async () => {
+    const store = createMemoryStore();
+    const error = await runFission({ scenarios: [rateLimitScenario()], agents: [endpointAgent(() => 'rejected')], k: 3, feedback: 'raw', seed: 1, store }).catch((e: unknown) => e);
+    expect(SuiteStoppedError.isInstance(error)).toBe(true);
+    // The base run and the first continuation ran; the other two were never started.
+    expect(error).toMatchObject({ reason: 'rejected', completed: 2, total: 4 });
     expect(await store.countTrajectories!()).toBe(0);
   });
 });

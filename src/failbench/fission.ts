@@ -30,7 +30,7 @@ import { trajectoryFromRecords } from '../trajectory/from-records.js';
 import { hasTrajectoryStore } from '../trajectory/trajectory-row.js';
 import type { FissionInfo, Trajectory } from '../trajectory/types.js';
 import { fissionReward } from './fission-reward.js';
-import { runScenario } from './runner.js';
+import { DEFAULT_ENDPOINT_FAILURE_LIMIT, runScenario, watchModelEndpoints, type EndpointWatch } from './runner.js';
 import type { Agent, Dimension, FeedbackMode, Scenario, ScenarioResult } from './types.js';
 import { checkScenario, derivedSeed, digest } from './world.js';
 
@@ -70,6 +70,8 @@ export interface FissionOptions {
   /** Called after every run; errors it throws are ignored. */
   onProgress?: (progress: FissionProgress) => void;
   onRecordError?: (error: unknown) => void;
+  /** As runSuite's: base runs or continuations in a row lost to an agent's model endpoint before the run stops. Default 3. */
+  endpointFailureLimit?: number;
 }
 
 export interface FissionProgress {
@@ -112,6 +114,12 @@ export interface FissionResult {
   groups: FissionGroup[];
   /** Groups dropped because a continuation did not replay the base run's prefix. */
   diverged: number;
+  /**
+   * Groups dropped because the model endpoint failed one of their continuations (after its
+   * retries): its reward would score the endpoint, not the agent. Base runs the endpoint failed
+   * are not branched at all.
+   */
+  lostToEndpoint: number;
   /** Trajectories newly stored (0 without a store that keeps trajectories). */
   stored: number;
 }
@@ -129,15 +137,17 @@ export function continuationTrajectoryId(groupId: string, branch: number): strin
   return `traj_${groupId.replace(/^grp_/, '')}_${String(branch).padStart(2, '0')}`;
 }
 
-/** Runs `jobs` with at most `concurrency` in flight; results in job order. */
-async function inPool<J, R>(jobs: readonly J[], concurrency: number, run: (job: J) => Promise<R>, onDone: (done: number) => void): Promise<R[]> {
-  const results = new Array<R>(jobs.length);
+/** Runs `jobs` with at most `concurrency` in flight, none started once `watch` stops; results in job order. */
+async function inPool<J>(jobs: readonly J[], concurrency: number, watch: EndpointWatch, run: (job: J) => Promise<ScenarioResult>, onDone: (done: number) => void): Promise<ScenarioResult[]> {
+  const results = new Array<ScenarioResult>(jobs.length);
   let next = 0;
   let done = 0;
   const worker = async () => {
-    while (next < jobs.length) {
+    while (next < jobs.length && watch.stopped === undefined) {
       const index = next++;
-      results[index] = await run(jobs[index]!);
+      const result = await run(jobs[index]!);
+      results[index] = result;
+      watch.observe(result);
       onDone(++done);
     }
   };
@@ -184,6 +194,8 @@ interface BranchJob {
 /**
  * Runs the base runs and their continuations, scores them, and stores the kept groups.
  * @throws ConfigError for a bad k, an agent that cannot sample, or a scenario that cannot run.
+ * @throws SuiteStoppedError when an agent's model endpoint rejects a request or fails
+ * `endpointFailureLimit` runs in a row (as runSuite): records are flushed, no group is stored.
  *
  * @example
  * const result = await runFission({ scenarios, agents: [createSamplingAgent()], k: 4, feedback: 'raw', seed: 1, store });
@@ -192,6 +204,11 @@ interface BranchJob {
 export async function runFission(options: FissionOptions): Promise<FissionResult> {
   const { concurrency, maxBranchPoints } = checkOptions(options);
   const { k, seed, feedback } = options;
+  const baseJobs = options.agents.flatMap((agent) => options.scenarios.map((scenario) => ({ agent, scenario })));
+  const branchJobs: BranchJob[] = [];
+  // Made before the recorder: a bad limit throws with nothing opened.
+  const watch = watchModelEndpoints(options.endpointFailureLimit ?? DEFAULT_ENDPOINT_FAILURE_LIMIT, () => baseJobs.length + branchJobs.length);
+  const signal = watch.signal;
   const runId = options.runId ?? uuidv7();
   const store = options.store;
   const recorder = store === undefined ? undefined : createRecorder({ store, spool: false, ...(options.onRecordError !== undefined ? { onError: options.onRecordError } : {}) });
@@ -215,19 +232,21 @@ export async function runFission(options: FissionOptions): Promise<FissionResult
 
   const groups: FissionGroup[] = [];
   let diverged = 0;
+  let lostToEndpoint = 0;
   let base: ScenarioResult[];
   try {
-    const baseJobs = options.agents.flatMap((agent) => options.scenarios.map((scenario) => ({ agent, scenario })));
     base = await inPool(
       baseJobs,
       concurrency,
-      ({ agent, scenario }) => runScenario(scenario, agent, { feedback, seed, runId, sink, traceId: fissionTraceId(runId, agent.name, scenario.id) }),
+      watch,
+      ({ agent, scenario }) => runScenario(scenario, agent, { feedback, seed, runId, sink, signal, traceId: fissionTraceId(runId, agent.name, scenario.id) }),
       (done) => progress({ phase: 'base', done, total: baseJobs.length }),
     );
 
-    const branchJobs: BranchJob[] = [];
     baseJobs.forEach(({ agent, scenario }, i) => {
-      const result = base[i]!;
+      const result = base[i];
+      // Not run (the watch stopped), or cut short by the endpoint: nothing to branch from.
+      if (result === undefined || result.modelEndpointFailure !== undefined) return;
       const faultCalls = result.calls.flatMap((c, index) => (c.fault === undefined ? [] : [index])).slice(0, maxBranchPoints);
       for (const faultCall of faultCalls) {
         for (let branch = 0; branch < k; branch++) {
@@ -239,22 +258,29 @@ export async function runFission(options: FissionOptions): Promise<FissionResult
     const branchResults = await inPool(
       branchJobs,
       concurrency,
+      watch,
       (job) =>
         runScenario(job.scenario, job.agent, {
           feedback,
           seed,
           runId,
           sink,
+          signal,
           traceId: job.traceId,
           sampling: { seed: job.sampleSeed, afterCall: job.faultCall, branch: job.branch },
         }),
       (done) => progress({ phase: 'branch', done, total: branchJobs.length }),
     );
 
-    for (let start = 0; start < branchJobs.length; start += k) {
+    // Once stopped, some continuations never ran: no group is built (none would be stored).
+    for (let start = 0; start < branchJobs.length && watch.stopped === undefined; start += k) {
       const jobs = branchJobs.slice(start, start + k);
       const results = branchResults.slice(start, start + k);
       const first = jobs[0]!;
+      if (results.some((r) => r.modelEndpointFailure !== undefined)) {
+        lostToEndpoint++;
+        continue;
+      }
       const expected = prefixKey(first.base, first.faultCall);
       if (results.some((r) => prefixKey(r, first.faultCall) !== expected)) {
         diverged++;
@@ -265,12 +291,13 @@ export async function runFission(options: FissionOptions): Promise<FissionResult
   } finally {
     await recorder?.close();
   }
+  if (watch.stopped !== undefined) throw watch.stopped;
 
   let stored = 0;
   if (store !== undefined && hasTrajectoryStore(store) && groups.length > 0) {
     stored = await store.insertTrajectories(groups.flatMap((g) => g.continuations.map((c) => c.trajectory)));
   }
-  return { runId, seed, k, base, groups, diverged, stored };
+  return { runId, seed, k, base, groups, diverged, lostToEndpoint, stored };
 }
 
 function buildGroup(runId: string, seed: number, k: number, jobs: readonly BranchJob[], results: readonly ScenarioResult[], byTrace: ReadonlyMap<string, ToolExecutionRecord[]>): FissionGroup {

@@ -13,7 +13,8 @@ import {
   throwingAgent,
   verifyingAgent,
 } from './bench.test-helpers.js';
-import { BUDGET_EXHAUSTED, runScenario, runSuite, taskIdOf } from './runner.js';
+import { ModelEndpointError, type ModelFailure } from './agents/model-endpoint-error.js';
+import { BUDGET_EXHAUSTED, runScenario, runSuite, SuiteStoppedError, taskIdOf } from './runner.js';
 import type { Agent, AgentTask, AgentToolResult, Scenario } from './types.js';
 
 const dirs: string[] = [];
@@ -165,6 +166,23 @@ describe('runScenario: what the runner measures', () => {
     expect(result.calls).toHaveLength(1);
   });
 
+  it('an agent whose model endpoint failed is a run lost to the harness: kept, not scored', async () => {
+    const failure: ModelFailure = { kind: 'server', status: 503, message: 'HTTP 503: overloaded' };
+    const agent: Agent = {
+      name: 'model',
+      async run(task) {
+        await task.callTool('get_weather', { city: 'Paris', date: '2026-03-30' });
+        throw new ModelEndpointError('openai', failure, 4);
+      },
+    };
+    const result = await runScenario(rateLimitScenario(), agent, { feedback: 'raw', seed: 1 });
+    expect(result.outcome.status).toBe('error');
+    expect(result.outcome.answer).toBe('the model endpoint failed: openai model endpoint failed after 4 attempts: HTTP 503: overloaded');
+    expect(result.scores).toEqual({});
+    expect(result.modelEndpointFailure).toEqual({ provider: 'openai', kind: 'server', status: 503, message: 'HTTP 503: overloaded', attempts: 4 });
+    expect(result.calls).toHaveLength(1);
+  });
+
   it('an agent that returns something else than an outcome is an error too', async () => {
     const agent = { name: 'sloppy', run: async () => ({ status: 'done' }) } as unknown as Agent;
     const result = await runScenario(rateLimitScenario(), agent, { feedback: 'raw', seed: 1 });
@@ -310,6 +328,81 @@ describe('runSuite', () => {
     expect(suite.results.filter((r) => r.agent === 'thrower').every((r) => r.outcome.status === 'error')).toBe(true);
     expect(suite.meta).toMatchObject({ version: '9.9.9', seed: 1, feedback: 'raw', transport: 'inprocess', repeat: 2, agents: ['patient', 'thrower'] });
     expect(suite.scenarios.map((s) => s.faultKinds)).toEqual([['http_status'], ['http_status']]);
+  });
+
+  /** An agent whose model endpoint fails the runs `failing` says (by 0-based run index) with `failure`. */
+  function endpointAgent(name: string, failing: (run: number) => ModelFailure | undefined): Agent & { runs: number } {
+    const agent = {
+      name,
+      runs: 0,
+      async run(task: AgentTask) {
+        const failure = failing(agent.runs++);
+        if (failure !== undefined) throw new ModelEndpointError('openai', failure, failure.kind === 'rejected' ? 1 : 4);
+        await task.callTool('get_weather', { city: 'Paris', date: '2026-03-30' });
+        return { status: 'gave_up' as const, answer: 'down', diagnoses: [] };
+      },
+    };
+    return agent;
+  }
+  const five = Array.from({ length: 5 }, (_, i) => outageScenario({ id: `test/outage-${i}` }));
+  const down: ModelFailure = { kind: 'connection', message: 'could not reach the model endpoint (ECONNREFUSED)' };
+
+  it('stops at once on a request the endpoint rejects, flushing the records made so far', async () => {
+    const store = createSqliteStore({ path: join(tempDir(), 'stopped.db') });
+    const agent = endpointAgent('model', (run) => (run === 2 ? { kind: 'rejected', status: 401, message: 'HTTP 401: Incorrect API key provided: [redacted]' } : undefined));
+    const error = await runSuite({ scenarios: five, agents: [agent], feedback: 'raw', seed: 1, store, runId: 'stop' }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(SuiteStoppedError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ reason: 'rejected', agent: 'model', consecutive: 1, completed: 3, total: 5, failure: { provider: 'openai', kind: 'rejected', status: 401 } });
+    expect((error as Error).message).toBe('the openai endpoint rejected the request (HTTP 401: Incorrect API key provided: [redacted])');
+    expect(agent.runs).toBe(3);
+    // The two runs before it made one call each; their records are in the store.
+    expect((await store.query({})).map((r) => r.trace_id).sort()).toEqual(['failbench:stop:model:test/outage-0:0', 'failbench:stop:model:test/outage-1:0']);
+    await store.close();
+  });
+
+  it('stops after 3 runs in a row the endpoint failed; a run it served in between resets the count', async () => {
+    const flaky = endpointAgent('model', (run) => (run === 0 || run === 1 || run >= 3 ? down : undefined));
+    const error = await runSuite({ scenarios: [...five, outageScenario({ id: 'test/outage-5' })], agents: [flaky], feedback: 'raw', seed: 1 }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ reason: 'stopped_answering', consecutive: 3, completed: 6, total: 6 });
+    expect((error as Error).message).toBe('the openai endpoint stopped answering: 3 runs in a row failed after every retry (could not reach the model endpoint (ECONNREFUSED))');
+
+    // Fewer in a row than the limit: the suite finishes, those runs are in the results, unscored.
+    const twice = endpointAgent('model', (run) => (run === 1 || run === 2 ? down : undefined));
+    const suite = await runSuite({ scenarios: five, agents: [twice], feedback: 'raw', seed: 1 });
+    expect(suite.results.map((r) => r.modelEndpointFailure?.kind ?? 'served')).toEqual(['served', 'connection', 'connection', 'served', 'served']);
+    // endpointFailureLimit: Infinity never stops for failures that were retried.
+    const always = endpointAgent('model', () => down);
+    const all = await runSuite({ scenarios: five, agents: [always], feedback: 'raw', seed: 1, endpointFailureLimit: Infinity });
+    expect(all.results.every((r) => r.modelEndpointFailure !== undefined)).toBe(true);
+    await expect(runSuite({ scenarios: five, agents: [always], feedback: 'raw', seed: 1, endpointFailureLimit: 0 })).rejects.toThrow(/endpointFailureLimit must be >= 1/);
+  });
+
+  it('counts the runs in a row per agent, and cancels the runs in flight when it stops', async () => {
+    // a's last two runs and b's first follow one another, but each endpoint failed fewer than 3 in a row.
+    const a = endpointAgent('a', (run) => (run >= 3 ? down : undefined));
+    const b = endpointAgent('b', (run) => (run === 0 ? down : undefined));
+    const suite = await runSuite({ scenarios: five, agents: [a, b], feedback: 'raw', seed: 1 });
+    expect(suite.results.filter((r) => r.modelEndpointFailure !== undefined).map((r) => `${r.agent}/${r.scenarioId}`)).toEqual(['a/test/outage-3', 'a/test/outage-4', 'b/test/outage-0']);
+
+    let cancelled = 0;
+    const slow: Agent = {
+      name: 'slow',
+      run: (task) =>
+        new Promise((resolve) => {
+          task.signal.addEventListener('abort', () => {
+            cancelled++;
+            resolve({ status: 'gave_up', answer: 'cancelled', diagnoses: [] });
+          });
+        }),
+    };
+    const rejected = endpointAgent('rejected', () => ({ kind: 'rejected', status: 404, message: 'HTTP 404: no such model' }));
+    const started = Date.now();
+    await expect(runSuite({ scenarios: five, agents: [slow, rejected], feedback: 'raw', seed: 1, concurrency: 10 })).rejects.toMatchObject({ reason: 'rejected', agent: 'rejected' });
+    expect(cancelled).toBe(5);
+    expect(Date.now() - started).toBeLessThan(2000);
   });
 
   it('refuses duplicate agents, unknown transports and bad scenarios before running anything', async () => {

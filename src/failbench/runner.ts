@@ -3,13 +3,14 @@
  * records every call under one trace per run (with the injected fault as ground truth), and
  * turns what happened into a ScenarioResult. Scoring lives in score.ts; the world in world.ts.
  */
-import { ConfigError } from '../errors.js';
+import { ConfigError, FaultlineError } from '../errors.js';
 import { canonicalJson } from '../record/params-hash.js';
 import { createRecorder, type Recorder } from '../record/recorder.js';
 import type { ToolExecutionRecord } from '../record/types.js';
 import { uuidv7 } from '../record/uuid-v7.js';
 import type { ExecuteResult, RecordSink } from '../runtime/runtime.js';
 import type { Store } from '../store/types.js';
+import { ModelEndpointError } from './agents/model-endpoint-error.js';
 import { diagnosisMatches, evaluateOracle, fileVersions } from './oracle.js';
 import { scenarioScores } from './score.js';
 import type {
@@ -20,6 +21,7 @@ import type {
   CallTrace,
   Diagnosis,
   FeedbackMode,
+  ModelEndpointFailure,
   RawToolError,
   Scenario,
   ScenarioResult,
@@ -63,6 +65,11 @@ export interface RunScenarioOptions {
   traceId?: string;
   /** Servers shared by the runs of a suite over http or mcp (runSuite passes one); default: the run's own. */
   wires?: WireHost;
+  /**
+   * Cancels the run from outside (runSuite, once it stops): the agent's `task.signal` aborts, as
+   * when the budget runs out, so a model request in flight ends at once.
+   */
+  signal?: AbortSignal;
 }
 
 /** What a report needs to know about a scenario without its oracle and plan. */
@@ -126,6 +133,96 @@ export interface RunSuiteOptions {
   onRecordError?: (error: unknown) => void;
   /** Wall clock for the start and end times in the metadata. Default Date.now. */
   now?: () => number;
+  /**
+   * Runs in a row of one agent that its model endpoint failed after every retry (down, 5xx,
+   * timeouts) before the suite stops with {@link SuiteStoppedError}. Default
+   * {@link DEFAULT_ENDPOINT_FAILURE_LIMIT}; `Infinity` never stops for these. A request the
+   * endpoint rejects (bad key, unknown model, bad request) stops the suite at once, whatever this is.
+   */
+  endpointFailureLimit?: number;
+}
+
+/** See {@link RunSuiteOptions.endpointFailureLimit}. */
+export const DEFAULT_ENDPOINT_FAILURE_LIMIT = 3;
+
+const SUITE_STOPPED_MARKER = Symbol.for('faultline.error.SuiteStoppedError');
+
+/**
+ * A suite stopped before its end because an agent's model endpoint cannot serve it: it rejected a
+ * request (`rejected`: a bad key, an unknown model, a bad request, which every scenario would meet
+ * the same way), or it failed {@link RunSuiteOptions.endpointFailureLimit} runs in a row after
+ * every retry (`stopped_answering`). The results so far are not returned: scores over a part of
+ * the suite, cut where the endpoint failed, would read as the agent's. Their records are stored.
+ * The message names the provider and what the endpoint said, never the API key.
+ */
+export class SuiteStoppedError extends FaultlineError {
+  readonly [SUITE_STOPPED_MARKER] = true;
+
+  constructor(
+    readonly reason: 'rejected' | 'stopped_answering',
+    /** The agent whose endpoint failed. */
+    readonly agent: string,
+    /** The last failure: for `stopped_answering`, that of the last of the runs in a row. */
+    readonly failure: ModelEndpointFailure,
+    /** Runs in a row that failed (1 for `rejected`). */
+    readonly consecutive: number,
+    /** Runs finished, of `total`. */
+    readonly completed: number,
+    readonly total: number,
+  ) {
+    super(
+      reason === 'rejected'
+        ? `the ${failure.provider} endpoint rejected the request (${failure.message})`
+        : `the ${failure.provider} endpoint stopped answering: ${consecutive} runs in a row failed after every retry (${failure.message})`,
+    );
+  }
+
+  static override isInstance(value: unknown): value is SuiteStoppedError {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[SUITE_STOPPED_MARKER] === true;
+  }
+}
+
+/** Watches the runs of a suite for a model endpoint that cannot serve it; see {@link SuiteStoppedError}. */
+export interface EndpointWatch {
+  /** Aborts once the suite should stop: pass it to the runs in flight, start no new one. */
+  readonly signal: AbortSignal;
+  /** Why the suite stops, once it does. */
+  readonly stopped: SuiteStoppedError | undefined;
+  /** Notes a finished run. */
+  observe(result: ScenarioResult): void;
+}
+
+/**
+ * Counts, per agent, the runs in a row its model endpoint lost; any run the endpoint served
+ * resets the count. Runs finishing after the stop (cancelled in flight) change nothing. `total`
+ * is the number of runs planned so far, for the error's message (fission plans its branches late).
+ */
+export function watchModelEndpoints(limit: number, total: () => number): EndpointWatch {
+  if (!(limit >= 1)) throw new ConfigError(`endpointFailureLimit must be >= 1, got ${String(limit)}`, 'endpointFailureLimit');
+  const controller = new AbortController();
+  const streaks = new Map<string, number>();
+  let stopped: SuiteStoppedError | undefined;
+  let completed = 0;
+  return {
+    signal: controller.signal,
+    get stopped() {
+      return stopped;
+    },
+    observe(result) {
+      if (stopped !== undefined) return;
+      completed++;
+      const failure = result.modelEndpointFailure;
+      if (failure === undefined) {
+        streaks.set(result.agent, 0);
+        return;
+      }
+      const streak = (streaks.get(result.agent) ?? 0) + 1;
+      streaks.set(result.agent, streak);
+      if (failure.kind === 'rejected') stopped = new SuiteStoppedError('rejected', result.agent, failure, 1, completed, total());
+      else if (streak >= limit) stopped = new SuiteStoppedError('stopped_answering', result.agent, failure, streak, completed, total());
+      if (stopped !== undefined) controller.abort(stopped);
+    },
+  };
 }
 
 export function summarizeScenario(scenario: Scenario): ScenarioSummary {
@@ -282,6 +379,9 @@ export async function runScenario(scenario: Scenario, agent: Agent, options: Run
   const deadline = startMs + timeBudget;
 
   const budget = new AbortController();
+  const cancel = () => budget.abort(options.signal?.reason);
+  if (options.signal?.aborted === true) cancel();
+  else options.signal?.addEventListener('abort', cancel, { once: true });
   let exhausted: ScenarioResult['budgetExhausted'];
   const exhaust = (why: NonNullable<ScenarioResult['budgetExhausted']>) => {
     if (exhausted !== undefined) return;
@@ -389,6 +489,7 @@ export async function runScenario(scenario: Scenario, agent: Agent, options: Run
   };
 
   let outcome: ScenarioResult['outcome'];
+  let endpointFailure: ModelEndpointFailure | undefined;
   try {
     const ran = Promise.resolve().then(() => agent.run(task));
     const first = await Promise.race([ran, runEnded]);
@@ -398,9 +499,16 @@ export async function runScenario(scenario: Scenario, agent: Agent, options: Run
         : checkedOutcome(first);
     if (first === 'ended') ran.catch(() => undefined);
   } catch (error) {
-    outcome = { status: 'error', answer: `the agent threw: ${messageOf(error)}`, diagnoses: [] };
+    if (ModelEndpointError.isInstance(error)) {
+      // The endpoint failed, not the agent: the run is kept (its calls were recorded) but not scored.
+      endpointFailure = { provider: error.provider, kind: error.kind, message: error.detail, attempts: error.attempts, ...(error.status !== undefined ? { status: error.status } : {}) };
+      outcome = { status: 'error', answer: `the model endpoint failed: ${error.message}`, diagnoses: [] };
+    } else {
+      outcome = { status: 'error', answer: `the agent threw: ${messageOf(error)}`, diagnoses: [] };
+    }
   }
   finished = true;
+  options.signal?.removeEventListener('abort', cancel);
   await Promise.allSettled([...inFlight]);
   // The wire first: the proxy records what was still in flight into the sink.
   await wire?.close();
@@ -419,7 +527,7 @@ export async function runScenario(scenario: Scenario, agent: Agent, options: Run
     agent: agent.name,
     repeat,
     outcome,
-    scores: scenarioScores(scenario, { outcome, oraclePassed: verdict.passed, identified, maxIdenticalFailures, duplicateSideEffects }),
+    scores: endpointFailure !== undefined ? {} : scenarioScores(scenario, { outcome, oraclePassed: verdict.passed, identified, maxIdenticalFailures, duplicateSideEffects }),
     oraclePassed: verdict.passed,
     calls,
     maxIdenticalFailures,
@@ -434,13 +542,17 @@ export async function runScenario(scenario: Scenario, agent: Agent, options: Run
     ...(exhausted !== undefined ? { budgetExhausted: exhausted } : {}),
   };
   if (verdict.failures.length > 0) result.oracleFailures = verdict.failures;
+  if (endpointFailure !== undefined) result.modelEndpointFailure = endpointFailure;
   return result;
 }
 
 /**
  * Runs every scenario with every agent, `repeat` times each, at most `concurrency` at once, in
- * fresh worlds. Records go to `store` through one recorder, flushed before this resolves.
+ * fresh worlds. Records go to `store` through one recorder, flushed before this resolves (or throws).
  * @throws ConfigError for duplicate agent names or scenario ids, and for scenarios that cannot run.
+ * @throws SuiteStoppedError when an agent's model endpoint cannot serve the suite (see
+ * {@link RunSuiteOptions.endpointFailureLimit}): no new run starts, the runs in flight are
+ * cancelled, and it is thrown once they have ended and their records are flushed.
  */
 export async function runSuite(options: RunSuiteOptions): Promise<SuiteResult> {
   const wallClock = options.now ?? Date.now;
@@ -460,6 +572,9 @@ export async function runSuite(options: RunSuiteOptions): Promise<SuiteResult> {
   // Checked without building worlds: each run builds its own, and building one is synchronous work
   // that would hold up the runs already in flight.
   for (const scenario of options.scenarios) checkScenario(scenario, { seed: options.seed });
+  const jobs: { scenario: Scenario; agent: Agent; repeat: number }[] = [];
+  for (const agent of options.agents) for (const scenario of options.scenarios) for (let r = 0; r < repeat; r++) jobs.push({ scenario, agent, repeat: r });
+  const watch = watchModelEndpoints(options.endpointFailureLimit ?? DEFAULT_ENDPOINT_FAILURE_LIMIT, () => jobs.length);
 
   const runId = options.runId ?? uuidv7();
   const recorder =
@@ -467,13 +582,11 @@ export async function runSuite(options: RunSuiteOptions): Promise<SuiteResult> {
       ? undefined
       : createRecorder({ store: options.store, spool: false, ...(options.onRecordError !== undefined ? { onError: options.onRecordError } : {}) });
   const wires = transport === 'inprocess' ? undefined : createWireHost(transport);
-  const jobs: { scenario: Scenario; agent: Agent; repeat: number }[] = [];
-  for (const agent of options.agents) for (const scenario of options.scenarios) for (let r = 0; r < repeat; r++) jobs.push({ scenario, agent, repeat: r });
   const results: ScenarioResult[] = new Array<ScenarioResult>(jobs.length);
   let next = 0;
   let done = 0;
   const worker = async () => {
-    while (next < jobs.length) {
+    while (next < jobs.length && watch.stopped === undefined) {
       const index = next++;
       const job = jobs[index]!;
       const result = await runScenario(job.scenario, job.agent, {
@@ -484,9 +597,11 @@ export async function runSuite(options: RunSuiteOptions): Promise<SuiteResult> {
         transport,
         ...(recorder !== undefined ? { sink: recorder } : {}),
         ...(wires !== undefined ? { wires } : {}),
+        signal: watch.signal,
       });
       results[index] = result;
       done++;
+      watch.observe(result);
       try {
         options.onProgress?.({ done, total: jobs.length, result });
       } catch {
@@ -500,6 +615,7 @@ export async function runSuite(options: RunSuiteOptions): Promise<SuiteResult> {
     await wires?.close();
     await recorder?.close();
   }
+  if (watch.stopped !== undefined) throw watch.stopped;
   return {
     meta: {
       runId,

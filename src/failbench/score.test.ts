@@ -139,6 +139,23 @@ describe('scoreAgent', () => {
     expect(s.errors).toBe(1);
   });
 
+  it('a run lost to the model endpoint counts apart, in no rate, pass^k, mean or error count', () => {
+    const lost = result({
+      scenarioId: 'a5',
+      outcome: { status: 'error', answer: 'the model endpoint failed', diagnoses: [] },
+      oraclePassed: false,
+      scores: {},
+      calls: [{ tool: 't', args: {}, ok: false, virtualMs: 0 }],
+      virtualMs: 9000,
+      modelEndpointFailure: { provider: 'openai', kind: 'server', status: 503, message: 'HTTP 503: overloaded', attempts: 4 },
+    });
+    const without = scoreAgent('a', runs);
+    const s = scoreAgent('a', [...runs, lost]);
+    expect(s.endpointFailures).toBe(1);
+    expect(without.endpointFailures).toBe(0);
+    expect({ ...s, endpointFailures: 0 }).toEqual(without);
+  });
+
   it('compliance is 1 when no wait was ever due', () => {
     expect(scoreAgent('a', [result({ scenarioId: 'x', scores: {} })]).retryAfter.rate).toBe(1);
   });

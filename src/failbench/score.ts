@@ -100,9 +100,9 @@ export function passHatK(results: readonly ScenarioResult[]): number[] {
 /** Everything the report says about one agent. */
 export interface AgentScore {
   agent: string;
-  /** Distinct scenarios run. */
+  /** Distinct scenarios run (and scored: not lost to the model endpoint). */
   scenarios: number;
-  /** Scenario runs (scenarios x repeats). */
+  /** Scenario runs (scenarios x repeats) scored. */
   runs: number;
   dimensions: Record<Dimension, DimensionScore>;
   /** Waits after a Retry-After that lasted long enough, of those that were due. 1 when none was due. */
@@ -117,13 +117,20 @@ export interface AgentScore {
   absorbedFailures: number;
   /** Runs in which the agent threw or overran its budget. */
   errors: number;
+  /**
+   * Runs lost to the model endpoint behind the agent (`ScenarioResult.modelEndpointFailure`).
+   * They say nothing about the agent, so no other figure counts them: not the rates, pass^k, the
+   * means nor `errors`.
+   */
+  endpointFailures: number;
   /** The mean of the dimension rates, over the dimensions some scenario scored. */
   score: number;
 }
 
-/** Scores one agent's runs. */
+/** Scores one agent's runs; those lost to its model endpoint are counted apart and nowhere else. */
 export function scoreAgent(agent: string, results: readonly ScenarioResult[]): AgentScore {
-  const mine = results.filter((r) => r.agent === agent);
+  const all = results.filter((r) => r.agent === agent);
+  const mine = all.filter((r) => r.modelEndpointFailure === undefined);
   const dimensions = {} as Record<Dimension, DimensionScore>;
   for (const dimension of DIMENSIONS) {
     let n = 0;
@@ -154,6 +161,7 @@ export function scoreAgent(agent: string, results: readonly ScenarioResult[]): A
     meanVirtualMs: mine.length === 0 ? 0 : mine.reduce((s, r) => s + r.virtualMs, 0) / mine.length,
     absorbedFailures: mine.reduce((s, r) => s + (r.absorbedFailures ?? 0), 0),
     errors: mine.filter((r) => r.outcome.status === 'error').length,
+    endpointFailures: all.length - mine.length,
     score: scored.length === 0 ? 0 : scored.reduce((s, d) => s + dimensions[d].rate, 0) / scored.length,
   };
 }

@@ -111,8 +111,38 @@ export interface Agent {
    * continuations). `bench --fission` refuses agents without it.
    */
   readonly canSample?: boolean;
+  /**
+   * The model endpoint the agent depends on, when it has one (the openai: and anthropic: agents),
+   * so that `bench` can check it accepts connections before any scenario runs.
+   */
+  readonly endpoint?: ModelEndpointInfo;
   /** Releases connections; optional. */
   close?(): Promise<void>;
+}
+
+/** Where a model-backed agent sends its requests. */
+export interface ModelEndpointInfo {
+  /** `openai`, `anthropic`. */
+  provider: string;
+  /** The base URL, fit for messages: a password in it is masked and the API key scrubbed out (host and port are intact). */
+  url: string;
+  /** The environment variable that sets `url` (`OPENAI_BASE_URL`), for the hint of a message. */
+  urlEnv: string;
+}
+
+/**
+ * A run lost to the harness: the model endpoint behind the agent failed (ModelEndpointError), so
+ * the run says nothing about how the agent handles tool failures and is not scored.
+ */
+export interface ModelEndpointFailure {
+  provider: string;
+  /** A ModelFailureKind: `rejected`, `server`, `connection`, `timeout`, `rate_limit`. */
+  kind: string;
+  status?: number;
+  /** What the endpoint said, scrubbed of the API key. */
+  message: string;
+  /** Requests made for the turn that failed, retries included. */
+  attempts: number;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -217,6 +247,8 @@ export interface ScenarioResult {
   writes?: number;
   /** The oracle conditions the run did not meet, one line each. */
   oracleFailures?: string[];
+  /** Set when the run was lost to the model endpoint (outcome `error`, `scores` empty): not scored against the agent. */
+  modelEndpointFailure?: ModelEndpointFailure;
 }
 
 export interface DimensionScore {

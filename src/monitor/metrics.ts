@@ -6,9 +6,16 @@
  * - {@link createMetrics}: live, fed record by record from the runtime's `onRecord`;
  * - {@link createStoreMetrics}: read from a Store's hourly rollups on every scrape, for
  *   `faultline metrics` next to processes that only write to the store.
+ *
+ * Tool names are not a closed set: the runtime records calls of names a model made up
+ * (`unknown_tool` rejections), the HTTP fault proxy names tools after URLs, imports bring whatever
+ * the logs held. Every distinct `tool` label value is a time series per metric, kept in this
+ * process's memory and in Prometheus, so both feeds bound them: calls of names that are not tools
+ * share {@link UNKNOWN_TOOL_LABEL}, and past `maxTools` names the rest share {@link OTHER_TOOLS_LABEL}.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Counter, Gauge, Histogram, Registry, type Metric } from 'prom-client';
+import { ConfigError } from '../errors.js';
 import type { ToolExecutionRecord } from '../record/types.js';
 import { uuidv7UpperBound } from '../record/uuid-v7.js';
 import { failureCell, HOUR_MS, hourStartMs, parseIsoMs } from '../store/rollup.js';
@@ -27,6 +34,34 @@ export const METRIC_NAMES = {
 /** Histogram buckets in seconds: from a fast local call to the runtime's longest sensible timeout. */
 export const DURATION_BUCKETS_SECONDS: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
+/**
+ * The `tool` label of calls of a name that is not a tool (failure type `unknown_tool`), whatever
+ * the name: a model inventing names must not be able to create series. Parenthesised, so no name
+ * `defineTool` accepts can be mistaken for it.
+ */
+export const UNKNOWN_TOOL_LABEL = '(unknown)';
+/** The `tool` label shared by the tools past `maxTools` distinct labels. */
+export const OTHER_TOOLS_LABEL = '(other)';
+/** Distinct tool labels kept by default, {@link UNKNOWN_TOOL_LABEL} and {@link OTHER_TOOLS_LABEL} aside. */
+export const DEFAULT_MAX_TOOLS = 1000;
+
+const UNKNOWN_TOOL_TYPE = 'unknown_tool';
+
+/**
+ * A recorded name that spells one of the fold labels (a proxy route `/tools/(unknown)`, an import)
+ * gets no label of its own: its series would merge with the folded ones under a name that no
+ * longer says which they are. It goes to {@link OTHER_TOOLS_LABEL}, outside the `maxTools` count.
+ */
+function isFoldLabel(name: string): boolean {
+  return name === UNKNOWN_TOOL_LABEL || name === OTHER_TOOLS_LABEL;
+}
+
+function maxToolsOption(value: number | undefined): number {
+  const maxTools = value ?? DEFAULT_MAX_TOOLS;
+  if (!Number.isInteger(maxTools) || maxTools < 1) throw new ConfigError(`metrics option maxTools must be a positive integer, got ${String(maxTools)}`, 'maxTools');
+  return maxTools;
+}
+
 /** Serves a registry's text exposition; mount it at any path of any node:http server. */
 export type MetricsHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -40,6 +75,12 @@ export interface FaultlineMetrics {
 export interface MetricsOptions {
   /** Histogram buckets in seconds. Default {@link DURATION_BUCKETS_SECONDS}. */
   buckets?: readonly number[];
+  /**
+   * At most this many distinct `tool` label values, given out first come, first served; later
+   * names are counted under {@link OTHER_TOOLS_LABEL}. A name keeps the label it got for the
+   * life of the instance. Default {@link DEFAULT_MAX_TOOLS}; a positive integer, else ConfigError.
+   */
+  maxTools?: number;
 }
 
 function firstLine(error: unknown): string {
@@ -94,12 +135,19 @@ function callCounters(registers: Registry[]) {
 
 /**
  * Live metrics, fed by the runtime.
+ *
+ * Labels follow the rules of the module comment, decided per record as it arrives: an
+ * `unknown_tool` record counts under {@link UNKNOWN_TOOL_LABEL} unless its name already has a label
+ * (an MCP server that dropped a tool it used to list: the tool's series go on), and the first
+ * `maxTools` other names get labels of their own. On a folded label, `faultline_breaker_open` is
+ * the state as of the latest call of any of its tools.
  * @example
  * const metrics = createMetrics();
  * const rt = createRuntime({ tools, onRecord: metrics.observe });
  * http.createServer((req, res) => (req.url === '/metrics' ? metrics.handler(req, res) : res.writeHead(404).end())).listen(9464);
  */
 export function createMetrics(options: MetricsOptions = {}): FaultlineMetrics {
+  const maxTools = maxToolsOption(options.maxTools);
   const registry = new Registry();
   const registers = [registry];
   const { calls, failures, retries, trips } = callCounters(registers);
@@ -117,8 +165,22 @@ export function createMetrics(options: MetricsOptions = {}): FaultlineMetrics {
     registers,
   });
 
+  /**
+   * The names that have a label of their own. Only names given a label are kept, so its size is
+   * bounded by `maxTools` however many names are recorded; a known name costs one lookup.
+   */
+  const labelled = new Set<string>();
+  const toolLabel = (record: ToolExecutionRecord): string => {
+    const name = record.tool_name;
+    if (labelled.has(name)) return name;
+    if (record.failure_type === UNKNOWN_TOOL_TYPE) return UNKNOWN_TOOL_LABEL;
+    if (labelled.size >= maxTools || isFoldLabel(name)) return OTHER_TOOLS_LABEL;
+    labelled.add(name);
+    return name;
+  };
+
   const observe = (record: ToolExecutionRecord): void => {
-    const tool = record.tool_name;
+    const tool = toolLabel(record);
     calls.inc({ tool, status: record.status });
     if (record.status !== 'success') {
       const cell = failureCell(record);
@@ -147,6 +209,12 @@ export interface StoreMetricsOptions {
   breakerWindowMs?: number;
   /** How often the cached older hours are read again, to pick up records stored late (imports, spool replays). Default 10 min. */
   rereadMs?: number;
+  /**
+   * At most this many distinct `tool` label values, for the tools with the most calls (ties by
+   * name); the others are summed under {@link OTHER_TOOLS_LABEL}. Default {@link DEFAULT_MAX_TOOLS};
+   * a positive integer, else ConfigError.
+   */
+  maxTools?: number;
 }
 
 export interface StoreMetrics {
@@ -248,6 +316,34 @@ const STATUSES = ['success', 'failure', 'timeout', 'rejected'] as const;
 const BREAKER_PAGE = 500;
 
 /**
+ * The label each tool of the totals is exposed under, decided afresh from the totals alone, so
+ * every scrape of the same store gives the same series. A tool whose every call failed as
+ * `unknown_tool` is a name that is not a tool: {@link UNKNOWN_TOOL_LABEL}. Of the rest, the
+ * `maxTools` with the most calls (ties by name) keep their names and the others share
+ * {@link OTHER_TOOLS_LABEL}. A tool can change label as the counts change (it drops out of the
+ * top `maxTools`, or a name first seen as `unknown_tool` gets real calls), which Prometheus reads
+ * as a counter reset on the series it left; with fewer tools than the cap, only the latter happens.
+ */
+function storeToolLabels(totals: Totals, maxTools: number): Map<string, string> {
+  const unknownCalls = new Map<string, number>();
+  for (const f of totals.failures.values()) {
+    if (f.failure_type === UNKNOWN_TOOL_TYPE) unknownCalls.set(f.tool_name, (unknownCalls.get(f.tool_name) ?? 0) + f.count);
+  }
+  const labels = new Map<string, string>();
+  const ranked: { tool: string; calls: number }[] = [];
+  for (const [tool, byStatus] of totals.calls) {
+    const calls = byStatus.success + byStatus.failure + byStatus.timeout + byStatus.rejected;
+    const unknown = unknownCalls.get(tool) ?? 0;
+    if (unknown > 0 && unknown >= calls) labels.set(tool, UNKNOWN_TOOL_LABEL);
+    else if (isFoldLabel(tool)) labels.set(tool, OTHER_TOOLS_LABEL);
+    else ranked.push({ tool, calls });
+  }
+  ranked.sort((a, b) => b.calls - a.calls || (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0));
+  ranked.forEach(({ tool }, i) => labels.set(tool, i < maxTools ? tool : OTHER_TOOLS_LABEL));
+  return labels;
+}
+
+/**
  * Metrics computed from a store's rollups, refreshed per scrape.
  *
  * Counters are totals over the store's whole history, so they only grow while records are only
@@ -259,11 +355,16 @@ const BREAKER_PAGE = 500;
  * `faultline_breaker_open` comes from each tool's latest record within `breakerWindowMs`;
  * `faultline_tool_duration_recent_seconds{quantile}` is p50/p95 over the last complete hour and
  * the current one.
+ *
+ * Tool labels are bounded as {@link storeToolLabels} decides. A folded label sums its tools'
+ * counters and duration sum and count, and its breaker is open if any of theirs is; it has no
+ * recent percentiles, since percentiles of several tools cannot be made from each one's.
  */
 export function createStoreMetrics(store: Store, options: StoreMetricsOptions = {}): StoreMetrics {
   const now = options.now ?? Date.now;
   const breakerWindowMs = options.breakerWindowMs ?? 5 * 60_000;
   const rereadMs = options.rereadMs ?? 10 * 60_000;
+  const maxTools = maxToolsOption(options.maxTools);
   const registry = new Registry();
   const registers = [registry];
   const { calls, failures, retries, trips } = callCounters(registers);
@@ -278,7 +379,7 @@ export function createStoreMetrics(store: Store, options: StoreMetricsOptions = 
   });
   const recent = new Gauge({
     name: METRIC_NAMES.recentDuration,
-    help: 'Tool call duration percentiles over the last complete hour and the current one, in seconds.',
+    help: `Tool call duration percentiles over the last complete hour and the current one, in seconds; none for ${UNKNOWN_TOOL_LABEL} and ${OTHER_TOOLS_LABEL}, whose tools' percentiles cannot be merged.`,
     labelNames: ['tool', 'quantile'] as const,
     registers,
   });
@@ -330,6 +431,9 @@ export function createStoreMetrics(store: Store, options: StoreMetricsOptions = 
     const [stats, breakdown] = await Promise.all([store.toolStats(fresh), store.failureBreakdown(fresh)]);
     const totals = addTotals(cloneTotals(settled), stats, breakdown);
     const breakers = await breakerStates(nowMs, new Set(stats.map((s) => s.tool_name)));
+    const labels = storeToolLabels(totals, maxTools);
+    // Every tool of the totals is in `labels`; the fallback only keeps a stray name from a series of its own.
+    const labelOf = (tool: string): string => labels.get(tool) ?? OTHER_TOOLS_LABEL;
 
     // Every await is above: the values change in one synchronous step, so a scrape running
     // concurrently never sees half-updated metrics.
@@ -339,17 +443,29 @@ export function createStoreMetrics(store: Store, options: StoreMetricsOptions = 
     trips.reset();
     breakerOpen.reset();
     recent.reset();
-    for (const [tool, byStatus] of totals.calls) {
+    // Counters sum what is added under the same labels, which is the folding; the breaker and
+    // the duration totals are gathered per label first.
+    const byLabel = new Map<string, { open: boolean; count: number; sumMs: number }>();
+    for (const [name, byStatus] of totals.calls) {
+      const tool = labelOf(name);
       for (const status of STATUSES) calls.inc({ tool, status }, byStatus[status]);
-      retries.inc({ tool }, totals.retries.get(tool) ?? 0);
-      trips.inc({ tool }, totals.trips.get(tool) ?? 0);
-      breakerOpen.set({ tool }, breakers.get(tool) === true ? 1 : 0);
+      retries.inc({ tool }, totals.retries.get(name) ?? 0);
+      trips.inc({ tool }, totals.trips.get(name) ?? 0);
+      const into = byLabel.get(tool) ?? { open: false, count: 0, sumMs: 0 };
+      into.open ||= breakers.get(name) === true;
+      const d = totals.durations.get(name);
+      into.count += d?.count ?? 0;
+      into.sumMs += d?.sumMs ?? 0;
+      byLabel.set(tool, into);
     }
+    for (const [tool, t] of byLabel) breakerOpen.set({ tool }, t.open ? 1 : 0);
     for (const f of totals.failures.values()) {
-      failures.inc({ tool: f.tool_name, stage: f.failure_stage, category: f.failure_category, type: f.failure_type }, f.count);
+      failures.inc({ tool: labelOf(f.tool_name), stage: f.failure_stage, category: f.failure_category, type: f.failure_type }, f.count);
     }
-    duration.set([...totals.durations].map(([tool, d]) => ({ tool, count: d.count, sumSeconds: d.sumMs / 1000 })));
+    duration.set([...byLabel].map(([tool, t]) => ({ tool, count: t.count, sumSeconds: t.sumMs / 1000 })));
     for (const s of stats) {
+      // A tool keeps its percentiles only under its own name; fold labels are never tool names here.
+      if (labelOf(s.tool_name) !== s.tool_name) continue;
       if (s.p50_ms !== null) recent.set({ tool: s.tool_name, quantile: '0.5' }, s.p50_ms / 1000);
       if (s.p95_ms !== null) recent.set({ tool: s.tool_name, quantile: '0.95' }, s.p95_ms / 1000);
     }

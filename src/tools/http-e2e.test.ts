@@ -83,6 +83,20 @@ describe('runtime over the mock tool server', () => {
     expect(r.record.attempts).toHaveLength(1);
   });
 
+  it('classifies an injected 400 as invalid parameters and does not retry them unchanged', async () => {
+    const before = catalog.state.calls['create_order'] ?? 0;
+    const r = await once(remote('create_order', always('400')), { customer_id: 'CUS-003', items: [{ sku: 'SKU-1002', quantity: 1 }] }, { maxRetries: 3 });
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.error).toMatchObject({ stage: 'execution', category: 'parameter', type: 'schema_mismatch', code: 'HTTP_400', status: 400 });
+    expect(r.error.message).toMatch(/invalid parameters/);
+    expect(r.feedback.action).toBe('retry_with_fixed_params');
+    expect(r.record.attempts).toHaveLength(1);
+    expect(r.record.failure_category).toBe('parameter');
+    // The fault answered in place of the tool: no order was attempted.
+    expect(catalog.state.calls['create_order'] ?? 0).toBe(before);
+  });
+
   it('recovers from a 503 by retrying once, honouring Retry-After: 0', async () => {
     const r = await once(remote('get_weather', firstOnly({ 'x-inject-error': '503:0' })), { city: 'Tokyo', date: '2026-03-29' }, { maxRetries: 2 });
     expect(r.ok).toBe(true);

@@ -157,6 +157,7 @@ describe('mock tool server: listing and calls', () => {
 
 describe('mock tool server: X-Inject-Error', () => {
   const STATUSES: [string, number, string][] = [
+    ['400', 400, 'schema_mismatch'],
     ['401', 401, 'unauthorized'],
     ['403', 403, 'forbidden'],
     ['404', 404, 'not_found'],
@@ -276,6 +277,7 @@ describe('mock tool server: X-Inject-Error', () => {
     const r = await call('get_weather', { city: 'Paris' }, { 'x-inject-error': 'explode' });
     expect(r.status).toBe(400);
     expect(r.body.error.code).toBe('INVALID_INJECTION');
+    expect(r.body.error.message).toContain('(use 400, 401, 403, 404, 409, 429, 500, 502, 503, 504, timeout,');
     expect(catalog.state.calls['get_weather']).toBe(0);
   });
 

@@ -17,6 +17,18 @@ describe('parseInjectHeader', () => {
     expect(ok('500', 'no').forward).toBe(false);
   });
 
+  it('turns 400 into an invalid-parameters answer, as the fault plan\'s http_status 400', () => {
+    const d = ok('400');
+    expect(d).toMatchObject({ kind: 'http_status', forward: false, params: { status: 400, commit: false } });
+    if (d.effect.type !== 'respond') throw new Error('expected a response');
+    expect(d.effect.status).toBe(400);
+    expect(d.effect.headers).toEqual({ 'content-type': 'application/json' });
+    expect(d.effect.body).toEqual({ error: { type: 'schema_mismatch', code: 'HTTP_400', message: "Bad Request: invalid parameters: the arguments do not match the tool's input schema" } });
+    expect(d.effect.message).toMatch(/^HTTP 400: Bad Request: invalid parameters/);
+    const withWait = parseInjectHeader('400:5');
+    expect(!withWait.ok && withWait.message).toBe('x-inject-error: only 429 and 503 take a Retry-After (":<seconds>")');
+  });
+
   it('gives 429 a Retry-After, by default 2 s, and lets 429/503 set it', () => {
     const e429 = ok('429').effect;
     expect(e429.type === 'respond' && e429.headers['retry-after']).toBe('2');
@@ -63,7 +75,9 @@ describe('parseInjectHeader', () => {
       expect(r.ok, bad).toBe(false);
     }
     const r = parseInjectHeader('explode');
-    expect(!r.ok && r.message).toMatch(/timeout, reset, partial/);
+    expect(!r.ok && r.message).toMatch(/\(use 400, 401, 403, .*timeout, reset, partial/);
+    const status = parseInjectHeader('418');
+    expect(!status.ok && status.message).toBe('x-inject-error: unsupported status 418 (use 400, 401, 403, 404, 409, 429, 500, 502, 503 or 504)');
     expect(parseInjectHeader('500', 'maybe').ok).toBe(false);
   });
 });

@@ -3,12 +3,12 @@
  * service, expressed as the same FaultDecision a fault plan produces, so the server applies
  * both through one path.
  *
- *   401 | 403 | 404 | 409 | 500 | 502 | 504   that status, with a JSON error body
- *   429[:s] | 503[:s]                          that status, with Retry-After: s (429 default 2 s)
- *   timeout                                    no answer until the client gives up (or the server's cap: then 504)
- *   reset                                      the connection is reset (TCP RST)
- *   partial | empty | malformed                200 with a rewritten body: fields and items missing / no data / cut-off JSON
- *   slow:<ms>                                  the real answer, <ms> late
+ *   400 | 401 | 403 | 404 | 409 | 500 | 502 | 504   that status, with a JSON error body (400: invalid parameters)
+ *   429[:s] | 503[:s]                                that status, with Retry-After: s (429 default 2 s)
+ *   timeout                                          no answer until the client gives up (or the server's cap: then 504)
+ *   reset                                            the connection is reset (TCP RST)
+ *   partial | empty | malformed                      200 with a rewritten body: fields and items missing / no data / cut-off JSON
+ *   slow:<ms>                                        the real answer, <ms> late
  *
  * By default the tool does not run when the fault replaces its answer (statuses, timeout,
  * reset). `X-Inject-Commit: true` runs it first, so the side effect happens and only the
@@ -25,6 +25,8 @@ export const INJECT_RULE_ID = 'x-inject-error';
 export const MAX_SLOW_MS = 600_000;
 
 const ERRORS: Readonly<Record<number, { type: string; message: string; headers?: Record<string, string> }>> = {
+  // The arguments are wrong, as an API's validation says so: the taxonomy's schema_mismatch, which no retry fixes.
+  400: { type: 'schema_mismatch', message: "Bad Request: invalid parameters: the arguments do not match the tool's input schema" },
   401: { type: 'unauthorized', message: 'Unauthorized: token expired', headers: { 'www-authenticate': 'Bearer error="invalid_token", error_description="The access token expired"' } },
   403: { type: 'forbidden', message: 'Forbidden: the token lacks permission for this tool' },
   404: { type: 'not_found', message: 'Not Found: the requested resource does not exist' },
@@ -78,7 +80,7 @@ export function parseInjectHeader(value: string, commitHeader?: string): InjectP
   const status = /^\d{3}$/.test(head) ? Number(head) : undefined;
   if (status !== undefined) {
     const known = ERRORS[status];
-    if (known === undefined) return { ok: false, message: `${INJECT_HEADER}: unsupported status ${status} (use 401, 403, 404, 409, 429, 500, 502, 503 or 504)` };
+    if (known === undefined) return { ok: false, message: `${INJECT_HEADER}: unsupported status ${status} (use 400, 401, 403, 404, 409, 429, 500, 502, 503 or 504)` };
     const headers: Record<string, string> = { 'content-type': 'application/json', ...known.headers };
     const params: Record<string, unknown> = { status, commit };
     if (arg !== undefined || status === 429) {
@@ -119,6 +121,6 @@ export function parseInjectHeader(value: string, commitHeader?: string): InjectP
   }
   return {
     ok: false,
-    message: `${INJECT_HEADER}: unknown value "${value}" (use 401, 403, 404, 409, 429, 500, 502, 503, 504, timeout, reset, partial, empty, malformed or slow:<ms>)`,
+    message: `${INJECT_HEADER}: unknown value "${value}" (use 400, 401, 403, 404, 409, 429, 500, 502, 503, 504, timeout, reset, partial, empty, malformed or slow:<ms>)`,
   };
 }

@@ -4,13 +4,16 @@
  * for `faultline export --format grpo`. Needs agents that can sample; the default is `sampler`.
  */
 import { resolveAgent } from '../../failbench/agents/index.js';
-import { DEFAULT_MAX_BRANCH_POINTS, MAX_FISSION_K, runFission } from '../../failbench/fission.js';
+import { DEFAULT_MAX_BRANCH_POINTS, MAX_FISSION_K, runFission, type FissionResult } from '../../failbench/fission.js';
+import { SuiteStoppedError } from '../../failbench/runner.js';
 import type { Agent, FeedbackMode, Scenario } from '../../failbench/types.js';
 import { uuidv7 } from '../../record/uuid-v7.js';
 import { DEFAULT_SQLITE_PATH, displayStoreSpec, openStore } from '../../store/open-store.js';
 import { hasTrajectoryStore } from '../../trajectory/trajectory-row.js';
 import { CliError } from '../cli-error.js';
 import { writeLine, type CliIo } from '../io.js';
+import { probeModelEndpoints } from '../probe-endpoint.js';
+import { stoppedMessage } from './bench-stopped.js';
 
 /** The default agent of a fission run: the only reference agent that can sample. */
 export const DEFAULT_FISSION_AGENTS = ['sampler'];
@@ -51,28 +54,51 @@ export async function runFissionBench(io: CliIo, opts: FissionBenchOptions): Pro
         throw new CliError(`--fission needs agents that can sample; ${spec} cannot (use sampler, openai:<model>, anthropic:<model>, or a module agent with canSample: true)`);
       }
     }
+    await probeModelEndpoints(agents.map((a) => a.endpoint));
     store = await openStore(opts.db ?? DEFAULT_SQLITE_PATH, { cwd: io.cwd });
     if (!hasTrajectoryStore(store)) throw new CliError(`the ${store.kind} store cannot hold trajectories, so it cannot keep fission groups`);
     const recordErrors: string[] = [];
     const runId = uuidv7();
-    const result = await runFission({
-      scenarios: opts.scenarios,
-      agents,
-      k: opts.k,
-      feedback: opts.feedback,
-      seed: opts.seed,
-      concurrency: opts.concurrency,
-      store,
-      runId,
-      onRecordError: (error) => recordErrors.push(error instanceof Error ? error.message : String(error)),
-    });
+    let result: FissionResult;
+    try {
+      result = await runFission({
+        scenarios: opts.scenarios,
+        agents,
+        k: opts.k,
+        feedback: opts.feedback,
+        seed: opts.seed,
+        concurrency: opts.concurrency,
+        store,
+        runId,
+        onRecordError: (error) => recordErrors.push(error instanceof Error ? error.message : String(error)),
+      });
+    } catch (error) {
+      if (SuiteStoppedError.isInstance(error)) throw new CliError(stoppedMessage(error, agents, 'no group stored'), 2, { cause: error });
+      throw error;
+    }
     for (const message of recordErrors) io.stderr.write(`faultline: warning: records not stored: ${message}\n`);
     const continuations = result.groups.length * opts.k;
     const withVariance = result.groups.filter((g) => new Set(g.continuations.map((c) => c.reward)).size > 1).length;
     if (opts.json) {
       writeLine(
         io.stdout,
-        JSON.stringify({ run_id: runId, k: opts.k, seed: opts.seed, agents: agents.map((a) => a.name), scenarios: opts.scenarios.length, groups: result.groups.length, continuations, stored: result.stored, diverged: result.diverged, groups_with_reward_variance: withVariance }, null, 2),
+        JSON.stringify(
+          {
+            run_id: runId,
+            k: opts.k,
+            seed: opts.seed,
+            agents: agents.map((a) => a.name),
+            scenarios: opts.scenarios.length,
+            groups: result.groups.length,
+            continuations,
+            stored: result.stored,
+            diverged: result.diverged,
+            lost_to_endpoint: result.lostToEndpoint,
+            groups_with_reward_variance: withVariance,
+          },
+          null,
+          2,
+        ),
       );
       return;
     }
@@ -82,6 +108,7 @@ export async function runFissionBench(io: CliIo, opts: FissionBenchOptions): Pro
     );
     writeLine(io.stdout, `Stored ${result.groups.length} groups (${continuations} continuations as trajectories, ${result.stored} new); ${withVariance} groups have reward variance.`);
     if (result.diverged > 0) writeLine(io.stdout, `Dropped ${result.diverged} groups whose continuations did not replay the prefix exactly.`);
+    if (result.lostToEndpoint > 0) writeLine(io.stdout, `Dropped ${result.lostToEndpoint} groups with a continuation the model endpoint failed (after its retries).`);
     const where = displayStoreSpec(opts.db ?? DEFAULT_SQLITE_PATH);
     writeLine(io.stdout, `Records: ${where}, trace ids failbench:${runId}:<agent>:<scenario>:base and :f<call>b<branch>`);
     writeLine(io.stdout, `Export: faultline export --format grpo --out grpo.jsonl${opts.db === undefined ? '' : ' --db <same store>'}`);

@@ -12,7 +12,7 @@ import { resolveAgent } from '../../failbench/agents/index.js';
 import { compareRuns, type RunComparison } from '../../failbench/compare.js';
 import { ciText, DIMENSION_LABELS, percent } from '../../failbench/report/report-data.js';
 import { readResults, writeReport, type ResultsFile } from '../../failbench/report/write-report.js';
-import { runSuite, TRANSPORTS, type Transport } from '../../failbench/runner.js';
+import { runSuite, SuiteStoppedError, TRANSPORTS, type SuiteResult, type Transport } from '../../failbench/runner.js';
 import { loadScenarios, matchesFilter } from '../../failbench/scenario-loader.js';
 import { agentReport, scoreSuite, type AgentScore } from '../../failbench/score.js';
 import { DIMENSIONS, type Agent, type FeedbackMode } from '../../failbench/types.js';
@@ -21,10 +21,12 @@ import { DEFAULT_SQLITE_PATH, displayStoreSpec, openStore } from '../../store/op
 import { DEFAULT_CATALOG_NOW } from '../../tools/index.js';
 import { CliError } from '../cli-error.js';
 import { formatTable } from '../format-table.js';
-import { writeLine, type CliContext, type CliIo } from '../io.js';
+import { printable, writeLine, type CliContext, type CliIo } from '../io.js';
 import { assertWritableDirectory } from '../output-paths.js';
+import { probeModelEndpoints } from '../probe-endpoint.js';
 import { parseCount } from '../report-options.js';
 import { parseFissionK, runFissionBench } from './bench-fission.js';
+import { stoppedMessage } from './bench-stopped.js';
 
 interface BenchOptions {
   agent: string[];
@@ -122,6 +124,8 @@ async function runBench(io: CliIo, opts: BenchOptions, version: string): Promise
   let bar: cliProgress.SingleBar | undefined;
   try {
     for (const spec of specs) agents.push(await resolveAgent(spec, { env: io.env, cwd: io.cwd }));
+    // Before the store is opened (which creates its file): an endpoint that is down is bad input.
+    await probeModelEndpoints(agents.map((a) => a.endpoint));
     store = await openStore(opts.db ?? DEFAULT_SQLITE_PATH, { cwd: io.cwd });
     const runs = scenarios.length * agents.length * repeat;
     if (io.stdout.isTTY === true && opts.json !== true) {
@@ -132,27 +136,36 @@ async function runBench(io: CliIo, opts: BenchOptions, version: string): Promise
       bar.start(runs, 0, { agent: '', scenario: '' });
     }
     const recordErrors: string[] = [];
-    const suite = await runSuite({
-      scenarios,
-      agents,
-      feedback,
-      seed,
-      repeat,
-      concurrency,
-      store,
-      transport,
-      runId,
-      version,
-      onProgress: (p) => bar?.update(p.done, { agent: p.result.agent, scenario: p.result.scenarioId }),
-      onRecordError: (error) => recordErrors.push(error instanceof Error ? error.message : String(error)),
-    });
+    let suite: SuiteResult;
+    try {
+      suite = await runSuite({
+        scenarios,
+        agents,
+        feedback,
+        seed,
+        repeat,
+        concurrency,
+        store,
+        transport,
+        runId,
+        version,
+        onProgress: (p) => bar?.update(p.done, { agent: p.result.agent, scenario: p.result.scenarioId }),
+        onRecordError: (error) => recordErrors.push(error instanceof Error ? error.message : String(error)),
+      });
+    } catch (error) {
+      if (SuiteStoppedError.isInstance(error)) throw new CliError(stoppedMessage(error, agents), 2, { cause: error });
+      throw error;
+    }
     bar?.stop();
     bar = undefined;
     const scores = scoreSuite(suite);
     const written = await writeReport(outDir, suite, scores);
     for (const message of recordErrors) io.stderr.write(`faultline: warning: records not stored: ${message}\n`);
+    // Runs the endpoint failed (fewer in a row than stop the run) are left out of the scores; say so.
+    const lost = printable(scores.filter((s) => s.endpointFailures > 0).map((s) => `${s.agent} ${s.endpointFailures}`).join(', '));
 
     if (opts.json === true) {
+      if (lost !== '') io.stderr.write(`faultline: warning: runs lost to the model endpoint after its retries are not scored (${lost}); results.json lists them\n`);
       const reports = scores.map((s) => agentReport(runId, s));
       writeLine(io.stdout, JSON.stringify(reports.length === 1 ? reports[0] : reports, null, 2));
       return;
@@ -165,6 +178,7 @@ async function runBench(io: CliIo, opts: BenchOptions, version: string): Promise
     writeLine(io.stdout, comparisonTable(scores, feedback === 'assisted'));
     writeLine(io.stdout);
     writeLine(io.stdout, 'Rates per scenario run with 95% Wilson intervals; n counts the runs of scenarios that score the dimension.');
+    if (lost !== '') writeLine(io.stdout, `Runs lost to the model endpoint after its retries are not scored (${lost}); the report lists them.`);
     writeLine(io.stdout, `Report: ${written.html} (also report.md, results.json)`);
     // A PostgreSQL URL may carry a password; the terminal and its scrollback need not see it (the user name stays, so the command below still works).
     const where = displayStoreSpec(opts.db ?? DEFAULT_SQLITE_PATH);

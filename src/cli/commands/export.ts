@@ -9,10 +9,10 @@
  * Markdown (`x.md.val.md`); see src/dataset/output-files.ts.
  * The split is by trajectory (see src/dataset/split.ts). Everything is written to temporary
  * files renamed into place at the end, all or nothing (see replaceFiles), so a failed export
- * leaves nothing partial behind.
+ * leaves nothing partial behind: a write that fails (a full disk, an I/O error) is one line and
+ * exit 2, its temporary files are removed, and the previous files stay as they were.
  */
-import { createWriteStream, rmSync, writeFileSync, type WriteStream } from 'node:fs';
-import { once } from 'node:events';
+import { rmSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
 import { Command, Option } from 'commander';
@@ -25,9 +25,9 @@ import { hasTrajectoryStore } from '../../trajectory/trajectory-row.js';
 import { TRAJECTORY_SOURCES, type Trajectory, type TrajectorySource } from '../../trajectory/types.js';
 import type { TrajectoryStore } from '../../store/types.js';
 import { CliError } from '../cli-error.js';
-import { replaceFiles } from '../../replace-files.js';
+import { fileErrorReason, replaceFiles } from '../../replace-files.js';
 import { writeLine, type CliContext } from '../io.js';
-import { assertWritableFile } from '../output-paths.js';
+import { assertWritableFile, openOutputStream, type OutputStream } from '../output-paths.js';
 import { openReportStore } from '../report-options.js';
 
 interface ExportCommandOptions {
@@ -70,14 +70,29 @@ async function* storedTrajectories(store: TrajectoryStore, source: TrajectorySou
   }
 }
 
-async function writeTo(stream: WriteStream, line: string): Promise<void> {
-  if (!stream.write(`${line}\n`)) await once(stream, 'drain');
+/**
+ * Removes a temporary file if it is there. Quietly: it runs while a failure is being reported,
+ * which a second one must not replace; and what is not a file there (a directory) is not ours.
+ */
+function removeTemporary(path: string): void {
+  try {
+    rmSync(path, { force: true });
+  } catch {
+    // Left as it is.
+  }
 }
 
-async function closeStream(stream: WriteStream): Promise<void> {
-  if (stream.closed) return;
-  stream.end();
-  await once(stream, 'close');
+/**
+ * Runs one step of writing an output file, a failure of which (the disk filled, the directory
+ * went away) is one line naming the file as the user gave it, not an errno's message and exit 1.
+ */
+async function writing<T>(shown: string, step: () => T | Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    if (CliError.isInstance(error)) throw error;
+    throw new CliError(`cannot write ${shown}: ${fileErrorReason(error)}`, 2, { cause: error });
+  }
 }
 
 export function exportCommand(ctx: CliContext): Command {
@@ -113,8 +128,10 @@ export function exportCommand(ctx: CliContext): Command {
 
       const store = await openReportStore(opts.db, io);
       let card: DatasetCard;
-      const streams: Record<Split, WriteStream> | undefined = hasTrajectoryStore(store)
-        ? { train: createWriteStream(rowsFile('train')), validation: createWriteStream(rowsFile('validation')) }
+      // openOutputStream hears the streams' errors: unheard, a write that fails (ENOSPC, EIO)
+      // would crash the process with an 'error' event instead of failing the export.
+      const streams: Record<Split, OutputStream> | undefined = hasTrajectoryStore(store)
+        ? { train: openOutputStream(rowsFile('train'), files.train), validation: openOutputStream(rowsFile('validation'), files.validation) }
         : undefined;
       try {
         if (!hasTrajectoryStore(store) || streams === undefined) throw new CliError(`the ${store.kind} store cannot hold trajectories`);
@@ -123,26 +140,28 @@ export function exportCommand(ctx: CliContext): Command {
           trajectories: storedTrajectories(store, opts.source),
           write: (split, line) => {
             columns?.add(line);
-            return writeTo(streams[split], line);
+            return streams[split].write(`${line}\n`);
           },
           seed,
           valFraction,
           files,
           ...(fewShotTop === undefined ? {} : { fewShotTop }),
         });
-        await Promise.all([closeStream(streams.train), closeStream(streams.validation)]);
+        await Promise.all([streams.train.close(), streams.validation.close()]);
         if (encoding !== 'jsonl') {
-          for (const split of ['train', 'validation'] as const) await transcodeJsonl(encoding, rowsFile(split), temp(targets[split]), columns?.header());
+          for (const split of ['train', 'validation'] as const) await writing(files[split], () => transcodeJsonl(encoding, rowsFile(split), temp(targets[split]), columns?.header()));
         }
-        writeFileSync(temp(targets.cardJson), `${JSON.stringify(card, null, 2)}\n`);
-        writeFileSync(temp(targets.cardMd), renderDatasetCard(card));
+        const json = `${JSON.stringify(card, null, 2)}\n`;
+        await writing(shown.cardJson, () => writeFileSync(temp(targets.cardJson), json));
+        await writing(shown.cardMd, () => writeFileSync(temp(targets.cardMd), renderDatasetCard(card)));
         replaceFiles(Object.values(targets).map((target) => [temp(target), target] as const));
       } catch (error) {
-        if (streams !== undefined) await Promise.all([closeStream(streams.train), closeStream(streams.validation)]);
-        for (const target of Object.values(targets)) rmSync(temp(target), { force: true });
+        // Closed before they are removed; the error that stopped the export is the one reported.
+        if (streams !== undefined) await Promise.all([streams.train.close().catch(() => undefined), streams.validation.close().catch(() => undefined)]);
+        for (const target of Object.values(targets)) removeTemporary(temp(target));
         throw error;
       } finally {
-        if (encoding !== 'jsonl') for (const split of ['train', 'validation'] as const) rmSync(rowsFile(split), { force: true });
+        if (encoding !== 'jsonl') for (const split of ['train', 'validation'] as const) removeTemporary(rowsFile(split));
         await store.close();
       }
 

@@ -129,6 +129,16 @@ describe('faultline mcp-proxy: bad usage and bad input print one line and exit 2
       expect(await readdir(cwd)).toEqual([]);
     }
   });
+
+  it('leaves no store behind when a port is taken: the ports come before the store', async () => {
+    const cwd = join(dir.path, 'no-store-port');
+    await mkdir(cwd);
+    const server = ['--', process.execPath, EVERYTHING_SERVER, 'stdio'];
+    const byDefault = await runCapture(['mcp-proxy', '--plan', planPath, '--port', taken(), ...server], cwd);
+    const given = await runCapture(['mcp-proxy', '--plan', planPath, '--db', join(cwd, 'new', 'records.db'), '--port', '0', '--admin-port', taken(), ...server], cwd);
+    expect([byDefault.code, given.code]).toEqual([2, 2]);
+    expect(await readdir(cwd)).toEqual([]);
+  });
 });
 
 describe('faultline mcp-proxy as a process', () => {

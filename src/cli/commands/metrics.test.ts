@@ -72,6 +72,28 @@ describe('faultline metrics', () => {
     expect(await exit).toBe(0);
   });
 
+  it('keeps --max-tools tool labels, those with the most calls, and sums the rest as (other)', async () => {
+    const capped = await writeStoreFile(join(dir, 'capped.db'), records);
+    const { captured, exit, stop } = start(['--db', capped, '--port', '0', '--max-tools', '2']);
+    const url = await waitFor(() => /serving (http:\/\/127\.0\.0\.1:\d+\/metrics)/.exec(captured.stdout())?.[1], 'the listening line');
+    const body = await (await fetch(url)).text();
+    const tools = new Set([...body.matchAll(/\btool="([^"]*)"/g)].map((m) => m[1]));
+    // get_weather (251 calls) and search_flights (250) keep theirs; create_order (25) and send_email (5) share one.
+    expect([...tools].sort()).toStrictEqual(['(other)', 'get_weather', 'search_flights']);
+    expect(sample(body, 'faultline_tool_duration_seconds_count{tool="(other)"}')).toBe(30);
+    expect(sample(body, 'faultline_tool_failures_total{tool="(other)",stage="param_validation",category="parameter",type="missing_required"}')).toBe(5);
+    expect(sample(body, 'faultline_tool_calls_total{tool="get_weather",status="success"}')).toBe(count('get_weather', 'success'));
+    stop();
+    expect(await exit).toBe(0);
+    for (const bad of ['0', '-1', '2.5', 'many']) {
+      expect(await runCapture(['metrics', '--db', capped, '--port', '0', '--max-tools', bad], dir)).toStrictEqual({
+        code: 2,
+        stdout: '',
+        stderr: `faultline: invalid --max-tools ${JSON.stringify(bad)}: expected an integer >= 1\n`,
+      });
+    }
+  });
+
   it('answers only to loopback Host names when bound to loopback (no DNS rebinding), as the dashboard does', async () => {
     const { captured, exit, stop } = start(['--db', db, '--port', '0', '--json']);
     const line = await waitFor(() => (captured.stdout().endsWith('\n') ? captured.stdout() : undefined), 'the JSON line');

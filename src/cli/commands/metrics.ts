@@ -3,19 +3,22 @@
  * rollups on every scrape, for agent processes that write to the store but serve no metrics of
  * their own. Binds to 127.0.0.1 unless told otherwise: the numbers describe internal tools; on
  * loopback it answers only to loopback Host names, so a web page cannot read it by DNS rebinding.
+ * `--max-tools` bounds the `tool` label values (the store may hold any number of names: proxied
+ * URLs, imports, made-up names), as `createStoreMetrics`'s `maxTools` does.
  */
 import { Command } from 'commander';
-import { createStoreMetrics } from '../../monitor/metrics.js';
+import { createStoreMetrics, DEFAULT_MAX_TOOLS, OTHER_TOOLS_LABEL } from '../../monitor/metrics.js';
 import { CliError } from '../cli-error.js';
 import type { CliContext } from '../io.js';
 import { loopbackHostAllowed, parsePort, serveUntilInterrupted } from '../listen-options.js';
-import { DB_OPTION_HELP, openReportStore } from '../report-options.js';
+import { DB_OPTION_HELP, openReportStore, parseCount } from '../report-options.js';
 
 interface MetricsOptions {
   db?: string;
   json?: boolean;
   port: string;
   host: string;
+  maxTools: string;
 }
 
 export const DEFAULT_METRICS_PORT = 9464;
@@ -26,15 +29,17 @@ export function metricsCommand(ctx: CliContext): Command {
     .option('--db <store>', DB_OPTION_HELP)
     .option('--port <port>', 'port to listen on (0 picks a free one)', String(DEFAULT_METRICS_PORT))
     .option('--host <host>', 'address to bind', '127.0.0.1')
+    .option('--max-tools <n>', `distinct tool labels at most, for the tools with the most calls; the rest are summed as tool="${OTHER_TOOLS_LABEL}"`, String(DEFAULT_MAX_TOOLS))
     .option('--json', 'print the endpoint as JSON once listening')
     .action(async (opts: MetricsOptions) => {
       const { io } = ctx;
       const port = parsePort(opts.port);
+      const maxTools = parseCount(opts.maxTools, '--max-tools');
       // '' would bind every interface, and is not loopback to the Host check either.
       if (opts.host.trim() === '') throw new CliError('--host must not be empty');
       const store = await openReportStore(opts.db, io);
       await serveUntilInterrupted(io, store, { name: 'metrics', path: '/metrics', port, host: opts.host, json: opts.json === true }, () => {
-        const metrics = createStoreMetrics(store);
+        const metrics = createStoreMetrics(store, { maxTools });
         return (req, res) => {
           const path = (req.url ?? '/').split('?', 1)[0];
           if (!loopbackHostAllowed(req, opts.host)) {

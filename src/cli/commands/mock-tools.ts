@@ -41,7 +41,7 @@ export function mockToolsCommand(ctx: CliContext): Command {
     .addHelpText(
       'after',
       '\nEndpoints: GET /tools, POST /tools/<name> (JSON arguments), GET /state, GET /faults.\n' +
-        'Fault headers: X-Inject-Error: 401|403|404|409|429[:s]|500|502|503[:s]|504|timeout|reset|partial|empty|malformed|slow:<ms>;\n' +
+        'Fault headers: X-Inject-Error: 400|401|403|404|409|429[:s]|500|502|503[:s]|504|timeout|reset|partial|empty|malformed|slow:<ms>;\n' +
         'X-Inject-Commit: true runs the tool before the fault (the write lands, the response is lost).',
     )
     .action(async (opts: MockToolsOptions) => {

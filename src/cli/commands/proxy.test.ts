@@ -1,14 +1,15 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { makeRecord } from '../../record/fixture.js';
 import { createSqliteStore } from '../../store/sqlite/sqlite-store.js';
 import { createToolCatalog } from '../../tools/catalog.js';
 import { startMockToolServer, type MockToolServer } from '../../tools/http-server.js';
 import { runCli } from '../run-cli.js';
-import { captureIo, runCapture, waitFor } from '../run-cli.test-helpers.js';
+import { captureIo, runCapture, waitFor, writeStoreFile } from '../run-cli.test-helpers.js';
 import { compileCli } from './compiled-cli.test-helpers.js';
 import { YAML_ALIAS_BOMB } from '../../yaml-alias-bomb.test-helpers.js';
 
@@ -169,6 +170,35 @@ describe('faultline proxy', () => {
     } finally {
       await new Promise<void>((resolve) => taken.close(() => resolve()));
     }
+    expect(existsSync(join(dir, 'busy.db'))).toBe(false);
+  });
+
+  it('leaves nothing behind that it created when the port is taken, and a store that was there as it was', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = String((taken.address() as { port: number }).port);
+    const cwd = join(dir, 'busy-start');
+    mkdirSync(cwd);
+    const existing = await writeStoreFile(join(dir, 'busy-existing.db'), [makeRecord({ tool_name: 'get_weather' })]);
+    const refused = async (args: string[]) => {
+      const run = await runCapture(['proxy', '--target', upstream.url, ...args], cwd);
+      expect(run.code, args.join(' ')).toBe(2);
+      expect(run.stderr, args.join(' ')).toMatch(/^faultline: cannot listen on 127\.0\.0\.1:\d+( \(--admin-port\))?: EADDRINUSE\n$/);
+    };
+    try {
+      // The default --db (.faultline/faultline.db), one in directories that do not exist yet, and the admin port's turn.
+      await refused(['--port', port]);
+      await refused(['--port', port, '--db', join(cwd, 'new', 'deeper', 'records.db')]);
+      await refused(['--port', '0', '--admin-port', port, '--db', 'relative.db']);
+      expect(readdirSync(cwd)).toEqual([]);
+      await refused(['--port', port, '--db', existing]);
+    } finally {
+      await new Promise<void>((resolve) => taken.close(() => resolve()));
+    }
+    const store = createSqliteStore({ path: existing, readonly: true });
+    const records = await store.query({});
+    await store.close();
+    expect(records.map((r) => r.tool_name)).toEqual(['get_weather']);
   });
 });
 

@@ -4,8 +4,7 @@
  * file, the X-Inject-Error header, or a plan swapped in through the admin API while it runs.
  */
 import { randomBytes } from 'node:crypto';
-import { connect } from 'node:net';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { Command } from 'commander';
 import { ConfigError } from '../../errors.js';
 import { startHttpFaultProxy, type HttpFaultProxy } from '../../faults/http-proxy/http-proxy.js';
@@ -14,9 +13,11 @@ import { loadRoutes } from '../../faults/http-proxy/routes.js';
 import { createFaultPlan } from '../../faults/plan.js';
 import { loadFaultPlan } from '../../faults/plan-validate.js';
 import { defaultSpoolPath } from '../../record/spool.js';
-import { DEFAULT_SQLITE_PATH } from '../../store/open-store.js';
+import { DEFAULT_SQLITE_PATH, sqlitePathOf } from '../../store/open-store.js';
 import { CliError } from '../cli-error.js';
 import { writeLine, type CliContext } from '../io.js';
+import { probeTarget } from '../probe-endpoint.js';
+import { noteStartLeftovers } from '../start-leftovers.js';
 
 interface ProxyOptions {
   target?: string;
@@ -53,32 +54,6 @@ function targetUrl(text: string | undefined): URL {
   return url;
 }
 
-/** How long the startup check waits for the target to accept a connection. */
-const TARGET_PROBE_MS = 5000;
-
-/**
- * Checks that the target accepts a TCP connection (its name resolves, something listens), so that
- * a proxy in front of nothing fails at start with one line instead of answering every request 502.
- * @throws CliError `cannot reach --target http://127.0.0.1:1/: ECONNREFUSED` (exit 2).
- */
-async function probeTarget(target: URL): Promise<void> {
-  const host = target.hostname.replace(/^\[(.*)\]$/, '$1');
-  const port = target.port === '' ? (target.protocol === 'https:' ? 443 : 80) : Number(target.port);
-  const failure = await new Promise<string | undefined>((done) => {
-    const socket = connect({ host, port });
-    socket.setTimeout(TARGET_PROBE_MS, () => {
-      socket.destroy();
-      done(`ETIMEDOUT (no answer within ${TARGET_PROBE_MS / 1000} s)`);
-    });
-    socket.once('connect', () => {
-      socket.destroy();
-      done(undefined);
-    });
-    socket.once('error', (error: NodeJS.ErrnoException) => done(error.code ?? error.message));
-  });
-  if (failure !== undefined) throw new CliError(`cannot reach --target ${target.href}: ${failure}`);
-}
-
 /** Reads a config file, turning its ConfigError into the CLI's one-line usage error. */
 async function config<T>(load: () => Promise<T>): Promise<T> {
   try {
@@ -106,7 +81,7 @@ export function proxyCommand(ctx: CliContext): Command {
     .addHelpText(
       'after',
       '\nRequests are named as tools by --routes, then POST /tools/<name> -> <name>, else "METHOD /path" with ids as :id.\n' +
-        'Per request: X-Inject-Error: 401|403|404|409|429[:s]|500|502|503[:s]|504|timeout|reset|partial|empty|malformed|slow:<ms>\n' +
+        'Per request: X-Inject-Error: 400|401|403|404|409|429[:s]|500|502|503[:s]|504|timeout|reset|partial|empty|malformed|slow:<ms>\n' +
         '(X-Inject-Commit: true forwards first); the headers are not forwarded.\n' +
         'Admin API (Authorization: Bearer <token>): GET|PUT /__faultline/plan, GET /__faultline/state, e.g.\n' +
         '  curl -H "Authorization: Bearer $FAULTLINE_ADMIN_TOKEN" -X PUT --data-binary @outage.yaml http://127.0.0.1:8080/__faultline/plan',
@@ -130,7 +105,14 @@ export function proxyCommand(ctx: CliContext): Command {
       // Opened here, before listening, so that a bad --db fails the command with one line. A SQLite
       // file is written from a worker thread, off the event loop every request goes through.
       const db = opts.db ?? DEFAULT_SQLITE_PATH;
-      const { store, writer } = await config(() => openProxyStore(db, io.cwd));
+      const spool = defaultSpoolPath(io.cwd);
+      // A start that fails from here on (a taken port, most often) removes the store file and the
+      // directories it created: an empty database left behind would read as "no calls recorded".
+      const leftovers = noteStartLeftovers({ sqliteFile: sqlitePathOf(db, io.cwd), directories: [dirname(spool)] });
+      const { store, writer } = await config(() => openProxyStore(db, io.cwd)).catch((error: unknown) => {
+        leftovers.remove();
+        throw error;
+      });
 
       let proxy: HttpFaultProxy;
       try {
@@ -141,7 +123,7 @@ export function proxyCommand(ctx: CliContext): Command {
           host: opts.host,
           routes,
           store,
-          recording: { spool: { path: defaultSpoolPath(io.cwd) } },
+          recording: { spool: { path: spool } },
           adminToken,
           holdCapMs,
           ...(adminPort === undefined ? {} : { adminPort }),
@@ -149,6 +131,7 @@ export function proxyCommand(ctx: CliContext): Command {
         });
       } catch (error) {
         await store.close();
+        leftovers.remove();
         const { code, port: failedPort } = error as { code?: unknown; port?: unknown };
         if (typeof code !== 'string') throw error;
         // The proxy port is bound first: the admin port failed if the error names it and not the proxy's.

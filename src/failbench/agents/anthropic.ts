@@ -7,6 +7,7 @@
  * and its errors translated anyway, and it would add three runtime dependencies.
  */
 import { ConfigError } from '../../errors.js';
+import { maskUrlPassword } from '../../mask-url-password.js';
 import type { Agent, AgentTask } from '../types.js';
 import { functionSpecs, type FunctionSpec } from './control-tools.js';
 import type { ModelAttemptResult } from './model-endpoint-error.js';
@@ -94,6 +95,7 @@ export function createAnthropicAgent(options: AnthropicAgentOptions): Agent {
   return {
     name: options.name ?? `anthropic:${options.model}`,
     canSample: true,
+    endpoint: { provider, url: scrubSecrets(maskUrlPassword(baseUrl), secrets), urlEnv: 'ANTHROPIC_BASE_URL' },
     async run(given: AgentTask) {
       const branch = trackBranch(given);
       const task = branch.task;

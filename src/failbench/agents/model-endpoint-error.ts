@@ -31,14 +31,18 @@ const MODEL_ENDPOINT_MARKER = Symbol.for('faultline.error.ModelEndpointError');
 
 /**
  * The model endpoint could not be used: it rejected the request (bad key, unknown model) or kept
- * failing after every retry. Thrown out of `Agent.run`, so the runner records the scenario as an
- * error of the harness rather than scoring it against the agent. The message never contains the
- * API key.
+ * failing after every retry. Thrown out of `Agent.run`, so the runner records the run as lost to
+ * the harness (`ScenarioResult.modelEndpointFailure`, outcome `error`): it scores no dimension
+ * and counts in no rate, pass^k or error count of the agent (score.ts), and the report lists it
+ * apart. `runSuite` stops the suite on a `rejected` one, and after a few in a row of the others
+ * (see SuiteStoppedError in runner.ts). The message never contains the API key.
  */
 export class ModelEndpointError extends FaultlineError {
   readonly [MODEL_ENDPOINT_MARKER] = true;
   readonly kind: ModelFailureKind;
   readonly status: number | undefined;
+  /** What the endpoint said (the failure's message, e.g. `HTTP 401: Incorrect API key provided: [redacted]`), scrubbed. */
+  readonly detail: string;
 
   constructor(
     readonly provider: string,
@@ -48,6 +52,7 @@ export class ModelEndpointError extends FaultlineError {
     super(`${provider} model endpoint failed after ${attempts} ${attempts === 1 ? 'attempt' : 'attempts'}: ${failure.message}`);
     this.kind = failure.kind;
     this.status = failure.status;
+    this.detail = failure.message;
   }
 
   static override isInstance(value: unknown): value is ModelEndpointError {

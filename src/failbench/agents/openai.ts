@@ -14,6 +14,7 @@ import type {
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
 import { ConfigError } from '../../errors.js';
+import { maskUrlPassword } from '../../mask-url-password.js';
 import type { Agent, AgentTask } from '../types.js';
 import { functionSpecs, type FunctionSpec } from './control-tools.js';
 import type { ModelAttemptResult, ModelFailure } from './model-endpoint-error.js';
@@ -89,6 +90,7 @@ export function createOpenAIAgent(options: OpenAIAgentOptions): Agent {
   return {
     name,
     canSample: true,
+    endpoint: { provider, url: scrubSecrets(maskUrlPassword(baseURL), secrets), urlEnv: 'OPENAI_BASE_URL' },
     async run(given: AgentTask) {
       const branch = trackBranch(given);
       const task = branch.task;

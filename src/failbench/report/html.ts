@@ -10,7 +10,9 @@ import {
   ciText,
   clip,
   describeCall,
+  describeEndpointFailure,
   DIMENSION_LABELS,
+  endpointFailedRuns,
   failedDimensions,
   heatmap,
   OUTCOME_COLUMNS,
@@ -78,9 +80,10 @@ function dimensionBars({ scores }: ReportInput, assisted: boolean): string {
 
 function summaryTable({ scores }: ReportInput): string {
   const head = el('tr', el('th', 'measure') + scores.map((s) => el('th', escapeHtml(s.agent))).join(''));
-  const rows: [string, (s: ReportInput['scores'][number]) => string][] = [
+  type Row = [string, (s: ReportInput['scores'][number]) => string];
+  const rows: Row[] = [
     ['Overall score', (s) => percent(s.score)],
-    ...DIMENSIONS.map((d): [string, (s: ReportInput['scores'][number]) => string] => [
+    ...DIMENSIONS.map((d): Row => [
       DIMENSION_LABELS[d],
       (s) => (s.dimensions[d].n === 0 ? 'n/a' : `${percent(s.dimensions[d].rate)} (${ciText(s.dimensions[d].ci95)}, n=${s.dimensions[d].n})`),
     ]),
@@ -91,6 +94,7 @@ function summaryTable({ scores }: ReportInput): string {
     ['Virtual time per run (mean)', (s) => `${(s.meanVirtualMs / 1000).toFixed(1)} s`],
     ['Faults absorbed by the runtime', (s) => String(s.absorbedFailures)],
     ['Runs that crashed or overran', (s) => String(s.errors)],
+    ...(scores.some((s) => s.endpointFailures > 0) ? [['Runs lost to the model endpoint (not scored)', (s) => String(s.endpointFailures)] satisfies Row] : []),
   ];
   const body = rows.map(([label, value]) => el('tr', el('th', escapeHtml(label)) + scores.map((s) => el('td', escapeHtml(value(s)), 'class="num"')).join(''))).join('');
   return el('table', head + body);
@@ -162,6 +166,19 @@ function worst({ suite, scores }: ReportInput): string {
   return out.join('');
 }
 
+/** The runs lost to the model endpoint, or nothing when there are none. */
+function endpointFailures({ suite, scores }: ReportInput): string {
+  const lost = endpointFailedRuns(suite.results);
+  if (lost.length === 0) return '';
+  const out: string[] = [el('h2', 'Runs lost to the model endpoint'), el('p', 'The model endpoint behind the agent failed these runs (after its retries); they are not scored.')];
+  for (const s of scores) {
+    const mine = lost.filter((r) => r.agent === s.agent);
+    if (mine.length === 0) continue;
+    out.push(el('h3', escapeHtml(s.agent)), el('ul', mine.map((r) => el('li', escapeHtml(clip(describeEndpointFailure(r))))).join('')));
+  }
+  return out.join('');
+}
+
 function metadata({ suite }: ReportInput): string {
   const m = suite.meta;
   const rows: [string, string][] = [
@@ -219,6 +236,7 @@ ${dimensionBars(input, assisted)}
 ${summaryTable(input)}
 <h2>Fault kind by outcome</h2>
 ${heatmaps(input)}
+${endpointFailures(input)}
 <h2>Worst runs</h2>
 ${worst(input)}
 <h2>Scenarios</h2>

@@ -8,7 +8,9 @@ import {
   ciText,
   clip,
   describeCall,
+  describeEndpointFailure,
   DIMENSION_LABELS,
+  endpointFailedRuns,
   failedDimensions,
   heatmap,
   OUTCOME_COLUMNS,
@@ -73,6 +75,7 @@ export function renderMarkdown({ suite, scores }: ReportInput): string {
     ['Virtual time per run (mean)', ...scores.map((s) => `${(s.meanVirtualMs / 1000).toFixed(1)} s`)],
     ['Faults absorbed by the runtime', ...scores.map((s) => String(s.absorbedFailures))],
     ['Runs that crashed or overran', ...scores.map((s) => String(s.errors))],
+    ...(scores.some((s) => s.endpointFailures > 0) ? [['Runs lost to the model endpoint (not scored)', ...scores.map((s) => String(s.endpointFailures))]] : []),
   ];
   lines.push(...table(['dimension', ...agentHeaders], [...dimensionRows, ...extraRows], new Set(scores.map((_, i) => i + 1))), '');
   lines.push('Rates are per scenario run, with 95% Wilson intervals; a dimension counts only runs of scenarios that list it.', '');
@@ -86,6 +89,17 @@ export function renderMarkdown({ suite, scores }: ReportInput): string {
       continue;
     }
     lines.push(...table(['fault kind', ...OUTCOME_COLUMNS], h.kinds.map((k) => [md(k), ...OUTCOME_COLUMNS.map((c) => String(h.counts[k]![c]))]), new Set(OUTCOME_COLUMNS.map((_, i) => i + 1))), '');
+  }
+
+  const lost = endpointFailedRuns(suite.results);
+  if (lost.length > 0) {
+    lines.push('## Runs lost to the model endpoint', '');
+    lines.push('The model endpoint behind the agent failed these runs (after its retries); they are not scored.', '');
+    for (const s of scores) {
+      const mine = lost.filter((r) => r.agent === s.agent);
+      if (mine.length === 0) continue;
+      lines.push(`### ${md(s.agent)}`, '', ...mine.map((r) => `- ${md(clip(describeEndpointFailure(r)))}`), '');
+    }
   }
 
   lines.push('## Worst runs', '');

@@ -39,7 +39,8 @@ function emptyRow(): Record<OutcomeColumn, number> {
 export function heatmap(agent: string, results: readonly ScenarioResult[]): Heatmap {
   const counts: Record<string, Record<OutcomeColumn, number>> = {};
   for (const r of results) {
-    if (r.agent !== agent) continue;
+    // A run lost to the model endpoint says nothing about the agent (see endpointFailedRuns).
+    if (r.agent !== agent || r.modelEndpointFailure !== undefined) continue;
     const kinds = [...new Set(r.calls.flatMap((c) => (c.fault === undefined ? [] : [c.fault])))];
     const column = outcomeColumn(r);
     for (const kind of kinds.length === 0 ? [NO_FAULT] : kinds) (counts[kind] ??= emptyRow())[column]++;
@@ -59,7 +60,7 @@ export function failedDimensions(result: ScenarioResult): Dimension[] {
  */
 export function worstRuns(agent: string, results: readonly ScenarioResult[], limit = 5): ScenarioResult[] {
   return results
-    .filter((r) => r.agent === agent && (failedDimensions(r).length > 0 || r.outcome.status === 'error' || !r.oraclePassed))
+    .filter((r) => r.agent === agent && r.modelEndpointFailure === undefined && (failedDimensions(r).length > 0 || r.outcome.status === 'error' || !r.oraclePassed))
     .sort(
       (a, b) =>
         failedDimensions(b).length - failedDimensions(a).length ||
@@ -70,6 +71,20 @@ export function worstRuns(agent: string, results: readonly ScenarioResult[], lim
         a.repeat - b.repeat,
     )
     .slice(0, limit);
+}
+
+/**
+ * The runs lost to the model endpoint behind the agent, in suite order. Not scored, so they are
+ * left out of the heatmap and the worst runs and listed on their own, with what the endpoint said.
+ */
+export function endpointFailedRuns(results: readonly ScenarioResult[]): ScenarioResult[] {
+  return results.filter((r) => r.modelEndpointFailure !== undefined);
+}
+
+/** How a run lost to the model endpoint is listed: `weather/outage (repeat 1): openai, HTTP 503: ... (4 attempts)`. */
+export function describeEndpointFailure(result: ScenarioResult): string {
+  const f = result.modelEndpointFailure!;
+  return `${result.scenarioId} (repeat ${result.repeat + 1}): ${f.provider}, ${f.message} (${f.attempts} ${f.attempts === 1 ? 'attempt' : 'attempts'})`;
 }
 
 /** One call as a line of text (the renderers escape it). */

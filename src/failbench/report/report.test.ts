@@ -7,6 +7,7 @@ import { createToolCatalog } from '../../tools/index.js';
 import { lostReplyScenario, outageScenario, patientAgent, rateLimitScenario, resendAgent } from '../bench.test-helpers.js';
 import { runSuite, type SuiteResult } from '../runner.js';
 import { scoreSuite, type AgentScore } from '../score.js';
+import { ModelEndpointError } from '../agents/model-endpoint-error.js';
 import type { Agent } from '../types.js';
 import { changedState } from './changed-state.js';
 import { escapeHtml } from '../../escape-html.js';
@@ -31,6 +32,18 @@ const hostileAgent: Agent = {
   },
 };
 
+/** Its model endpoint fails its first run with a hostile message (what an endpoint says is untrusted too); then it gives up. */
+function hostileEndpointAgent(): Agent {
+  let runs = 0;
+  return {
+    name: 'model',
+    async run() {
+      if (runs++ === 0) throw new ModelEndpointError('openai', { kind: 'server', status: 502, message: `HTTP 502: ${SCRIPT}` }, 4);
+      return { status: 'gave_up', answer: 'no', diagnoses: [] };
+    },
+  };
+}
+
 async function hostileSuite(): Promise<{ suite: SuiteResult; scores: AgentScore[] }> {
   const suite = await runSuite({
     scenarios: [
@@ -38,7 +51,7 @@ async function hostileSuite(): Promise<{ suite: SuiteResult; scores: AgentScore[
       outageScenario(),
       rateLimitScenario(),
     ],
-    agents: [hostileAgent, patientAgent(), resendAgent()],
+    agents: [hostileAgent, patientAgent(), resendAgent(), hostileEndpointAgent()],
     feedback: 'assisted',
     seed: 1,
     runId: `run${SCRIPT}`,
@@ -69,6 +82,13 @@ describe('escaping', () => {
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(html).toContain('evil&quot;&gt;&lt;img src=x onerror=alert(2)&gt;');
     expect(md).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    // The run lost to the endpoint is listed apart, with what the endpoint said, escaped.
+    expect(html).toContain('<h2>Runs lost to the model endpoint</h2>');
+    expect(html).toContain(`<li>test/${escapeHtml(ATTR)} (repeat 1): openai, HTTP 502: &lt;script&gt;alert(1)&lt;/script&gt; (4 attempts)</li>`);
+    expect(md).toContain('## Runs lost to the model endpoint');
+    expect(md).toMatch(/^\| Runs lost to the model endpoint \(not scored\) \| 0 \| 0 \| 0 \| 1 \|$/m);
+    expect(worstRuns('model', input.suite.results).map((r) => r.scenarioId)).not.toContain(`test/${ATTR}`);
+    expect(heatmap('model', input.suite.results).counts[NO_FAULT]).toMatchObject({ error: 0 });
   });
 });
 

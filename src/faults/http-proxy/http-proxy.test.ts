@@ -398,6 +398,25 @@ describe('http fault proxy: X-Inject-Error', () => {
     });
   });
 
+  it('answers 400 with an invalid-parameters body and records a parameter failure that is not to be retried unchanged', async () => {
+    const r = await rig();
+    const res = await call(r, 'create_order', order, { 'x-inject-error': '400' });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as any).error).toMatchObject({ type: 'schema_mismatch', code: 'HTTP_400' });
+    expect(r.catalog.state.calls['create_order']).toBe(0);
+    const [record] = await stored(r);
+    expect(record).toMatchObject({
+      status: 'failure',
+      failure_stage: 'execution',
+      failure_category: 'parameter',
+      failure_type: 'schema_mismatch',
+      error_code: 'HTTP_400',
+      feedback: { action: 'retry_with_fixed_params' },
+      fault: { kind: 'http_status', rule_id: 'x-inject-error', params: { status: 400 }, transport: 'http' },
+    });
+    expect(record!.error_message).toMatch(/^HTTP 400: Bad Request: invalid parameters/);
+  });
+
   it('strips the injection headers before forwarding, so only the proxy applies them', async () => {
     const r = await rig();
     const res = await call(r, 'list_orders', { customer_id: 'CUS-002' }, { 'x-inject-error': 'partial' });
