@@ -252,6 +252,10 @@ describe('runtime: rejections (status rejected, tool not invoked)', () => {
     const long = await rt.execute('x'.repeat(5000), {});
     if (long.ok) throw new Error('expected a rejection');
     expect(long.record.tool_name.length).toBeLessThan(200);
+    // A key that runs across the cut leaves no fragment of itself behind.
+    const across = await rt.execute(`${'x'.repeat(110)} ${key}`, {});
+    if (across.ok) throw new Error('expected a rejection');
+    expect(across.record.tool_name).not.toContain('sk-proj-Zq9');
     // A registered name is the tool's own and stays whole.
     expect((await rt.execute('get_weather', {})).record.tool_name).toBe('get_weather');
   });

@@ -760,7 +760,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const suggestions = closestNames(toolName, registry.keys());
       // The model made this name up: it may hold anything (a pasted key, a whole prompt), and it
       // goes into the record, the stats and the hint, so it is redacted and cut like any text.
-      call.toolName = redactText(truncateText(toolName, MAX_UNKNOWN_TOOL_NAME));
+      // Redacted before it is cut: a key cut in half no longer matches its rule, and its first
+      // half would be stored. The first cut only bounds the redactor's work; whatever a secret
+      // across it leaves lies beyond the final cut.
+      call.toolName = truncateText(redactText(toolName.slice(0, 4096)), MAX_UNKNOWN_TOOL_NAME);
       return finishFailure(call, {
         status: 'rejected',
         classification: rejection('request_build', 'parameter', 'unknown_tool', 'UNKNOWN_TOOL', `unknown tool "${call.toolName}"`),
