@@ -137,6 +137,45 @@ describe('runtime with a store', () => {
     expect(bytes.includes(SECRETS.password), 'the password leaked into the database').toBe(false);
   });
 
+  it('a long secret quoted by a validation message leaves no fragment where the quote is cut', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'f.db');
+    const awsSecret = 'wJalrXUtnFEMI/K7MDENG/' + 'bPxRfiCY7EXAMPLEKE';
+    // Each secret starts about 40 characters in, so the ~57-character quote ends inside it.
+    const pad = 'please use the following value for the call: ';
+    // The masks keep a key's kind (`sk-proj-…[REDACTED]`), so the fragments are taken after it.
+    const secrets = [SECRETS.openai.slice('sk-proj-'.length), SECRETS.jwt.slice(3), SECRETS.github.slice(4), awsSecret];
+    const values = [`${pad}${SECRETS.openai}`, `${pad}${SECRETS.jwt}`, `${pad}${SECRETS.github}`, `the upload to the bucket failed; aws_key: ${awsSecret}`];
+    const note = defineTool({
+      name: 'note',
+      description: 'takes a short note',
+      input: {
+        type: 'object',
+        properties: { a: { type: 'string', maxLength: 10 }, b: { type: 'string', pattern: '^[0-9]+$' }, c: { type: 'string', maxLength: 10 }, d: { type: 'string', maxLength: 10 } },
+      },
+      execute: () => ({ ok: true }),
+    });
+    const rt = createRuntime({ tools: [note], store: `sqlite:${path}`, clock: createVirtualClock() });
+    const r = await rt.execute('note', { a: values[0], b: values[1], c: values[2], d: values[3] });
+    await rt.close();
+    if (r.ok) throw new Error('expected a rejection');
+    // The quote still says what was sent, as far as it is not secret.
+    expect(r.record.error_message).toContain('a: must NOT have more than 10 characters, got "please use the following value for the call: sk-proj-');
+    const bytes = readdirSync(dir)
+      .filter((f) => f.startsWith('f.db'))
+      .map((f) => readFileSync(join(dir, f)).toString('latin1'))
+      .join('\n');
+    const texts = { error_message: r.record.error_message ?? '', hint: r.feedback.hint, error: r.error.message, record: JSON.stringify(r.record), result: JSON.stringify(r), database: bytes };
+    for (const secret of secrets) {
+      for (let i = 0; i + 8 <= secret.length; i++) {
+        const fragment = secret.slice(i, i + 8);
+        for (const [where, text] of Object.entries(texts)) {
+          expect(text.includes(fragment), `${where} holds ${fragment} of ${secret.slice(0, 8)}…`).toBe(false);
+        }
+      }
+    }
+  });
+
   it('refuses store and recorder together', () => {
     expect(() => createRuntime({ tools, store: 'memory:', recorder: { enqueue: () => undefined } })).toThrow(/either store or recorder/);
   });

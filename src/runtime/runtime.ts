@@ -34,7 +34,7 @@ import { RuntimeCorrectionMemory, type CorrectionMemoryOptions, type CorrectionM
 import { buildFeedback, lastRecoveryHint, type FeedbackOverrides } from './feedback.js';
 import { DEFAULT_RETRY, decideRetry, type RetryOptions, type StopReason } from './retry-policy.js';
 import { closestNames } from './suggest.js';
-import { describeIssues, failureTypeOf, hideReceived, issuePathKeys, type ValidationIssue } from './validate.js';
+import { describeIssues, failureTypeOf, hideReceived, issuePathKeys, redactReceived, type ValidationIssue } from './validate.js';
 
 /** Where records go. A `Recorder` (see record/recorder.ts) is one; so is anything with `enqueue`. */
 export interface RecordSink {
@@ -510,12 +510,15 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   }
   /**
    * Validation issues quote the value sent; a value under a secret key (`password: must NOT have
-   * fewer than 12 characters, got "…"`) is hidden, as it is in the record's input_params.
+   * fewer than 12 characters, got "…"`) is hidden, as it is in the record's input_params; any
+   * other value is redacted before the message quotes it cut short.
    */
   function redactIssues(issues: ValidationIssue[]): ValidationIssue[] {
     if (redactor === undefined) return issues;
     const hidden = issues.map((issue) =>
-      issuePathKeys(issue.path).some((key) => redactor.isSecretKey(key)) ? hideReceived(issue, REDACTED) : issue,
+      issuePathKeys(issue.path).some((key) => redactor.isSecretKey(key))
+        ? hideReceived(issue, REDACTED)
+        : redactReceived(issue, (value) => redactor.value(value)),
     );
     return redactor.value(hidden);
   }

@@ -134,10 +134,25 @@ export function issuePathKeys(path: string): string[] {
  * its message ends with. For values under secret keys, which must not be quoted back.
  */
 export function hideReceived(issue: ValidationIssue, mask: string): ValidationIssue {
+  return replaceReceived(issue, mask, mask);
+}
+
+/**
+ * The issue quoting `received` redacted: the message's `got …` is cut to a few dozen characters,
+ * and a secret cut in the middle no longer matches its rule, so redacting the message afterwards
+ * would keep the secret's first half. The value is redacted whole, then quoted and cut.
+ */
+export function redactReceived(issue: ValidationIssue, redact: (value: unknown) => unknown): ValidationIssue {
+  if (!('received' in issue)) return issue;
+  const redacted = redact(issue.received);
+  return redacted === issue.received ? issue : replaceReceived(issue, redacted, show(redacted));
+}
+
+function replaceReceived(issue: ValidationIssue, received: unknown, quoted: string): ValidationIssue {
   if (!('received' in issue)) return issue;
   const got = `got ${show(issue.received)}`;
-  const message = issue.message.endsWith(got) ? `${issue.message.slice(0, -got.length)}got ${mask}` : issue.message;
-  return { ...issue, message, received: mask };
+  const message = issue.message.endsWith(got) ? `${issue.message.slice(0, -got.length)}got ${quoted}` : issue.message;
+  return { ...issue, message, received };
 }
 
 /** One line listing the issues, for messages and hints. */
