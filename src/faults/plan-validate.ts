@@ -349,6 +349,26 @@ function needsOne(params: Record<string, unknown>, path: (string | number)[], ke
   if (keys.every((k) => params[k] === undefined)) fail(path, `needs ${keys.slice(0, -1).join(', ')}${keys.length > 2 ? ',' : ''} or ${keys[keys.length - 1]}`);
 }
 
+/** RFC 9110 section 5.6.2: what a header name may be made of. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** What node:http refuses in a header value (ERR_INVALID_CHAR): control characters other than tab, and anything beyond Latin-1. */
+const BAD_HEADER_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
+/** Headers that frame the message or the connection: the transport sets them for the body it sends. */
+const TRANSPORT_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'upgrade']);
+
+/**
+ * The servers write these headers as given, and node:http throws on a name or value that is not
+ * valid HTTP; a plan must not get that far, where every matching call would fail as the
+ * server's own error instead of the fault the record names.
+ */
+function checkHeaders(headers: Record<string, string> | undefined, path: (string | number)[]): void {
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (!HEADER_NAME.test(name)) fail([...path, name], 'is not a valid HTTP header name');
+    if (TRANSPORT_HEADERS.has(name.toLowerCase())) fail([...path, name], 'is set by the transport, not by a plan');
+    if (BAD_HEADER_VALUE.test(value)) fail([...path, name], 'must not contain line breaks or other control characters');
+  }
+}
+
 /** What the schemas cannot say: fields that go together or exclude each other, texts that must parse (or must not). */
 function checkParams(kind: FaultKind, params: Record<string, unknown>, path: (string | number)[]): void {
   switch (kind) {
@@ -380,6 +400,7 @@ function checkParams(kind: FaultKind, params: Record<string, unknown>, path: (st
     case 'http_status': {
       const retryAfter = params['retry_after'];
       if (typeof retryAfter === 'string' && parseRetryAfter(retryAfter, 0) === undefined) fail([...path, 'retry_after'], 'must be a number of seconds, an HTTP-date, or null for none');
+      checkHeaders(params['headers'] as Record<string, string> | undefined, [...path, 'headers']);
       return;
     }
     case 'malformed_json': {

@@ -177,6 +177,18 @@ describe('parseFaultPlan: errors are one line naming the field', () => {
     expect(rule('hang', '{ ms: 1 }')).toBe('plan.yaml: rules[0].params.ms: unknown field');
   });
 
+  it('http_status headers a server could not send: names that are not tokens, line breaks, framing headers', () => {
+    const rule = (headers: string) => bad(`version: 1\nrules:\n  - { tool: a, fault: http_status, params: { status: 503, headers: ${headers} } }\n`);
+    expect(rule('{ "bad header": x }')).toBe('plan.yaml: rules[0].params.headers["bad header"]: is not a valid HTTP header name');
+    expect(rule('{ "x-a:": x }')).toBe('plan.yaml: rules[0].params.headers["x-a:"]: is not a valid HTTP header name');
+    expect(rule('{ x-a: "one\\ntwo" }')).toBe('plan.yaml: rules[0].params.headers.x-a: must not contain line breaks or other control characters');
+    expect(rule('{ x-a: "中文" }')).toBe('plan.yaml: rules[0].params.headers.x-a: must not contain line breaks or other control characters');
+    expect(rule('{ Content-Length: "5" }')).toBe('plan.yaml: rules[0].params.headers.Content-Length: is set by the transport, not by a plan');
+    expect(rule('{ transfer-encoding: chunked }')).toBe('plan.yaml: rules[0].params.headers.transfer-encoding: is set by the transport, not by a plan');
+    const ok = parseFaultPlan('version: 1\nrules:\n  - { tool: a, fault: http_status, params: { status: 503, headers: { X-Request-Id: "abc\\t1 é", www-authenticate: "Bearer realm=\\"x\\"" } } }\n', 'plan.yaml');
+    expect(ok.rules[0]!.params).toMatchObject({ headers: { 'X-Request-Id': 'abc\t1 é', 'www-authenticate': 'Bearer realm="x"' } });
+  });
+
   it('other rule fields', () => {
     expect(bad('version: 1\nrules:\n  - { tool: " get_weather", fault: empty }\n')).toBe('plan.yaml: rules[0].tool: must be a tool name, or a glob using * and ?');
     expect(bad('version: 1\nrules:\n  - { tool: "get\\tweather", fault: empty }\n')).toBe('plan.yaml: rules[0].tool: must be a tool name, or a glob using * and ?');
