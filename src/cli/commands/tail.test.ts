@@ -1,13 +1,18 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { monitorDataset } from '../../monitor/monitor-dataset.test-helpers.js';
 import { makeFailureRecord, makeRecord } from '../../record/fixture.js';
 import type { ToolExecutionRecord } from '../../record/types.js';
+import { createPostgresStore } from '../../store/postgres/postgres-store.js';
+import { describePostgres, PG_URL, useTestSchema } from '../../store/postgres/test-server.test-helpers.js';
 import { createSqliteStore } from '../../store/sqlite/sqlite-store.js';
 import { runCli } from '../run-cli.js';
 import { captureIo, runCapture, waitFor, writeStoreFile } from '../run-cli.test-helpers.js';
+import { compileCli } from './compiled-cli.test-helpers.js';
 import { formatTailLine, parseInterval } from './tail.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'faultline-tail-'));
@@ -155,6 +160,85 @@ describe('faultline tail', () => {
     const down = await runCapture(['tail', '--once', '--db', 'postgres://postgres@127.0.0.1:1/x'], dir);
     expect(down).toStrictEqual({ code: 2, stdout: '', stderr: 'faultline: could not connect to PostgreSQL at 127.0.0.1:1: ECONNREFUSED\n' });
   });
+});
+
+const describePg = await describePostgres('the PostgreSQL tail test');
+
+describePg('faultline tail as a process, against PostgreSQL', () => {
+  const { schema, url } = useTestSchema('tail_outage');
+  let main: string;
+  const admin = new pg.Client({ connectionString: PG_URL });
+  // Its own connection: pg_stat_activity reads are a snapshot for the whole of a transaction.
+  const locker = new pg.Client({ connectionString: PG_URL });
+  beforeAll(async () => {
+    main = await compileCli(join(dir, 'compiled'));
+    await admin.connect();
+    await locker.connect();
+    // The store must exist: tail opens it read-only.
+    await (await createPostgresStore({ url: PG_URL, schema, applicationName: 'tail_test_writer' })).close();
+  }, 180_000);
+  afterAll(async () => {
+    await admin.end();
+    await locker.end();
+  });
+
+  /** tail's connections: the store's default application_name, reading this test's schema. */
+  const TAIL_BACKENDS = `application_name = 'faultline' AND query LIKE '%${schema}%'`;
+  async function tailBackends(where = ''): Promise<number> {
+    return (await admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE ${TAIL_BACKENDS} ${where}`)).rows[0]!.n;
+  }
+  async function until(check: () => Promise<boolean>, what: string): Promise<void> {
+    const deadline = Date.now() + 15_000;
+    while (!(await check())) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  it('keeps following when its connections are terminated mid-query, and prints what was stored meanwhile', async () => {
+    const writer = await createPostgresStore({ url: PG_URL, schema, applicationName: 'tail_test_writer' });
+    // Already there when tail starts: where its window starts, not printed (-n 0).
+    await writer.insert([failure(Date.now() - 1000, 'before_tail', 1)]);
+    const child = spawn(process.execPath, [main, 'tail', '--db', url, '-n', '0', '--interval', '50ms'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += String(c)));
+    child.stderr.on('data', (c: Buffer) => (stderr += String(c)));
+    let code: number | null | undefined;
+    const closed = new Promise<number | null>((resolve) => child.on('close', (c) => resolve((code = c))));
+    try {
+      await until(async () => (await tailBackends()) > 0, 'tail to poll');
+      // The table locked, tail's next poll waits inside a query; terminating its connection
+      // then fails that query, as a restarting server does.
+      await locker.query('BEGIN');
+      await locker.query(`LOCK TABLE ${pg.escapeIdentifier(schema)}.tool_executions IN ACCESS EXCLUSIVE MODE`);
+      await until(async () => (await tailBackends("AND wait_event_type = 'Lock'")) > 0, 'tail to wait on the lock');
+      await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE ${TAIL_BACKENDS}`);
+      await waitFor(() => (stderr.includes('\n') ? true : undefined), 'the warning', 15_000);
+      expect(stderr).toBe('faultline: store unreachable, retrying (backing off up to 30s): terminating connection due to administrator command\n');
+      // A failure made and stored while tail could not read.
+      const meanwhile = failure(Date.now(), 'during_outage', 2);
+      const stored = writer.insert([meanwhile]);
+      // Terminated again while it retries: still only the one warning.
+      await until(async () => (await tailBackends("AND wait_event_type = 'Lock'")) > 0, 'tail to retry');
+      await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE ${TAIL_BACKENDS}`);
+      await locker.query('ROLLBACK');
+      await stored;
+      await waitFor(() => (stdout.includes('during_outage') ? true : undefined), 'the failure stored meanwhile', 15_000);
+      expect(code).toBeUndefined();
+      expect(lines(stdout)).toStrictEqual([formatTailLine(meanwhile)]);
+      await waitFor(() => (lines(stderr).length === 2 ? true : undefined), 'the line saying the store is back', 15_000);
+      expect(lines(stderr)[1]).toBe('faultline: store reachable again, following');
+
+      child.kill('SIGINT');
+      expect(await closed).toBe(0);
+      expect(lines(stderr)).toHaveLength(2);
+    } finally {
+      await locker.query('ROLLBACK').catch(() => undefined);
+      child.kill('SIGKILL');
+      await writer.close();
+    }
+  }, 60_000);
 });
 
 describe('formatTailLine', () => {

@@ -8,6 +8,10 @@
  * newest record seen (or before now, when that one is dated in the future) and skips the ids it
  * has already handled; a record stored later than that after it was made (or by a host whose
  * clock runs far behind) is not shown.
+ *
+ * A store that stops answering (PostgreSQL restarted, connections terminated, a locked SQLite
+ * file) does not end the command: one line says so, polls back off up to {@link MAX_RETRY_MS},
+ * and one line says when it answers again.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Command } from 'commander';
@@ -36,6 +40,8 @@ const PAGE = 500;
 const MESSAGE_WIDTH = 160;
 /** How long after it was made a record may be stored and still be followed. */
 export const LATE_MS = 10_000;
+/** Polls of a store that stopped answering back off to at most this (or the interval, if longer). */
+const MAX_RETRY_MS = 30_000;
 
 /**
  * Where each poll starts reading: {@link LATE_MS} before the newest record seen, or before now
@@ -141,13 +147,38 @@ async function follow(
     stopped = true;
     stop.abort();
   });
+  /** Polls in a row that the store did not answer; the first one says so, the first answer after says it is back. */
+  let failedPolls = 0;
   while (!stopped) {
     try {
-      await sleep(opts.intervalMs, undefined, { signal: stop.signal });
+      await sleep(failedPolls === 0 ? opts.intervalMs : retryDelay(opts.intervalMs, failedPolls), undefined, { signal: stop.signal });
     } catch {
       // Aborted by Ctrl-C: stop without printing anything more.
       return;
     }
+    let finished: boolean;
+    try {
+      finished = await poll();
+    } catch (error) {
+      if (stopped) return;
+      // A restarted PostgreSQL, terminated connections, a locked or briefly unreadable SQLite
+      // file: following is what the user asked for, so wait and read again. `newest` moves only
+      // with what was read, so the next window still starts before whatever was stored meanwhile.
+      if (failedPolls === 0) {
+        writeLine(io.stderr, `faultline: store unreachable, retrying (backing off up to ${maxRetryDelay(opts.intervalMs) / 1000}s): ${oneLine(error)}`);
+      }
+      failedPolls += 1;
+      continue;
+    }
+    if (failedPolls > 0) {
+      writeLine(io.stderr, 'faultline: store reachable again, following');
+      failedPolls = 0;
+    }
+    if (finished) return;
+  }
+
+  /** One poll: prints what is new; true once `--limit` records were printed. */
+  async function poll(): Promise<boolean> {
     // Read before the filtered pages: every matching record up to `head` is then among them, so
     // the window can move past the non-matching records after the last match.
     const head = (await store.query({ order: 'desc', limit: 1 }))[0]?.execution_id;
@@ -157,12 +188,30 @@ async function follow(
       if (seen.has(id)) continue;
       seen.set(id, uuidv7Time(id));
       if (newest === undefined || id > newest) newest = id;
-      if (!print(record)) return;
+      if (!print(record)) return true;
     }
     if (head !== undefined && (newest === undefined || head > newest)) newest = head;
     if (newest !== undefined) {
       const oldest = windowStart(newest);
       for (const [id, ms] of seen) if (ms < oldest) seen.delete(id);
     }
+    return false;
   }
+}
+
+/** The longest wait between polls of a store that does not answer. */
+function maxRetryDelay(intervalMs: number): number {
+  return Math.max(intervalMs, MAX_RETRY_MS);
+}
+
+/** The wait after `failures` polls in a row failed: the interval, doubling, up to {@link maxRetryDelay}. */
+function retryDelay(intervalMs: number, failures: number): number {
+  return Math.min(intervalMs * 2 ** Math.min(failures, 20), maxRetryDelay(intervalMs));
+}
+
+/** The reason on one line; a refused connection to a dual-stack host has only its code. */
+function oneLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: unknown } | null)?.code;
+  return printable((text.trim() === '' && typeof code === 'string' ? code : text).replace(/\s+/g, ' ').trim());
 }
