@@ -216,6 +216,51 @@ export const BENIGN_TOKEN_SUFFIXES: readonly string[] = [
 ];
 
 /**
+ * Key names that describe a secret without holding it. The rule: a key whose last word (split at
+ * `-`, `_`, spaces, dots and camelCase humps) is one of these qualifiers names metadata about the
+ * secret, such as when it changed, how long it is, or whether it is set, so its value stays:
+ * `password_changed_at`, `secret_count`, `api_key_expires_at`, `password_set`, `passwordPolicy`.
+ * So does a key that starts with `has` or `is` (`has_api_key`, `isTokenValid`): it asks a
+ * question. A name that is only a secret word (`password`, `pin`, `api_key`) gets no such pass,
+ * whatever its value's type; `_id`, `_name` and `_hash` are not qualifiers (a Vault `secret_id`
+ * and a password hash are credentials). Booleans and null are never redacted under any key
+ * (redact.ts): one bit hides nothing, and `password_reset_required: true` is worth seeing.
+ */
+export const METADATA_KEY_QUALIFIERS: ReadonlySet<string> = new Set([
+  'at',
+  'on',
+  'count',
+  'len',
+  'length',
+  'size',
+  'expiry',
+  'expiration',
+  'expires',
+  'set',
+  'present',
+  'provided',
+  'configured',
+  'enabled',
+  'disabled',
+  'required',
+  'policy',
+  'type',
+  'strength',
+  'version',
+  'status',
+]);
+export const METADATA_KEY_PREFIXES: ReadonlySet<string> = new Set(['has', 'is']);
+
+const KEY_WORD_BREAK = /[-_\s.]+|(?<=[a-z0-9])(?=[A-Z])/;
+
+/** Whether a key names metadata about a secret (see {@link METADATA_KEY_QUALIFIERS}). */
+export function isSecretMetadataKey(raw: string): boolean {
+  const words = raw.split(KEY_WORD_BREAK).filter((word) => word !== '');
+  if (words.length < 2) return false;
+  return METADATA_KEY_QUALIFIERS.has(words[words.length - 1]!.toLowerCase()) || METADATA_KEY_PREFIXES.has(words[0]!.toLowerCase());
+}
+
+/**
  * `session_id` is how the runtime groups calls in `context_snapshot`, so these spellings are a
  * trace key and stay. `sessionid` written as one lowercase word (Django's cookie), `PHPSESSID`,
  * `JSESSIONID` and `session_token` are the cookie-style secret and are redacted.
@@ -230,6 +275,7 @@ export function normalizeKey(key: string): string {
 
 /** Whether a key name, by the built-in list alone, holds a secret. */
 export function isBuiltinSecretKey(raw: string, normalized: string): boolean {
+  if (isSecretMetadataKey(raw)) return false;
   for (const part of SECRET_KEY_PARTS) if (normalized.includes(part)) return true;
   if (SECRET_KEY_EXACT.includes(normalized)) return true;
   for (const suffix of SECRET_KEY_SUFFIXES) {

@@ -232,6 +232,12 @@ const BENIGN = {
   cli_flags: 'node --max-old-space-size 4096 --token-count 5 --auth-mode basic --verbose',
   curl_user_only: 'curl -u alice https://api.example.com/v1/status',
   python: 'def __init__(self, __name__): pass',
+  password_changed_at: '2026-01-01T10:00:00.000Z',
+  secret_count: 3,
+  password_set: true,
+  has_api_key: false,
+  api_key_expires_at: '2026-03-01T00:00:00.000Z',
+  password_policy: 'at least 12 characters',
 };
 
 describe('value rules', () => {
@@ -450,11 +456,44 @@ describe('key rules', () => {
     });
   });
 
-  it('redacts numbers and booleans under clearly secret keys', () => {
-    expect(r.value({ password: 123456, secret: true, pin_pwd: 0 })).toEqual({
+  it('redacts numbers under clearly secret keys, but never a boolean (one bit hides nothing)', () => {
+    expect(r.value({ password: 123456, pin: 1234, secret: true, pin_pwd: 0, api_key: false })).toEqual({
       password: '[REDACTED]',
-      secret: '[REDACTED]',
+      pin: '[REDACTED]',
+      secret: true,
       pin_pwd: '[REDACTED]',
+      api_key: false,
+    });
+    expect(r.text('password=123456 pin=1234 secret=true')).toBe('password=[REDACTED] pin=[REDACTED] secret=true');
+    expect(JSON.parse(r.text('{"password":123456,"secret":true}'))).toEqual({ password: '[REDACTED]', secret: true });
+  });
+
+  it('keeps metadata about a secret: a qualifier after the secret word, or a has/is question', () => {
+    const meta = {
+      password_changed_at: '2026-01-01T10:00:00Z',
+      secret_count: 3,
+      password_set: true,
+      has_api_key: false,
+      hasApiKey: 'yes',
+      is_token_valid: 'no',
+      api_key_expires_at: '2026-03-01',
+      passwordMinLength: 12,
+      password_len: 9,
+      password_policy: 'min 12 characters, one digit',
+      secret_type: 'opaque',
+      client_secret_expires_at: 0,
+      PASSWORD_REQUIRED: 'always',
+    };
+    expect(r.value(meta)).toBe(meta);
+    expect(r.text(JSON.stringify(meta))).toBe(JSON.stringify(meta));
+    expect(r.text('password_changed_at=2026-01-01 secret_count=3 password_set=true')).toBe('password_changed_at=2026-01-01 secret_count=3 password_set=true');
+    // The qualifier must be the last word; the same words elsewhere do not make a secret benign.
+    expect(r.value({ password_hash: 'h', secret_id: 's', set_password: 'p', at_password: 'q', secret_count_value: 'v' })).toEqual({
+      password_hash: '[REDACTED]',
+      secret_id: '[REDACTED]',
+      set_password: '[REDACTED]',
+      at_password: '[REDACTED]',
+      secret_count_value: '[REDACTED]',
     });
   });
 

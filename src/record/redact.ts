@@ -366,7 +366,8 @@ class KeyCursor {
   }
 }
 
-const NOT_REDACTED_BARE = new Set(['null', 'undefined', 'None', 'nil']);
+// Booleans are never secret (one bit hides nothing), like the absent values.
+const NOT_REDACTED_BARE = new Set(['null', 'undefined', 'None', 'nil', 'true', 'false', 'True', 'False']);
 /** `<password>…</password>`, the key/value pair of XML and SOAP bodies. */
 const XML_ELEMENT = /<([A-Za-z_][\w.:-]{0,63})(?:\s[^<>]*)?>([^<]{1,4096})<\/\1>/g;
 /**
@@ -792,7 +793,7 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
       let next: unknown;
       let outKey = key;
       if (info === true) {
-        next = val === null || val === undefined ? val : REDACTED;
+        next = val === null || val === undefined || typeof val === 'boolean' ? val : REDACTED;
       } else {
         next = walk(val, depth + 1);
         if (info !== false) outKey = info;
@@ -839,7 +840,7 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
       const val = o[i];
       const name = pairs && (i & 1) === 1 ? o[i - 1] : undefined;
       const next =
-        typeof name === 'string' && name.length <= MAX_TEXT_KEY && val !== null && val !== undefined && isSecretKey(name)
+        typeof name === 'string' && name.length <= MAX_TEXT_KEY && val !== null && val !== undefined && typeof val !== 'boolean' && isSecretKey(name)
           ? REDACTED
           : walk(val, depth + 1);
       if (out === undefined) {
