@@ -278,3 +278,47 @@ describe('commit_then_drop through the MCP proxy (server-filesystem)', () => {
     expect(record).toMatchObject({ tool_name: 'write_file', status: 'timeout', idempotent: true, feedback: { action: 'retry' } });
   });
 });
+
+describe('rewrite faults that meet a failure (server-filesystem)', () => {
+  let dir: Awaited<ReturnType<typeof tempDir>>;
+  let t: TestProxy;
+
+  beforeAll(async () => {
+    dir = await tempDir('faultline-mcp-fs-');
+    t = await startTestProxy(filesystemUpstream(dir.path), {
+      version: 1,
+      rules: [
+        { id: 'cut', tool: 'read_text_file', fault: 'partial', params: { drop_fields: ['content'] } },
+        { id: 'garble', tool: 'list_directory', fault: 'malformed_json' },
+      ],
+    });
+    await t.client.listTools();
+  });
+  afterAll(async () => {
+    await t?.close();
+    await dir?.remove();
+  });
+
+  it("passes the server's own failure through and records no fault, keeping the decision as fault_not_applied", async () => {
+    const missing = await t.client.callTool({ name: 'read_text_file', arguments: { path: join(dir.path, 'missing.txt') } });
+    expect(missing.isError).toBe(true);
+    expect(text(missing as CallToolResult)).toContain('ENOENT');
+    const outside = await t.client.callTool({ name: 'list_directory', arguments: { path: '/' } });
+    expect(outside.isError).toBe(true);
+    expect(text(outside as CallToolResult)).toContain('Access denied');
+
+    const [read, list] = [await t.nthRecord(1), await t.nthRecord(2)];
+    expect(read).toMatchObject({ tool_name: 'read_text_file', status: 'failure', failure_type: 'tool_reported_error', fault: null });
+    expect(read.context_snapshot).toMatchObject({ fault_not_applied: { kind: 'partial', rule_id: 'cut', transport: 'mcp' } });
+    expect(list).toMatchObject({ tool_name: 'list_directory', status: 'failure', failure_type: 'tool_reported_error', fault: null });
+    expect(list.context_snapshot).toMatchObject({ fault_not_applied: { kind: 'malformed_json', rule_id: 'garble' } });
+    expect(list.attempts[0]!.fault_kind).toBeNull();
+
+    // The same rule on an answer it can rewrite is ground truth as before.
+    await writeFile(join(dir.path, 'notes.txt'), 'hello');
+    await t.client.request({ method: 'tools/call', params: { name: 'read_text_file', arguments: { path: join(dir.path, 'notes.txt') } } }, CallToolResultSchema);
+    const rewritten = await t.nthRecord(3);
+    expect(rewritten.fault).toMatchObject({ kind: 'partial', rule_id: 'cut' });
+    expect(rewritten.context_snapshot).not.toHaveProperty('fault_not_applied');
+  });
+});

@@ -110,6 +110,8 @@ export async function proxyToolCall(deps: ToolCallDeps, session: CallSession, re
   }
 
   const signal = extra.signal;
+  // A rewrite that meets a failure has nothing to rewrite: the client gets the failure as it came.
+  let faultApplied = true;
   const forward = async (): Promise<Outcome> => {
     try {
       const result = await deps.forward(request.params, extra);
@@ -148,13 +150,18 @@ export async function proxyToolCall(deps: ToolCallDeps, session: CallSession, re
         return fromAnswer(timeoutAnswer(effect.afterMs), undefined);
       case 'malformed': {
         const real = upstream ?? (await forward());
-        // A failure has no body to break; the client gets it as it was.
-        if (real.kind !== 'result' || real.served.isError === true) return real;
+        if (real.kind !== 'result' || real.served.isError === true) {
+          faultApplied = false;
+          return real;
+        }
         return { kind: 'result', served: malformedResult(real.served, effect.render(rawBody(real.served))), rewritten: true };
       }
       case 'rewrite': {
         const real = upstream ?? (await forward());
-        if (real.kind !== 'result' || real.served.isError === true) return real;
+        if (real.kind !== 'result' || real.served.isError === true) {
+          faultApplied = false;
+          return real;
+        }
         const output = toolOutput(real.served);
         return { kind: 'result', served: withOutput(real.served, output, effect.rewrite(output.value)), rewritten: true };
       }
@@ -215,8 +222,9 @@ export async function proxyToolCall(deps: ToolCallDeps, session: CallSession, re
       classification,
       shown,
       idempotent: isIdempotentTool(tool),
-      fault: decision?.fault ?? null,
-      context: session.context(),
+      // `fault` is ground truth: what the plan decided but did not do to the answer stays out of it, noted beside it as the HTTP proxy does.
+      fault: faultApplied ? (decision?.fault ?? null) : null,
+      context: faultApplied || decision === undefined ? session.context() : { ...session.context(), fault_not_applied: decision.fault },
     },
     deps.shaping,
   );
