@@ -589,7 +589,11 @@ export const BUILTIN_RULES: readonly BuiltinRule[] = [
     id: 'email',
     needs: F_AT,
     // The lookbehind pins each attempt to the start of a run, which keeps long `@`-less runs linear.
-    pattern: /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9-]{1,63}\.)+[A-Za-z]{2,24}(?![A-Za-z0-9-])/g,
+    // Not an address: a URL's user (`ssh://git@github.com/…`) or an SSH remote's host followed by
+    // `:path` (`git@github.com:org/repo.git`); the domain must end where the match does, so a
+    // shorter domain (`git@gitlab.example`) is no way around that.
+    pattern:
+      /(?<![A-Za-z0-9._%+-])(?<!\/\/)[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9-]{1,63}\.)+[A-Za-z]{2,24}(?![A-Za-z0-9-]|\.[A-Za-z0-9-]|:[\w~/.-])/g,
     mask: (match) => `[EMAIL]@${match.slice(match.indexOf('@') + 1)}`,
   },
   {

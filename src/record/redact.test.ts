@@ -835,6 +835,37 @@ describe('credential shapes found in an audit', () => {
     expect(r.text('pw=kv-secret-pw')).toBe('pw=[REDACTED]');
   });
 
+  it('leaves SSH git remotes and a URL user alone, and still masks e-mail addresses', () => {
+    for (const remote of [
+      'git@github.com:org/repo.git',
+      'git clone git@gitlab.example.com:group/sub/repo.git',
+      'ssh://git@github.com/org/repo.git',
+      'deploy@build.example.com:~/releases',
+    ]) {
+      expect(r.text(remote)).toBe(remote);
+    }
+    expect(r.text(j('mail ann.lee', '@example.com: the build failed'))).toBe('mail [EMAIL]@example.com: the build failed');
+    expect(r.text(j('write to ann.lee', '@example.com.'))).toBe('write to [EMAIL]@example.com.');
+    expect(r.text(j('mailto:ann.lee', '@example.com'))).toBe('mailto:[EMAIL]@example.com');
+    expect(r.value({ from: j('ops', '@corp.example.co.uk') })).toEqual({ from: '[EMAIL]@corp.example.co.uk' });
+  });
+
+  it('masks a URL password but keeps scheme, user, host, port and path, even when the user is a secret word', () => {
+    const urls: [string, string][] = [
+      ['https://user:pass@db.example.com:5432/x', 'https://user:[REDACTED]@db.example.com:5432/x'],
+      ['postgres://app:s3cret@10.0.0.5/db', 'postgres://app:[REDACTED]@10.0.0.5/db'],
+      [j('https://x-access-token:', 'ghs_', 'Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1Wx2', '@github.com/org/repo.git'), 'https://x-access-token:[REDACTED]@github.com/org/repo.git'],
+      ['https://token:abc123xyz@git.example.com:8443/org/repo', 'https://token:[REDACTED]@git.example.com:8443/org/repo'],
+      ['mysql://pass:Pw0rd42@db.internal:3306/shop', 'mysql://pass:[REDACTED]@db.internal:3306/shop'],
+    ];
+    for (const [url, masked] of urls) {
+      expect(r.text(url)).toBe(masked);
+      expect(r.text(`connect to ${url} failed`)).toBe(`connect to ${masked} failed`);
+      expect(r.value({ dsn: url })).toEqual({ dsn: masked });
+      expect(r.text(JSON.stringify({ dsn: url }))).toBe(JSON.stringify({ dsn: masked }));
+    }
+  });
+
   it('masks a short mixed-case bearer token but not a CamelCase word', () => {
     expect(r.text('Authorization: Bearer AbCdEfGhIjKlMnOpQr')).toBe('Authorization: Bearer [REDACTED]');
     expect(r.text('use Bearer AbCdEfGhIjKlMnOpQr here')).toBe('use Bearer [REDACTED] here');

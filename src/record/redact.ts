@@ -353,6 +353,9 @@ class KeyCursor {
         if (keyEnd - keyStart > MAX_TEXT_KEY || (first >= 48 && first <= 57)) continue;
       }
       if (keyEnd <= keyStart) continue;
+      // `https://token:…@host` is a URL's user and password, not a pair: the url-credentials rule
+      // masks the password alone and keeps the host; as a pair the value would run over the host.
+      if (sep === 58 && quote === '' && keyStart >= 3 && s.startsWith('://', keyStart - 3)) continue;
       while (valueStart < s.length && (s.charCodeAt(valueStart) === 32 || s.charCodeAt(valueStart) === 9)) {
         valueStart++;
       }
