@@ -48,7 +48,7 @@ export type FaultTrigger =
   | { after: number }
   /** With this probability, drawn from a PRNG seeded by the plan's seed, the rule and the tool. */
   | { probability: number }
-  /** While the plan's clock is in [from, until): ISO-8601 times, or milliseconds after the plan started. */
+  /** While the plan's clock is in [from, until): ISO-8601 times (a date-time with its zone; a date alone is midnight UTC), or milliseconds after the plan started. */
   | { window: { from?: string | number; until?: string | number } };
 
 export interface TimeoutParams {

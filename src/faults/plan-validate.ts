@@ -14,7 +14,7 @@ import { parseYamlText } from '../yaml-text.js';
 import { TOOL_PATTERN } from './glob.js';
 import { isJsonText } from './output-rewrites.js';
 import { FAULT_KINDS, HTTP_FAULT_STATUSES, type FaultKind, type FaultPlanSpec, type FaultRule } from './plan-spec.js';
-import { isIsoTimestamp } from './timestamps.js';
+import { isIsoTimestamp, isoInstant } from './timestamps.js';
 
 /**
  * A schema annotation: the message for any failure inside this schema (except unknown and
@@ -28,6 +28,7 @@ ajv.addKeyword({ keyword: MESSAGE, schemaType: 'string' });
 
 const TRIGGER_MESSAGE = 'must be always, first_call_only, or an object with one of nth, every, after, probability, window';
 const WINDOW_BOUND_MESSAGE = 'must be an ISO-8601 time or a number of milliseconds after the plan starts';
+const WINDOW_ZONE_MESSAGE = 'must give its time zone (Z, or an offset such as +08:00): without one it would depend on the machine';
 /** Outputs kept per tool and arguments for stale replays (see output-history.ts). */
 const MAX_AGE_CALLS = 32;
 
@@ -320,11 +321,14 @@ function propertiesAt(schema: object, path: string[]): string[] {
 function checkWindow(window: { from?: string | number; until?: string | number }, path: (string | number)[]): void {
   for (const key of ['from', 'until'] as const) {
     const bound = window[key];
-    if (typeof bound === 'string' && !isIsoTimestamp(bound)) fail([...path, key], WINDOW_BOUND_MESSAGE);
+    if (typeof bound === 'string' && isoInstant(bound) === undefined) {
+      const zoneless = isIsoTimestamp(bound, true) && !/(?:Z|[+-]\d{2}(?::?\d{2})?)$/.test(bound);
+      fail([...path, key], zoneless ? WINDOW_ZONE_MESSAGE : WINDOW_BOUND_MESSAGE);
+    }
   }
   const { from, until } = window;
   if (from === undefined || until === undefined || typeof from !== typeof until) return;
-  const [a, b] = typeof from === 'number' ? [from, until as number] : [Date.parse(from), Date.parse(until as string)];
+  const [a, b] = typeof from === 'number' ? [from, until as number] : [isoInstant(from)!, isoInstant(until as string)!];
   if (a >= b) fail(path, 'from must be before until');
 }
 

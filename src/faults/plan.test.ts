@@ -283,6 +283,24 @@ describe('triggers', () => {
     // An explicit `now` (a proxy's own reading) wins over the clock.
     expect(plan.decide({ toolName: 'a', args: {}, now: clock.now() - 5_000 })?.ruleId).toBe('offset');
   });
+
+  it('window: ISO times in any offset form name the same instant on every machine; a date-time without a zone is refused', () => {
+    const start = Date.parse('2026-01-01T00:00:00Z');
+    // 10:00 at +10 and 05:30 at +05:30 are both midnight UTC; `+10` alone is a valid ISO offset that Date.parse cannot read.
+    for (const from of ['2026-01-01T10:00:00+10', '2026-01-01T05:30:00+0530', '2025-12-31T19:00-05:00', '2026-01-01']) {
+      const plan = createFaultPlan(planOf({ tool: 'a', trigger: { window: { from, until: '2026-01-01T01:00:00Z' } }, fault: 'empty' }));
+      const firesAt = (now: number) => plan.decide({ toolName: 'a', args: {}, now }) !== undefined;
+      expect([firesAt(start - 1), firesAt(start), firesAt(start + 3_599_999), firesAt(start + 3_600_000)], from).toEqual([false, true, true, false]);
+    }
+    const bad = (window: string) => messageOf(() => parseFaultPlan(`version: 1\nrules:\n  - { tool: a, fault: empty, trigger: { window: ${window} } }\n`, 'plan.yaml'));
+    expect(bad('{ from: "2026-01-01T10:00:00" }')).toBe(
+      'plan.yaml: rules[0].trigger.window.from: must give its time zone (Z, or an offset such as +08:00): without one it would depend on the machine',
+    );
+    expect(bad('{ until: "2026-01-01T10:75:00Z" }')).toBe('plan.yaml: rules[0].trigger.window.until: must be an ISO-8601 time or a number of milliseconds after the plan starts');
+    expect(bad('{ until: "2026-01-01T10:00:00+25:00" }')).toBe('plan.yaml: rules[0].trigger.window.until: must be an ISO-8601 time or a number of milliseconds after the plan starts');
+    // Ordered by the instants, not by the text: 09:00 at +08 comes before 02:00 UTC.
+    expect(bad('{ from: "2026-01-01T02:00:00Z", until: "2026-01-01T09:00:00+08:00" }')).toBe('plan.yaml: rules[0].trigger.window: from must be before until');
+  });
 });
 
 describe('rules: order, globs, max_injections', () => {

@@ -27,6 +27,28 @@ function wallClock(m: RegExpExecArray): number {
   return ms;
 }
 
+const ZONE = /^([+-])(\d{2}):?(\d{2})?$/;
+
+/**
+ * The instant an ISO-8601 timestamp names, in epoch ms: a date alone is midnight UTC; a date-time
+ * must carry its zone (`Z`, `+08`, `+0800` or `+08:00`), since without one it would mean whatever
+ * zone the machine reading it runs in. Undefined for anything else. `Date.parse` is not used: it
+ * reads a zone-less date-time as local time and an offset written `+08` as nothing at all.
+ */
+export function isoInstant(text: string): number | undefined {
+  const m = ISO.exec(text);
+  if (m === null) return undefined;
+  const wall = wallClock(m);
+  if (Number.isNaN(wall)) return undefined;
+  if (m[4] === undefined) return wall;
+  if (Number(m[5]) > 23 || Number(m[6]) > 59 || Number(m[7] ?? 0) > 59 || m[9] === undefined) return undefined;
+  if (m[9] === 'Z') return wall;
+  const [, sign, hours, minutes = '00'] = ZONE.exec(m[9])!;
+  if (Number(hours) > 23 || Number(minutes) > 59) return undefined;
+  const offsetMs = (Number(hours) * 60 + Number(minutes)) * 60_000;
+  return sign === '+' ? wall - offsetMs : wall + offsetMs;
+}
+
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 
 /**

@@ -3,6 +3,7 @@
  * (window bounds are resolved against the plan's start then), evaluated on every matching call.
  */
 import type { FaultTrigger } from './plan-spec.js';
+import { isoInstant } from './timestamps.js';
 
 export interface TriggerInput {
   /** 1-based count of calls of this tool that matched the rule, this one included. */
@@ -17,7 +18,7 @@ export type TriggerTest = (input: TriggerInput) => boolean;
 
 /** A window bound as epoch ms: ISO times are absolute, numbers are offsets from the plan's start. */
 export function windowBound(bound: string | number, startedAt: number): number {
-  return typeof bound === 'number' ? startedAt + bound : Date.parse(bound);
+  return typeof bound === 'number' ? startedAt + bound : (isoInstant(bound) ?? Number.NaN);
 }
 
 export function compileTrigger(trigger: FaultTrigger, startedAt: number): TriggerTest {
