@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../errors.js';
+import { makeFailureRecord, makeRecord } from '../record/fixture.js';
+import type { ToolExecutionRecord } from '../record/types.js';
 import { bucketOf, bucketValueMs } from '../store/duration-sketch.js';
 import { createMemoryStore } from '../store/memory/memory-store.js';
 import type { Store } from '../store/types.js';
@@ -48,16 +50,16 @@ describe('evaluateAlerts', () => {
       'success rate 87.5% (35 of 40 calls) in the hour from 2026-03-29T13:00:00.000Z is below 95.0%',
     );
     expect(byKey.get('success_rate/create_order')).toMatchObject({ value: 0.8, threshold: 0.95 });
-    // 3 of 6 failures against 1 of 11 in the baseline: 2 x 9.1% is under the 20% floor.
-    expect(byKey.get('failure_type_jump/search_flights')).toMatchObject({ value: 0.5, threshold: 0.2 });
-    expect(byKey.get('failure_type_jump/search_flights')!.message).toBe(
-      'timeout is 50.0% of failures (3 of 6), up from 9.1% (1 of 11) in the previous 24 h',
-    );
-    expect(byKey.get('failure_type_jump/create_order')!.message).toBe(
-      'missing_required is 100.0% of failures (5 of 5), up from no failures in the previous 24 h',
-    );
+    // Per day: the 24 hours before 14:00 and the current hour hold every failure of search_flights
+    // (17), and the 7 days before hold none of them.
+    expect(alerts.filter((a) => a.rule === 'failure_type_jump').map((a) => [a.tool_name, a.value, a.threshold, a.message])).toStrictEqual([
+      ['create_order', 1, 0.2, 'missing_required is 100.0% of failures (5 of 5) since 2026-03-28T14:00:00.000Z, up from no failures in the 7 days before'],
+      ['search_flights', 10 / 17, 0.2, 'rate_limited is 58.8% of failures (10 of 17) since 2026-03-28T14:00:00.000Z, up from no failures in the 7 days before'],
+      ['search_flights', 4 / 17, 0.2, 'timeout is 23.5% of failures (4 of 17) since 2026-03-28T14:00:00.000Z, up from no failures in the 7 days before'],
+    ]);
     expect(byKey.get('retry_rate/search_flights')).toMatchObject({ value: 12 / 50, threshold: 0.2 });
-    expect(byKey.get('breaker_trip/search_flights')).toMatchObject({ value: 1, threshold: 0, message: 'circuit breaker tripped 1 time' });
+    // The trips at 12:00 and at 13:00: the day's.
+    expect(byKey.get('breaker_trip/search_flights')).toMatchObject({ value: 2, threshold: 0, message: 'circuit breaker tripped 2 times since 2026-03-28T14:00:00.000Z' });
     expect(byKey.get('param_validation_rate/create_order')).toMatchObject({ value: 0.2, threshold: 0.1 });
     const newSignatures = alerts.filter((a) => a.rule === 'new_failure_signature');
     expect(newSignatures.map((a) => a.message)).toStrictEqual([
@@ -94,8 +96,17 @@ describe('evaluateAlerts', () => {
     expect(at96).toMatchObject([{ rule: 'success_rate', tool_name: 'get_weather', value: 0.95, threshold: 0.96 }]);
   });
 
+  it('compares the last hour with the day before when configured so', async () => {
+    const hourly = { windowHours: 1, baselineHours: 24 };
+    const alerts = await evaluateAlerts(store, { window: WINDOW, toolName: 'search_flights', config: { rules: { failure_type_jump: hourly } } });
+    // 3 of 6 failures against 1 of 11 in the baseline: 2 x 9.1% is under the 20% floor.
+    expect(alerts.filter((a) => a.rule === 'failure_type_jump').map((a) => [a.value, a.threshold, a.message])).toStrictEqual([
+      [0.5, 0.2, 'timeout is 50.0% of failures (3 of 6) since 2026-03-29T13:00:00.000Z, up from 9.1% (1 of 11) in the 24 h before'],
+    ]);
+  });
+
   it('needs the jump factor over the baseline share, not only the floor', async () => {
-    const config: AlertConfig = { rules: { failure_type_jump: { factor: 6 } } };
+    const config: AlertConfig = { rules: { failure_type_jump: { factor: 6, windowHours: 1, baselineHours: 24 } } };
     const alerts = await evaluateAlerts(store, { window: WINDOW, toolName: 'search_flights', config });
     // 6 x 1/11 = 54.5% > 50%: the timeout jump no longer counts.
     expect(alerts.filter((a) => a.rule === 'failure_type_jump')).toStrictEqual([]);
@@ -128,7 +139,7 @@ describe('evaluateAlerts', () => {
       ['critical', 'breaker_trip', 'search_flights'],
     ]);
     expect(alerts[0]!.threshold).toBe(0.22);
-    const tolerant = await evaluateAlerts(store, { window: WINDOW, config: { rules: { ...config.rules, breaker_trip: { threshold: 1 } } } });
+    const tolerant = await evaluateAlerts(store, { window: WINDOW, config: { rules: { ...config.rules, breaker_trip: { threshold: 2 } } } });
     expect(tolerant.some((a) => a.rule === 'breaker_trip')).toBe(false);
   });
 
@@ -145,9 +156,90 @@ describe('evaluateAlerts', () => {
       .map((r, i) => ({ ...r, execution_id: `ffff${i.toString(16).padStart(4, '0')}-0000-7000-8000-000000000000`, created_at: new Date(Date.parse(r.created_at) + 48 * HOUR).toISOString() }));
     const shifted = createMemoryStore();
     await shifted.insert(later);
-    const alerts = await evaluateAlerts(shifted, { window: defaultAlertWindow(MONITOR_NOW + 48 * HOUR), toolName: 'search_flights' });
+    const hourly: AlertConfig = { rules: { failure_type_jump: { windowHours: 1, baselineHours: 24 } } };
+    const alerts = await evaluateAlerts(shifted, { window: defaultAlertWindow(MONITOR_NOW + 48 * HOUR), toolName: 'search_flights', config: hourly });
     const jumps = alerts.filter((a) => a.rule === 'failure_type_jump');
-    expect(jumps.map((a) => a.message)).toStrictEqual(['timeout is 50.0% of failures (3 of 6), up from no failures in the previous 24 h']);
+    expect(jumps.map((a) => a.message)).toStrictEqual(['timeout is 50.0% of failures (3 of 6) since 2026-03-31T13:00:00.000Z, up from no failures in the 24 h before']);
+  });
+});
+
+describe('the per-day rules (seed 001 section 4.4: failure types and breaker trips by day)', () => {
+  // Now is 2026-04-10T09:20Z: the default alert window is 08:00-09:20, the day 2026-04-09T09:00 on.
+  const now = Date.UTC(2026, 3, 10, 9, 20);
+  const window = defaultAlertWindow(now);
+  let seq = 0;
+  const id = (ms: number): string => {
+    const time = ms.toString(16).padStart(12, '0');
+    seq += 1;
+    return `${time.slice(0, 8)}-${time.slice(8)}-7000-8000-${seq.toString(16).padStart(12, '0')}`;
+  };
+  const failed = (tool: string, ms: number, type: 'timeout' | 'server_error', tripped = false): ToolExecutionRecord =>
+    makeFailureRecord({
+      execution_id: id(ms),
+      tool_name: tool,
+      status: type === 'timeout' ? 'timeout' : 'failure',
+      failure_stage: 'execution',
+      failure_category: type === 'timeout' ? 'network' : 'system',
+      failure_type: type,
+      breaker_state: tripped ? 'open' : 'closed',
+      created_at: new Date(ms).toISOString(),
+    });
+  const hoursAgo = (h: number): number => now - h * HOUR;
+
+  it('counts the breaker trips of the last 24 hours, though none was in the last hour', async () => {
+    const day = createMemoryStore();
+    await day.insert([
+      // 26 h before now: the day before, not counted.
+      failed('payments', hoursAgo(26), 'server_error', true),
+      failed('payments', hoursAgo(23.5), 'server_error', true),
+      failed('payments', hoursAgo(7), 'timeout', true),
+      failed('payments', hoursAgo(3), 'server_error'),
+      makeRecord({ execution_id: id(hoursAgo(0.5)), tool_name: 'payments', created_at: new Date(hoursAgo(0.5)).toISOString() }),
+    ]);
+    const only = { rules: Object.fromEntries(Object.keys(DEFAULT_ALERT_CONFIG.rules).map((name) => [name, { enabled: name === 'breaker_trip' }])) };
+    expect(await evaluateAlerts(day, { window, config: only })).toStrictEqual([
+      { rule: 'breaker_trip', tool_name: 'payments', severity: 'warning', value: 2, threshold: 0, message: 'circuit breaker tripped 2 times since 2026-04-09T09:00:00.000Z', hour: null },
+    ]);
+    // A longer window than a day is read whole.
+    const week = await evaluateAlerts(day, { window: { since: now - 7 * 24 * HOUR, until: now }, config: only });
+    expect(week.map((a) => a.value)).toStrictEqual([3]);
+    // Configured back to the alert window: nothing tripped there.
+    const hourly = { rules: { ...only.rules, breaker_trip: { windowHours: 1 } } };
+    expect(await evaluateAlerts(day, { window, config: hourly })).toStrictEqual([]);
+    const twoDays = { rules: { ...only.rules, breaker_trip: { windowHours: 48 } } };
+    expect((await evaluateAlerts(day, { window, config: twoDays })).map((a) => a.message)).toStrictEqual(['circuit breaker tripped 3 times since 2026-04-08T09:00:00.000Z']);
+  });
+
+  it('compares the failure types of the last day with the 7 days before', async () => {
+    const records: ToolExecutionRecord[] = [];
+    // The 7 days before: each day 9 server errors and 1 timeout, spread over its hours.
+    for (let d = 1; d <= 7; d++) {
+      for (let i = 0; i < 10; i++) records.push(failed('search', hoursAgo(24 * d + 2 + i * 2), i === 0 ? 'timeout' : 'server_error'));
+    }
+    // 9 days before: outside the baseline, so its timeouts do not lift it.
+    for (let i = 0; i < 20; i++) records.push(failed('search', hoursAgo(24 * 9 + i), 'timeout'));
+    // The last day: 5 timeouts in 10 failures, every two hours, none in the last hour.
+    for (let i = 0; i < 10; i++) records.push(failed('search', hoursAgo(2 + i * 2), i % 2 === 0 ? 'timeout' : 'server_error'));
+    const days = createMemoryStore();
+    await days.insert(records);
+    const only = { rules: Object.fromEntries(Object.keys(DEFAULT_ALERT_CONFIG.rules).map((name) => [name, { enabled: name === 'failure_type_jump' }])) };
+
+    expect(await evaluateAlerts(days, { window, config: only })).toStrictEqual([
+      {
+        rule: 'failure_type_jump',
+        tool_name: 'search',
+        severity: 'warning',
+        value: 0.5,
+        threshold: 0.2,
+        message: 'timeout is 50.0% of failures (5 of 10) since 2026-04-09T09:00:00.000Z, up from 10.0% (7 of 70) in the 7 days before',
+        hour: null,
+      },
+    ]);
+    // Over the alert window alone there are no failures to compare.
+    expect(await evaluateAlerts(days, { window, config: { rules: { ...only.rules, failure_type_jump: { windowHours: 1 } } } })).toStrictEqual([]);
+    // A baseline reaching back 9 days takes in the old timeouts: 2 x 27/90 = 60% > 50%.
+    const longBaseline = { rules: { ...only.rules, failure_type_jump: { baselineHours: 9 * 24 } } };
+    expect(await evaluateAlerts(days, { window, config: longBaseline })).toStrictEqual([]);
   });
 });
 
@@ -176,6 +268,8 @@ describe('resolveAlertConfig', () => {
     [{ rules: { latency: {} } }, 'x.yaml: unknown key rules.latency', 'rules.latency'],
     [{ rules: { success_rate: { threshold: 95 } } }, 'x.yaml: rules.success_rate.threshold must be <= 1', 'rules.success_rate.threshold'],
     [{ rules: { breaker_trip: { severity: 'page' } } }, 'x.yaml: rules.breaker_trip.severity must be one of warning, critical', 'rules.breaker_trip.severity'],
+    [{ rules: { breaker_trip: { windowHours: 0 } } }, 'x.yaml: rules.breaker_trip.windowHours must be >= 1', 'rules.breaker_trip.windowHours'],
+    [{ rules: { failure_type_jump: { windowHours: 1.5 } } }, 'x.yaml: rules.failure_type_jump.windowHours must be an integer', 'rules.failure_type_jump.windowHours'],
     [{ rules: { retry_rate: { enabled: 'yes' } } }, 'x.yaml: rules.retry_rate.enabled must be a boolean', 'rules.retry_rate.enabled'],
     [{ timeouts: { search: 0 } }, 'x.yaml: timeouts.search must be > 0', 'timeouts.search'],
     [{ timeouts: { search: '3s' } }, 'x.yaml: timeouts.search must be a number', 'timeouts.search'],
@@ -221,6 +315,15 @@ describe('loadAlertConfig', () => {
     const json = file('alerts.json', JSON.stringify({ rules: { new_failure_signature: { enabled: false } } }));
     expect(loadAlertConfig(join(dir, json)).rules.new_failure_signature.enabled).toBe(false);
     expect(loadAlertConfig(file('empty.yaml', ''), { cwd: dir })).toStrictEqual(DEFAULT_ALERT_CONFIG);
+  });
+
+  it('reads the per-day rules\' windows, and files written before them', () => {
+    const days = loadAlertConfig(file('days.yaml', 'rules:\n  breaker_trip: { windowHours: 12 }\n  failure_type_jump: { windowHours: 48, baselineHours: 336 }\n'), { cwd: dir });
+    expect(days.rules.breaker_trip).toStrictEqual({ enabled: true, threshold: 0, windowHours: 12, severity: 'warning' });
+    expect(days.rules.failure_type_jump).toMatchObject({ windowHours: 48, baselineHours: 336 });
+    const old = loadAlertConfig(file('old.yaml', 'rules:\n  failure_type_jump: { baselineHours: 24, factor: 3 }\n  breaker_trip: { threshold: 1 }\n'), { cwd: dir });
+    expect(old.rules.failure_type_jump).toStrictEqual({ enabled: true, factor: 3, minShare: 0.2, minFailures: 5, windowHours: 24, baselineHours: 24, severity: 'warning' });
+    expect(old.rules.breaker_trip).toStrictEqual({ enabled: true, threshold: 1, windowHours: 24, severity: 'warning' });
   });
 
   it('reports a missing file, malformed YAML or JSON, and invalid content in one line', () => {

@@ -5,6 +5,10 @@
  *
  * Every rule reads the hourly rollups (or the signature table), never raw records, so evaluating
  * stays cheap at tens of millions of records.
+ *
+ * The seed aggregates success rate per tool and hour, but the failure type distribution and
+ * breaker trips per day: those two rules look at the last `windowHours` (default 24) up to the
+ * window's end, or at the whole window when it is longer.
  */
 import { readFileSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
@@ -61,14 +65,24 @@ export interface FailureTypeJumpConfig extends RuleSwitch {
   minShare?: number;
   /** The fewest failures of the tool in the window for the rule to look at it. Default 5. */
   minFailures?: number;
-  /** The baseline: this many hours before the window. Default 24. */
+  /**
+   * The shares compared: the last this many hours up to the window's end (whole hours, plus the
+   * current one), or the whole window when it is longer. Default 24, the seed's per-day view.
+   */
+  windowHours?: number;
+  /** The baseline: this many hours before those. Default 168 (the 7 days before). */
   baselineHours?: number;
   severity?: AlertSeverity;
 }
 
 export interface BreakerTripConfig extends RuleSwitch {
-  /** Trips tolerated in the window before alerting. Default 0: any trip alerts. */
+  /** Trips tolerated before alerting. Default 0: any trip alerts. */
   threshold?: number;
+  /**
+   * Trips are counted over the last this many hours up to the window's end (whole hours, plus the
+   * current one), or over the whole window when it is longer. Default 24, the seed's per-day count.
+   */
+  windowHours?: number;
   severity?: AlertSeverity;
 }
 
@@ -134,9 +148,9 @@ export const DEFAULT_ALERT_CONFIG: ResolvedAlertConfig = {
   rules: {
     success_rate: { enabled: true, threshold: 0.95, critical: 0.8, minCalls: 20 },
     p95_latency: { enabled: true, threshold: 0.8, critical: 1, minCalls: 20 },
-    failure_type_jump: { enabled: true, factor: 2, minShare: 0.2, minFailures: 5, baselineHours: 24, severity: 'warning' },
+    failure_type_jump: { enabled: true, factor: 2, minShare: 0.2, minFailures: 5, windowHours: 24, baselineHours: 7 * 24, severity: 'warning' },
     retry_rate: { enabled: true, threshold: 0.2, critical: 0.5, minCalls: 20 },
-    breaker_trip: { enabled: true, threshold: 0, severity: 'warning' },
+    breaker_trip: { enabled: true, threshold: 0, windowHours: 24, severity: 'warning' },
     param_validation_rate: { enabled: true, threshold: 0.1, critical: 0.3, minCalls: 20 },
     new_failure_signature: { enabled: true, severity: 'warning' },
   },
@@ -148,6 +162,7 @@ export const DEFAULT_ALERT_CONFIG: ResolvedAlertConfig = {
 
 const fraction = { type: 'number', minimum: 0, maximum: 1 };
 const positiveInteger = { type: 'integer', minimum: 1 };
+const hours = { type: 'integer', minimum: 1, maximum: 24 * 90 };
 const severity = { enum: ['warning', 'critical'] };
 const enabled = { type: 'boolean' };
 const rule = (properties: Record<string, object>) => ({ type: 'object', additionalProperties: false, properties: { enabled, ...properties } });
@@ -178,11 +193,12 @@ const CONFIG_SCHEMA = {
           factor: { type: 'number', minimum: 1 },
           minShare: fraction,
           minFailures: positiveInteger,
-          baselineHours: { type: 'integer', minimum: 1, maximum: 24 * 90 },
+          windowHours: hours,
+          baselineHours: hours,
           severity,
         }),
         retry_rate: fractionRule,
-        breaker_trip: rule({ threshold: { type: 'integer', minimum: 0 }, severity }),
+        breaker_trip: rule({ threshold: { type: 'integer', minimum: 0 }, windowHours: hours, severity }),
         param_validation_rate: fractionRule,
         new_failure_signature: rule({ severity }),
       },
@@ -343,7 +359,7 @@ export async function evaluateAlerts(store: Store, options: EvaluateAlertsOption
   const config = resolveAlertConfig(options.config ?? {});
   const { rules } = config;
   const filter: StatsFilter = { ...options.window, ...(options.toolName === undefined ? {} : { toolName: options.toolName }) };
-  const needStats = rules.p95_latency.enabled || rules.retry_rate.enabled || rules.breaker_trip.enabled || rules.param_validation_rate.enabled;
+  const needStats = rules.p95_latency.enabled || rules.retry_rate.enabled || rules.param_validation_rate.enabled;
 
   const alerts: Alert[] = [];
   if (rules.success_rate.enabled) alerts.push(...(await successRateAlerts(store, filter, rules.success_rate)));
@@ -351,10 +367,15 @@ export async function evaluateAlerts(store: Store, options: EvaluateAlertsOption
     const stats = await store.toolStats(filter);
     if (rules.p95_latency.enabled) alerts.push(...p95Alerts(stats, config));
     if (rules.retry_rate.enabled) alerts.push(...retryRateAlerts(stats, rules.retry_rate));
-    if (rules.breaker_trip.enabled) alerts.push(...breakerAlerts(stats, rules.breaker_trip));
     if (rules.param_validation_rate.enabled) alerts.push(...paramValidationAlerts(stats, rules.param_validation_rate));
   }
-  if (rules.failure_type_jump.enabled) alerts.push(...(await failureTypeJumpAlerts(store, filter, rules.failure_type_jump)));
+  if (rules.breaker_trip.enabled) {
+    const days = dailyFilter(filter, rules.breaker_trip.windowHours);
+    alerts.push(...breakerAlerts(await store.toolStats(days), days, rules.breaker_trip));
+  }
+  if (rules.failure_type_jump.enabled) {
+    alerts.push(...(await failureTypeJumpAlerts(store, dailyFilter(filter, rules.failure_type_jump.windowHours), rules.failure_type_jump)));
+  }
   if (rules.new_failure_signature.enabled) alerts.push(...(await newSignatureAlerts(store, filter, rules.new_failure_signature)));
 
   const ruleOrder = (name: AlertRuleName) => ALERT_RULES.indexOf(name);
@@ -368,7 +389,19 @@ export async function evaluateAlerts(store: Store, options: EvaluateAlertsOption
   );
 }
 
+/**
+ * The window of a per-day rule: the last `hours` whole hours before the hour `filter` ends in, plus
+ * that hour (as {@link defaultAlertWindow} does for one hour), or `filter` itself when it starts
+ * earlier. It starts on the hour, as the rollups it is read from do.
+ */
+function dailyFilter(filter: StatsFilter, hours: number): StatsFilter {
+  return { ...filter, since: hourStartMs(Math.min(filter.since, hourStartMs(filter.until) - hours * HOUR_MS)) };
+}
+
 const percent = (fraction: number): string => `${(fraction * 100).toFixed(1)}%`;
+const iso = (ms: number): string => new Date(ms).toISOString();
+/** `24 h`, `7 days`. */
+const span = (hours: number): string => (hours % 24 === 0 && hours > 24 ? `${hours / 24} days` : `${hours} h`);
 const seconds = (ms: number): string => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${Math.round(ms)} ms`);
 
 async function successRateAlerts(store: Store, filter: StatsFilter, rule: Full<RateRuleConfig>): Promise<Alert[]> {
@@ -461,7 +494,7 @@ function paramValidationAlerts(stats: readonly ToolStats[], rule: Full<RateRuleC
   );
 }
 
-function breakerAlerts(stats: readonly ToolStats[], rule: Full<BreakerTripConfig>): Alert[] {
+function breakerAlerts(stats: readonly ToolStats[], window: StatsFilter, rule: Full<BreakerTripConfig>): Alert[] {
   return stats
     .filter((s) => s.breaker_trips > rule.threshold)
     .map((s) => ({
@@ -470,7 +503,7 @@ function breakerAlerts(stats: readonly ToolStats[], rule: Full<BreakerTripConfig
       severity: rule.severity,
       value: s.breaker_trips,
       threshold: rule.threshold,
-      message: `circuit breaker tripped ${s.breaker_trips} time${s.breaker_trips === 1 ? '' : 's'}`,
+      message: `circuit breaker tripped ${s.breaker_trips} time${s.breaker_trips === 1 ? '' : 's'} since ${iso(window.since)}`,
       hour: null,
     }));
 }
@@ -489,8 +522,9 @@ function failuresByType(rows: readonly FailureBreakdownRow[]): Map<string, { tot
 
 async function failureTypeJumpAlerts(store: Store, filter: StatsFilter, rule: Full<FailureTypeJumpConfig>): Promise<Alert[]> {
   // Rollups are hour-granular, so the baseline ends where the window's first hour starts; it
-  // would otherwise share that hour with the window and dilute the jump.
-  const baselineUntil = hourStartMs(filter.since);
+  // would otherwise share that hour with the window and dilute the jump. (dailyFilter starts
+  // the window on the hour.)
+  const baselineUntil = filter.since;
   const baselineFilter: StatsFilter = { ...filter, since: baselineUntil - rule.baselineHours * HOUR_MS, until: baselineUntil };
   const current = failuresByType(await store.failureBreakdown(filter));
   const baseline = failuresByType(await store.failureBreakdown(baselineFilter));
@@ -506,15 +540,15 @@ async function failureTypeJumpAlerts(store: Store, filter: StatsFilter, rule: Fu
       if (share < threshold) continue;
       const before =
         base === undefined || base.total === 0
-          ? `no failures in the previous ${rule.baselineHours} h`
-          : `${percent(baseShare)} (${baseCount} of ${base.total}) in the previous ${rule.baselineHours} h`;
+          ? `no failures in the ${span(rule.baselineHours)} before`
+          : `${percent(baseShare)} (${baseCount} of ${base.total}) in the ${span(rule.baselineHours)} before`;
       alerts.push({
         rule: 'failure_type_jump',
         tool_name: tool,
         severity: rule.severity,
         value: share,
         threshold,
-        message: `${type} is ${percent(share)} of failures (${count} of ${total}), up from ${before}`,
+        message: `${type} is ${percent(share)} of failures (${count} of ${total}) since ${iso(filter.since)}, up from ${before}`,
         hour: null,
       });
     }

@@ -2,8 +2,9 @@
  * A day of tool calls built so that every alert rule and every stats figure has a known answer.
  * Shared by the monitor and CLI tests.
  *
- * "Now" is 2026-03-29T14:30Z, so the default alert window is 13:00-14:30 and the failure-type
- * baseline is the 24 hours before 13:00.
+ * "Now" is 2026-03-29T14:30Z, so the default alert window is 13:00-14:30; the per-day rules
+ * (failure types, breaker trips) read from 2026-03-28T14:00, and the failure-type baseline is the
+ * 7 days before that.
  *
  * - search_flights (timeout 2500 ms in {@link MONITOR_ALERT_CONFIG}):
  *   - baseline, 03:00-12:59: 10 hours x 20 calls; a rate limit in each of hours 03-11, a timeout
@@ -33,6 +34,7 @@ export const MONITOR_EXPECTED_ALERTS = [
   ['warning', 'success_rate', 'create_order'],
   ['warning', 'success_rate', 'search_flights'],
   ['warning', 'failure_type_jump', 'create_order'],
+  ['warning', 'failure_type_jump', 'search_flights'],
   ['warning', 'failure_type_jump', 'search_flights'],
   ['warning', 'retry_rate', 'search_flights'],
   ['warning', 'breaker_trip', 'search_flights'],

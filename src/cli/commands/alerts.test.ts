@@ -30,7 +30,7 @@ describe('faultline alerts', () => {
     expect(run.code).toBe(1);
     const report = JSON.parse(run.stdout) as AlertsReport;
     expect(report.window).toStrictEqual({ since: '2026-03-29T13:00:00.000Z', until: '2026-03-29T14:30:00.000Z' });
-    expect(report.firing).toBe(10);
+    expect(report.firing).toBe(EXPECTED.length);
     expect(brief(report.alerts)).toStrictEqual(EXPECTED);
     for (const alert of report.alerts) {
       expect(Object.keys(alert).sort()).toStrictEqual(['hour', 'message', 'rule', 'severity', 'threshold', 'tool_name', 'value']);
@@ -43,11 +43,21 @@ describe('faultline alerts', () => {
     const run = await runCapture(['alerts', '--db', db, '--config', join(dir, 'alerts.yaml'), ...AT_1430], dir);
     expect(run.code).toBe(1);
     const lines = run.stdout.trimEnd().split('\n');
-    expect(lines[0]).toBe('faultline alerts: 10 firing, 2026-03-29T13:00:00.000Z .. 2026-03-29T14:30:00.000Z');
+    expect(lines[0]).toBe(`faultline alerts: ${EXPECTED.length} firing, 2026-03-29T13:00:00.000Z .. 2026-03-29T14:30:00.000Z`);
     expect(lines[2]!.split(/\s{2,}/)).toStrictEqual(['severity', 'rule', 'tool', 'message']);
     const rows = lines.slice(4).map((l) => l.split(/\s{2,}/));
     expect(rows.map((r) => r.slice(0, 3))).toStrictEqual(EXPECTED);
     expect(rows[2]![3]).toBe('success rate 87.5% (35 of 40 calls) in the hour from 2026-03-29T13:00:00.000Z is below 95.0%');
+  });
+
+  it('says in --help which rules read a day and how to change it', async () => {
+    const help = await runCapture(['alerts', '--help'], dir);
+    expect(help.code).toBe(0);
+    // Commander wraps the description to the terminal width.
+    const text = help.stdout.replace(/\s+/g, ' ');
+    expect(text).toContain('(failure types and breaker trips: the last day)');
+    expect(text).toContain('rules.breaker_trip.windowHours (default 24)');
+    expect(text).toContain('baselineHours (the hours before, default 168)');
   });
 
   it('exits 0 when nothing fires', async () => {

@@ -28,13 +28,24 @@ export interface AlertsReport {
 
 export function alertsCommand(ctx: CliContext): Command {
   return new Command('alerts')
-    .description('Evaluate the alert rules over the last hour or so and print the firing ones; exit 1 when any fires')
+    .description('Evaluate the alert rules over the last hour or so (failure types and breaker trips: the last day) and print the firing ones; exit 1 when any fires')
     .option('--db <store>', DB_OPTION_HELP)
     .option('--config <file>', 'alert thresholds and per-tool timeouts, YAML or JSON')
     .option('--since <time>', 'window start: 90m, 24h, 7d, or an ISO date (default: the last complete hour and the current one)')
     .option('--until <time>', 'window end, an ISO date (default now)')
     .option('--tool <name>', 'only this tool')
     .option('--json', 'print the alerts as JSON')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Success rate is judged per tool and hour, P95 latency, retry and validation rates over the window.',
+        "As in seed 001, the failure type distribution and breaker trips are read per day: over the last",
+        '24 hours up to the window\'s end (or the whole window when longer). In the --config file,',
+        'rules.failure_type_jump.windowHours (default 24) and baselineHours (the hours before, default 168)',
+        'and rules.breaker_trip.windowHours (default 24) change that.',
+      ].join('\n'),
+    )
     .action(async (opts: AlertsOptions) => {
       const { io } = ctx;
       const until = parseUntil(opts.until, Date.now());

@@ -46,11 +46,11 @@ function ruleRows(config: ResolvedAlertConfig): Record<AlertRuleName, [boolean, 
     p95_latency: [r.p95_latency.enabled, `p95 > ${pct(r.p95_latency.threshold)} of the ${timeoutText}`, `> ${pct(r.p95_latency.critical)} of it; at least ${r.p95_latency.minCalls} calls`],
     failure_type_jump: [
       r.failure_type_jump.enabled,
-      `a type's share of failures >= max(${pct(r.failure_type_jump.minShare)}, ${r.failure_type_jump.factor} x its share in the previous ${r.failure_type_jump.baselineHours} h)`,
+      `a type's share of failures in the last ${r.failure_type_jump.windowHours} h >= max(${pct(r.failure_type_jump.minShare)}, ${r.failure_type_jump.factor} x its share in the ${r.failure_type_jump.baselineHours} h before)`,
       `${r.failure_type_jump.severity}; at least ${r.failure_type_jump.minFailures} failures`,
     ],
     retry_rate: [r.retry_rate.enabled, `retried calls > ${pct(r.retry_rate.threshold)}`, `> ${pct(r.retry_rate.critical)}; at least ${r.retry_rate.minCalls} calls`],
-    breaker_trip: [r.breaker_trip.enabled, `breaker trips > ${r.breaker_trip.threshold}`, r.breaker_trip.severity],
+    breaker_trip: [r.breaker_trip.enabled, `breaker trips in the last ${r.breaker_trip.windowHours} h > ${r.breaker_trip.threshold}`, r.breaker_trip.severity],
     param_validation_rate: [
       r.param_validation_rate.enabled,
       `parameter-validation failures > ${pct(r.param_validation_rate.threshold)}`,
