@@ -37,7 +37,7 @@ export const F_PEM = 1 << 2;
 export const F_SK = 1 << 3;
 /** `ghp`, `gho`, …, `b_p` of `github_pat_`. */
 export const F_GH = 1 << 4;
-/** `xox`, `xap`, `ks.` of `hooks.slack`. */
+/** `xox`, `xap`, `ks.` of `hooks.slack`, `bho` of Discord's `webhooks/`. */
 export const F_SLACK = 1 << 5;
 /** AWS access key id prefixes. */
 export const F_AWS = 1 << 6;
@@ -56,10 +56,15 @@ export const F_KEY = 1 << 12;
 /**
  * Prefixes of the less common provider tokens, which share one flag (the table has 16 bits):
  * `ya0` of Google's `ya29.`, `spx` of `GOCSPX-`, `hse` of Stripe's `whsec_`, `npm`, `glp` of
- * GitLab's `glpat-`, `hf-` of Hugging Face's `hf_`, `sg.` of SendGrid's `SG.`.
+ * GitLab's `glpat-`, `hf-` of Hugging Face's `hf_`, `sg.` of SendGrid's `SG.`, `shp` of Shopify's
+ * `shpat_`, `v0-` of DigitalOcean's `dop_v1_`, `ey-` of Mailgun's `key-`, `sq0` and `eaa` of
+ * Square's `sq0atp-` and `EAAA`.
  */
 export const F_TOKEN_MORE = 1 << 13;
-/** A command line: `-u` and a separator (curl's `-u user:password`), `--` and a letter of a long option. */
+/**
+ * A command line: `-u` and a separator (curl's `-u user:password`), `--` and a letter of a long
+ * option, `ysq` of `mysql` and `mysqldump` (whose `-pPASSWORD` has no separator).
+ */
 export const F_CLI = 1 << 14;
 
 /** A built-in rule plus the pre-filter flags that can make it match. */
@@ -79,6 +84,14 @@ export const TRIGGER_TRIGRAMS: readonly (readonly [string, number])[] = [
   ['---', F_PEM],
   ['sk-', F_SK],
   ['rk-', F_SK],
+  // Twilio's `SK` and 32 hex digits.
+  ['sk0', F_SK],
+  ['ska', F_SK],
+  ['skb', F_SK],
+  ['skc', F_SK],
+  ['skd', F_SK],
+  ['ske', F_SK],
+  ['skf', F_SK],
   ['ghp', F_GH],
   ['gho', F_GH],
   ['ghu', F_GH],
@@ -88,6 +101,7 @@ export const TRIGGER_TRIGRAMS: readonly (readonly [string, number])[] = [
   ['xox', F_SLACK],
   ['xap', F_SLACK],
   ['ks.', F_SLACK],
+  ['bho', F_SLACK],
   ['kia', F_AWS],
   ['sia', F_AWS],
   ['bia', F_AWS],
@@ -126,6 +140,12 @@ export const TRIGGER_TRIGRAMS: readonly (readonly [string, number])[] = [
   ['glp', F_TOKEN_MORE],
   ['hf-', F_TOKEN_MORE],
   ['sg.', F_TOKEN_MORE],
+  ['shp', F_TOKEN_MORE],
+  ['v0-', F_TOKEN_MORE],
+  ['ey-', F_TOKEN_MORE],
+  ['sq0', F_TOKEN_MORE],
+  ['eaa', F_TOKEN_MORE],
+  ['ysq', F_CLI],
   ['-u ', F_CLI],
   ...Array.from('abcdefghijklmnopqrstuvwxyz', (letter) => [`--${letter}`, F_CLI] as const),
 ];
@@ -558,6 +578,57 @@ export const BUILTIN_RULES: readonly BuiltinRule[] = [
     needs: F_TOKEN_MORE,
     pattern: /\bSG\.[A-Za-z0-9_-]{20,24}\.[A-Za-z0-9_-]{39,50}/g,
     mask: keepPrefix(/^SG\./),
+  },
+  {
+    id: 'shopify-token',
+    needs: F_TOKEN_MORE,
+    pattern: /\bshp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}(?![A-Za-z0-9])/g,
+    mask: keepPrefix(/^shp[a-z]{2}_/),
+  },
+  {
+    id: 'digitalocean-token',
+    needs: F_TOKEN_MORE,
+    pattern: /\bdo[opr]_v1_[a-f0-9]{64}(?![A-Za-z0-9])/g,
+    mask: keepPrefix(/^do[opr]_v1_/),
+  },
+  {
+    id: 'mailgun-api-key',
+    needs: F_TOKEN_MORE,
+    // gitleaks wants the word `mailgun` nearby; 32 hex digits after `key-` are specific enough alone.
+    pattern: /\bkey-[a-f0-9]{32}(?![A-Za-z0-9])/g,
+    validate: (match) => looksRandom(match.slice(4)),
+    mask: keepPrefix(/^key-/),
+  },
+  {
+    id: 'square-token',
+    needs: F_TOKEN_MORE,
+    pattern: /\b(?:sq0atp-[A-Za-z0-9_-]{22,}|sq0csp-[A-Za-z0-9_-]{40,}|EAAA[A-Za-z0-9_-]{40,})/g,
+    validate: (match) => looksRandom(match.slice(7)),
+    mask: keepPrefix(/^(?:sq0[a-z]{3}-|EAAA)/),
+  },
+  {
+    id: 'twilio-api-key',
+    needs: F_SK,
+    pattern: /\bSK[0-9a-fA-F]{32}(?![A-Za-z0-9])/g,
+    validate: (match) => looksRandom(match.slice(2)),
+    mask: keepPrefix(/^SK/),
+  },
+  {
+    id: 'discord-webhook',
+    needs: F_SLACK,
+    pattern: /(?:https?:\/\/)?(?:ptb\.|canary\.)?discord(?:app)?\.com\/api\/webhooks\/\d{5,30}\/[A-Za-z0-9_-]{20,}/g,
+    mask: keepPrefix(/^.*?\/api\/webhooks\//),
+  },
+  {
+    id: 'mysql-password-flag',
+    needs: F_CLI,
+    // `mysql -pS3cret`: the password is glued to `-p` (a space after it would prompt instead, and
+    // `-P` is the port). Everything up to `-p` is kept.
+    pattern: /\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlpump|mysqlsh)\b[^\n]{0,400}?[ \t]-p(?:(\\?["'])[^"'\n\\]+\1|[^\s"'\\]+)/g,
+    mask: (match) => {
+      const at = match.lastIndexOf(' -p') === -1 ? match.lastIndexOf('\t-p') : match.lastIndexOf(' -p');
+      return `${match.slice(0, at + 3)}${REDACTED}`;
+    },
   },
   {
     id: 'cli-secret-flag',
