@@ -2,7 +2,7 @@
  * Latency samples for the `latency` fault. The random source is injected (seeded per plan, rule
  * and tool), so a plan replays the same delays run after run.
  */
-import type { LatencyParams } from './plan-spec.js';
+import { MAX_FAULT_DELAY_MS, type LatencyParams } from './plan-spec.js';
 
 /** Standard normal deviate by Box-Muller; `1 - u` keeps the logarithm away from zero. */
 function standardNormal(random: () => number): number {
@@ -25,5 +25,6 @@ export function sampleLatency(params: LatencyParams, random: () => number): numb
       ms = -params.mean_ms * Math.log(1 - random());
       break;
   }
-  return Math.round(Math.min(params.max_ms ?? Infinity, Math.max(params.min_ms ?? 0, ms)));
+  // A distribution's tail can reach past any timer; it stops at the longest wait a plan may give.
+  return Math.round(Math.min(params.max_ms ?? MAX_FAULT_DELAY_MS, MAX_FAULT_DELAY_MS, Math.max(params.min_ms ?? 0, ms)));
 }

@@ -6,6 +6,12 @@
 /** The Retry-After, in seconds, of an injected 429 that names none (plan rules and X-Inject-Error alike). */
 export const DEFAULT_RETRY_AFTER_S = 2;
 
+/**
+ * The longest wait a plan may ask for (one day). Timers cannot go beyond about 24.8 days (node
+ * fires a longer one at once), and no client waits for a day; a plan that means "never" says hang.
+ */
+export const MAX_FAULT_DELAY_MS = 86_400_000;
+
 /** Every fault a plan can inject, in the order the docs list them. */
 export const FAULT_KINDS = [
   'timeout',

@@ -13,7 +13,7 @@ import { cloneJson } from '../record/clone-json.js';
 import { parseYamlText } from '../yaml-text.js';
 import { TOOL_PATTERN } from './glob.js';
 import { isJsonText } from './output-rewrites.js';
-import { FAULT_KINDS, HTTP_FAULT_STATUSES, type FaultKind, type FaultPlanSpec, type FaultRule } from './plan-spec.js';
+import { FAULT_KINDS, HTTP_FAULT_STATUSES, MAX_FAULT_DELAY_MS, type FaultKind, type FaultPlanSpec, type FaultRule } from './plan-spec.js';
 import { isIsoTimestamp, isoInstant } from './timestamps.js';
 
 /**
@@ -373,8 +373,17 @@ function checkHeaders(headers: Record<string, string> | undefined, path: (string
   }
 }
 
+/** Params that are waits on a timer, in milliseconds. */
+const DELAY_FIELDS = ['delay_ms', 'ms', 'min_ms', 'max_ms', 'mean_ms', 'stddev_ms'];
+
 /** What the schemas cannot say: fields that go together or exclude each other, texts that must parse (or must not). */
 function checkParams(kind: FaultKind, params: Record<string, unknown>, path: (string | number)[]): void {
+  for (const key of DELAY_FIELDS) {
+    const ms = params[key];
+    if (typeof ms === 'number' && ms > MAX_FAULT_DELAY_MS) fail([...path, key], `must be at most ${MAX_FAULT_DELAY_MS} (one day); for no answer at all, use hang`);
+  }
+  const seconds = params['delay_seconds'];
+  if (typeof seconds === 'number' && seconds * 1000 > MAX_FAULT_DELAY_MS) fail([...path, 'delay_seconds'], `must be at most ${MAX_FAULT_DELAY_MS / 1000} (one day); for no answer at all, use hang`);
   switch (kind) {
     case 'timeout':
       exclusive(params, path, 'delay_ms', 'delay_seconds');

@@ -189,6 +189,20 @@ describe('parseFaultPlan: errors are one line naming the field', () => {
     expect(ok.rules[0]!.params).toMatchObject({ headers: { 'X-Request-Id': 'abc\t1 é', 'www-authenticate': 'Bearer realm="x"' } });
   });
 
+  it('waits longer than a day, which a timer cannot hold (node fires one over 24.8 days at once)', () => {
+    const rule = (fault: string, params: string) => bad(`version: 1\nrules:\n  - { tool: a, fault: ${fault}, params: ${params} }\n`);
+    expect(rule('latency', '{ ms: 3000000000 }')).toBe('plan.yaml: rules[0].params.ms: must be at most 86400000 (one day); for no answer at all, use hang');
+    expect(rule('timeout', '{ delay_seconds: 2592000 }')).toBe('plan.yaml: rules[0].params.delay_seconds: must be at most 86400 (one day); for no answer at all, use hang');
+    expect(rule('http_status', '{ status: 503, delay_ms: 86400001 }')).toBe('plan.yaml: rules[0].params.delay_ms: must be at most 86400000 (one day); for no answer at all, use hang');
+    expect(rule('latency', '{ distribution: exponential, mean_ms: 1e10 }')).toBe('plan.yaml: rules[0].params.mean_ms: must be at most 86400000 (one day); for no answer at all, use hang');
+    expect(parseFaultPlan('version: 1\nrules:\n  - { tool: a, fault: timeout, params: { delay_seconds: 86400 } }\n', 'plan.yaml').rules).toHaveLength(1);
+    // A distribution's tail stops at a day too.
+    const plan = createFaultPlan(planOf({ tool: 't', fault: 'latency', params: { distribution: 'normal', mean_ms: 86_400_000, stddev_ms: 86_400_000 } }));
+    const delays = Array.from({ length: 50 }, () => plan.decide({ toolName: 't', args: {} })!.delayMs);
+    expect(Math.max(...delays)).toBe(86_400_000);
+    expect(Math.min(...delays)).toBeLessThan(86_400_000);
+  });
+
   it('other rule fields', () => {
     expect(bad('version: 1\nrules:\n  - { tool: " get_weather", fault: empty }\n')).toBe('plan.yaml: rules[0].tool: must be a tool name, or a glob using * and ?');
     expect(bad('version: 1\nrules:\n  - { tool: "get\\tweather", fault: empty }\n')).toBe('plan.yaml: rules[0].tool: must be a tool name, or a glob using * and ?');
