@@ -3,6 +3,7 @@
  * section 4.4), each tool's top failure types, and where failures happen (stage) against why
  * (category). The stats command prints it; the dashboard serves and renders the same object.
  */
+import { hourRange } from '../store/rollup.js';
 import type { FailureBreakdownRow, StatsFilter, Store, ToolStats } from '../store/types.js';
 import { FAILURE_CATEGORIES, FAILURE_STAGES, type FailureCategory, type FailureStage } from '../taxonomy.js';
 import { isoWindow } from './time-window.js';
@@ -24,7 +25,13 @@ export interface StageCategoryCell {
 
 /** `faultline stats --json`, and the dashboard's `/api/stats`. */
 export interface StatsReport {
+  /** The window asked for. */
   window: { since: string; until: string };
+  /**
+   * The window the figures count: the rollups are hourly, so every UTC hour `window` touches,
+   * whole (from the start of the hour `since` falls in to the end of the hour before `until`).
+   */
+  counted_window: { since: string; until: string };
   tools: ToolStats[];
   top_failure_types: TopFailureType[];
   stage_category: StageCategoryCell[];
@@ -33,7 +40,14 @@ export interface StatsReport {
 /** Reads the report for `filter`, with `top` failure types per tool. */
 export async function buildStatsReport(store: Store, filter: StatsFilter, top: number): Promise<StatsReport> {
   const [tools, breakdown] = await Promise.all([store.toolStats(filter), store.failureBreakdown(filter)]);
-  return { window: isoWindow(filter.since, filter.until), tools, top_failure_types: topFailureTypes(breakdown, top), stage_category: stageCategory(breakdown) };
+  const { fromHourMs, untilHourMs } = hourRange(filter);
+  return {
+    window: isoWindow(filter.since, filter.until),
+    counted_window: isoWindow(fromHourMs, untilHourMs),
+    tools,
+    top_failure_types: topFailureTypes(breakdown, top),
+    stage_category: stageCategory(breakdown),
+  };
 }
 
 /** Each tool's most frequent failure types, summed over stages. */

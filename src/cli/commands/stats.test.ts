@@ -101,6 +101,23 @@ describe('faultline stats', () => {
     expect(total(await statsJson(['--since', '2026-03-22', ...until]))).toBe(records.length);
   });
 
+  it('says which whole hours it counted when the window does not fall on them', async () => {
+    const report = await statsJson(['--since', '2026-03-29T13:20Z', '--until', '2026-03-29T13:50Z']);
+    expect(report.window).toStrictEqual({ since: '2026-03-29T13:20:00.000Z', until: '2026-03-29T13:50:00.000Z' });
+    expect(report.counted_window).toStrictEqual({ since: '2026-03-29T13:00:00.000Z', until: '2026-03-29T14:00:00.000Z' });
+    // The whole of hour 13, not the 30 minutes asked for.
+    expect(report.tools.find((t) => t.tool_name === 'search_flights')!.total).toBe(40);
+    expect((await statsJson(HOUR_13)).counted_window).toStrictEqual({ since: '2026-03-29T13:00:00.000Z', until: '2026-03-29T14:00:00.000Z' });
+
+    const text = await runCapture(['stats', '--db', db, '--since', '2026-03-29T13:20Z', '--until', '2026-03-29T13:50Z'], dir);
+    expect(text.stdout.split('\n')[0]).toBe(
+      'faultline stats: 3 tools, 95 calls, 2026-03-29T13:20:00.000Z .. 2026-03-29T13:50:00.000Z (counted in whole hours: 2026-03-29T13:00:00.000Z .. 2026-03-29T14:00:00.000Z)',
+    );
+    const help = await runCapture(['stats', '--help'], dir);
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain('a window is counted in whole UTC hours: from the start of the hour --since falls in to the end of the hour --until falls in');
+    expect(help.stdout).toContain('counted_window');
+  });
+
   it('refuses a date that is not on the calendar instead of rolling it over', async () => {
     for (const [flag, text] of [['--since', '2026-02-30'], ['--since', '2026-04-31T10:00Z'], ['--until', '2026-02-29']]) {
       const run = await runCapture(['stats', '--db', db, flag!, text!], dir);

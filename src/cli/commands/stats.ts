@@ -46,6 +46,16 @@ export function statsCommand(ctx: CliContext): Command {
     .option('--tool <name>', 'only this tool')
     .option('--top <n>', 'failure types shown per tool', '3')
     .option('--json', 'print the report as JSON')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'The figures come from hourly rollups, so a window is counted in whole UTC hours: from the start',
+        'of the hour --since falls in to the end of the hour --until falls in (--since 90m at 14:10 counts',
+        '12:00 to 15:00). The report says so when that differs from the window asked for; --json gives',
+        'both, as window and counted_window.',
+      ].join('\n'),
+    )
     .action(async (opts: StatsOptions) => {
       const { io } = ctx;
       const until = parseUntil(opts.until, Date.now());
@@ -66,7 +76,9 @@ export function statsCommand(ctx: CliContext): Command {
       }
       const calls = report.tools.reduce((sum, t) => sum + t.total, 0);
       const scope = opts.tool === undefined ? `${report.tools.length} tool${report.tools.length === 1 ? '' : 's'}` : `tool ${opts.tool}`;
-      writeLine(io.stdout, `faultline stats: ${scope}, ${calls} calls, ${report.window.since} .. ${report.window.until}`);
+      const { window, counted_window: counted } = report;
+      const rounded = counted.since === window.since && counted.until === window.until ? '' : ` (counted in whole hours: ${counted.since} .. ${counted.until})`;
+      writeLine(io.stdout, `faultline stats: ${scope}, ${calls} calls, ${window.since} .. ${window.until}${rounded}`);
       if (calls === 0) {
         writeLine(io.stdout, 'no calls recorded in this window');
         return;
