@@ -670,9 +670,14 @@ export const BUILTIN_RULES: readonly BuiltinRule[] = [
   {
     id: 'cn-resident-id',
     needs: F_DIGITS,
-    pattern: /(?<!\d)[1-9]\d{5}(?:18|19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dXx](?!\d)/g,
-    validate: isCnResidentId,
-    mask: (match) => `${match.slice(0, 6)}${'*'.repeat(11)}${match.slice(17)}`,
+    // Also written in groups of 6, 8 and 4 (region, birth date, sequence and check), the same
+    // separator between each.
+    pattern: /(?<!\d)(?<!\d[ -])[1-9]\d{5}([ -]?)(?:18|19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\1\d{3}[\dXx](?!\d)/g,
+    validate: (match) => isCnResidentId(match.replace(/[ -]/g, '')),
+    mask: (match) => {
+      const id = match.replace(/[ -]/g, '');
+      return `${id.slice(0, 6)}${'*'.repeat(11)}${id.slice(17)}`;
+    },
   },
   {
     id: 'payment-card',
