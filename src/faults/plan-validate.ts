@@ -26,6 +26,8 @@ const MESSAGE = 'x-message';
 const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true });
 ajv.addKeyword({ keyword: MESSAGE, schemaType: 'string' });
 
+// RFC 9110 section 10.2.3: delay-seconds is digits only; "1.5" is not a Retry-After every client reads.
+const RETRY_AFTER_MESSAGE = 'must be a whole number of seconds, an HTTP-date, or null for none';
 const TRIGGER_MESSAGE = 'must be always, first_call_only, or an object with one of nth, every, after, probability, window';
 const WINDOW_BOUND_MESSAGE = 'must be an ISO-8601 time or a number of milliseconds after the plan starts';
 const WINDOW_ZONE_MESSAGE = 'must give its time zone (Z, or an offset such as +08:00): without one it would depend on the machine';
@@ -66,7 +68,7 @@ const PARAM_SCHEMAS: Record<FaultKind, object> = {
     {
       status: { enum: [...HTTP_FAULT_STATUSES], [MESSAGE]: `must be one of ${HTTP_FAULT_STATUSES.join(', ')}` },
       body: {},
-      retry_after: { type: ['number', 'string', 'null'], minimum: 0, [MESSAGE]: 'must be a number of seconds, an HTTP-date, or null for none' },
+      retry_after: { type: ['integer', 'string', 'null'], minimum: 0, [MESSAGE]: RETRY_AFTER_MESSAGE },
       headers: fieldMap({ type: 'string' }, 'must be a map of header names to strings'),
       message: { type: 'string', [MESSAGE]: 'must be a string' },
       delay_ms: milliseconds,
@@ -412,7 +414,9 @@ function checkParams(kind: FaultKind, params: Record<string, unknown>, path: (st
     }
     case 'http_status': {
       const retryAfter = params['retry_after'];
-      if (typeof retryAfter === 'string' && parseRetryAfter(retryAfter, 0) === undefined) fail([...path, 'retry_after'], 'must be a number of seconds, an HTTP-date, or null for none');
+      if (typeof retryAfter === 'string' && !/^\d+$/.test(retryAfter.trim()) && (!/[a-z]/i.test(retryAfter) || parseRetryAfter(retryAfter, 0) === undefined)) {
+        fail([...path, 'retry_after'], RETRY_AFTER_MESSAGE);
+      }
       checkHeaders(params['headers'] as Record<string, string> | undefined, [...path, 'headers']);
       return;
     }

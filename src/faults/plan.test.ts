@@ -150,8 +150,14 @@ describe('parseFaultPlan: errors are one line naming the field', () => {
   it('bad params, per kind', () => {
     const rule = (fault: string, params: string) => bad(`version: 1\nrules:\n  - { tool: a, fault: ${fault}, params: ${params} }\n`);
     expect(rule('http_status', '{ status: 418 }')).toBe('plan.yaml: rules[0].params.status: must be one of 400, 401, 403, 404, 409, 429, 500, 502, 503, 504');
-    expect(rule('http_status', '{ status: 429, retry_after: soon }')).toBe('plan.yaml: rules[0].params.retry_after: must be a number of seconds, an HTTP-date, or null for none');
-    expect(rule('http_status', '{ status: 429, retry_after: -1 }')).toBe('plan.yaml: rules[0].params.retry_after: must be a number of seconds, an HTTP-date, or null for none');
+    expect(rule('http_status', '{ status: 429, retry_after: soon }')).toBe('plan.yaml: rules[0].params.retry_after: must be a whole number of seconds, an HTTP-date, or null for none');
+    expect(rule('http_status', '{ status: 429, retry_after: -1 }')).toBe('plan.yaml: rules[0].params.retry_after: must be a whole number of seconds, an HTTP-date, or null for none');
+    // Retry-After is digits or a date on the wire: a fraction is a header strict clients cannot read.
+    expect(rule('http_status', '{ status: 429, retry_after: 1.5 }')).toBe('plan.yaml: rules[0].params.retry_after: must be a whole number of seconds, an HTTP-date, or null for none');
+    expect(rule('http_status', '{ status: 429, retry_after: "1.5" }')).toBe('plan.yaml: rules[0].params.retry_after: must be a whole number of seconds, an HTTP-date, or null for none');
+    for (const ok of ['30', '"30"', '"Wed, 21 Oct 2026 07:28:00 GMT"']) {
+      expect(parseFaultPlan(`version: 1\nrules:\n  - { tool: a, fault: http_status, params: { status: 503, retry_after: ${ok} } }\n`, 'plan.yaml').rules).toHaveLength(1);
+    }
     expect(parseFaultPlan('version: 1\nrules:\n  - { tool: a, fault: http_status, params: { status: 429, retry_after: null } }\n', 'plan.yaml').rules[0]!.params).toEqual({ status: 429, retry_after: null });
     expect(rule('http_status', '{ status: 429, headers: { x-a: 1 } }')).toBe('plan.yaml: rules[0].params.headers: must be a map of header names to strings');
     expect(rule('http_status', '{ status: 429, headers: { "": x } }')).toBe('plan.yaml: rules[0].params.headers: must be a map of header names to strings');
