@@ -70,7 +70,7 @@ describe('parseInjectHeader', () => {
   });
 
   it('refuses what it does not know, with a message listing what it does', () => {
-    for (const bad of ['418', 'explode', 'slow', 'slow:-1', 'slow:abc', '401:5', '429:x', 'reset:3']) {
+    for (const bad of ['418', 'explode', 'slow', 'slow:-1', 'slow:abc', '401:5', '429:x', 'reset:3', '429:', '503:', 'slow:', 'slow:1e3', 'slow:0x10', '429:1.5', '429:1e2']) {
       const r = parseInjectHeader(bad);
       expect(r.ok, bad).toBe(false);
     }

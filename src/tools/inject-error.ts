@@ -85,7 +85,8 @@ export function parseInjectHeader(value: string, commitHeader?: string): InjectP
     const params: Record<string, unknown> = { status, commit };
     if (arg !== undefined || status === 429) {
       if (status !== 429 && status !== 503) return { ok: false, message: `${INJECT_HEADER}: only 429 and 503 take a Retry-After (":<seconds>")` };
-      const seconds = arg === undefined ? DEFAULT_RETRY_AFTER_S : Number(arg);
+      // Digits only: Number() reads "" as 0 and "1e3" or "0x10" as numbers, which no client would send on purpose.
+      const seconds = arg === undefined ? DEFAULT_RETRY_AFTER_S : /^\d{1,6}$/.test(arg) ? Number(arg) : Number.NaN;
       if (!Number.isInteger(seconds) || seconds < 0 || seconds > 86_400) return { ok: false, message: `${INJECT_HEADER}: Retry-After must be 0-86400 seconds, got "${arg}"` };
       headers['retry-after'] = String(seconds);
       params['retry_after'] = seconds;
@@ -114,7 +115,7 @@ export function parseInjectHeader(value: string, commitHeader?: string): InjectP
     case 'malformed':
       return { ok: true, decision: decision('malformed_json', {}, { delayMs: 0, forward: true, effect: { type: 'malformed', render: malformedText } }) };
     case 'slow': {
-      const ms = arg === undefined ? NaN : Number(arg);
+      const ms = arg !== undefined && /^\d{1,7}$/.test(arg) ? Number(arg) : Number.NaN;
       if (!Number.isInteger(ms) || ms < 0 || ms > MAX_SLOW_MS) return { ok: false, message: `${INJECT_HEADER}: slow needs a delay in ms, 0-${MAX_SLOW_MS} (e.g. "slow:1500")` };
       return { ok: true, decision: decision('latency', { ms }, { delayMs: ms, forward: true, effect: { type: 'pass' } }) };
     }
