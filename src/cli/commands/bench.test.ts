@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -250,6 +250,21 @@ describe('faultline bench', () => {
     }
     expect(existsSync(db)).toBe(false);
     expect(readFileSync(join(dir, 'a-file'), 'utf8')).toBe('kept\n');
+  });
+
+  it.skipIf(!(process.platform === 'linux' && existsSync('/dev/full')))('a report that cannot be written (a full disk): one line, exit 2, no temporary file, the previous report kept', async () => {
+    const out = join(dir, 'out-full');
+    expect((await bench(['--agent', 'module:./waiter.mjs', '--out', 'out-full', '--json'])).code).toBe(0);
+    const previous = Object.fromEntries(readdirSync(out).map((f) => [f, readFileSync(join(out, f), 'utf8')]));
+    expect(Object.keys(previous).sort()).toEqual(['report.html', 'report.md', 'results.json']);
+    // The report's temporary name is the file's own plus this process's id: /dev/full there
+    // answers every write with ENOSPC, as a full disk does.
+    symlinkSync('/dev/full', join(out, `report.md.tmp-${process.pid}`));
+    const run = await bench(['--agent', 'module:./waiter.mjs', '--out', 'out-full', '--json']);
+    expect(run).toStrictEqual({ code: 2, stdout: '', stderr: 'faultline: cannot write out-full/report.md: no space left on the device\n' });
+    expect(readdirSync(out).sort()).toEqual(Object.keys(previous).sort());
+    for (const [file, text] of Object.entries(previous)) expect(readFileSync(join(out, file), 'utf8'), file).toBe(text);
+    expect(statSync('/dev/full').isCharacterDevice()).toBe(true);
   });
 
   it('--help lists the flags and exits 0', async () => {

@@ -159,7 +159,7 @@ async function runBench(io: CliIo, opts: BenchOptions, version: string): Promise
     bar?.stop();
     bar = undefined;
     const scores = scoreSuite(suite);
-    const written = await writeReport(outDir, suite, scores);
+    const written = await writeReport(outDir, suite, scores, { shownDir: outShown });
     for (const message of recordErrors) io.stderr.write(`faultline: warning: records not stored: ${message}\n`);
     // Runs the endpoint failed (fewer in a row than stop the run) are left out of the scores; say so.
     const lost = printable(scores.filter((s) => s.endpointFailures > 0).map((s) => `${s.agent} ${s.endpointFailures}`).join(', '));

@@ -4,9 +4,9 @@
  * all or nothing (see replaceFiles), so a failed write never leaves half a report behind.
  */
 import { readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { replaceFiles } from '../../replace-files.js';
-import { ConfigError } from '../../errors.js';
+import { basename, join } from 'node:path';
+import { fileErrorReason, replaceFiles } from '../../replace-files.js';
+import { ConfigError, FaultlineError } from '../../errors.js';
 import { makeDirectory } from '../../make-directory.js';
 import type { SuiteResult } from '../runner.js';
 import type { AgentScore } from '../score.js';
@@ -37,8 +37,13 @@ export interface WrittenReport {
   html: string;
 }
 
-/** Writes results.json, report.md and report.html into `dir` (created if needed). */
-export async function writeReport(dir: string, suite: SuiteResult, scores: AgentScore[]): Promise<WrittenReport> {
+/**
+ * Writes results.json, report.md and report.html into `dir` (created if needed). `shownDir` is how
+ * messages name `dir` (the `--out` the user typed); default `dir`.
+ * @throws FaultlineError with one line naming the file when one cannot be written (a full disk, an
+ * I/O error); the files that were there stay as they were, and no temporary file is left.
+ */
+export async function writeReport(dir: string, suite: SuiteResult, scores: AgentScore[], options: { shownDir?: string } = {}): Promise<WrittenReport> {
   await makeDirectory(dir);
   const states = changedStates(suite.results.map((r) => r.state));
   const saved: SuiteResult = { ...suite, results: suite.results.map((r, i) => ({ ...r, state: states[i]! })) };
@@ -52,10 +57,19 @@ export async function writeReport(dir: string, suite: SuiteResult, scores: Agent
   // All three are written before any is renamed, and renamed all or nothing: a report is never
   // one run's results.json beside another run's report.html.
   try {
-    for (const [path, text] of outputs) await writeFile(`${path}${suffix}`, text);
+    for (const [path, text] of outputs) {
+      try {
+        await writeFile(`${path}${suffix}`, text);
+      } catch (error) {
+        const shown = options.shownDir === undefined ? path : join(options.shownDir, basename(path));
+        throw new FaultlineError(`cannot write ${shown}: ${fileErrorReason(error)}`, { cause: error });
+      }
+    }
     replaceFiles(outputs.map(([path]) => [`${path}${suffix}`, path] as const));
   } finally {
-    await Promise.all(outputs.map(([path]) => rm(`${path}${suffix}`, { force: true })));
+    // Quietly: this runs while a failure is being reported, which a second one must not replace;
+    // and what is not a file there (a directory) is not ours.
+    await Promise.all(outputs.map(([path]) => rm(`${path}${suffix}`, { force: true }).catch(() => undefined)));
   }
   return { dir, results: outputs[0]![0], markdown: outputs[1]![0], html: outputs[2]![0] };
 }
