@@ -265,6 +265,16 @@ describe('mock tool server: X-Inject-Error', () => {
     expect(() => JSON.parse(text)).toThrow(SyntaxError);
   });
 
+  it('malformed, partial and empty leave an error answer as it is, and /faults does not list them', async () => {
+    const straight = await call('get_weather', { city: 'Atlantis' });
+    expect(straight.status).toBe(404);
+    for (const fault of ['malformed', 'partial', 'empty']) {
+      const r = await call('get_weather', { city: 'Atlantis' }, { 'x-inject-error': fault });
+      expect([r.status, r.body], fault).toEqual([404, straight.body]);
+    }
+    expect((await get('/faults')).body.injected).toEqual([]);
+  });
+
   it('slow:<ms> answers normally, that much later', async () => {
     const started = Date.now();
     const r = await call('get_weather', { city: 'Paris' }, { 'x-inject-error': 'slow:200' });

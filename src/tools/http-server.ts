@@ -231,7 +231,8 @@ export async function startMockToolServer(options: MockToolServerOptions): Promi
       return;
     }
 
-    injected.push({ at: new Date(clock.now()).toISOString(), tool: tool.name, source, fault: decision.fault });
+    const entry: InjectedFaultEntry = { at: new Date(clock.now()).toISOString(), tool: tool.name, source, fault: decision.fault };
+    injected.push(entry);
     if (decision.delayMs > 0 && !(await hold(decision.delayMs, signal))) return;
     const effect = decision.effect;
     const needsOutput = decision.forward || effect.type === 'pass' || effect.type === 'malformed' || effect.type === 'rewrite';
@@ -257,11 +258,15 @@ export async function startMockToolServer(options: MockToolServerOptions): Promi
         return;
       }
       case 'malformed':
-        send(res, reply!, effect.render(reply!.body));
-        return;
       case 'rewrite':
-        // Failures pass through: there is no result to corrupt.
-        send(res, reply!.status >= 200 && reply!.status < 300 ? { ...reply!, body: effect.rewrite(reply!.body) } : reply!);
+        if (reply!.status < 200 || reply!.status >= 300) {
+          // A failure has no result to corrupt: it goes out as it is, and /faults, being ground truth, does not list it.
+          injected.splice(injected.indexOf(entry), 1);
+          send(res, reply!);
+          return;
+        }
+        if (effect.type === 'malformed') send(res, reply!, effect.render(reply!.body));
+        else send(res, { ...reply!, body: effect.rewrite(reply!.body) });
         return;
     }
   }
