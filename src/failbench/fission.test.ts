@@ -185,7 +185,8 @@ describe('runFission refuses what cannot branch', () => {
         for (let i = 0; i < 3; i++) {
           const r = await task.callTool('get_weather', { city: 'Paris', date: '2026-03-30' });
           const kind = task.sampling === undefined ? undefined : lost(task.sampling.branch);
-          if (kind !== undefined) throw new ModelEndpointError('openai', { kind, status: kind === 'rejected' ? 400 : 503, message: `HTTP ${kind === 'rejected' ? 400 : 503}: no` }, 1);
+          // 401: a rejection every run would meet (a 400 would lose one continuation only).
+          if (kind !== undefined) throw new ModelEndpointError('openai', { kind, status: kind === 'rejected' ? 401 : 503, message: `HTTP ${kind === 'rejected' ? 401 : 503}: no` }, 1);
           if (r.ok) return { status: 'completed', answer: 'Paris', diagnoses: [] };
           await task.sleep(30_000);
         }
@@ -202,7 +203,7 @@ describe('runFission refuses what cannot branch', () => {
     expect(await store.countTrajectories!()).toBe(0);
   });
 
-  it('stops on a request the endpoint rejects and stores no group', async () => {
+  it('stops on a key the endpoint rejects and stores no group', async () => {
     const store = createMemoryStore();
     const error = await runFission({ scenarios: [rateLimitScenario()], agents: [endpointAgent(() => 'rejected')], k: 3, feedback: 'raw', seed: 1, store }).catch((e: unknown) => e);
     expect(SuiteStoppedError.isInstance(error)).toBe(true);

@@ -10,7 +10,7 @@ import type { ToolExecutionRecord } from '../record/types.js';
 import { uuidv7 } from '../record/uuid-v7.js';
 import type { ExecuteResult, RecordSink } from '../runtime/runtime.js';
 import type { Store } from '../store/types.js';
-import { ModelEndpointError } from './agents/model-endpoint-error.js';
+import { ModelEndpointError, rejectsEveryRequest } from './agents/model-endpoint-error.js';
 import { diagnosisMatches, evaluateOracle, fileVersions } from './oracle.js';
 import { scenarioScores } from './score.js';
 import type {
@@ -136,8 +136,10 @@ export interface RunSuiteOptions {
   /**
    * Runs in a row of one agent that its model endpoint failed after every retry (down, 5xx,
    * timeouts) before the suite stops with {@link SuiteStoppedError}. Default
-   * {@link DEFAULT_ENDPOINT_FAILURE_LIMIT}; `Infinity` never stops for these. A request the
-   * endpoint rejects (bad key, unknown model, bad request) stops the suite at once, whatever this is.
+   * {@link DEFAULT_ENDPOINT_FAILURE_LIMIT}; `Infinity` never stops for these. Runs lost to other
+   * rejections (a 400 for one scenario's context length) count here too. A rejection every run
+   * would meet (bad key, unknown model: see rejectsEveryRequest) stops the suite at once, whatever
+   * this is.
    */
   endpointFailureLimit?: number;
 }
@@ -149,9 +151,9 @@ const SUITE_STOPPED_MARKER = Symbol.for('faultline.error.SuiteStoppedError');
 
 /**
  * A suite stopped before its end because an agent's model endpoint cannot serve it: it rejected a
- * request (`rejected`: a bad key, an unknown model, a bad request, which every scenario would meet
- * the same way), or it failed {@link RunSuiteOptions.endpointFailureLimit} runs in a row after
- * every retry (`stopped_answering`). The results so far are not returned: scores over a part of
+ * request in a way every scenario would meet (`rejected`: a bad key, an unknown model, a wrong
+ * URL; see rejectsEveryRequest), or it lost {@link RunSuiteOptions.endpointFailureLimit} runs in a
+ * row after every retry or to other rejections (`stopped_answering`). The results so far are not returned: scores over a part of
  * the suite, cut where the endpoint failed, would read as the agent's. Their records are stored.
  * The message names the provider and what the endpoint said, never the API key.
  */
@@ -173,7 +175,9 @@ export class SuiteStoppedError extends FaultlineError {
     super(
       reason === 'rejected'
         ? `the ${failure.provider} endpoint rejected the request (${failure.message})`
-        : `the ${failure.provider} endpoint stopped answering: ${consecutive} runs in a row failed after every retry (${failure.message})`,
+        : failure.kind === 'rejected'
+          ? `the ${failure.provider} endpoint failed ${consecutive} runs in a row (the last rejected: ${failure.message})`
+          : `the ${failure.provider} endpoint stopped answering: ${consecutive} runs in a row failed after every retry (${failure.message})`,
     );
   }
 
@@ -218,7 +222,7 @@ export function watchModelEndpoints(limit: number, total: () => number): Endpoin
       }
       const streak = (streaks.get(result.agent) ?? 0) + 1;
       streaks.set(result.agent, streak);
-      if (failure.kind === 'rejected') stopped = new SuiteStoppedError('rejected', result.agent, failure, 1, completed, total());
+      if (rejectsEveryRequest(failure)) stopped = new SuiteStoppedError('rejected', result.agent, failure, 1, completed, total());
       else if (streak >= limit) stopped = new SuiteStoppedError('stopped_answering', result.agent, failure, streak, completed, total());
       if (stopped !== undefined) controller.abort(stopped);
     },

@@ -1,7 +1,8 @@
 /**
  * `faultline bench` against real model endpoints on loopback: one that nothing listens on, one
  * that rejects the key (in the real wire formats, from the fake model server), one that serves
- * and then stops. Each is bad input: one line, exit 2, no report, the API key never shown.
+ * and then stops. Each is bad input: one line, exit 2, no report, the API key never shown. A
+ * request rejected for itself (a 400 for one scenario) loses that run only.
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
@@ -170,6 +171,37 @@ describe('faultline bench: a model endpoint that cannot serve the run stops it',
     const records = await store.query({});
     await store.close();
     expect(records.map((r) => [r.tool_name, r.trace_id.replace(/^failbench:[^:]+:/, '')])).toEqual([['get_weather', 'openai:gpt-4o:weather/s1:0']]);
+  });
+
+  it.each(['openai', 'anthropic'] as const)('%s answers 400 for one scenario (its context too long): that run is lost, listed and not scored; the others run', async (format) => {
+    server = await startFakeModelServer();
+    const tooLong = "This model's maximum context length is 128000 tokens. However, your messages resulted in 131072 tokens.";
+    server.enqueue(reply.text('Sunny in Paris.'), reply.error(400, tooLong));
+    server.respondWith(() => reply.text('Sunny in Paris.'));
+    const baseUrl = format === 'openai' ? server.openaiBaseUrl : server.anthropicBaseUrl;
+    const run = await bench(['--agent', AGENT_OF[format], '--out', 'report'], ENV_OF[format](baseUrl));
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`Runs lost to the model endpoint after its retries are not scored (${AGENT_OF[format]} 1); the report lists them.`);
+    // Not retried, and every other scenario ran.
+    expect(server.requests).toHaveLength(SCENARIOS);
+    const saved = JSON.parse(readFileSync(join(run.cwd, 'report', 'results.json'), 'utf8')) as ResultsFile;
+    const lost = saved.suite.results.filter((r) => r.modelEndpointFailure !== undefined);
+    expect(lost.map((r) => [r.scenarioId, r.scores, r.modelEndpointFailure])).toEqual([
+      ['weather/s2', {}, { provider: format, kind: 'rejected', status: 400, message: `HTTP 400: ${tooLong}`, attempts: 1 }],
+    ]);
+    expect(saved.scores[0]).toMatchObject({ runs: SCENARIOS - 1, errors: 0, endpointFailures: 1 });
+  });
+
+  it('answers 400 to every scenario: stops once 3 runs in a row were lost, one line', async () => {
+    server = await startFakeModelServer();
+    server.respondWith(() => reply.error(400, "Unsupported parameter: 'seed'"));
+    const run = await bench(['--agent', AGENT_OF.openai, '--out', 'report'], ENV_OF.openai(server.openaiBaseUrl));
+    expect(expectOneLine(run)).toBe(
+      `faultline: the openai endpoint ${server.openaiBaseUrl} failed 3 runs in a row (the last rejected: HTTP 400: Unsupported parameter: 'seed'); stopped after 3 of ${SCENARIOS} runs, no report written (the records of those runs are kept)`,
+    );
+    expect(server.requests).toHaveLength(3);
+    expect(existsSync(join(run.cwd, 'report'))).toBe(false);
   });
 
   it('one run lost to the endpoint among good ones: the run goes on, and that run is listed but not scored', async () => {

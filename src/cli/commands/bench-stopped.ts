@@ -19,7 +19,9 @@ export function stoppedMessage(error: SuiteStoppedError, agents: readonly Agent[
   const what =
     error.reason === 'rejected'
       ? `${endpoint} rejected the request (${f.message})`
-      : `${endpoint} stopped answering: ${error.consecutive} runs in a row failed despite retries (last: ${f.message}, ${f.attempts} ${f.attempts === 1 ? 'attempt' : 'attempts'})`;
+      : f.kind === 'rejected'
+        ? `${endpoint} failed ${error.consecutive} runs in a row (the last rejected: ${f.message})`
+        : `${endpoint} stopped answering: ${error.consecutive} runs in a row failed despite retries (last: ${f.message}, ${f.attempts} ${f.attempts === 1 ? 'attempt' : 'attempts'})`;
   // The endpoint's message is its own text: no control characters or line breaks reach the terminal.
   return printable(`${what}; stopped after ${error.completed} of ${error.total} runs, ${unwritten} (the records of those runs are kept)`);
 }

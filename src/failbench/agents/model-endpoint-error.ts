@@ -15,6 +15,22 @@ import { FaultlineError } from '../../errors.js';
  */
 export type ModelFailureKind = 'rate_limit' | 'server' | 'connection' | 'timeout' | 'malformed' | 'rejected' | 'aborted';
 
+/**
+ * Statuses of a rejection that every request to the endpoint would meet: the key is wrong (401),
+ * has no access (403), the model or the URL does not exist (404), the URL is not the API's (405),
+ * or a proxy wants credentials (407). Other 4xx (a 400 for one conversation's context length, a
+ * 413, a 422) are about the request: they lose that run, not the suite.
+ */
+const ENDPOINT_WIDE_REJECTIONS: ReadonlySet<number> = new Set([401, 403, 404, 405, 407]);
+
+/**
+ * Whether a failure means the endpoint cannot serve any run (a `rejected` one with a status of
+ * {@link ENDPOINT_WIDE_REJECTIONS}, or without a status), so a benchmark should stop at once.
+ */
+export function rejectsEveryRequest(failure: { kind: string; status?: number | undefined }): boolean {
+  return failure.kind === 'rejected' && (failure.status === undefined || ENDPOINT_WIDE_REJECTIONS.has(failure.status));
+}
+
 /** One failed request to the model endpoint, as data. `message` is already scrubbed of secrets. */
 export interface ModelFailure {
   kind: ModelFailureKind;
@@ -34,8 +50,9 @@ const MODEL_ENDPOINT_MARKER = Symbol.for('faultline.error.ModelEndpointError');
  * failing after every retry. Thrown out of `Agent.run`, so the runner records the run as lost to
  * the harness (`ScenarioResult.modelEndpointFailure`, outcome `error`): it scores no dimension
  * and counts in no rate, pass^k or error count of the agent (score.ts), and the report lists it
- * apart. `runSuite` stops the suite on a `rejected` one, and after a few in a row of the others
- * (see SuiteStoppedError in runner.ts). The message never contains the API key.
+ * apart. `runSuite` stops the suite on one that every run would meet ({@link rejectsEveryRequest}:
+ * a bad key, an unknown model), and after a few in a row of the others (see SuiteStoppedError in
+ * runner.ts). The message never contains the API key.
  */
 export class ModelEndpointError extends FaultlineError {
   readonly [MODEL_ENDPOINT_MARKER] = true;
