@@ -5,7 +5,7 @@
 import { ConfigError, DuplicateToolError, RuntimeClosedError, ToolDefinitionError } from '../errors.js';
 import { isoTime } from '../record/iso-time.js';
 import { paramsHash } from '../record/params-hash.js';
-import { createRedactor, REDACTED, type RedactOptions, type Redactor } from '../record/redact.js';
+import { createRedactor, type RedactOptions, type Redactor } from '../record/redact.js';
 import { uuidv7 } from '../record/uuid-v7.js';
 import { DEFAULT_MAX_OUTPUT_CHARS, toJsonText, trimStack, truncateText } from '../record/truncate.js';
 import {
@@ -34,7 +34,7 @@ import { RuntimeCorrectionMemory, type CorrectionMemoryOptions, type CorrectionM
 import { buildFeedback, lastRecoveryHint, type FeedbackOverrides } from './feedback.js';
 import { DEFAULT_RETRY, decideRetry, type RetryOptions, type StopReason } from './retry-policy.js';
 import { closestNames } from './suggest.js';
-import { describeIssues, failureTypeOf, hideReceived, issuePathKeys, redactReceived, type ValidationIssue } from './validate.js';
+import { describeIssues, failureTypeOf, redactIssues, type ValidationIssue } from './validate.js';
 
 /** Where records go. A `Recorder` (see record/recorder.ts) is one; so is anything with `enqueue`. */
 export interface RecordSink {
@@ -508,20 +508,6 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   function redactText(text: string): string {
     return redactor === undefined ? text : redactor.text(text);
   }
-  /**
-   * Validation issues quote the value sent; a value under a secret key (`password: must NOT have
-   * fewer than 12 characters, got "…"`) is hidden, as it is in the record's input_params; any
-   * other value is redacted before the message quotes it cut short.
-   */
-  function redactIssues(issues: ValidationIssue[]): ValidationIssue[] {
-    if (redactor === undefined) return issues;
-    const hidden = issues.map((issue) =>
-      issuePathKeys(issue.path).some((key) => redactor.isSecretKey(key))
-        ? hideReceived(issue, REDACTED)
-        : redactReceived(issue, (value) => redactor.value(value)),
-    );
-    return redactor.value(hidden);
-  }
 
   function contextSnapshot(opts: ExecuteOptions): Record<string, unknown> {
     if (options.context === undefined && opts.intent === undefined && opts.sessionId === undefined && opts.agent === undefined && opts.model === undefined && opts.context === undefined) {
@@ -658,7 +644,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     const d: FailureDetails = Object.assign({}, failure, {
       classification: Object.assign({}, failure.classification, { message: redactText(failure.classification.message) }),
     });
-    if (failure.issues !== undefined) d.issues = redactIssues(failure.issues);
+    if (failure.issues !== undefined) d.issues = redactor === undefined ? failure.issues : redactIssues(failure.issues, redactor);
     const feedback = failureFeedback(call, d);
     const record = buildRecord(call, {
       status: d.status,

@@ -14,6 +14,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { cloneJson } from '../record/clone-json.js';
+import { REDACTED, type Redactor } from '../record/redact.js';
 import type { ParameterFailureType } from './tool-errors.js';
 
 export type ValidationIssueCode =
@@ -146,6 +147,18 @@ export function redactReceived(issue: ValidationIssue, redact: (value: unknown) 
   if (!('received' in issue)) return issue;
   const redacted = redact(issue.received);
   return redacted === issue.received ? issue : replaceReceived(issue, redacted, show(redacted));
+}
+
+/**
+ * Issues fit for a record: a value under a secret key (`password: must NOT have fewer than 12
+ * characters, got "…"`) is hidden, as it is in the record's input_params; any other value is
+ * redacted before the message quotes it cut short (see {@link redactReceived}).
+ */
+export function redactIssues(issues: ValidationIssue[], redactor: Pick<Redactor, 'isSecretKey' | 'value'>): ValidationIssue[] {
+  const hidden = issues.map((issue) =>
+    issuePathKeys(issue.path).some((key) => redactor.isSecretKey(key)) ? hideReceived(issue, REDACTED) : redactReceived(issue, (value) => redactor.value(value)),
+  );
+  return redactor.value(hidden);
 }
 
 function replaceReceived(issue: ValidationIssue, received: unknown, quoted: string): ValidationIssue {

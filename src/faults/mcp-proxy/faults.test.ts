@@ -216,6 +216,27 @@ describe('fault forms through the MCP proxy (server-everything)', () => {
     expect(await nextRecord()).toMatchObject({ status: 'success', fault: { kind: 'semantic_drift' } });
   });
 
+  it('a long secret that a rewrite puts where the output schema wants a number leaves no fragment in the record', async () => {
+    // Built by concatenation so this file does not look like it holds a secret. The quote in the
+    // schema issue is cut 57 characters in, 12 characters after `sk-proj-`, too few for the key's rule.
+    const key = 'sk-proj-' + 'Zx9'.repeat(16);
+    const value = `please use the value for this call: ${key}`;
+    useRule({ id: 'leak', tool: 'get-structured-content', fault: 'semantic_drift', params: { other_entity: { field: 'temperature', value } } });
+    const raw = await t.client.request({ method: 'tools/call', params: { name: 'get-structured-content', arguments: { location: 'Chicago' } } }, CallToolResultSchema);
+    expect(raw.structuredContent).toMatchObject({ temperature: value });
+    const record = await nextRecord();
+    expect(record).toMatchObject({ status: 'failure', failure_type: 'output_schema_mismatch', fault: { kind: 'semantic_drift', rule_id: 'leak' } });
+    // The quote still says what came back, as far as it is not secret.
+    expect(record.error_message).toContain('temperature: must be number, got "please use the value for this call: sk-proj-');
+    // The plan's own params (record.fault) hold what its author wrote; everything the call produced is checked.
+    const produced = JSON.stringify({ ...record, fault: null });
+    const secret = key.slice('sk-proj-'.length);
+    for (let i = 0; i + 8 <= secret.length; i++) {
+      const fragment = secret.slice(i, i + 8);
+      expect(produced.includes(fragment), `the record holds ${fragment}`).toBe(false);
+    }
+  });
+
   it('schema_drift on a plain-text tool leaves valid content blocks, so the client still reads the result', async () => {
     useRule({ id: 'drift-text', tool: 'echo', fault: 'schema_drift', params: { rename: { text: 'body' } } });
     const result = await t.client.callTool({ name: 'echo', arguments: { message: 'hello' } });

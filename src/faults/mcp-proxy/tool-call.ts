@@ -6,10 +6,11 @@
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { ErrorCode, type CallToolRequest, type CallToolResult, type ServerNotification, type ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Recorder } from '../../record/recorder.js';
+import type { Redactor } from '../../record/redact.js';
 import type { ToolExecutionRecord } from '../../record/types.js';
 import { uuidv7 } from '../../record/uuid-v7.js';
 import { classifyError, classifyOutput, rejection, timeoutClassification, type Classification } from '../../runtime/classify.js';
-import { compileOutputValidator, describeIssues } from '../../runtime/validate.js';
+import { compileOutputValidator, describeIssues, redactIssues } from '../../runtime/validate.js';
 import type { Clock } from '../../runtime/clock.js';
 import { retryAfterFrom } from '../../runtime/retry-after.js';
 import type { FaultDecision } from '../decision.js';
@@ -189,7 +190,7 @@ export async function proxyToolCall(deps: ToolCallDeps, session: CallSession, re
         if (final.retryAfterMs !== undefined) classification.retryAfterMs = final.retryAfterMs;
       }
       if (classification === undefined && final.rewritten === true && tool?.outputSchema !== undefined) {
-        classification = outputSchemaMismatch(toolName, tool.outputSchema, final.served);
+        classification = outputSchemaMismatch(toolName, tool.outputSchema, final.served, deps.shaping.redactor);
       }
       status = classification === undefined ? 'success' : 'failure';
       break;
@@ -248,14 +249,16 @@ export async function proxyToolCall(deps: ToolCallDeps, session: CallSession, re
  * structured content at all). The record says what the client meets, as the runtime classifies
  * an output that breaks a tool's schema; undefined when the result still fits.
  */
-function outputSchemaMismatch(toolName: string, outputSchema: object, served: CallToolResult): Classification | undefined {
+function outputSchemaMismatch(toolName: string, outputSchema: object, served: CallToolResult, redactor: Redactor | undefined): Classification | undefined {
   let problem: string;
   if (served.structuredContent === undefined) {
     problem = 'has an output schema but returned no structured content';
   } else {
     const checked = compileOutputValidator(outputSchema)(served.structuredContent);
     if (checked.ok) return undefined;
-    problem = `returned structured content that does not match its output schema: ${describeIssues(checked.issues)}`;
+    // The issues quote values cut short, which the record's redaction of the message could no longer recognise.
+    const issues = redactor === undefined ? checked.issues : redactIssues(checked.issues, redactor);
+    problem = `returned structured content that does not match its output schema: ${describeIssues(issues)}`;
   }
   return rejection('result_parse', 'system', 'output_schema_mismatch', 'OUTPUT_SCHEMA_MISMATCH', `${toolName} ${problem}`);
 }
