@@ -43,7 +43,11 @@ export const F_SLACK = 1 << 5;
 export const F_AWS = 1 << 6;
 /** The word `aws`, the context an AWS secret key needs. */
 export const F_AWS_CONTEXT = 1 << 7;
-/** `aiz` of `AIza`. */
+/**
+ * `aiz` of `AIza`; and `?co` of an OAuth `?code=` (or `&code=`, `#code=`). Both are rare in
+ * ordinary text and each runs one cheap rule, so they share a bit: on the `&copy;` and `#content`
+ * of a web page, the wider token flag would run a dozen rules.
+ */
 export const F_GOOGLE = 1 << 8;
 /** `eyJ`. */
 export const F_JWT = 1 << 9;
@@ -75,8 +79,8 @@ export interface BuiltinRule extends RedactionRule {
 }
 
 /**
- * Trigrams (case-insensitive; `-` stands for `-` or `_`, `0` for any digit, a space for any
- * character outside the alphabet) that raise each flag.
+ * Trigrams (case-insensitive; `-` stands for `-` or `_`, `0` for any digit, `?` for `?`, `&` or
+ * `#`, a space for any character outside the alphabet) that raise each flag.
  * Chosen to sit inside every spelling of the thing they announce (`api_key`, `x-api-key`, `apiKey`
  * all contain `api`) and to be rare in ordinary JSON and prose, which then skips the rules.
  */
@@ -109,6 +113,7 @@ export const TRIGGER_TRIGRAMS: readonly (readonly [string, number])[] = [
   ['a0t', F_AWS],
   ['aws', F_AWS_CONTEXT | F_KEY],
   ['aiz', F_GOOGLE],
+  ['?co', F_GOOGLE],
   ['eyj', F_JWT],
   ['bea', F_BEARER | F_KEY],
   ['asi', F_BASIC],
@@ -396,6 +401,14 @@ function looksBearerCredential(token: string): boolean {
   return upper >= 3 && lower >= 3;
 }
 
+/**
+ * The value of a URL's `code` parameter that is a credential (an OAuth authorization code, a
+ * one-time code), not a status, currency, language or a plain word (`404`, `EUR`, `zh-Hans`).
+ */
+function isQueryCode(value: string): boolean {
+  return value.length >= 6 && (/\d/.test(value) || looksBearerCredential(value));
+}
+
 /** `Basic` credentials are base64 of `user:password`. */
 function isBasicCredential(match: string): boolean {
   const token = match.slice(match.search(/\s/) + 1).trim();
@@ -605,6 +618,16 @@ export const BUILTIN_RULES: readonly BuiltinRule[] = [
     pattern: /\b(?:sq0atp-[A-Za-z0-9_-]{22,}|sq0csp-[A-Za-z0-9_-]{40,}|EAAA[A-Za-z0-9_-]{40,})/g,
     validate: (match) => looksRandom(match.slice(7)),
     mask: keepPrefix(/^(?:sq0[a-z]{3}-|EAAA)/),
+  },
+  {
+    id: 'oauth-code',
+    needs: F_GOOGLE,
+    // The authorization code in a redirect URL (`/callback?code=…&state=…`, `#code=` in fragment
+    // mode): only right after `?`, `&` or `#`, so `error code=404` in prose stays. The delimiter
+    // is matched rather than looked behind at, which V8 searches several times faster.
+    pattern: /[?&#]code=[^\s&#"'<>\\]+/gi,
+    validate: (match) => isQueryCode(match.slice(6)),
+    mask: (match) => `${match.slice(0, 6)}${REDACTED}`,
   },
   {
     id: 'twilio-api-key',

@@ -152,6 +152,12 @@ const SECRETS: Secret[] = [
   },
   { rule: 'mysql-password-flag', text: j('mysql -u root -p', 'S3cretPass', ' -h db shop'), secretParts: ['S3cretPass'] },
   { rule: 'mysql-password-flag', text: j('mysqldump -u root -p', 'S3cret', ' db > dump.sql'), secretParts: ['S3cret'] },
+  {
+    rule: 'oauth-code',
+    text: j('https://app.example.com/callback?code=', '4/0AX4XfWhQz8Lm2Nn7Oo', '&state=xyz'),
+    secretParts: ['0AX4XfWhQz8Lm2Nn7Oo'],
+  },
+  { rule: 'oauth-code', text: j('GET /cb?state=af0ifjsldkj&code=', 'SplxlOBeZQQYbYS6WxSbIA'), secretParts: ['SplxlOBeZQQYbYS6WxSbIA'] },
 ];
 
 /** Puts `secret` into every text field of a record, in the shapes tools produce. */
@@ -262,6 +268,9 @@ const BENIGN = {
   has_api_key: false,
   api_key_expires_at: '2026-03-01T00:00:00.000Z',
   password_policy: 'at least 12 characters',
+  code_prose: 'error code=404 at line 3; status code = 500; zip code=10001; postcode=SW1A1AA',
+  code_query: 'https://api.example.com/v1/fx?code=EUR&lang=zh-Hans#code=404 and https://httpstat.us/?code=503',
+  html_entities: '&copy; 2026 Example &amp; Co, see #contact or ?color=blue&count=3',
 };
 
 describe('value rules', () => {
@@ -888,6 +897,15 @@ describe('credential shapes found in an audit', () => {
       expect(r.value({ dsn: url })).toEqual({ dsn: masked });
       expect(r.text(JSON.stringify({ dsn: url }))).toBe(JSON.stringify({ dsn: masked }));
     }
+  });
+
+  it('masks an OAuth code in a redirect URL, keeping the other parameters', () => {
+    expect(r.text('https://app.example.com/cb?code=4/0AX4XfWh-abc123&state=xyz'))
+      .toBe('https://app.example.com/cb?code=[REDACTED]&state=xyz');
+    expect(r.text('https://app.example.com/cb?state=xyz&Code=e72e16c7e42f292c6912')).toBe('https://app.example.com/cb?state=xyz&Code=[REDACTED]');
+    expect(r.text('https://app.example.com/cb#code=483920&state=1')).toBe('https://app.example.com/cb#code=[REDACTED]&state=1');
+    expect(r.value({ redirect_uri: 'https://x.example/cb?code=SplxlOBeZQQYbYS6WxSbIA' }))
+      .toEqual({ redirect_uri: 'https://x.example/cb?code=[REDACTED]' });
   });
 
   it('masks a short mixed-case bearer token but not a CamelCase word', () => {
