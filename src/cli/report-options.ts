@@ -29,11 +29,8 @@ export async function openReportStore(spec: string | undefined, io: CliIo): Prom
  * @throws CliError / ConfigError with one line when the store is missing, is a directory, or cannot be opened.
  */
 export async function openExistingStore(spec: string | undefined, io: CliIo): Promise<Store> {
-  if (assertSqliteStoreExists(spec, io.cwd, 'import or record something first, or point --db at one') === undefined) {
-    // PostgreSQL: the read-only open fails on a schema without faultline's tables.
-    await (await openStore(spec, { cwd: io.cwd, readonly: true })).close();
-  }
-  return openStore(spec, { cwd: io.cwd });
+  assertSqliteStoreExists(spec, io.cwd, 'import or record something first, or point --db at one');
+  return openStore(spec, { cwd: io.cwd, mustExist: true });
 }
 
 /** The SQLite file of `spec` (undefined for PostgreSQL), after checking it is there and is a file. */

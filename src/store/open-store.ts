@@ -22,6 +22,12 @@ export interface OpenStoreOptions {
    */
   readonly?: boolean;
   /**
+   * For the commands that add to stored data: open a PostgreSQL store only if its schema holds
+   * one (migrating it if it is older), never create it. SQLite callers check that the file exists
+   * (`sqlitePathOf`). Implied by `readonly`.
+   */
+  mustExist?: boolean;
+  /**
    * Where a SQLite file's writes run. `'worker'`: in a worker thread
    * ({@link createSqliteWorkerStore}), off the caller's event loop and on another core, when the
    * compiled worker entry is there (run from TypeScript sources, or with `sqliteWorkerUrl` unset
@@ -62,7 +68,7 @@ function isStore(value: unknown): value is Store {
 }
 
 interface PostgresModule {
-  createPostgresStore(options: { url: string; schema?: string; readonly?: boolean }): Promise<Store> | Store;
+  createPostgresStore(options: { url: string; schema?: string; readonly?: boolean; mustExist?: boolean }): Promise<Store> | Store;
 }
 
 // Held in a variable so that the compiler does not resolve it: the PostgreSQL adapter, and `pg`
@@ -87,7 +93,7 @@ function postgresSchemaOf(spec: string): { url: string; schema?: string } {
   return { url: parsed.toString(), schema };
 }
 
-async function openPostgres(spec: string, readonly: boolean): Promise<Store> {
+async function openPostgres(spec: string, options: OpenStoreOptions): Promise<Store> {
   let mod: PostgresModule;
   try {
     mod = (await import(POSTGRES_MODULE)) as PostgresModule;
@@ -96,7 +102,11 @@ async function openPostgres(spec: string, readonly: boolean): Promise<Store> {
       cause: error,
     });
   }
-  return mod.createPostgresStore({ ...postgresSchemaOf(spec), ...(readonly ? { readonly } : {}) });
+  return mod.createPostgresStore({
+    ...postgresSchemaOf(spec),
+    ...(options.readonly === true ? { readonly: true } : {}),
+    ...(options.mustExist === true ? { mustExist: true } : {}),
+  });
 }
 
 /**
@@ -163,7 +173,7 @@ export async function openStore(spec: string | Store | undefined, options: OpenS
   if (spec === undefined) return sqlite(DEFAULT_SQLITE_PATH);
   const trimmed = spec.trim();
   if (trimmed === ':memory:' || trimmed === 'memory:') return createMemoryStore();
-  if (/^postgres(?:ql)?:\/\//i.test(trimmed)) return openPostgres(trimmed, options.readonly === true);
+  if (/^postgres(?:ql)?:\/\//i.test(trimmed)) return openPostgres(trimmed, options);
   const path = sqliteSpecPath(trimmed);
   if (path !== undefined) return sqlite(path);
   throw new ConfigError(`unknown store ${JSON.stringify(displayStoreSpec(trimmed))}; expected ${STORE_SPEC_FORMS}`, 'store');

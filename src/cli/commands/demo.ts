@@ -24,12 +24,15 @@ export function demoCommand(ctx: CliContext): Command {
       // Virtual time starts at the real now, so `faultline stats` right after the demo shows its calls.
       const clock = createVirtualClock({ startMs: Date.now() });
       const records: ToolExecutionRecord[] = [];
+      // A store that opened but cannot take the records (a damaged file) fails the demo, which
+      // would otherwise say it wrote them.
+      let storeFailure: unknown;
       const rt = createRuntime({
         tools: createDemoTools(state),
         clock,
         seed: 1,
         store,
-        recording: { spool: false },
+        recording: { spool: false, onError: (error) => (storeFailure ??= error) },
         onRecord: (r) => records.push(r),
         context: { agent: 'demo' },
       });
@@ -42,6 +45,7 @@ export function demoCommand(ctx: CliContext): Command {
       }
       await rt.close();
       await store.close();
+      if (storeFailure !== undefined) throw storeFailure;
 
       if (opts.json === true) {
         for (const record of records) writeLine(io.stdout, JSON.stringify(record));

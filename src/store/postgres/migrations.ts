@@ -148,7 +148,7 @@ export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
 export async function migrate(client: pg.ClientBase, schemaName: string, quotedSchema: string): Promise<number> {
   // Fast path without the lock or DDL: an up-to-date schema needs no CREATE privilege, which
   // application roles often lack.
-  const current = await readVersion(client, quotedSchema);
+  const current = await readVersion(client, quotedSchema, schemaName);
   if (current !== null) {
     assertNotNewer(current, schemaName);
     if (current === LATEST_VERSION) return current;
@@ -166,8 +166,9 @@ export async function migrate(client: pg.ClientBase, schemaName: string, quotedS
          applied_at timestamptz NOT NULL DEFAULT now()
        )`,
     );
-    const locked = (await readVersion(client, quotedSchema)) ?? 0;
+    const locked = (await readVersion(client, quotedSchema, schemaName)) ?? 0;
     assertNotNewer(locked, schemaName);
+    if (locked === 0) await assertNoOtherTables(client, schemaName);
     for (const migration of MIGRATIONS) {
       if (migration.version <= locked) continue;
       await client.query(migration.sql(quotedSchema));
@@ -184,19 +185,57 @@ export async function migrate(client: pg.ClientBase, schemaName: string, quotedS
   }
 }
 
-/** The highest applied version, or null when the schema or its migrations table does not exist. */
-export async function readVersion(client: pg.ClientBase, quotedSchema: string): Promise<number | null> {
-  const table = await client.query<{ present: boolean }>('SELECT to_regclass($1) IS NOT NULL AS present', [
-    `${quotedSchema}.schema_migrations`,
-  ]);
-  if (table.rows[0]?.present !== true) return null;
+/** The columns of faultline's `schema_migrations`, in order. */
+const MIGRATIONS_COLUMNS = ['version', 'name', 'applied_at'];
+
+/**
+ * The highest applied version, or null when the schema or its migrations table does not exist.
+ * @param schemaName the raw schema name, for messages
+ * @throws ConfigError when `schema_migrations` is another program's (golang-migrate's, Rails'...),
+ * whose versions mean nothing to faultline
+ */
+export async function readVersion(client: pg.ClientBase, quotedSchema: string, schemaName: string): Promise<number | null> {
+  const columns = await client.query<{ name: string; type: string }>(
+    `SELECT attname AS name, format_type(atttypid, atttypmod) AS type FROM pg_attribute
+      WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped ORDER BY attnum`,
+    [`${quotedSchema}.schema_migrations`],
+  );
+  if (columns.rows.length === 0) return null;
+  const names = columns.rows.map((c) => c.name);
+  if (names.join() !== MIGRATIONS_COLUMNS.join() || columns.rows[0]?.type !== 'integer') {
+    throw new ConfigError(
+      `PostgreSQL schema "${schemaName}" is not a faultline store: its schema_migrations table (${names.join(', ')}) belongs to another program`,
+      'schema',
+    );
+  }
   const result = await client.query<{ version: number | null }>(
     `SELECT max(version) AS version FROM ${quotedSchema}.schema_migrations`,
   );
   return result.rows[0]?.version ?? 0;
 }
 
-function assertNotNewer(version: number, schemaName: string): void {
+/**
+ * Refuses to add faultline's tables to a schema that holds another application's: its tables,
+ * views and sequences would be mixed with faultline's, and `?schema=public` is an easy slip.
+ */
+async function assertNoOtherTables(client: pg.ClientBase, schemaName: string): Promise<void> {
+  const others = await client.query<{ name: string; total: string }>(
+    `SELECT c.relname AS name, count(*) OVER () AS total FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm', 'f') AND c.relname <> 'schema_migrations'
+      ORDER BY c.relname LIMIT 5`,
+    [schemaName],
+  );
+  if (others.rows.length === 0) return;
+  const more = Number(others.rows[0]?.total ?? 0) - others.rows.length;
+  const names = others.rows.map((r) => r.name).join(', ') + (more > 0 ? ` and ${more} more` : '');
+  throw new ConfigError(
+    `PostgreSQL schema "${schemaName}" is not a faultline store (it holds other tables: ${names}); give faultline a schema of its own (?schema=NAME)`,
+    'schema',
+  );
+}
+
+/** @throws ConfigError when the schema was migrated by a newer faultline. */
+export function assertNotNewer(version: number, schemaName: string): void {
   if (version > LATEST_VERSION) {
     throw new ConfigError(
       `PostgreSQL schema "${schemaName}" is at version ${version}, newer than this faultline supports (${LATEST_VERSION}); upgrade faultline`,

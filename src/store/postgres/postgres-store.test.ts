@@ -132,6 +132,74 @@ describePg('postgres store', () => {
       await expect(opening).rejects.toThrow(`is at version ${LATEST_VERSION + 1}, newer than this faultline supports`);
     });
 
+    it("refuse another program's schema_migrations (golang-migrate, Rails) with a ConfigError, adding nothing", async () => {
+      const tables = {
+        golang: '(version bigint PRIMARY KEY, dirty boolean NOT NULL DEFAULT false)',
+        rails: '(version varchar PRIMARY KEY)',
+      };
+      for (const [label, columns] of Object.entries(tables)) {
+        const schema = freshSchema(label);
+        await admin().query(`CREATE SCHEMA "${schema}"; CREATE TABLE "${schema}".schema_migrations ${columns}`);
+        // Version 1 reads as an older faultline store, which a writer would have migrated.
+        await admin().query(`INSERT INTO "${schema}".schema_migrations (version) VALUES ('1')`);
+        for (const options of [{}, { readonly: true }, { mustExist: true }]) {
+          const opening = createPostgresStore({ url: PG_URL, schema, ...options });
+          await expect(opening).rejects.toSatisfy(ConfigError.isInstance);
+          await expect(opening).rejects.toThrow(`PostgreSQL schema "${schema}" is not a faultline store: its schema_migrations table`);
+        }
+        const { rows } = await admin().query(`SELECT relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE nspname = $1 AND relkind = 'r'`, [schema]);
+        expect(rows.map((r: { relname: string }) => r.relname)).toEqual(['schema_migrations']);
+      }
+    });
+
+    it("refuse to add faultline's tables to a schema holding another application's; an empty schema is fine", async () => {
+      const schema = freshSchema('app');
+      await admin().query(`CREATE SCHEMA "${schema}"; CREATE TABLE "${schema}".users (id int); CREATE VIEW "${schema}".v AS SELECT 1 AS x`);
+      const opening = createPostgresStore({ url: PG_URL, schema });
+      await expect(opening).rejects.toSatisfy(ConfigError.isInstance);
+      await expect(opening).rejects.toThrow(`PostgreSQL schema "${schema}" is not a faultline store (it holds other tables: users, v)`);
+      const { rows } = await admin().query(`SELECT to_regclass($1) AS t`, [`"${schema}".schema_migrations`]);
+      expect(rows[0].t).toBeNull();
+
+      const empty = freshSchema('empty');
+      await admin().query(`CREATE SCHEMA "${empty}"`);
+      const store = await createPostgresStore({ url: PG_URL, schema: empty });
+      await store.insert(bulk(2));
+      expect(await store.count()).toBe(2);
+      await store.close();
+    });
+
+    it('refuse a read-only open of an older schema without running DDL; a writer migrates it', async () => {
+      const schema = freshSchema('older');
+      await (await createPostgresStore({ url: PG_URL, schema })).close();
+      const older = LATEST_VERSION - 1;
+      const last = MIGRATIONS[MIGRATIONS.length - 1]!;
+      await admin().query(`DROP TABLE "${schema}".corrections; DELETE FROM "${schema}".schema_migrations WHERE version > ${older}`);
+      expect(last.name).toBe('corrections');
+
+      const reading = createPostgresStore({ url: PG_URL, schema, readonly: true });
+      await expect(reading).rejects.toSatisfy(ConfigError.isInstance);
+      await expect(reading).rejects.toThrow(
+        `PostgreSQL schema "${schema}" at ${PG_HOST}:${PG_PORT} has schema version ${older}, older than ${LATEST_VERSION}; open it once without readonly to migrate it`,
+      );
+      const version = async () => (await admin().query(`SELECT max(version) AS v FROM "${schema}".schema_migrations`)).rows[0].v as number;
+      expect(await version()).toBe(older);
+      expect((await admin().query(`SELECT to_regclass($1) AS t`, [`"${schema}".corrections`])).rows[0].t).toBeNull();
+
+      const writer = await createPostgresStore({ url: PG_URL, schema, mustExist: true });
+      await writer.close();
+      expect(await version()).toBe(LATEST_VERSION);
+      await (await createPostgresStore({ url: PG_URL, schema, readonly: true })).close();
+    });
+
+    it('open with mustExist only a schema that holds a store', async () => {
+      const schema = freshSchema('absent');
+      const opening = createPostgresStore({ url: PG_URL, schema, mustExist: true });
+      await expect(opening).rejects.toThrow(`no faultline store in PostgreSQL schema "${schema}"`);
+      const { rows } = await admin().query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
+      expect(rows).toHaveLength(0);
+    });
+
     it('quote the schema name, so any name is safe', async () => {
       const schema = freshSchema('Odd "name"; DROP');
       const store = await createPostgresStore({ url: PG_URL, schema });

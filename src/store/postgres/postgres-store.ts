@@ -37,7 +37,7 @@ import type {
 } from '../types.js';
 import type { CorrectionEntry, CorrectionLimits, CorrectionMemoryStore, CorrectionQuery, NewCorrection } from '../types.js';
 import { listPostgresCorrections, pushPostgresCorrections } from './corrections.js';
-import { migrate, readVersion } from './migrations.js';
+import { assertNotNewer, LATEST_VERSION, migrate, readVersion } from './migrations.js';
 import { connectionError, parsePostgresUrl, type ConnectionTarget } from './open-error.js';
 import { columnArrays, RECORD_COLUMN_LIST, RESULT_TYPES, rowToRecord, UNNEST_RECORD_COLUMNS } from './record-row.js';
 import { createRollupWriter, type RollupWriter } from './rollup-upsert.js';
@@ -50,11 +50,18 @@ export interface PostgresStoreOptions {
   /** The PostgreSQL schema holding the store's tables; created if missing. Default `faultline`. */
   schema?: string;
   /**
-   * Only open a store that exists, as the reporting commands do: a schema holding no faultline
-   * store is an error instead of being created (a typo in `?schema=` must not read as "no calls").
-   * An existing store is still migrated. Default false.
+   * Open for reading, as the reporting commands do: a schema holding no faultline store is an
+   * error instead of being created (a typo in `?schema=` must not read as "no calls"), and so is
+   * a store at an older schema version, since migrating it would run DDL from a reader. Writes are
+   * not refused by the store; the database role decides. Default false.
    */
   readonly?: boolean;
+  /**
+   * Only open a store that exists (migrating it if it is older), for the commands that add to
+   * stored data: a schema holding no faultline store is an error instead of being created.
+   * Implied by `readonly`. Default false.
+   */
+  mustExist?: boolean;
   /** A pool owned by the caller. The store uses it but never ends it. */
   pool?: pg.Pool;
   /** Maximum connections of the pool the store creates. Default 10. Ignored with `pool`. */
@@ -131,11 +138,24 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     let connected = false;
     await withClient(pool, async (client) => {
       connected = true;
-      if (options.readonly === true && (await readVersion(client, schema)) === null) {
-        throw new ConfigError(
-          `no faultline store in PostgreSQL schema "${schemaName}" at ${target.host}:${target.port} (check ?schema=, or point --db at one)`,
-          'schema',
-        );
+      if (options.readonly === true || options.mustExist === true) {
+        const version = await readVersion(client, schema, schemaName);
+        if (version === null || version === 0) {
+          throw new ConfigError(
+            `no faultline store in PostgreSQL schema "${schemaName}" at ${target.host}:${target.port} (check ?schema=, or point --db at one)`,
+            'schema',
+          );
+        }
+        if (options.readonly === true) {
+          assertNotNewer(version, schemaName);
+          if (version < LATEST_VERSION) {
+            throw new ConfigError(
+              `PostgreSQL schema "${schemaName}" at ${target.host}:${target.port} has schema version ${version}, older than ${LATEST_VERSION}; open it once without readonly to migrate it`,
+              'schema',
+            );
+          }
+          return;
+        }
       }
       await migrate(client, schemaName, schema);
     }).catch((error: unknown) => {

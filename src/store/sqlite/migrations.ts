@@ -149,12 +149,41 @@ function assertWellFormed(migrations: readonly SqliteMigration[]): void {
   });
 }
 
-/** The schema version recorded in `db` (0 for a database faultline has never touched). */
-export function schemaVersion(db: Database): number {
+/** The columns of faultline's `schema_migrations`, in order. */
+const MIGRATIONS_COLUMNS = ['version', 'name', 'applied_at'];
+
+/**
+ * The schema version recorded in `db` (0 for a database faultline has never touched).
+ * @throws ConfigError when `schema_migrations` is another program's (golang-migrate's, Rails'...),
+ * whose versions mean nothing to faultline.
+ */
+export function schemaVersion(db: Database, location = 'database'): number {
   const table = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`).get();
   if (table === undefined) return 0;
-  const row = db.prepare('SELECT max(version) AS v FROM schema_migrations').get() as { v: number | null };
-  return row.v ?? 0;
+  const columns = (db.prepare(`SELECT name FROM pragma_table_info('schema_migrations') ORDER BY cid`).all() as { name: string }[]).map((c) => c.name);
+  const row = db.prepare('SELECT max(version) AS v FROM schema_migrations').get() as { v: unknown };
+  const version = row.v ?? 0;
+  if (columns.join() !== MIGRATIONS_COLUMNS.join() || !Number.isSafeInteger(version)) {
+    throw new ConfigError(
+      `SQLite file ${location} is not a faultline store: its schema_migrations table (${columns.join(', ')}) belongs to another program`,
+      'store',
+    );
+  }
+  return version as number;
+}
+
+/** Tables and views of `db` that are not faultline's schema_migrations (SQLite's own excluded). */
+function otherTables(db: Database): string[] {
+  const rows = db
+    .prepare(`SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name != 'schema_migrations' ORDER BY name`)
+    .all() as { name: string }[];
+  return rows.map((r) => r.name);
+}
+
+/** Lists at most a few names, so that a large schema still makes a one-line message. */
+function someNames(names: readonly string[], max = 5): string {
+  const shown = names.slice(0, max).join(', ');
+  return names.length > max ? `${shown} and ${names.length - max} more` : shown;
 }
 
 function newerVersionError(location: string, found: number, latest: number): ConfigError {
@@ -168,16 +197,28 @@ function newerVersionError(location: string, found: number, latest: number): Con
  * Brings `db` up to the latest version in `migrations`, applying the missing ones in a single
  * IMMEDIATE transaction (so two processes opening a new database do not both migrate it).
  * Returns the versions applied. `location` names the database in error messages.
- * @throws ConfigError when the database is newer than `migrations`.
+ * @throws ConfigError when the database is newer than `migrations`, or is not faultline's (another
+ * program's `schema_migrations`, or tables of another application in a database faultline never
+ * migrated).
  */
 export function migrate(db: Database, location: string, migrations: readonly SqliteMigration[] = SQLITE_MIGRATIONS): number[] {
   assertWellFormed(migrations);
   const latest = migrations.length;
   const applied: number[] = [];
   const run = db.transaction(() => {
-    db.exec(MIGRATIONS_TABLE);
-    const current = schemaVersion(db);
+    const current = schemaVersion(db, location);
     if (current > latest) throw newerVersionError(location, current, latest);
+    if (current === 0) {
+      // Another application's database: faultline's tables would be mixed into it.
+      const others = otherTables(db);
+      if (others.length > 0) {
+        throw new ConfigError(
+          `SQLite file ${location} is not a faultline store (it holds other tables: ${someNames(others)}); give faultline a file of its own`,
+          'store',
+        );
+      }
+    }
+    db.exec(MIGRATIONS_TABLE);
     const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
     for (const m of migrations.slice(current)) {
       if (typeof m.up === 'string') db.exec(m.up);
@@ -197,7 +238,7 @@ export function migrate(db: Database, location: string, migrations: readonly Sql
 export function assertCurrent(db: Database, location: string, migrations: readonly SqliteMigration[] = SQLITE_MIGRATIONS): void {
   assertWellFormed(migrations);
   const latest = migrations.length;
-  const current = schemaVersion(db);
+  const current = schemaVersion(db, location);
   if (current > latest) throw newerVersionError(location, current, latest);
   // Version 0 is a database faultline never wrote (another program's, or an empty file): telling
   // the user to migrate it would add faultline's tables to it.

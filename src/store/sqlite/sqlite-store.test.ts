@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../errors.js';
 import { makeFailureRecord, makeRecord } from '../../record/fixture.js';
 import { contractDataset, runStoreContract } from '../contract.test-helpers.js';
+import { writeDamagedStore } from './damaged-store.test-helpers.js';
 import { migrate, schemaVersion, SQLITE_MIGRATIONS, type SqliteMigration } from './migrations.js';
 import { createSqliteRowStore, createSqliteStore, encodeRecordRows } from './sqlite-store.js';
 
@@ -92,6 +93,63 @@ describe('sqlite store', () => {
     const after = new Database(path, { readonly: true });
     expect(after.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all()).toEqual(['customers']);
     after.close();
+  });
+
+  it("refuses another program's schema_migrations (golang-migrate, Rails) with a ConfigError, adding nothing", () => {
+    const tables = {
+      golang: ['(version bigint PRIMARY KEY, dirty boolean)', 1],
+      rails: ['(version varchar PRIMARY KEY)', '1'],
+      'rails-dated': ['(version varchar PRIMARY KEY)', '20240101000000'],
+    } as const;
+    for (const [label, [columns, version]] of Object.entries(tables)) {
+      const path = join(root, `${label}-${++counter}.db`);
+      const other = new Database(path);
+      other.exec(`CREATE TABLE schema_migrations ${columns}`);
+      other.prepare('INSERT INTO schema_migrations (version) VALUES (?)').run(version);
+      other.close();
+      for (const readonly of [false, true]) {
+        const attempt = () => createSqliteStore({ path, readonly });
+        expect(attempt).toThrow(ConfigError);
+        expect(attempt).toThrow(/^SQLite file ".*" is not a faultline store: its schema_migrations table \(version.*\) belongs to another program$/);
+      }
+      const after = new Database(path, { readonly: true });
+      expect(after.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all()).toEqual(['schema_migrations']);
+      after.close();
+    }
+  });
+
+  it("refuses to add faultline's tables to another application's database; an empty file is fine", async () => {
+    const path = join(root, `app-${++counter}.db`);
+    const other = new Database(path);
+    other.exec('CREATE TABLE users (id INTEGER PRIMARY KEY); CREATE VIEW names AS SELECT id FROM users');
+    other.close();
+    const attempt = () => createSqliteStore({ path });
+    expect(attempt).toThrow(ConfigError);
+    expect(attempt).toThrow(/^SQLite file ".*app-\d+\.db" is not a faultline store \(it holds other tables: names, users\); give faultline a file of its own$/);
+    const after = new Database(path, { readonly: true });
+    expect(after.prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name").pluck().all()).toEqual(['names', 'users']);
+    after.close();
+
+    const empty = join(root, `empty-${++counter}.db`);
+    writeFileSync(empty, '');
+    const store = createSqliteStore({ path: empty });
+    await store.insert([makeRecord({ created_at: new Date(T0).toISOString() })]);
+    expect(await store.count()).toBe(1);
+    await store.close();
+  });
+
+  it('reports a store damaged past its schema as a ConfigError naming it, on reads and writes', async () => {
+    const path = await writeDamagedStore(join(root, `damaged-${++counter}.db`), contractDataset(200));
+    for (const readonly of [true, false]) {
+      const store = createSqliteStore({ path, readonly });
+      for (const use of [() => store.toolStats(window), () => store.query({ limit: 5 }), () => store.queryTrajectories()]) {
+        const failing = use();
+        await expect(failing).rejects.toSatisfy(ConfigError.isInstance);
+        await expect(failing).rejects.toThrow(/^SQLite store ".*damaged-\d+\.db" is damaged: database disk image is malformed$/);
+      }
+      if (!readonly) await expect(store.insert(contractDataset(3))).rejects.toThrow(/is damaged/);
+      await store.close();
+    }
   });
 
   it('rolls back the whole batch when one record is invalid', async () => {

@@ -102,13 +102,15 @@ function openDatabase(options: SqliteStoreOptions): Database.Database {
     // five indexes on top; 16 KB pages cut page splits and made batch inserts ~15% faster than
     // the 4 KB default in perf measurements.
     if (!readonly) db.pragma(`page_size = ${PAGE_SIZE}`);
-    if (!readonly && !isMemoryPath(path)) db.pragma('journal_mode = WAL');
     // With WAL, NORMAL only risks the last transactions on power loss, never corruption.
     db.pragma('synchronous = NORMAL');
     const location = JSON.stringify(path);
     const migrations = options.migrations ?? SQLITE_MIGRATIONS;
     if (readonly) assertCurrent(db, location, migrations);
     else migrate(db, location, migrations);
+    // After the migration, which refuses another program's database: WAL mode is written into
+    // the file's header, and such a file must be left as it was.
+    if (!readonly && !isMemoryPath(path)) db.pragma('journal_mode = WAL');
     return db;
   } catch (error) {
     db.close();
@@ -163,6 +165,17 @@ export function encodeRecordRows(records: readonly ToolExecutionRecord[]): Sqlit
 }
 
 type WhereQuery = Omit<RecordQuery, 'limit' | 'order'>;
+
+/**
+ * A damaged file (a bad page, or not a database after all) can open fine and fail only where a
+ * read or a write first touches the damage; SQLite's error is then a ConfigError naming the
+ * store, like one found at open, and not an internal error.
+ */
+function damagedStoreError(path: string, error: unknown): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string' || !/^SQLITE_(?:CORRUPT|NOTADB)/.test(code)) return error;
+  return new ConfigError(`SQLite store ${JSON.stringify(path)} is damaged: ${(error as Error).message}`, 'store', { cause: error });
+}
 
 class SqliteStore implements Store, TrajectoryStore, CorrectionMemoryStore {
   readonly kind = 'sqlite' as const;
@@ -528,6 +541,11 @@ class SqliteStore implements Store, TrajectoryStore, CorrectionMemoryStore {
     this.#db.close();
   }
 
+  /** @internal For the damage guard below. */
+  get path(): string {
+    return this.#path;
+  }
+
   #assertOpen(): void {
     if (this.#closed) throw new FaultlineError(`SQLite store ${JSON.stringify(this.#path)} is closed`);
   }
@@ -581,4 +599,22 @@ class SqliteStore implements Store, TrajectoryStore, CorrectionMemoryStore {
       params: [fromHourMs, untilHourMs, filter.toolName],
     };
   }
+}
+
+type GuardedMethod = (this: SqliteStore, ...args: never[]) => Promise<unknown>;
+const GUARDED_METHODS = [
+  'insert', 'insertRowBatches', 'insertRows', 'get', 'query', 'count', 'toolStats', 'failureBreakdown', 'hourly', 'signatures',
+  'insertTrajectories', 'updateTrajectories', 'getTrajectory', 'queryTrajectories', 'countTrajectories',
+  'pushCorrection', 'pushCorrections', 'latestCorrection', 'listCorrections',
+] as const satisfies readonly (keyof SqliteStore)[];
+for (const name of GUARDED_METHODS) {
+  const method = SqliteStore.prototype[name] as GuardedMethod;
+  const guarded: GuardedMethod = async function (this: SqliteStore, ...args) {
+    try {
+      return await method.apply(this, args);
+    } catch (error) {
+      throw damagedStoreError(this.path, error);
+    }
+  };
+  Object.defineProperty(SqliteStore.prototype, name, { value: guarded, writable: true, configurable: true });
 }
