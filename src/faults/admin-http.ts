@@ -43,6 +43,23 @@ export function sendAdminUnauthorized(res: ServerResponse): void {
   });
 }
 
+/** Where both proxies' commands read the admin token from when no `--admin-token` is given. */
+export const ADMIN_TOKEN_ENV = 'FAULTLINE_ADMIN_TOKEN';
+
+/**
+ * The admin token a command was given: `--admin-token`'s value, else `$FAULTLINE_ADMIN_TOKEN`'s,
+ * trimmed; undefined when neither holds one (the command then generates one). A bearer token
+ * never holds whitespace, so a token read with `$(cat token)` or from a secrets file that ends in
+ * a newline could otherwise never be matched.
+ */
+export function configuredAdminToken(flag: string | undefined, env: Readonly<Record<string, string | undefined>>): string | undefined {
+  for (const given of [flag, env[ADMIN_TOKEN_ENV]]) {
+    const token = given?.trim();
+    if (token !== undefined && token !== '') return token;
+  }
+  return undefined;
+}
+
 /** What {@link bearerTokenMatches} compares against: a digest of the configured token. */
 export function adminTokenDigest(token: string): Buffer {
   return createHash('sha256').update(token).digest();

@@ -282,6 +282,22 @@ describe('faultline mcp-proxy as a process', () => {
     }
   });
 
+  it('takes $FAULTLINE_ADMIN_TOKEN with the newline a token file leaves, as the HTTP proxy does', async () => {
+    const proc = start(['--plan', planPath, '--db', join(dir.path, 'token.db'), '--port', '0', '--admin-port', '0', ...serverArgs()], { FAULTLINE_ADMIN_TOKEN: ' token-from-a-file\n' });
+    try {
+      const adminUrl = (await proc.line(/admin endpoint at (http:\/\/127\.0\.0\.1:\d+) /))[1]!;
+      const plan = await fetch(`${adminUrl}/plan`, { headers: { authorization: 'Bearer token-from-a-file' } });
+      expect(plan.status).toBe(200);
+      expect(await plan.json()).toMatchObject({ version: 1 });
+      // A configured token is not printed.
+      expect(proc.lines().some((line) => line.includes('admin token'))).toBe(false);
+      proc.child.kill('SIGTERM');
+      expect(await proc.exit).toBe(0);
+    } finally {
+      proc.child.kill('SIGKILL');
+    }
+  });
+
   it('keeps serving when the server dies mid-call: both calls fail with -32000 and are recorded, and it exits 1 when the client leaves', async () => {
     const script = await writeDyingServer(join(dir.path, 'dying-server.mjs'));
     const db = join(dir.path, 'dying.db');

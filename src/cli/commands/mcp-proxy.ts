@@ -14,6 +14,7 @@ import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { Command } from 'commander';
 import { ConfigError } from '../../errors.js';
+import { configuredAdminToken } from '../../faults/admin-http.js';
 import { generateAdminToken, startAdminServer, type AdminServer } from '../../faults/mcp-proxy/admin-server.js';
 import { serveMcpOverHttp, type McpHttpServer } from '../../faults/mcp-proxy/http-downstream.js';
 import { DEFAULT_MAX_RESTARTS, startMcpProxy, type McpProxy } from '../../faults/mcp-proxy/proxy.js';
@@ -169,8 +170,8 @@ export function mcpProxyCommand(ctx: CliContext): Command {
       };
       let http: McpHttpServer | undefined;
       let admin: AdminServer | undefined;
-      const configured = opts.adminToken ?? io.env['FAULTLINE_ADMIN_TOKEN'];
-      const token = configured !== undefined && configured.trim() !== '' ? configured : generateAdminToken();
+      const configured = configuredAdminToken(opts.adminToken, io.env);
+      const token = configured ?? generateAdminToken();
       try {
         if (httpPort !== undefined) http = await listen('--port', httpPort, () => serveMcpOverHttp({ createServer: () => started().createServer() }, { port: httpPort, log }));
         if (adminPort !== undefined) {
@@ -207,7 +208,7 @@ export function mcpProxyCommand(ctx: CliContext): Command {
         }
         if (admin !== undefined) {
           log(`admin endpoint at ${admin.url} (GET/PUT /plan, GET /state)`);
-          if (token !== configured) log(`admin token: ${token}`);
+          if (configured === undefined) log(`admin token: ${token}`);
         }
         // With --port and no signal to wait for (an embedding caller without one), this waits for ever, as a server should.
         await (stopped.length > 0 ? Promise.race(stopped) : new Promise<never>(() => undefined));

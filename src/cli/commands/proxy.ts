@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import { Command } from 'commander';
 import { ConfigError } from '../../errors.js';
+import { ADMIN_TOKEN_ENV, configuredAdminToken } from '../../faults/admin-http.js';
 import { startHttpFaultProxy, type HttpFaultProxy } from '../../faults/http-proxy/http-proxy.js';
 import { openProxyStore } from '../../faults/http-proxy/record-store.js';
 import { loadRoutes } from '../../faults/http-proxy/routes.js';
@@ -34,7 +35,6 @@ interface ProxyOptions {
 }
 
 export const DEFAULT_PROXY_PORT = 8080;
-export const ADMIN_TOKEN_ENV = 'FAULTLINE_ADMIN_TOKEN';
 
 function integer(flag: string, text: string, min: number, max: number): number {
   const value = /^\d+$/.test(text.trim()) ? Number(text) : NaN;
@@ -95,8 +95,7 @@ export function proxyCommand(ctx: CliContext): Command {
       if (opts.host.trim() === '') throw new CliError('--host must not be empty');
       if (opts.adminHost !== undefined && opts.adminHost.trim() === '') throw new CliError('--admin-host must not be empty');
       if (opts.adminToken !== undefined && opts.adminToken.trim() === '') throw new CliError('--admin-token must not be empty');
-      const envToken = io.env[ADMIN_TOKEN_ENV]?.trim();
-      const givenToken = opts.adminToken ?? (envToken === '' ? undefined : envToken);
+      const givenToken = configuredAdminToken(opts.adminToken, io.env);
       const adminToken = givenToken ?? randomBytes(24).toString('base64url');
 
       const plan = createFaultPlan(opts.plan === undefined ? { version: 1, rules: [] } : await config(() => loadFaultPlan(resolve(io.cwd, opts.plan!))));
