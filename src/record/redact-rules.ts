@@ -71,6 +71,13 @@ export const F_TOKEN_MORE = 1 << 13;
  */
 export const F_CLI = 1 << 14;
 
+/**
+ * A run of 11 or more full-width digits (`１３８…`, as a Chinese input method types them), looked
+ * for only in text with non-ASCII characters. Not a trigram: the table's 16 bits are taken, and a
+ * full-width digit's UTF-8 bytes are shared by thousands of CJK characters.
+ */
+export const F_WIDE_DIGITS = 1 << 16;
+
 /** A built-in rule plus the pre-filter flags that can make it match. */
 export interface BuiltinRule extends RedactionRule {
   /** Runs only when the scan raised one of these flags. */
@@ -434,6 +441,27 @@ function keepPrefix(prefix: RegExp): (match: string) => string {
   };
 }
 
+/** Full-width ASCII variants (`０`-`９`, `Ｘ`, `－`, `＋`) and the ideographic space, as ASCII. */
+function toHalfWidth(s: string): string {
+  let out = '';
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    out += c >= 0xff01 && c <= 0xff5e ? String.fromCharCode(c - 0xfee0) : c === 0x3000 ? ' ' : s[i]!;
+  }
+  return out;
+}
+
+/** The ID, card and mobile rules (those that need {@link F_DIGITS}) applied to `s`. */
+function maskDigitRuns(s: string): string {
+  let out = s;
+  for (const rule of BUILTIN_RULES) {
+    if (rule.needs !== F_DIGITS) continue;
+    const { validate, mask } = rule;
+    out = out.replace(rule.pattern, (match) => (validate === undefined || validate(match) ? mask(match) : match));
+  }
+  return out;
+}
+
 function maskPhone(match: string): string {
   const digits = match.replace(/[^\d+]/g, '');
   const local = digits.slice(-11);
@@ -716,5 +744,18 @@ export const BUILTIN_RULES: readonly BuiltinRule[] = [
     // The country code as +86, 86 or 0086 (00 is the international prefix dialled from China).
     pattern: /(?<![\d.])(?<!\d[ -])(?:(?:\+|00)?86[ -]?)?1[3-9]\d(?:[ -]?\d{4}){2}(?!\d)(?![ -]\d)/g,
     mask: maskPhone,
+  },
+  {
+    id: 'fullwidth-digits',
+    needs: F_WIDE_DIGITS,
+    // A run of full-width digits (with the separators and the ID's check `Ｘ` the rules above
+    // accept, in either width) is read as ASCII and put through the ID, card and mobile rules; a
+    // run they mask becomes their ASCII mask, so no hidden digit is left in either width.
+    pattern: /[＋+]?[０-９](?:[\u3000 －-]?[０-９]){10,}[ＸｘXx]?/g,
+    mask: (match) => {
+      const ascii = toHalfWidth(match);
+      const masked = maskDigitRuns(ascii);
+      return masked === ascii ? match : masked;
+    },
   },
 ];

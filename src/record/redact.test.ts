@@ -16,6 +16,9 @@ function cnId(body: string): string {
   return body + '10X98765432'[sum % 11]!;
 }
 
+/** The same text with its digits and `X` in full width, as a Chinese input method types them. */
+const fullWidth = (s: string): string => s.replace(/[0-9X]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0));
+
 interface Secret {
   /** Which built-in rule should catch it. */
   rule: string;
@@ -158,6 +161,14 @@ const SECRETS: Secret[] = [
     secretParts: ['0AX4XfWhQz8Lm2Nn7Oo'],
   },
   { rule: 'oauth-code', text: j('GET /cb?state=af0ifjsldkj&code=', 'SplxlOBeZQQYbYS6WxSbIA'), secretParts: ['SplxlOBeZQQYbYS6WxSbIA'] },
+  {
+    rule: 'fullwidth-digits',
+    text: j('手机', fullWidth(j('138', '1234', '5678'))),
+    secretParts: [fullWidth('1234'), '1234', fullWidth(j('138', '1234', '5678'))],
+  },
+  { rule: 'fullwidth-digits', text: j('电话：＋８６ ', fullWidth('139-8765-4321')), secretParts: [fullWidth('8765'), '8765'] },
+  { rule: 'fullwidth-digits', text: j('身份证', fullWidth(id2)), secretParts: [fullWidth('19900307'), '19900307', fullWidth(id2.slice(14, 17))] },
+  { rule: 'fullwidth-digits', text: fullWidth(j('4242 4242 ', '4242 4242')), secretParts: [fullWidth('4242 4242'), '42424242'] },
 ];
 
 /** Puts `secret` into every text field of a record, in the shapes tools produce. */
@@ -271,6 +282,8 @@ const BENIGN = {
   code_prose: 'error code=404 at line 3; status code = 500; zip code=10001; postcode=SW1A1AA',
   code_query: 'https://api.example.com/v1/fx?code=EUR&lang=zh-Hans#code=404 and https://httpstat.us/?code=503',
   html_entities: '&copy; 2026 Example &amp; Co, see #contact or ?color=blue&count=3',
+  zh_wide_digits: '２０２６年１２月３日下单，订单２３４５６７８９０１２，邮编１０００１０，共１２３４５６７８９０１２３件',
+  id_bad_checksum_wide: fullWidth('110105194912310021'),
 };
 
 describe('value rules', () => {
@@ -349,6 +362,10 @@ describe('masks keep enough shape to debug', () => {
     [j('+86 ', '139-8765-4321'), '+86 139****4321'],
     [j('0086 ', '139-8765-4321'), '0086 139****4321'],
     [id1, `${id1.slice(0, 6)}***********${id1.slice(17)}`],
+    [fullWidth(j('138', '1234', '5678')), '138****5678'],
+    [j('身份证：', fullWidth(id2)), `身份证：${id2.slice(0, 6)}***********${id2.slice(17)}`],
+    // A check character of 10 is written X, in full width too.
+    [j('身份证', fullWidth(cnId('11010119900307109'))), '身份证110101***********X'],
     [j('postgres://app_user:', 'pw', '@db:5432/app'), 'postgres://app_user:[REDACTED]@db:5432/app'],
     [
       j('https://hooks.slack.com/services/', 'T0A1B2C3D/B4E5F6G7H/Xk9Lm8Nn7Oo6Pp5Qq4Rr3Ss2'),

@@ -19,6 +19,7 @@ import {
   F_AT,
   F_DIGITS,
   F_KEY,
+  F_WIDE_DIGITS,
   REDACTED,
   SECRET_KEY_PARTS,
   TRIGGER_TRIGRAMS,
@@ -149,6 +150,13 @@ for (let i = 0; i < 1 << 10; i++) BASE_TRIGRAMS[(i << 5) | AT_LETTER]! |= F_AT;
 
 /** Built-in key names outside the trigram alphabet (Chinese), looked for only in non-ASCII text. */
 const NON_ASCII_KEY_HINT = new RegExp(SECRET_KEY_PARTS.filter((part) => /[^\x00-\x7f]/.test(part)).join('|'));
+/**
+ * Eleven full-width digits (the shortest phone), the first three together as in every phone and
+ * ID, single separators allowed after them. Leading with three digits keeps the search fast.
+ */
+const WIDE_DIGIT_RUN = /[０-９]{3}(?:[\u3000 －-]?[０-９]){8}/;
+/** Either of the two, so clean non-ASCII text pays for one search rather than two. */
+const NON_ASCII_HINT = new RegExp(`${NON_ASCII_KEY_HINT.source}|${WIDE_DIGIT_RUN.source}`);
 
 const SHORT_SCAN = 24;
 const SCAN_BUFFER = new Uint8Array(4096);
@@ -190,7 +198,10 @@ function scan(s: string, trigrams: Uint16Array): number {
     flags &= ~DIGIT_TRIPLE;
     if (single >= 0 ? hasDigitRunInBuffer(single) : hasDigitRun(s)) flags |= F_DIGITS;
   }
-  if (wide && (flags & F_KEY) === 0 && NON_ASCII_KEY_HINT.test(s)) flags |= F_KEY;
+  if (wide && NON_ASCII_HINT.test(s)) {
+    if ((flags & F_KEY) === 0 && NON_ASCII_KEY_HINT.test(s)) flags |= F_KEY;
+    if (WIDE_DIGIT_RUN.test(s)) flags |= F_WIDE_DIGITS;
+  }
   return flags;
 }
 
