@@ -1,11 +1,15 @@
 /**
  * What the two proxies' admin APIs share (the HTTP proxy's under `/__faultline`, the MCP proxy's
- * on its own port): bearer-token checks, JSON answers, and one error shape,
+ * on its own port): bearer-token checks, JSON answers, the `/plan` route (GET and HEAD answer the
+ * plan, PUT replaces it and answers the plan now in force), and one error shape,
  * `{ "error": { "code": "INVALID_PLAN", "message": "…" } }`, so a script that drives either one
- * reads failures the same way.
+ * reads answers and failures the same way.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ConfigError } from '../errors.js';
+import type { FaultPlan } from './plan.js';
+import { parseFaultPlan } from './plan-validate.js';
 
 /** Plan bodies larger than this are refused (413 PLAN_TOO_LARGE). */
 export const ADMIN_MAX_PLAN_BYTES = 1024 * 1024;
@@ -93,4 +97,59 @@ export function readAdminBody(req: IncomingMessage, limit: number = ADMIN_MAX_PL
     req.on('end', () => resolve(over ? undefined : Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
+}
+
+/** The 500 both admin APIs answer when serving a request failed. */
+export function sendAdminInternalError(res: ServerResponse, error: unknown): void {
+  if (res.headersSent) res.end();
+  else sendAdminError(res, 500, 'INTERNAL_ERROR', error instanceof Error ? error.message : String(error));
+}
+
+/**
+ * Whether `req`'s method is one `route` (as the client wrote it) takes; answers 405 with `Allow`
+ * when not. HEAD goes wherever GET does: node sends a HEAD answer's headers without its body.
+ */
+export function adminMethodAllowed(req: IncomingMessage, res: ServerResponse, route: string, allowed: readonly ('GET' | 'PUT')[]): boolean {
+  const method = req.method ?? 'GET';
+  const methods: string[] = allowed.includes('GET') ? ['GET', 'HEAD', ...allowed.filter((m) => m !== 'GET')] : [...allowed];
+  if (methods.includes(method)) return true;
+  // Drained, so the client reads the 405 rather than a reset connection.
+  req.resume();
+  sendAdminError(res, 405, 'METHOD_NOT_ALLOWED', `${method} is not allowed on ${route}; use ${methods.join(', ')}`, { allow: methods.join(', ') });
+  return false;
+}
+
+export interface AdminPlanOptions {
+  plan: Pick<FaultPlan, 'spec' | 'update'>;
+  /** The route as the client wrote it, for messages. */
+  route: string;
+  /** Default {@link ADMIN_MAX_PLAN_BYTES}. */
+  maxBodyBytes?: number;
+  /** Called after the plan was replaced. */
+  onUpdate?: () => void;
+}
+
+/**
+ * The `/plan` route of either admin API: GET (and HEAD) answer the plan; PUT takes a YAML or JSON
+ * plan, validated as a plan file is, and answers the plan now in force (400 INVALID_PLAN with the
+ * one-line error, 413 PLAN_TOO_LARGE; the plan in force stays as it was).
+ */
+export async function serveAdminPlan(req: IncomingMessage, res: ServerResponse, options: AdminPlanOptions): Promise<void> {
+  const { plan } = options;
+  if (!adminMethodAllowed(req, res, options.route, ['GET', 'PUT'])) return;
+  if (req.method === 'PUT') {
+    const limit = options.maxBodyBytes ?? ADMIN_MAX_PLAN_BYTES;
+    const text = await readAdminBody(req, limit);
+    if (text === undefined) return sendAdminError(res, 413, 'PLAN_TOO_LARGE', `the plan exceeds ${limit} bytes`);
+    const json = /\bjson\b/i.test(req.headers['content-type'] ?? '');
+    try {
+      // The source name decides the parser: JSON for a JSON body, YAML (a superset) otherwise.
+      plan.update(parseFaultPlan(text, json ? 'plan.json' : 'plan'));
+    } catch (error) {
+      if (ConfigError.isInstance(error)) return sendAdminError(res, 400, 'INVALID_PLAN', error.message);
+      throw error;
+    }
+    options.onUpdate?.();
+  }
+  sendAdminJson(res, 200, plan.spec);
 }

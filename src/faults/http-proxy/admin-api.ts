@@ -3,23 +3,22 @@
  * Changing the plan changes what every client of the proxy gets, so it takes a bearer token,
  * and by default it is served to loopback clients only.
  *
- *   GET /__faultline/plan    the current plan (JSON)
- *   PUT /__faultline/plan    a new plan (YAML or JSON body); 400 with the one-line error if it is invalid
+ *   GET /__faultline/plan    the current plan (JSON; HEAD as well)
+ *   PUT /__faultline/plan    a new plan (YAML or JSON body), answered with the plan now in force; 400 with the one-line error if it is invalid
  *   GET /__faultline/state   the plan's counters and the proxy's own
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ConfigError } from '../../errors.js';
 import {
-  ADMIN_MAX_PLAN_BYTES,
+  adminMethodAllowed,
   adminTokenDigest,
   bearerTokenMatches,
-  readAdminBody,
   sendAdminError as problem,
   sendAdminJson as sendJson,
   sendAdminUnauthorized,
+  serveAdminPlan,
 } from '../admin-http.js';
 import type { FaultPlan } from '../plan.js';
-import { parseFaultPlan } from '../plan-validate.js';
 
 export const ADMIN_PREFIX = '/__faultline';
 
@@ -79,36 +78,12 @@ export function createAdminApi(options: AdminApiOptions): AdminHandler {
     }
     const method = req.method ?? 'GET';
     const route = path.slice(ADMIN_PREFIX.length).replace(/\/+$/, '');
-    const only = (allowed: string[]): boolean => {
-      if (allowed.includes(method)) return true;
-      problem(res, 405, 'METHOD_NOT_ALLOWED', `${method} is not allowed on ${ADMIN_PREFIX}${route}; use ${allowed.join(' or ')}`, { allow: allowed.join(', ') });
-      return false;
-    };
     if (route === '/plan') {
-      if (!only(['GET', 'PUT'])) return;
-      if (method === 'GET') {
-        sendJson(res, 200, plan.spec);
-        return;
-      }
-      const text = await readAdminBody(req);
-      if (text === undefined) {
-        problem(res, 413, 'PLAN_TOO_LARGE', `the plan exceeds ${ADMIN_MAX_PLAN_BYTES} bytes`);
-        return;
-      }
-      const json = /\bjson\b/i.test(req.headers['content-type'] ?? '');
-      try {
-        // The source name decides the parser: JSON for a JSON body, YAML (a superset) otherwise.
-        plan.update(parseFaultPlan(text, json ? 'plan.json' : 'plan'));
-      } catch (error) {
-        if (!ConfigError.isInstance(error)) throw error;
-        problem(res, 400, 'INVALID_PLAN', error.message);
-        return;
-      }
-      sendJson(res, 200, plan.spec);
+      await serveAdminPlan(req, res, { plan, route: `${ADMIN_PREFIX}${route}` });
       return;
     }
     if (route === '/state') {
-      if (only(['GET'])) sendJson(res, 200, { plan: plan.state(), proxy: options.proxyState() });
+      if (adminMethodAllowed(req, res, `${ADMIN_PREFIX}${route}`, ['GET'])) sendJson(res, 200, { plan: plan.state(), proxy: options.proxyState() });
       return;
     }
     problem(res, 404, 'NO_ROUTE', `no admin route ${method} ${path}; try ${ADMIN_PREFIX}/plan or ${ADMIN_PREFIX}/state`);

@@ -721,6 +721,38 @@ describe('http fault proxy: admin API', () => {
     expect((await admin(r, '/nothing')).status).toBe(404);
   });
 
+  it("answers HEAD /plan as GET without a body, and PUT with the plan now in force, as the MCP proxy's admin does", async () => {
+    const r = await rig([{ id: 'slow', tool: 'get_weather', fault: 'latency', params: { ms: 1 } }]);
+    const get = await admin(r, '/plan');
+    const getBody = await get.text();
+    const head = await admin(r, '/plan', { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-type')).toBe(get.headers.get('content-type'));
+    expect(head.headers.get('content-length')).toBe(String(Buffer.byteLength(getBody)));
+    expect(await head.text()).toBe('');
+    expect((await admin(r, '/state', { method: 'HEAD' })).status).toBe(200);
+
+    const put = await admin(r, '/plan', { method: 'PUT', body: 'version: 1\nrules:\n  - id: outage\n    tool: get_weather\n    fault: http_status\n    params: { status: 503 }\n' });
+    expect(put.status).toBe(200);
+    expect(await put.json()).toEqual(r.plan.spec);
+    const deleted = await admin(r, '/plan', { method: 'DELETE' });
+    expect(deleted.status).toBe(405);
+    expect(deleted.headers.get('allow')).toBe('GET, HEAD, PUT');
+  });
+
+  it("answers a failure of its own with 500 INTERNAL_ERROR, the code the MCP proxy's admin uses", async () => {
+    const real = createFaultPlan({ version: 1, rules: [] });
+    const plan = Object.assign(Object.create(real) as FaultPlan, {
+      state: () => {
+        throw new Error('the counters are unavailable');
+      },
+    });
+    const r = await rig([], { plan });
+    const res = await admin(r, '/state');
+    expect(res.status).toBe(500);
+    expect(await res.json()).toEqual({ error: { code: 'INTERNAL_ERROR', message: 'the counters are unavailable' } });
+  });
+
   it('refuses a plan over 1 MiB with 413 PLAN_TOO_LARGE and keeps the plan it had', async () => {
     const r = await rig([{ id: 'slow', tool: 'get_weather', fault: 'latency', params: { ms: 1 } }]);
     const huge = `version: 1\nrules: []\n# ${'x'.repeat(1024 * 1024)}\n`;

@@ -31,6 +31,7 @@ import { systemClock, type Clock } from '../../runtime/clock.js';
 import type { RecordSink } from '../../runtime/runtime.js';
 import type { Store } from '../../store/types.js';
 import { parseInjectHeader } from '../../tools/inject-error.js';
+import { sendAdminInternalError } from '../admin-http.js';
 import type { FaultDecision, FaultEffect } from '../decision.js';
 import { globMatcher } from '../glob.js';
 import type { FaultPlanSpec } from '../plan-spec.js';
@@ -864,9 +865,7 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
   function onRequest(req: IncomingMessage, res: ServerResponse, serveAdmin: boolean): void {
     const path = requestPath(req.url);
     if (serveAdmin && path.startsWith(ADMIN_PREFIX) && isAdminPath(pathOnly(path))) {
-      admin(req, res, pathOnly(path)).catch((error: unknown) => {
-        if (!res.headersSent) res.writeHead(500, JSON_HEADERS).end(JSON.stringify({ error: { code: 'ADMIN_ERROR', message: errorMessage(error) } }));
-      });
+      admin(req, res, pathOnly(path)).catch((error: unknown) => sendAdminInternalError(res, error));
       return;
     }
     void handle(req, res, path);

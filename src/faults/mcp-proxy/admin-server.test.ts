@@ -63,7 +63,9 @@ describe('admin endpoint', () => {
       body: 'version: 1\nrules:\n  - id: outage\n    tool: create_*\n    fault: http_status\n    params: { status: 400, message: title is too short }\n',
     });
     expect(put.status).toBe(200);
-    expect(await put.json()).toEqual({ ok: true, rules: ['outage'] });
+    // The plan now in force, as the HTTP proxy's admin answers.
+    expect(await put.json()).toEqual(t.plan.spec);
+    expect(t.plan.spec.rules.map((rule) => rule.id)).toEqual(['outage']);
     const error = await t.client.callTool({ name: 'create_event', arguments: { title: 'x' } }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(McpError);
     expect((error as McpError).code).toBe(-32602);
@@ -92,12 +94,40 @@ describe('admin endpoint', () => {
   it('answers 405 for other methods on known paths and 404 elsewhere', async () => {
     const deleted = await call('/plan', { method: 'DELETE' });
     expect(deleted.status).toBe(405);
-    expect(deleted.headers.get('allow')).toBe('GET, PUT');
+    expect(deleted.headers.get('allow')).toBe('GET, HEAD, PUT');
     expect(((await deleted.json()) as { error: { code: string } }).error.code).toBe('METHOD_NOT_ALLOWED');
     expect((await call('/state', { method: 'PUT', body: '{}' })).status).toBe(405);
     const missing = await call('/nope');
     expect(missing.status).toBe(404);
     expect(((await missing.json()) as { error: { code: string } }).error.code).toBe('NO_ROUTE');
+  });
+
+  it("answers HEAD as GET without a body, as the HTTP proxy's admin does", async () => {
+    const get = await call('/plan');
+    const body = await get.text();
+    const head = await call('/plan', { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-type')).toBe(get.headers.get('content-type'));
+    expect(head.headers.get('content-length')).toBe(String(Buffer.byteLength(body)));
+    expect(await head.text()).toBe('');
+    expect((await call('/state', { method: 'HEAD' })).status).toBe(200);
+  });
+
+  it('answers a failure of its own with 500 INTERNAL_ERROR', async () => {
+    const failing = await startAdminServer({
+      plan: t.plan,
+      token: TOKEN,
+      state: () => {
+        throw new Error('the counters are unavailable');
+      },
+    });
+    try {
+      const res = await fetch(`${failing.url}/state`, { headers: { authorization: `Bearer ${TOKEN}` } });
+      expect(res.status).toBe(500);
+      expect(await res.json()).toEqual({ error: { code: 'INTERNAL_ERROR', message: 'the counters are unavailable' } });
+    } finally {
+      await failing.close();
+    }
   });
 
   it('refuses a plan over its size limit with 413 PLAN_TOO_LARGE and keeps the plan it had', async () => {

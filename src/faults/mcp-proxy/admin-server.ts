@@ -3,28 +3,31 @@
  * Loopback only, and every request needs `Authorization: Bearer <token>`, since whoever can change
  * the plan can make every tool call fail.
  *
- * - `GET /plan`: the current plan (JSON).
- * - `PUT /plan`: a new plan, JSON or YAML; validated like a plan file, applied at once. Rule
- *   counters follow rule ids (see `FaultPlan.update`). 400 when invalid.
+ * - `GET /plan`: the current plan (JSON; HEAD as well).
+ * - `PUT /plan`: a new plan, JSON or YAML; validated like a plan file, applied at once, and
+ *   answered with the plan now in force. Rule counters follow rule ids (see `FaultPlan.update`).
+ *   400 when invalid.
  * - `GET /state`: the plan's counters, plus whatever `state` adds (the proxy's stats).
  *
- * Errors have the HTTP proxy's admin shape, `{ error: { code, message } }` (`../admin-http.ts`).
+ * The `/plan` route, the answers and the error shape `{ error: { code, message } }` are the HTTP
+ * proxy's admin API's (`../admin-http.ts`).
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError } from '../../errors.js';
-import { parseFaultPlan } from '../plan-validate.js';
 import type { FaultPlan } from '../plan.js';
 import { listen } from '../../listen.js';
 import {
   ADMIN_MAX_PLAN_BYTES,
+  adminMethodAllowed,
   adminTokenDigest,
   bearerTokenMatches,
-  readAdminBody,
   sendAdminError,
+  sendAdminInternalError,
   sendAdminJson as sendJson,
   sendAdminUnauthorized,
+  serveAdminPlan,
 } from '../admin-http.js';
 
 export interface AdminServerOptions {
@@ -73,38 +76,16 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
       return sendAdminUnauthorized(res);
     }
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    const route = `${req.method ?? 'GET'} ${path}`;
-    switch (route) {
-      case 'GET /plan':
-        return sendJson(res, 200, plan.spec);
-      case 'PUT /plan': {
-        const text = await readAdminBody(req, maxBodyBytes);
-        if (text === undefined) return sendAdminError(res, 413, 'PLAN_TOO_LARGE', `the plan exceeds ${maxBodyBytes} bytes`);
-        try {
-          // YAML is a superset of JSON: one parser takes both.
-          plan.update(parseFaultPlan(text, 'PUT /plan'));
-        } catch (error) {
-          if (ConfigError.isInstance(error)) return sendAdminError(res, 400, 'INVALID_PLAN', error.message);
-          throw error;
-        }
-        options.onUpdate?.(plan);
-        return sendJson(res, 200, { ok: true, rules: plan.spec.rules.map((rule) => rule.id) });
-      }
-      case 'GET /state':
-        return sendJson(res, 200, { ...options.state?.(), plan: plan.state() });
+    if (path === '/plan') return serveAdminPlan(req, res, { plan, route: path, maxBodyBytes, onUpdate: () => options.onUpdate?.(plan) });
+    if (path === '/state') {
+      if (adminMethodAllowed(req, res, path, ['GET'])) sendJson(res, 200, { ...options.state?.(), plan: plan.state() });
+      return;
     }
-    if (path === '/plan' || path === '/state') {
-      const allow = path === '/plan' ? 'GET, PUT' : 'GET';
-      return sendAdminError(res, 405, 'METHOD_NOT_ALLOWED', `${route} is not supported; use GET /plan, PUT /plan or GET /state`, { allow });
-    }
-    return sendAdminError(res, 404, 'NO_ROUTE', `no admin route ${route}; use GET /plan, PUT /plan or GET /state`);
+    return sendAdminError(res, 404, 'NO_ROUTE', `no admin route ${req.method ?? 'GET'} ${path}; use GET /plan, PUT /plan or GET /state`);
   };
 
   const server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) sendAdminError(res, 500, 'INTERNAL_ERROR', error instanceof Error ? error.message : String(error));
-      else res.end();
-    });
+    handle(req, res).catch((error: unknown) => sendAdminInternalError(res, error));
   });
   const host = '127.0.0.1';
   await listen(server, options.port ?? 0, host);
