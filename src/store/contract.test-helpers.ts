@@ -6,6 +6,7 @@
  * exact nearest-rank percentile within the sketch's relative error.
  */
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConfigError } from '../errors.js';
 import { makeFailureRecord, makeRecord } from '../record/fixture.js';
 import { seededRandom } from '../runtime/backoff.js';
 import type { AttemptRecord, ToolExecutionRecord } from '../record/types.js';
@@ -394,6 +395,38 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>, 
     });
 
     describe('insert and get', () => {
+      it('refuses a batch holding a malformed record, naming its execution_id and the field, and stores none of it', async () => {
+        const [good, base] = contractDataset(2) as [ToolExecutionRecord, ToolExecutionRecord];
+        const malformed: [field: keyof ToolExecutionRecord, value: unknown][] = [
+          ['duration_ms', Number.NaN],
+          ['duration_ms', Number.POSITIVE_INFINITY],
+          ['retry_count', 1.5],
+          ['step_index', '3'],
+          ['schema_version', 2 ** 40],
+          ['output_length', -0.5],
+          ['idempotent', 'yes'],
+          ['summary_only', null],
+          ['trace_id', undefined],
+          ['status', 7],
+          ['attempts', null],
+          ['context_snapshot', null],
+        ];
+        for (const [field, value] of malformed) {
+          const bad = { ...base, [field]: value } as ToolExecutionRecord;
+          const inserting = store.insert([good, bad]);
+          await expect(inserting, field).rejects.toSatisfy(ConfigError.isInstance);
+          await expect(inserting, field).rejects.toMatchObject({
+            field,
+            message: expect.stringMatching(new RegExp(`^store\\.insert: record ${base.execution_id} has an invalid ${field}: expected .*, got `)),
+          });
+        }
+        expect(await store.count()).toBe(0);
+        expect(await store.toolStats(everything)).toEqual([]);
+        // Valid records with the nullable numbers null still go in.
+        await store.insert([good, { ...base, output_length: null }]);
+        expect(await store.count()).toBe(2);
+      });
+
       it('round-trips every field of rich, summary and fallback records', async () => {
         const rich = richRecord();
         const summary = summaryRecord();

@@ -8,6 +8,7 @@ import type { ToolExecutionRecord } from '../../record/types.js';
 import { sourceKey, uniqueTrajectoryRows } from '../../trajectory/trajectory-row.js';
 import type { Trajectory } from '../../trajectory/types.js';
 import { checkRecordQuery, checkStatsFilter } from '../check-query.js';
+import { checkRecords } from '../check-record.js';
 import {
   addCounters,
   aggregateBatch,
@@ -77,6 +78,7 @@ class MemoryStore implements Store, TrajectoryStore, CorrectionMemoryStore {
 
   async insert(records: readonly ToolExecutionRecord[]): Promise<void> {
     this.#assertOpen();
+    checkRecords(records);
     const inserted: ToolExecutionRecord[] = [];
     const insertedMs: number[] = [];
     const fresh = new Map<string, Entry>();

@@ -9,6 +9,7 @@ import type { ToolExecutionRecord } from '../../record/types.js';
 import { uniqueTrajectoryRows } from '../../trajectory/trajectory-row.js';
 import type { Trajectory } from '../../trajectory/types.js';
 import { checkRecordQuery, checkStatsFilter } from '../check-query.js';
+import { checkRecord } from '../check-record.js';
 import {
   aggregateBatch,
   createdAtMs,
@@ -254,6 +255,7 @@ class PostgresStore implements Store, TrajectoryStore, CorrectionMemoryStore {
     // batch leaves the database untouched.
     const unique = new Map<string, { record: ToolExecutionRecord; createdMs: number }>();
     for (const record of records) {
+      checkRecord(record);
       if (!CANONICAL_UUID.test(record.execution_id)) {
         // The column is a uuid: PostgreSQL would reject the whole batch on every retry.
         throw new RangeError(`record has an invalid execution_id (expected a UUID): ${JSON.stringify(record.execution_id)}`);

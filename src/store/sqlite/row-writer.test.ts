@@ -1,5 +1,5 @@
 /**
- * The multi-row writer against the plain reading of INSERT OR IGNORE: a row is stored and counted
+ * The multi-row writer against the plain reading of its insert (a stored execution_id is skipped): a row is stored and counted
  * only if its id was neither stored before nor earlier in the batch. Batches are random mixes of
  * fresh ids, ids already stored and ids repeated inside one statement's rows or across them.
  */
@@ -65,6 +65,22 @@ describe('row writer', () => {
     const tail = rows.map((r, i) => (i === ROWS_PER_STATEMENT + 1 ? [...r, 'extra'] : r));
     expect(() => db.transaction(() => writer.write(tail, () => undefined))()).toThrow(/row 9 has 30 parameter values/);
     expect(db.prepare('SELECT count(*) FROM tool_executions').pluck().get()).toBe(0);
+  });
+
+  it('skips only a stored execution_id: a row that breaks another constraint fails its statement, in a full one and in the remainder', () => {
+    const rows = rowsOf(contractDataset(ROWS_PER_STATEMENT + 2));
+    const db = freshDb();
+    const writer = createRowWriter(db);
+    db.transaction(() => writer.write(rows.slice(0, 1), () => undefined))();
+    for (const at of [3, ROWS_PER_STATEMENT + 1]) {
+      // A NaN duration binds as NULL; OR IGNORE used to drop such a row without a word.
+      const broken = rows.map((r, i) => (i === at ? r.map((v, c) => (c === 15 ? Number.NaN : v)) : r));
+      expect(() => db.transaction(() => writer.write(broken, () => undefined))()).toThrow(/NOT NULL constraint failed: tool_executions\.duration_ms/);
+      expect(db.prepare('SELECT count(*) FROM tool_executions').pluck().get()).toBe(1);
+    }
+    const reported: number[] = [];
+    db.transaction(() => writer.write(rows, (i) => reported.push(i)))();
+    expect(reported).toEqual(rows.map((_, i) => i).slice(1));
   });
 
   it('fails loudly, instead of miscounting, when SQLite no longer hands out rowids in order', () => {

@@ -8,8 +8,10 @@
  * per row inside `Statement#run`; the values spread as arguments 47.3k; eight rows per call, spread,
  * 39.5k (32 rows per call: 41.0k, the bigger statement binds slower).
  *
- * Inserts are `INSERT OR IGNORE`: a row whose `execution_id` is already stored (a spooled batch
- * replayed, a repeated id) is skipped, and only the rows really written may reach the rollups. A
+ * Inserts skip a row whose `execution_id` is already stored (a spooled batch replayed, a repeated
+ * id) with `ON CONFLICT (execution_id) DO NOTHING`, and only the rows really written may reach the
+ * rollups. Not `OR IGNORE`, which would also drop a row that breaks any other constraint (a NULL
+ * in a NOT NULL column) without a word. A
  * multi-row statement reports only how many rows it wrote. When that is all of them (the normal
  * case) nothing more is asked; otherwise the new rows are the statement's last `changes` rowids
  * (SQLite gives each new row the next rowid after the largest, in statement order), read back by
@@ -36,9 +38,10 @@ export interface RowWriter {
 export function createRowWriter(db: Database.Database): RowWriter {
   const width = RECORD_COLUMNS.length;
   const tuple = `(${RECORD_COLUMNS.map(() => '?').join(', ')})`;
-  const head = `INSERT OR IGNORE INTO tool_executions (${RECORD_COLUMNS.join(', ')}) VALUES `;
-  const one = db.prepare(head + tuple);
-  const many = db.prepare(head + Array.from({ length: ROWS_PER_STATEMENT }, () => tuple).join(', '));
+  const head = `INSERT INTO tool_executions (${RECORD_COLUMNS.join(', ')}) VALUES `;
+  const tail = ' ON CONFLICT (execution_id) DO NOTHING';
+  const one = db.prepare(head + tuple + tail);
+  const many = db.prepare(head + Array.from({ length: ROWS_PER_STATEMENT }, () => tuple).join(', ') + tail);
   const idsBetween = db.prepare('SELECT execution_id FROM tool_executions WHERE rowid > ? AND rowid <= ?').pluck();
   // Binding copies the values, so one parameter array serves every statement.
   const params = new Array<SqliteValue>(ROWS_PER_STATEMENT * width).fill(null);

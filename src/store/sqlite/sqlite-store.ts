@@ -11,6 +11,7 @@ import type { ToolExecutionRecord } from '../../record/types.js';
 import { uniqueTrajectoryRows, type TrajectoryRow } from '../../trajectory/trajectory-row.js';
 import type { Trajectory } from '../../trajectory/types.js';
 import { checkRecordQuery, checkStatsFilter } from '../check-query.js';
+import { checkRecord } from '../check-record.js';
 import {
   aggregateBatch,
   createdAtMs,
@@ -152,12 +153,14 @@ export function createSqliteRowStore(options: SqliteStoreOptions): SqliteRowStor
  * @internal Encodes records as insert rows (what {@link SqliteRowStore.insertRows} takes): the
  * JSON columns serialized and `created_at` parsed here, so the writer thread receives flat arrays
  * of strings and numbers, which cross the thread boundary far cheaper than nested objects.
- * @throws RangeError when a record's `created_at` is not a date (as `insert` would).
+ * @throws ConfigError for a malformed record (`check-record.ts`), RangeError when a record's
+ * `created_at` is not a date (as `insert` would).
  */
 export function encodeRecordRows(records: readonly ToolExecutionRecord[]): SqliteValue[][] {
   const rows: SqliteValue[][] = [];
   for (let i = 0; i < records.length; i++) {
     const record = records[i]!;
+    checkRecord(record);
     // A fresh array filled in column order stays packed, which the structured clone copies fastest.
     rows.push(recordParams(record, createdAtMs(record)));
   }
