@@ -77,6 +77,11 @@ export const F_CLI = 1 << 14;
  * full-width digit's UTF-8 bytes are shared by thousands of CJK characters.
  */
 export const F_WIDE_DIGITS = 1 << 16;
+/**
+ * A run of 32 or more hex digits (a 128-bit token), looked for only in text of 67 characters or
+ * more that has three digits in a row, as all but one in 130 such runs do.
+ */
+export const F_HEX_RUN = 1 << 17;
 
 /** A built-in rule plus the pre-filter flags that can make it match. */
 export interface BuiltinRule extends RedactionRule {
@@ -663,6 +668,16 @@ export const BUILTIN_RULES: readonly BuiltinRule[] = [
     pattern: /\bSK[0-9a-fA-F]{32}(?![A-Za-z0-9])/g,
     validate: (match) => looksRandom(match.slice(2)),
     mask: keepPrefix(/^SK/),
+  },
+  {
+    id: 'twilio-auth-token',
+    needs: F_HEX_RUN,
+    // An auth token is 32 hex digits with no prefix of its own; next to its account SID (`AC` and
+    // 32 hex digits) it is one: `Client("AC…", "…")`, `AC…:…`. The SID is kept: it names the
+    // account in every API path and is no secret alone. `TWILIO_AUTH_TOKEN=`, `auth_token`,
+    // `curl -u AC…:…` and `https://AC…:…@` are key, command-line and URL rules.
+    pattern: /\bAC[0-9a-fA-F]{32}(?:\\?["'])?[ \t]*[:,][ \t]*(?:\\?["'])?[0-9a-fA-F]{32}(?![A-Za-z0-9])/g,
+    mask: (match) => `${match.slice(0, -32)}${REDACTED}`,
   },
   {
     id: 'discord-webhook',

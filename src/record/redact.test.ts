@@ -44,6 +44,8 @@ const id1 = cnId('11010519491231002');
 const PHONE_NUMBER = Number(j('138', '1234', '5678'));
 const CARD_NUMBER = Number(j('42424242', '42424242'));
 const id2 = cnId('44030619900307123');
+const twilioSid = j('7b2f0c9d1e4a', '53867f0a1b2c3d4e5f60');
+const twilioToken = j('9f8e7d6c5b4a', '39281706f5e4d3c2b1a0');
 
 const SECRETS: Secret[] = [
   { rule: 'openai-api-key', text: j('sk-proj-', openaiBody), secretParts: [openaiBody] },
@@ -169,6 +171,8 @@ const SECRETS: Secret[] = [
   { rule: 'fullwidth-digits', text: j('电话：＋８６ ', fullWidth('139-8765-4321')), secretParts: [fullWidth('8765'), '8765'] },
   { rule: 'fullwidth-digits', text: j('身份证', fullWidth(id2)), secretParts: [fullWidth('19900307'), '19900307', fullWidth(id2.slice(14, 17))] },
   { rule: 'fullwidth-digits', text: fullWidth(j('4242 4242 ', '4242 4242')), secretParts: [fullWidth('4242 4242'), '42424242'] },
+  { rule: 'twilio-auth-token', text: j('Client("AC', twilioSid, '", "', twilioToken, '")'), secretParts: [twilioToken] },
+  { rule: 'twilio-auth-token', text: j('AC', twilioSid, ':', twilioToken), secretParts: [twilioToken] },
 ];
 
 /** Puts `secret` into every text field of a record, in the shapes tools produce. */
@@ -284,6 +288,9 @@ const BENIGN = {
   html_entities: '&copy; 2026 Example &amp; Co, see #contact or ?color=blue&count=3',
   zh_wide_digits: '２０２６年１２月３日下单，订单２３４５６７８９０１２，邮编１０００１０，共１２３４５６７８９０１２３件',
   id_bad_checksum_wide: fullWidth('110105194912310021'),
+  hex_ids: 'traceparent 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01, md5 9e107d9d372bb6826bd81d3542a419d6',
+  hex_pair: 'replace in place: 0123456789abcdef0123456789abcdef:fedcba9876543210fedcba9876543210',
+  twilio_sid_alone: 'account ACe0123456789abcdef0123456789abcd, /2010-04-01/Accounts/AC0123456789abcdef0123456789abcdef/Messages.json',
 };
 
 describe('value rules', () => {
@@ -923,6 +930,14 @@ describe('credential shapes found in an audit', () => {
     expect(r.text('https://app.example.com/cb#code=483920&state=1')).toBe('https://app.example.com/cb#code=[REDACTED]&state=1');
     expect(r.value({ redirect_uri: 'https://x.example/cb?code=SplxlOBeZQQYbYS6WxSbIA' }))
       .toEqual({ redirect_uri: 'https://x.example/cb?code=[REDACTED]' });
+  });
+
+  it('masks a Twilio auth token beside its account SID, keeping the SID', () => {
+    const sid = j('AC', twilioSid);
+    expect(r.text(j('client = Client("', sid, '", "', twilioToken, '")'))).toBe(`client = Client("${sid}", "[REDACTED]")`);
+    expect(r.text(j("Client('", sid, "','", twilioToken, "')"))).toBe(`Client('${sid}','[REDACTED]')`);
+    expect(r.text(j(sid, ':', twilioToken))).toBe(`${sid}:[REDACTED]`);
+    expect(r.text(JSON.stringify({ code: j('Client("', sid, '", "', twilioToken, '")') }))).toBe(JSON.stringify({ code: `Client("${sid}", "[REDACTED]")` }));
   });
 
   it('masks a short mixed-case bearer token but not a CamelCase word', () => {

@@ -18,6 +18,7 @@ import {
   BUILTIN_RULES,
   F_AT,
   F_DIGITS,
+  F_HEX_RUN,
   F_KEY,
   F_WIDE_DIGITS,
   REDACTED,
@@ -197,6 +198,7 @@ function scan(s: string, trigrams: Uint16Array): number {
   if ((flags & DIGIT_TRIPLE) !== 0) {
     flags &= ~DIGIT_TRIPLE;
     if (single >= 0 ? hasDigitRunInBuffer(single) : hasDigitRun(s)) flags |= F_DIGITS;
+    if (n >= MIN_HEX_PAIR && hasHexRun(s)) flags |= F_HEX_RUN;
   }
   if (wide && NON_ASCII_HINT.test(s)) {
     if ((flags & F_KEY) === 0 && NON_ASCII_KEY_HINT.test(s)) flags |= F_KEY;
@@ -255,6 +257,30 @@ function hasDigitRun(s: string): boolean {
       if (c >= 48) digits++;
     }
     if (digits >= 11) return true;
+  }
+  return false;
+}
+
+/** A Twilio account SID and its auth token with one separator: `AC`, 32 hex digits, `:`, 32 more. */
+const MIN_HEX_PAIR = 67;
+const HEX_RUN = 32;
+const IS_HEX = new Uint8Array(128);
+for (const c of '0123456789abcdefABCDEF') IS_HEX[c.charCodeAt(0)] = 1;
+
+function isHex(c: number): boolean {
+  return c < 128 && IS_HEX[c] === 1;
+}
+
+/** Whether some run of 32 or more hex digits is in `s`; any such run covers every 32nd character. */
+function hasHexRun(s: string): boolean {
+  const n = s.length;
+  for (let i = HEX_RUN - 1; i < n; i += HEX_RUN) {
+    if (!isHex(s.charCodeAt(i))) continue;
+    let start = i;
+    while (start > 0 && isHex(s.charCodeAt(start - 1))) start--;
+    let end = i + 1;
+    while (end < n && isHex(s.charCodeAt(end))) end++;
+    if (end - start >= HEX_RUN) return true;
   }
   return false;
 }
