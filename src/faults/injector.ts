@@ -30,6 +30,12 @@ export interface PlannedFault {
   replace?: (ctx: ToolContext, runTool: () => Promise<unknown>) => Promise<unknown>;
   /** Rewrites the tool's output after it ran: partial results, schema or semantic drift. */
   transform?: (output: unknown, ctx: ToolContext) => unknown;
+  /**
+   * The fault acts on the tool's answer, or after the tool did its work (a rewrite, a drop after
+   * the write): when the tool throws, its error reaches the caller as it came, and the record's
+   * `fault` stays null, with this fault kept as `context_snapshot.fault_not_applied`.
+   */
+  onlyOnSuccess?: boolean;
 }
 
 export interface FaultInjector {

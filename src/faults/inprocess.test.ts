@@ -9,6 +9,7 @@ import { isoTime } from '../record/iso-time.js';
 import { createVirtualClock, type VirtualClock } from '../runtime/clock.js';
 import { defineTool, type ToolSpec } from '../runtime/define-tool.js';
 import { createRuntime, type ExecuteResult, type Runtime, type RuntimeOptions } from '../runtime/runtime.js';
+import { HttpError } from '../runtime/tool-errors.js';
 import { createFaultPlan, type FaultPlan } from './plan.js';
 import type { FaultRule } from './plan-spec.js';
 
@@ -58,6 +59,14 @@ function toolSpecs(world: World, clock: VirtualClock): Record<string, ToolSpec<a
       input: noInput,
       timeoutMs: 2000,
       execute: () => ({ id: ++world.orders }),
+    },
+    cancel_order: {
+      name: 'cancel_order',
+      description: 'Cancels an order; there are none to cancel.',
+      input: { type: 'object', properties: { id: { type: 'number' } } },
+      execute: ({ id }: { id?: number }) => {
+        throw new HttpError(404, `no order ${id ?? '?'}`, {}, { error: 'not_found', id: id ?? null });
+      },
     },
     get_stock: {
       name: 'get_stock',
@@ -364,6 +373,37 @@ describe('output faults', () => {
     expect(world.stock).toBe(8);
     expect(second.output).toEqual({ qty: 10, as_of: '2026-01-01T00:00:00.000Z' });
     expect(second.record.fault?.params).toMatchObject({ served: 'replay', replayed_age_ms: 5000 });
+  });
+});
+
+describe("faults that meet the tool's own failure", () => {
+  const rules: FaultRule[] = [
+    { id: 'cut', tool: 'cancel_order', fault: 'partial', params: { drop_fields: ['id'] } },
+    { id: 'none', tool: 'cancel_order', fault: 'empty' },
+    { id: 'v2', tool: 'cancel_order', fault: 'schema_drift', params: { rename: { id: 'order_id' } } },
+    { id: 'cache', tool: 'cancel_order', fault: 'stale', params: { age_ms: 60_000 } },
+    { id: 'garble', tool: 'cancel_order', fault: 'malformed_json' },
+    { id: 'other', tool: 'cancel_order', fault: 'semantic_drift', params: { other_entity: { field: 'id', value: 7 } } },
+    { id: 'lost', tool: 'cancel_order', fault: 'commit_then_drop' },
+    { id: 'committed-502', tool: 'cancel_order', fault: 'http_status', params: { status: 502, commit: true } },
+  ];
+  it.each(rules.map((rule) => [rule.fault, rule] as const))(
+    '%s: the error passes unchanged, the record names no fault and keeps the decision as fault_not_applied, as the proxies do',
+    async (_kind, rule) => {
+      const { rt } = setup([rule], { runtime: { context: { agent: 'tester' } } });
+      const r = failed(await rt.execute('cancel_order', { id: 3 }));
+      expect(r.error).toMatchObject({ code: 'HTTP_404', type: 'not_found', message: 'no order 3' });
+      expect(r.record).toMatchObject({ status: 'failure', failure_type: 'not_found', fault: null, raw_output: '{"error":"not_found","id":3}' });
+      expect(r.record.context_snapshot).toEqual({ agent: 'tester', fault_not_applied: { kind: rule.fault, rule_id: rule.id, params: expect.any(Object), transport: 'inprocess' } });
+      expect(r.record.attempts.map((a) => a.fault_kind)).toEqual([null]);
+    },
+  );
+
+  it('a fault that does not need an answer (a refused connection) is still ground truth on a failing tool', async () => {
+    const { rt } = setup([{ id: 'refused', tool: 'cancel_order', fault: 'connection_refused' }], { retries: 0 });
+    const r = failed(await rt.execute('cancel_order', { id: 3 }));
+    expect(r.record).toMatchObject({ failure_type: 'connection_refused', fault: { kind: 'connection_refused', rule_id: 'refused' } });
+    expect(r.record.context_snapshot).not.toHaveProperty('fault_not_applied');
   });
 });
 

@@ -74,9 +74,13 @@ async function applyEffect(decision: FaultDecision, ctx: ToolContext, runTool: (
  */
 export function toPlannedFault(decision: FaultDecision): PlannedFault {
   const effect = decision.effect;
-  if (decision.delayMs === 0 && decision.forward && (effect.type === 'rewrite' || effect.type === 'malformed')) {
+  const rewrites = effect.type === 'rewrite' || effect.type === 'malformed';
+  // A rewrite has no output when the tool throws, and a fault after the tool ran (commit_then_drop,
+  // a commit: true status or drop) never comes when it fails: the tool's error is what the caller gets.
+  const onlyOnSuccess = rewrites || (decision.forward && effect.type !== 'pass');
+  if (decision.delayMs === 0 && decision.forward && rewrites) {
     const rewrite = effect.type === 'rewrite' ? effect.rewrite : effect.render;
-    return { fault: decision.fault, transform: (output) => rewrite(output) };
+    return { fault: decision.fault, transform: (output) => rewrite(output), onlyOnSuccess };
   }
-  return { fault: decision.fault, replace: (ctx, runTool) => applyEffect(decision, ctx, runTool) };
+  return { fault: decision.fault, replace: (ctx, runTool) => applyEffect(decision, ctx, runTool), onlyOnSuccess };
 }

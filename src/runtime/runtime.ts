@@ -207,7 +207,8 @@ interface RegisteredTool {
 
 type AttemptResult =
   | { kind: 'ok'; value: unknown }
-  | { kind: 'error'; error: unknown }
+  /** `fromTool`: the tool's own error, come through a planned fault unchanged. */
+  | { kind: 'error'; error: unknown; fromTool?: true }
   | { kind: 'timeout' }
   | { kind: 'cancelled'; reason: unknown };
 
@@ -227,6 +228,8 @@ interface Call {
   idempotencyKey: string | undefined;
   fallback: FallbackLink | null;
   fault: InjectedFault | null;
+  /** A planned fault that had nothing to act on (see `PlannedFault.onlyOnSuccess`); kept beside the record's `fault`. */
+  faultNotApplied: InjectedFault | null;
   seededKeys: boolean;
   /** The context snapshot, when the call's session already built it (shared by its calls). */
   snapshot: Readonly<Record<string, unknown>> | undefined;
@@ -389,14 +392,22 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       idempotencyKey: undefined,
       fallback: null,
       fault: null,
+      faultNotApplied: null,
       seededKeys,
       snapshot,
     };
   }
 
-  function startTool(entry: RegisteredTool, args: unknown, ctx: AttemptContext, planned: PlannedFault | undefined): unknown {
+  /** `toolFailure` is given the tool's own error, when a planned fault ran the tool and it threw. */
+  function startTool(entry: RegisteredTool, args: unknown, ctx: AttemptContext, planned: PlannedFault | undefined, toolFailure: { error?: unknown }): unknown {
     if (planned === undefined) return entry.tool.execute(args, ctx);
-    const runTool = () => Promise.resolve().then(() => entry.tool.execute(args, ctx));
+    const runTool = () =>
+      Promise.resolve()
+        .then(() => entry.tool.execute(args, ctx))
+        .catch((error: unknown) => {
+          toolFailure.error = error;
+          throw error;
+        });
     const pending = planned.replace !== undefined ? planned.replace(ctx, runTool) : runTool();
     const transform = planned.transform;
     return transform === undefined ? pending : Promise.resolve(pending).then((output) => transform(output, ctx));
@@ -443,8 +454,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         signal.addEventListener('abort', onCallerAbort, { once: true });
       }
       let pending: unknown;
+      const toolFailure: { error?: unknown } = {};
       try {
-        pending = startTool(entry, args, ctx, planned);
+        pending = startTool(entry, args, ctx, planned, toolFailure);
       } catch (error) {
         settle({ kind: 'error', error });
         return;
@@ -452,7 +464,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       if (pending !== null && typeof (pending as PromiseLike<unknown>)?.then === 'function') {
         (pending as PromiseLike<unknown>).then(
           (value) => settle({ kind: 'ok', value }),
-          (error: unknown) => settle({ kind: 'error', error }),
+          (error: unknown) => settle('error' in toolFailure && toolFailure.error === error ? { kind: 'error', error, fromTool: true } : { kind: 'error', error }),
         );
       } else {
         settle({ kind: 'ok', value: pending });
@@ -574,7 +586,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       feedback: end.feedback ?? null,
       recovery: end.recovery,
       fallback: call.fallback,
-      context_snapshot: call.snapshot ?? contextSnapshot(call.options),
+      context_snapshot:
+        call.fault === null && call.faultNotApplied !== null
+          ? { ...(call.snapshot ?? contextSnapshot(call.options)), fault_not_applied: redactValue(call.faultNotApplied) }
+          : (call.snapshot ?? contextSnapshot(call.options)),
       created_at: isoTime(call.startedAt),
       schema_version: RECORD_SCHEMA_VERSION,
       summary_only: false,
@@ -828,9 +843,13 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const attemptStart = attempt === 0 ? startedAt : clock.now();
       const ctx = new AttemptContext(call, attempt, clock);
       const planned = faults === undefined ? undefined : planFault(call, entry, attempt, attemptStart);
-      if (planned !== undefined) call.fault ??= planned.fault;
       const result = await runAttempt(entry, validated.value, ctx, signal, attemptStart, planned);
       const attemptEnd = clock.now();
+      // `fault` is ground truth: a fault that met the tool's own failure left it as it was, as the proxies record it.
+      const skipped = planned?.onlyOnSuccess === true && result.kind === 'error' && result.fromTool === true;
+      const applied = skipped ? undefined : planned;
+      if (applied !== undefined) call.fault ??= applied.fault;
+      else if (skipped) call.faultNotApplied ??= planned.fault;
 
       let classification: Classification | undefined;
       let issues: ValidationIssue[] | undefined;
@@ -867,7 +886,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         failure_type: classification?.type ?? null,
         error_code: classification?.code ?? null,
         delay_before_ms: delay,
-        ...(faults !== undefined ? { fault_kind: planned?.fault.kind ?? null } : {}),
+        ...(faults !== undefined ? { fault_kind: applied?.fault.kind ?? null } : {}),
       });
 
       if (classification === undefined) {
