@@ -453,6 +453,17 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>, 
         expect(await store.get(expected.execution_id)).toStrictEqual(expected);
       });
 
+      it('gives arguments back with their keys in the order they were recorded', async () => {
+        // JSON.stringify compares the text: toStrictEqual ignores key order, which is what a
+        // model's training data keeps (jsonb, for one, sorts keys shortest first).
+        const record = { ...richRecord(), input_params: { zone: 'UTC+8', date: '2026-03-29', a: { z: 1, b: [{ yy: 2, x: 3 }] } } };
+        await store.insert([record]);
+        expect(JSON.stringify((await store.get(record.execution_id))?.input_params)).toBe(JSON.stringify(record.input_params));
+        expect(JSON.stringify((await store.query({ traceId: record.trace_id }))[0]?.input_params)).toBe(
+          JSON.stringify(record.input_params),
+        );
+      });
+
       it('returns null for an unknown id', async () => {
         await store.insert([richRecord()]);
         expect(await store.get('0195d1a0-0000-7000-8000-000000000000')).toBeNull();
@@ -819,6 +830,19 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>, 
         expect(await ts.countTrajectories()).toBe(3);
         expect(await ts.countTrajectories({ source: 'tau-bench' })).toBe(1);
         expect(await ts.queryTrajectories({ source: 'step-log' })).toStrictEqual([batch[2]]);
+      });
+
+      it('gives trajectories back with the keys of every object in the order they were stored', async () => {
+        const ts = trajectoryStore();
+        const t = contractTrajectory(5);
+        const [first] = t.steps;
+        if (first === undefined) throw new Error('contractTrajectory has no steps');
+        first.input_params = { zone: 'UTC+8', date: '2026-03-29', a: { z: 1, b: 2 } };
+        await ts.insertTrajectories([t]);
+        expect(JSON.stringify(await ts.getTrajectory(t.trajectory_id))).toBe(JSON.stringify(t));
+        const updated = { ...t, steps: t.steps.map((step) => ({ ...step, input_params: { zz: 1, date: 'x', b: null } })) };
+        await ts.updateTrajectories([updated]);
+        expect(JSON.stringify((await ts.queryTrajectories())[0])).toBe(JSON.stringify(updated));
       });
 
       it('skips trajectories already stored by id or by (source, source_id), also within one batch', async () => {

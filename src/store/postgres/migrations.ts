@@ -130,6 +130,19 @@ export const MIGRATIONS: readonly Migration[] = [
     // The correction memory (seed 004 section 6); mirrors SQLite's version 3.
     sql: postgresCorrectionsSchema,
   },
+  {
+    version: 4,
+    name: 'key order of arguments and trajectories',
+    // jsonb stores an object's keys sorted (shortest first), so arguments read back from here came
+    // out in another order than the model wrote them, and than SQLite returns them: training data
+    // exported from PostgreSQL taught a different text. `input_params` stays jsonb for its GIN
+    // index and gets a json copy that keeps the text; trajectories are read and written whole,
+    // never searched inside, so their column becomes json. Rows stored before keep jsonb's order.
+    sql: (s) => `
+      ALTER TABLE ${s}.tool_executions ADD COLUMN input_params_json json;
+      ALTER TABLE ${s}.trajectories ALTER COLUMN trajectory TYPE json USING trajectory::json;
+    `,
+  },
 ];
 
 /** The version a fully migrated schema is at. */

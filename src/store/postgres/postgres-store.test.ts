@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { ConfigError, FaultlineError } from '../../errors.js';
 import { makeFailureRecord, makeRecord } from '../../record/fixture.js';
 import type { ToolExecutionRecord } from '../../record/types.js';
-import { CONTRACT_T0, contractDataset, runStoreContract } from '../contract.test-helpers.js';
+import { CONTRACT_T0, contractDataset, contractTrajectory, runStoreContract } from '../contract.test-helpers.js';
 import { LATEST_VERSION, MIGRATIONS } from './migrations.js';
 import { createPostgresStore, INSERT_CHUNK_ROWS } from './postgres-store.js';
 import { describePostgres, PG_URL } from './test-server.test-helpers.js';
@@ -174,8 +174,19 @@ describePg('postgres store', () => {
       await (await createPostgresStore({ url: PG_URL, schema })).close();
       const older = LATEST_VERSION - 1;
       const last = MIGRATIONS[MIGRATIONS.length - 1]!;
-      await admin().query(`DROP TABLE "${schema}".corrections; DELETE FROM "${schema}".schema_migrations WHERE version > ${older}`);
-      expect(last.name).toBe('corrections');
+      // Undo the last migration (version 4) by hand, so the schema is what version 3 left.
+      await admin().query(
+        `ALTER TABLE "${schema}".tool_executions DROP COLUMN input_params_json;
+         ALTER TABLE "${schema}".trajectories ALTER COLUMN trajectory TYPE jsonb USING trajectory::jsonb;
+         DELETE FROM "${schema}".schema_migrations WHERE version > ${older}`,
+      );
+      expect(last.name).toBe('key order of arguments and trajectories');
+      const hasJsonCopy = async () =>
+        (
+          await admin().query(`SELECT 1 FROM information_schema.columns WHERE table_schema = $1 AND column_name = 'input_params_json'`, [
+            schema,
+          ])
+        ).rows.length === 1;
 
       const reading = createPostgresStore({ url: PG_URL, schema, readonly: true });
       await expect(reading).rejects.toSatisfy(ConfigError.isInstance);
@@ -184,12 +195,49 @@ describePg('postgres store', () => {
       );
       const version = async () => (await admin().query(`SELECT max(version) AS v FROM "${schema}".schema_migrations`)).rows[0].v as number;
       expect(await version()).toBe(older);
-      expect((await admin().query(`SELECT to_regclass($1) AS t`, [`"${schema}".corrections`])).rows[0].t).toBeNull();
+      expect(await hasJsonCopy()).toBe(false);
 
       const writer = await createPostgresStore({ url: PG_URL, schema, mustExist: true });
       await writer.close();
       expect(await version()).toBe(LATEST_VERSION);
+      expect(await hasJsonCopy()).toBe(true);
       await (await createPostgresStore({ url: PG_URL, schema, readonly: true })).close();
+    });
+
+    it('keep what a version 3 store holds when version 4 adds the json copies; new arguments keep their key order', async () => {
+      const schema = freshSchema('v3rows');
+      const store = await createPostgresStore({ url: PG_URL, schema });
+      const before = makeRecord({ input_params: { zone: 'UTC+8', date: '2026-03-29' } });
+      const trajectory = contractTrajectory(1);
+      await store.insert([before]);
+      await store.insertTrajectories([trajectory]);
+      await store.close();
+      // What version 3 stored: no json copy, the trajectory as jsonb.
+      await admin().query(
+        `ALTER TABLE "${schema}".tool_executions DROP COLUMN input_params_json;
+         ALTER TABLE "${schema}".trajectories ALTER COLUMN trajectory TYPE jsonb USING trajectory::jsonb;
+         DELETE FROM "${schema}".schema_migrations WHERE version = 4`,
+      );
+
+      const upgraded = await createPostgresStore({ url: PG_URL, schema });
+      try {
+        // Rows from before come back whole, in jsonb's key order (shortest key first).
+        const old = await upgraded.get(before.execution_id);
+        expect(old).toStrictEqual(before);
+        expect(Object.keys(old?.input_params ?? {})).toEqual(['date', 'zone']);
+        expect(await upgraded.getTrajectory(trajectory.trajectory_id)).toStrictEqual(trajectory);
+
+        const after = makeRecord({ input_params: { zone: 'UTC+8', date: '2026-03-29' } });
+        await upgraded.insert([after]);
+        expect(Object.keys((await upgraded.get(after.execution_id))?.input_params ?? {})).toEqual(['zone', 'date']);
+        // The GIN-indexed jsonb column is still filled for the new row.
+        const { rows } = await admin().query(
+          `SELECT count(*)::int AS n FROM "${schema}".tool_executions WHERE input_params @> '{"zone": "UTC+8"}'`,
+        );
+        expect(rows[0].n).toBe(2);
+      } finally {
+        await upgraded.close();
+      }
     });
 
     it('open with mustExist only a schema that holds a store', async () => {

@@ -40,7 +40,7 @@ import type { CorrectionEntry, CorrectionLimits, CorrectionMemoryStore, Correcti
 import { listPostgresCorrections, pushPostgresCorrections } from './corrections.js';
 import { assertNotNewer, LATEST_VERSION, migrate, readVersion } from './migrations.js';
 import { connectionError, parsePostgresUrl, type ConnectionTarget } from './open-error.js';
-import { columnArrays, RECORD_COLUMN_LIST, RESULT_TYPES, rowToRecord, UNNEST_RECORD_COLUMNS } from './record-row.js';
+import { columnArrays, INSERT_RECORD_COLUMNS, INSERT_RECORD_ROWS, RECORD_SELECT_LIST, RESULT_TYPES, rowToRecord } from './record-row.js';
 import { createRollupWriter, type RollupWriter } from './rollup-upsert.js';
 import { quoteSchemaName } from './schema-name.js';
 
@@ -245,7 +245,7 @@ class PostgresStore implements Store, TrajectoryStore, CorrectionMemoryStore {
     this.#schema = schema;
     this.#rollups = createRollupWriter(schema);
     this.#insertSql =
-      `INSERT INTO ${schema}.tool_executions (${RECORD_COLUMN_LIST}) SELECT * FROM ${UNNEST_RECORD_COLUMNS} ` +
+      `INSERT INTO ${schema}.tool_executions (${INSERT_RECORD_COLUMNS}) ${INSERT_RECORD_ROWS} ` +
       `ON CONFLICT (execution_id) DO NOTHING RETURNING execution_id`;
   }
 
@@ -311,7 +311,7 @@ class PostgresStore implements Store, TrajectoryStore, CorrectionMemoryStore {
     // Not a UUID means it cannot be stored here; asking PostgreSQL would raise a cast error instead.
     if (!CANONICAL_UUID.test(executionId)) return null;
     const [row] = await this.#rows<Record<string, unknown>>(
-      `SELECT ${RECORD_COLUMN_LIST} FROM ${this.#schema}.tool_executions WHERE execution_id = $1::uuid`,
+      `SELECT ${RECORD_SELECT_LIST} FROM ${this.#schema}.tool_executions WHERE execution_id = $1::uuid`,
       [executionId],
     );
     return row === undefined ? null : rowToRecord(row);
@@ -342,7 +342,7 @@ class PostgresStore implements Store, TrajectoryStore, CorrectionMemoryStore {
     values.push(Number.isFinite(limit) ? Math.floor(limit) : null);
     const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
     const rows = await this.#rows<Record<string, unknown>>(
-      `SELECT ${RECORD_COLUMN_LIST} FROM ${this.#schema}.tool_executions ${where} ` +
+      `SELECT ${RECORD_SELECT_LIST} FROM ${this.#schema}.tool_executions ${where} ` +
         `ORDER BY execution_id ${desc ? 'DESC' : 'ASC'} LIMIT $${values.length}`,
       values,
     );
@@ -439,7 +439,7 @@ class PostgresStore implements Store, TrajectoryStore, CorrectionMemoryStore {
     const sql =
       `INSERT INTO ${this.#schema}.trajectories
          (trajectory_id, source, source_id, task_description, final_outcome, created_at, trajectory, step_count, failure_count)
-       SELECT t.id, t.source, t.source_id, t.task, t.outcome, t.created::timestamptz, t.body::jsonb, t.steps, t.failures
+       SELECT t.id, t.source, t.source_id, t.task, t.outcome, t.created::timestamptz, t.body::json, t.steps, t.failures
          FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::int[])
            AS t(id, source, source_id, task, outcome, created, body, steps, failures)
        ON CONFLICT DO NOTHING RETURNING trajectory_id`;
@@ -476,7 +476,7 @@ class PostgresStore implements Store, TrajectoryStore, CorrectionMemoryStore {
     const rows = uniqueTrajectoryRows(trajectories);
     if (rows.length === 0) return 0;
     const sql = `UPDATE ${this.#schema}.trajectories AS d
-         SET task_description = t.task, final_outcome = t.outcome, trajectory = t.body::jsonb, step_count = t.steps, failure_count = t.failures
+         SET task_description = t.task, final_outcome = t.outcome, trajectory = t.body::json, step_count = t.steps, failure_count = t.failures
         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::int[]) AS t(id, task, outcome, body, steps, failures)
        WHERE d.trajectory_id = t.id`;
     let updated = 0;

@@ -10,7 +10,7 @@ type ColumnName = keyof ToolExecutionRecord;
 interface Column {
   name: ColumnName;
   /** The element type of the array parameter that carries this column in a batch insert. */
-  sqlType: 'uuid' | 'text' | 'integer' | 'double precision' | 'boolean' | 'jsonb' | 'timestamptz';
+  sqlType: 'uuid' | 'text' | 'integer' | 'double precision' | 'boolean' | 'json' | 'jsonb' | 'timestamptz';
 }
 
 /** Every record field, in table order. A record field missing here would silently not be stored. */
@@ -24,7 +24,9 @@ export const RECORD_COLUMNS: readonly Column[] = [
   { name: 'failure_category', sqlType: 'text' },
   { name: 'failure_type', sqlType: 'text' },
   { name: 'error_code', sqlType: 'text' },
-  { name: 'input_params', sqlType: 'jsonb' },
+  // Sent as json: the text is kept in `input_params_json` (key order as the model wrote it) and
+  // cast to jsonb for `input_params`, which the GIN index serves (see INSERT_RECORD_SELECT).
+  { name: 'input_params', sqlType: 'json' },
   { name: 'params_hash', sqlType: 'text' },
   { name: 'raw_output', sqlType: 'text' },
   { name: 'output_length', sqlType: 'integer' },
@@ -45,8 +47,30 @@ export const RECORD_COLUMNS: readonly Column[] = [
   { name: 'summary_only', sqlType: 'boolean' },
 ];
 
-/** `execution_id, trace_id, ...` for SELECT and INSERT lists. */
-export const RECORD_COLUMN_LIST = RECORD_COLUMNS.map((c) => c.name).join(', ');
+/** `execution_id, trace_id, ...`: the record's columns, in table order. */
+const RECORD_COLUMN_LIST = RECORD_COLUMNS.map((c) => c.name).join(', ');
+
+/**
+ * The columns an insert writes: every record column, then `input_params_json` (version 4). jsonb
+ * stores an object's keys sorted (shortest first), so `input_params` alone would hand exports and
+ * trajectories the model's arguments in another order than SQLite and the memory store do; the
+ * json copy keeps the text as recorded.
+ */
+export const INSERT_RECORD_COLUMNS = `${RECORD_COLUMN_LIST}, input_params_json`;
+
+/** The SELECT list for {@link INSERT_RECORD_COLUMNS}, over `unnest(...) AS u(<record columns>)`. */
+const INSERT_RECORD_SELECT = [
+  ...RECORD_COLUMNS.map((c) => (c.name === 'input_params' ? 'u.input_params::jsonb' : `u.${c.name}`)),
+  'u.input_params',
+].join(', ');
+
+/**
+ * A record's columns for SELECT, decoded by {@link rowToRecord}. Rows stored before version 4 have
+ * no json copy and come back in jsonb's key order.
+ */
+export const RECORD_SELECT_LIST = RECORD_COLUMNS.map((c) =>
+  c.name === 'input_params' ? 'COALESCE(input_params_json, input_params::json) AS input_params' : c.name,
+).join(', ');
 
 // PostgreSQL text cannot hold NUL, and jsonb rejects `\u0000` and unpaired surrogate escapes.
 // Rejecting the batch instead would make the recorder retry it forever, so those characters
@@ -73,6 +97,7 @@ function storableJson(value: unknown): string | null {
 function parameterValue(record: ToolExecutionRecord, column: Column): unknown {
   const value = record[column.name];
   switch (column.sqlType) {
+    case 'json':
     case 'jsonb':
       return storableJson(value);
     case 'text':
@@ -97,8 +122,13 @@ export function columnArrays(records: readonly ToolExecutionRecord[]): unknown[]
   return arrays;
 }
 
-/** `unnest($1::uuid[], $2::text[], ...)`, numbering parameters from 1. */
-export const UNNEST_RECORD_COLUMNS = `unnest(${RECORD_COLUMNS.map((c, i) => `$${i + 1}::${c.sqlType}[]`).join(', ')})`;
+/**
+ * `SELECT ... FROM unnest($1::uuid[], $2::text[], ...) AS u(...)`, numbering parameters from 1:
+ * the rows of `INSERT INTO tool_executions (INSERT_RECORD_COLUMNS)`, one array per record column.
+ */
+export const INSERT_RECORD_ROWS =
+  `SELECT ${INSERT_RECORD_SELECT} FROM unnest(${RECORD_COLUMNS.map((c, i) => `$${i + 1}::${c.sqlType}[]`).join(', ')}) ` +
+  `AS u(${RECORD_COLUMN_LIST})`;
 
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
