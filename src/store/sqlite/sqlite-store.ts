@@ -43,6 +43,7 @@ import type { CorrectionEntry, CorrectionLimits, CorrectionMemoryStore, Correcti
 import { sqliteCorrections, type SqliteCorrections } from './corrections.js';
 import { assertCurrent, migrate, SQLITE_MIGRATIONS, type SqliteMigration } from './migrations.js';
 import { createRowWriter } from './row-writer.js';
+import { failedForWantOfShm, readWalSnapshot } from './wal-snapshot.js';
 import {
   CREATED_MS_PARAM,
   recordParams,
@@ -89,14 +90,28 @@ function openDatabase(options: SqliteStoreOptions): Database.Database {
       );
     }
   }
-  let db: Database.Database;
   try {
-    db = new Database(path, { readonly, fileMustExist: readonly });
+    return prepareDatabase(new Database(path, { readonly, fileMustExist: readonly }), options);
   } catch (error) {
-    throw new ConfigError(`cannot open SQLite store ${JSON.stringify(path)}: ${(error as Error).message}`, 'store', {
-      cause: error,
-    });
+    // A report on a WAL store in a read-only directory: read it from a copy in memory.
+    if (!readonly || !failedForWantOfShm(path, error)) throw openError(path, error);
   }
+  try {
+    return prepareDatabase(new Database(readWalSnapshot(path), { readonly: true }), options);
+  } catch (error) {
+    throw openError(path, error);
+  }
+}
+
+function openError(path: string, error: unknown): unknown {
+  if (ConfigError.isInstance(error)) return error;
+  return new ConfigError(`cannot open SQLite store ${JSON.stringify(path)}: ${(error as Error).message}`, 'store', { cause: error });
+}
+
+/** Settings, then the schema check (read-only) or migration; closes `db` if any of it fails. */
+function prepareDatabase(db: Database.Database, options: SqliteStoreOptions): Database.Database {
+  const { path } = options;
+  const readonly = options.readonly === true;
   try {
     db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS))}`);
     // Takes effect only while the file is still empty. Rows are 0.5-2 KB of JSON and text with
@@ -115,10 +130,7 @@ function openDatabase(options: SqliteStoreOptions): Database.Database {
     return db;
   } catch (error) {
     db.close();
-    if (ConfigError.isInstance(error)) throw error;
-    throw new ConfigError(`cannot open SQLite store ${JSON.stringify(path)}: ${(error as Error).message}`, 'store', {
-      cause: error,
-    });
+    throw error;
   }
 }
 

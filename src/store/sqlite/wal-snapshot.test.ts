@@ -1,0 +1,93 @@
+/**
+ * A WAL-mode store in a read-only directory, on a real read-only bind mount (tests run as root,
+ * so file modes would not stop SQLite from creating its -shm file). Where mounting is not
+ * permitted, the suite is skipped with the reason printed.
+ */
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ConfigError } from '../../errors.js';
+import { runCapture } from '../../cli/run-cli.test-helpers.js';
+import { CONTRACT_T0, contractDataset } from '../contract.test-helpers.js';
+import { createMemoryStore } from '../memory/memory-store.js';
+import { createSqliteStore } from './sqlite-store.js';
+
+const root = mkdtempSync(join(tmpdir(), 'faultline-wal-ro-'));
+const source = join(root, 'source');
+const mounted = join(root, 'read-only');
+mkdirSync(join(source, 'closed'), { recursive: true });
+mkdirSync(join(source, 'pending'), { recursive: true });
+mkdirSync(mounted);
+
+const data = contractDataset(120);
+const closed = createSqliteStore({ path: join(source, 'closed', 'agents.db') });
+await closed.insert(data);
+await closed.close();
+// A copy taken while a writer had the store open: its last transactions are only in the -wal.
+const writer = createSqliteStore({ path: join(source, 'live.db') });
+await writer.insert(data.slice(0, 10));
+copyFileSync(join(source, 'live.db'), join(source, 'pending', 'agents.db'));
+copyFileSync(join(source, 'live.db-wal'), join(source, 'pending', 'agents.db-wal'));
+await writer.close();
+
+function mountReadOnly(): string | null {
+  try {
+    execFileSync('mount', ['--bind', source, mounted], { stdio: 'pipe' });
+  } catch (error) {
+    return String((error as { stderr?: unknown }).stderr ?? error).trim() || 'mount failed';
+  }
+  try {
+    execFileSync('mount', ['-o', 'remount,ro,bind', mounted], { stdio: 'pipe' });
+    return null;
+  } catch (error) {
+    execFileSync('umount', [mounted]);
+    return String((error as { stderr?: unknown }).stderr ?? error).trim() || 'remount read-only failed';
+  }
+}
+
+const notMounted = mountReadOnly();
+afterAll(() => {
+  // Lazily: a handle a failed test left open must not keep the mount (and the test) alive.
+  if (notMounted === null) execFileSync('umount', ['-l', mounted]);
+  rmSync(root, { recursive: true, force: true });
+});
+if (notMounted !== null) console.warn(`skipping read-only WAL store tests: cannot bind-mount read-only: ${notMounted}`);
+const describeMounted = notMounted === null ? describe : describe.skip;
+
+const window = { since: CONTRACT_T0 - 86_400_000, until: CONTRACT_T0 + 2 * 86_400_000 };
+
+describeMounted('a WAL store in a read-only directory', () => {
+  it('is read from a copy in memory by a read-only open, as it was when closed', async () => {
+    const path = join(mounted, 'closed', 'agents.db');
+    const original = createMemoryStore();
+    await original.insert(data);
+    const store = createSqliteStore({ path, readonly: true });
+    expect(await store.count()).toBe(data.length);
+    expect(await store.get(data[5]!.execution_id)).toStrictEqual(data[5]);
+    expect(await store.toolStats(window)).toStrictEqual(await original.toolStats(window));
+    await expect(store.insert(contractDataset(1))).rejects.toSatisfy(ConfigError.isInstance);
+    await store.close();
+    await original.close();
+    expect(readdirSync(join(mounted, 'closed'))).toEqual(['agents.db']);
+  });
+
+  it('can be reported on by the CLI', async () => {
+    const run = await runCapture(['stats', '--json', '--db', join(mounted, 'closed', 'agents.db'), '--since', '2020-01-01T00:00Z'], root);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect((JSON.parse(run.stdout) as { tools: unknown[] }).tools.length).toBeGreaterThan(0);
+  });
+
+  it('is refused in one line when its -wal holds transactions a copy of the file would miss', async () => {
+    const path = join(mounted, 'pending', 'agents.db');
+    expect(existsSync(`${path}-wal`)).toBe(true);
+    const attempt = () => createSqliteStore({ path, readonly: true });
+    expect(attempt).toThrow(ConfigError);
+    expect(attempt).toThrow(/^cannot read SQLite store ".*agents\.db": its directory is read-only and its write-ahead log \(-wal\) cannot be read without a -shm file there; copy/);
+    const run = await runCapture(['alerts', '--db', path], root);
+    expect(run.code).toBe(2);
+    expect(run.stderr.split('\n')).toHaveLength(2);
+  });
+});
