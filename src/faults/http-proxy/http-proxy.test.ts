@@ -645,6 +645,41 @@ describe('http fault proxy: plan effects on the wire', () => {
     expect((await stored(patient))[0]).toMatchObject({ status: 'timeout', fault: { kind: 'commit_then_drop' } });
   });
 
+  it('a fault after the write passes an upstream that refused the write through, with no fault in the record', async () => {
+    const r = await rig([{ id: 'lost-ack', tool: 'create_order', fault: 'commit_then_drop' }]);
+    const unknownCustomer = { ...order, customer_id: 'CUS-999' };
+    const res = await call(r, 'create_order', unknownCustomer, {}, { signal: AbortSignal.timeout(3000) });
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    expect(res.status).toBeLessThan(500);
+    const body = (await res.json()) as any;
+    expect(body.error.message).toContain('CUS-999');
+    // The same with X-Inject-Error and a commit: the upstream's refusal, not the injected 500.
+    const injected = await call(r, 'create_order', unknownCustomer, { 'x-inject-error': '500', 'x-inject-commit': 'true' });
+    expect(injected.status).toBe(res.status);
+    await injected.arrayBuffer();
+    expect(await toolOrders(r)).toBe(0);
+    const records = await stored(r);
+    expect(records.map((x) => [x.status, x.error_code, x.fault])).toEqual([
+      ['failure', `HTTP_${res.status}`, null],
+      ['failure', `HTTP_${res.status}`, null],
+    ]);
+    expect(records[0]!.context_snapshot).toMatchObject({ upstream_status: res.status, response_status: res.status, fault_not_applied: { kind: 'commit_then_drop', rule_id: 'lost-ack' } });
+    expect(records[1]!.context_snapshot).toMatchObject({ fault_not_applied: { kind: 'http_status', params: { status: 500, commit: true } } });
+  });
+
+  it('a fault after the write passes a refused upstream connection through as the 502 the proxy sends for it, with no fault', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const r = await rig([{ id: 'lost-ack', tool: 'create_order', fault: 'commit_then_drop' }], { target: `http://127.0.0.1:${port}` });
+    const res = await call(r, 'create_order', order, {}, { signal: AbortSignal.timeout(3000) });
+    expect(res.status).toBe(502);
+    expect(((await res.json()) as any).error.code).toBe('ECONNREFUSED');
+    const [record] = await stored(r);
+    expect(record).toMatchObject({ failure_type: 'connection_refused', fault: null, context_snapshot: { fault_not_applied: { kind: 'commit_then_drop' } } });
+  });
+
   it('stale: replays an output it saw earlier for the same arguments, whether or not that answer had a fault', async () => {
     let served = 0;
     const target = await plainUpstream((req, res) => {

@@ -577,11 +577,27 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
     return outcome.kind === 'response' ? { ...outcome, errno: code } : outcome;
   }
 
-  /** Sends the request on and waits for the upstream to finish, discarding its answer: the write happens, the client gets the fault. */
-  async function forwardAndDrain(live: Live): Promise<void> {
+  /**
+   * Sends the request on and waits for the upstream to finish, discarding its answer: the write
+   * happens, the client gets the fault. A fault after the write only follows a write that landed:
+   * when the upstream refuses it (an error status, or no connection) its answer goes to the client
+   * as it came, with no fault in the record, and that outcome is returned.
+   */
+  async function forwardAndDrain(live: Live): Promise<ExchangeOutcome | undefined> {
+    let upstream: IncomingMessage;
     try {
-      const upstream = await sendUpstream(live, live.body);
-      live.exchange.upstreamStatus = upstream.statusCode ?? null;
+      upstream = await sendUpstream(live, live.body);
+    } catch (error) {
+      live.exchange.faultApplied = false;
+      return upstreamFailed(live, error);
+    }
+    const status = upstream.statusCode ?? 502;
+    live.exchange.upstreamStatus = status;
+    if (status < 200 || status >= 300) {
+      live.exchange.faultApplied = false;
+      return streamBack(live, upstream);
+    }
+    try {
       const done = whileWaiting(live, () => upstream.destroy());
       upstream.resume();
       try {
@@ -592,6 +608,7 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
     } catch (error) {
       if (!live.gone) live.exchange.upstreamError = errorCode(error);
     }
+    return undefined;
   }
 
   async function upstreamFailed(live: Live, error: unknown): Promise<ExchangeOutcome> {
@@ -718,10 +735,16 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
       case 'pass':
         return passThrough(live);
       case 'respond':
-        if (d.forward) await forwardAndDrain(live);
+        if (d.forward) {
+          const refused = await forwardAndDrain(live);
+          if (refused !== undefined) return refused;
+        }
         return reply(live, effect.status, effect.headers, JSON.stringify(effect.body ?? null));
       case 'drop':
-        if (d.forward) await forwardAndDrain(live);
+        if (d.forward) {
+          const refused = await forwardAndDrain(live);
+          if (refused !== undefined) return refused;
+        }
         if (effect.code === 'ECONNRESET') return reset(live);
         return gatewayError(
           live,
@@ -730,7 +753,10 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
           d.kind,
         );
       case 'timeout': {
-        if (d.forward) await forwardAndDrain(live);
+        if (d.forward) {
+          const refused = await forwardAndDrain(live);
+          if (refused !== undefined) return refused;
+        }
         const waitMs = effect.afterMs ?? holdCapMs;
         if (!(await wait(live, waitMs))) return { kind: 'gave_up' };
         const body = { error: { type: 'timeout', code: 'HTTP_504', message: `Gateway Timeout: ${live.exchange.toolName} did not answer within ${waitMs} ms` } };

@@ -24,6 +24,9 @@
  * | malformed_json                          | the real result as one text block that is not JSON              | success: a 200 that is wrong (*)                    |
  * | partial, empty, schema/semantic drift, stale | the real result with its output rewritten                  | success: a 200 that is wrong (*)                    |
  *
+ * A fault that needs the call's result (commit_then_drop, a status with `commit: true`, the
+ * rewrites) leaves a server's own failure as it came, with no fault in the record (tool-call.ts).
+ *
  * (*) Unless the tool declares an `outputSchema` and the rewritten result no longer fits it (or
  * has no structured content): a client refuses that result, so the record says
  * OUTPUT_SCHEMA_MISMATCH result_parse/system/output_schema_mismatch, as the runtime does.

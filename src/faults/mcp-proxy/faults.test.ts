@@ -298,6 +298,17 @@ describe('commit_then_drop through the MCP proxy (server-filesystem)', () => {
     const record = await t.nthRecord(2);
     expect(record).toMatchObject({ tool_name: 'write_file', status: 'timeout', idempotent: true, feedback: { action: 'retry' } });
   });
+
+  it("passes the server's refusal of the move through at once, with no fault in the record (nothing was committed)", async () => {
+    const source = join(dir.path, 'never-written.txt');
+    const result = await t.client.callTool({ name: 'move_file', arguments: { source, destination: join(dir.path, 'moved.txt') } }, undefined, { timeout: 2000 });
+    expect(result.isError).toBe(true);
+    expect(text(result as CallToolResult)).toContain('ENOENT');
+    const record = await t.nthRecord(3);
+    expect(record).toMatchObject({ tool_name: 'move_file', status: 'failure', failure_type: 'tool_reported_error', fault: null });
+    expect(record.context_snapshot).toMatchObject({ fault_not_applied: { kind: 'commit_then_drop', rule_id: 'lost-move' } });
+    expect(record.attempts[0]!.fault_kind).toBeNull();
+  });
 });
 
 describe('rewrite faults that meet a failure (server-filesystem)', () => {

@@ -134,6 +134,12 @@ export async function proxyToolCall(deps: ToolCallDeps, session: CallSession, re
     const upstream = d.forward ? await forward() : undefined;
     if (signal.aborted) return { kind: 'abandoned', heldByFault: d.delayMs > 0 || d.effect.type === 'timeout' };
     const effect = d.effect;
+    // A fault after the call ran (commit_then_drop, a status with commit: true) follows only a call
+    // that did its work: the server's own failure goes to the client as it came.
+    if (upstream !== undefined && effect.type !== 'pass' && (upstream.kind !== 'result' || upstream.served.isError === true)) {
+      faultApplied = false;
+      return upstream;
+    }
     const now = clock.now();
     switch (effect.type) {
       case 'pass':
