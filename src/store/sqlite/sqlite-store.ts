@@ -192,6 +192,13 @@ function damagedStoreError(path: string, error: unknown): unknown {
   return new ConfigError(`SQLite store ${JSON.stringify(path)} is damaged: ${(error as Error).message}`, 'store', { cause: error });
 }
 
+type GuardedMethod = (this: SqliteStore, ...args: never[]) => Promise<unknown>;
+const GUARDED_METHODS = [
+  'insert', 'insertRowBatches', 'insertRows', 'get', 'query', 'count', 'toolStats', 'failureBreakdown', 'hourly', 'signatures',
+  'insertTrajectories', 'updateTrajectories', 'getTrajectory', 'queryTrajectories', 'countTrajectories',
+  'pushCorrection', 'pushCorrections', 'latestCorrection', 'listCorrections',
+] as const satisfies readonly (keyof SqliteStore)[];
+
 class SqliteStore implements Store, TrajectoryStore, CorrectionMemoryStore {
   readonly kind = 'sqlite' as const;
   readonly #db: Database.Database;
@@ -556,11 +563,6 @@ class SqliteStore implements Store, TrajectoryStore, CorrectionMemoryStore {
     this.#db.close();
   }
 
-  /** @internal For the damage guard below. */
-  get path(): string {
-    return this.#path;
-  }
-
   #assertOpen(): void {
     if (this.#closed) throw new FaultlineError(`SQLite store ${JSON.stringify(this.#path)} is closed`);
   }
@@ -614,22 +616,20 @@ class SqliteStore implements Store, TrajectoryStore, CorrectionMemoryStore {
       params: [fromHourMs, untilHourMs, filter.toolName],
     };
   }
-}
 
-type GuardedMethod = (this: SqliteStore, ...args: never[]) => Promise<unknown>;
-const GUARDED_METHODS = [
-  'insert', 'insertRowBatches', 'insertRows', 'get', 'query', 'count', 'toolStats', 'failureBreakdown', 'hourly', 'signatures',
-  'insertTrajectories', 'updateTrajectories', 'getTrajectory', 'queryTrajectories', 'countTrajectories',
-  'pushCorrection', 'pushCorrections', 'latestCorrection', 'listCorrections',
-] as const satisfies readonly (keyof SqliteStore)[];
-for (const name of GUARDED_METHODS) {
-  const method = SqliteStore.prototype[name] as GuardedMethod;
-  const guarded: GuardedMethod = async function (this: SqliteStore, ...args) {
-    try {
-      return await method.apply(this, args);
-    } catch (error) {
-      throw damagedStoreError(this.path, error);
+  // Every public method, so that SQLite's error for a damaged file becomes a ConfigError
+  // (damagedStoreError) wherever the damage is first met.
+  static {
+    for (const name of GUARDED_METHODS) {
+      const method = SqliteStore.prototype[name] as GuardedMethod;
+      const guarded: GuardedMethod = async function (this: SqliteStore, ...args) {
+        try {
+          return await method.apply(this, args);
+        } catch (error) {
+          throw damagedStoreError(this.#path, error);
+        }
+      };
+      Object.defineProperty(SqliteStore.prototype, name, { value: guarded, writable: true, configurable: true });
     }
-  };
-  Object.defineProperty(SqliteStore.prototype, name, { value: guarded, writable: true, configurable: true });
+  }
 }
