@@ -81,6 +81,12 @@ describe('commands given a SQLite file that is not a faultline store', () => {
       await expectRefused(argv, copy, /^faultline: SQLite store ".*" is damaged: database disk image is malformed\n$/);
     }
   });
+
+  it('demo reports the damage when only some of its records could be stored', async () => {
+    // Only the index of failed calls is damaged: the successes go in, the failures do not.
+    const partly = await writeDamagedStore(join(dir, 'partly.db'), contractDataset(200), ['idx_failure_type']);
+    await expectRefused(['demo'], partly, /^faultline: SQLite store ".*partly\.db" is damaged: database disk image is malformed\n$/);
+  });
 });
 
 const describePg = await describePostgres('foreign PostgreSQL schema tests');

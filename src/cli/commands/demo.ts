@@ -3,6 +3,7 @@
  * on a virtual clock, printing how each call was classified and what the agent is told.
  */
 import { Command } from 'commander';
+import { ConfigError } from '../../errors.js';
 import { createVirtualClock } from '../../runtime/clock.js';
 import { createRuntime } from '../../runtime/runtime.js';
 import type { ToolExecutionRecord } from '../../record/types.js';
@@ -45,7 +46,11 @@ export function demoCommand(ctx: CliContext): Command {
       }
       await rt.close();
       await store.close();
-      if (storeFailure !== undefined) throw storeFailure;
+      if (storeFailure !== undefined) {
+        // The recorder wraps a store's refusal of part of a batch; what the store said is the news.
+        const cause = (storeFailure as { cause?: unknown }).cause;
+        throw ConfigError.isInstance(cause) ? cause : storeFailure;
+      }
 
       if (opts.json === true) {
         for (const record of records) writeLine(io.stdout, JSON.stringify(record));

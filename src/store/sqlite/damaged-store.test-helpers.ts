@@ -8,7 +8,8 @@ import Database from 'better-sqlite3';
 import type { ToolExecutionRecord } from '../../record/types.js';
 import { createSqliteStore } from './sqlite-store.js';
 
-export async function writeDamagedStore(path: string, records: readonly ToolExecutionRecord[]): Promise<string> {
+/** `only`: damage just these tables and indexes (by name), so that some writes still succeed. */
+export async function writeDamagedStore(path: string, records: readonly ToolExecutionRecord[], only?: readonly string[]): Promise<string> {
   const store = createSqliteStore({ path });
   await store.insert(records);
   await store.close();
@@ -17,8 +18,9 @@ export async function writeDamagedStore(path: string, records: readonly ToolExec
   db.pragma('journal_mode = DELETE');
   const pageSize = db.pragma('page_size', { simple: true }) as number;
   const roots = db
-    .prepare(`SELECT rootpage FROM sqlite_master WHERE tbl_name != 'schema_migrations' AND rootpage > 1`)
-    .all() as { rootpage: number }[];
+    .prepare(`SELECT name, rootpage FROM sqlite_master WHERE tbl_name != 'schema_migrations' AND rootpage > 1`)
+    .all()
+    .filter((row) => only === undefined || only.includes((row as { name: string }).name)) as { rootpage: number }[];
   db.close();
   const fd = openSync(path, 'r+');
   try {
