@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../errors.js';
 import { contractDataset, runStoreContract } from '../contract.test-helpers.js';
@@ -97,6 +98,23 @@ describe('sqlite worker store', () => {
     await expect(attempt).rejects.toThrow(/^[^\n]*$/);
     const missing = createSqliteWorkerStore({ path, workerUrl: new URL('file:///nonexistent/worker.js') });
     await expect(missing).rejects.toSatisfy(ConfigError.isInstance);
+  });
+
+  it("refuses another application's database from the writer thread with the same one-line ConfigError", async () => {
+    const path = join(root, 'app.db');
+    const app = new Database(path);
+    app.exec('CREATE TABLE users (id INTEGER PRIMARY KEY)');
+    app.close();
+    const attempt = createSqliteWorkerStore({ path, workerUrl });
+    await expect(attempt).rejects.toSatisfy(ConfigError.isInstance);
+    await expect(attempt).rejects.toThrow(/^SQLite file ".*app\.db" is not a faultline store \(it holds other tables: users\); give faultline a file of its own$/);
+  });
+
+  it('refuses a malformed record before it leaves the thread, with a ConfigError naming it', async () => {
+    const store = await createSqliteWorkerStore({ path: freshPath(), workerUrl });
+    const [record] = contractDataset(1);
+    expect(() => store.batchEncoding!.encode([{ ...record!, retry_count: 1.5 }])).toThrow(`record ${record!.execution_id} has an invalid retry_count`);
+    await store.close();
   });
 
   it('takes batches in its own encoding (what the recorder sends), idempotent like insert', async () => {
