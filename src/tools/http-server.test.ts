@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startHttpFaultProxy } from '../faults/http-proxy/http-proxy.js';
 import { createFaultPlan } from '../faults/plan.js';
 import { createVirtualClock, type VirtualClock } from '../runtime/clock.js';
 import { createToolCatalog, DEFAULT_CATALOG_NOW, type ToolCatalog } from './catalog.js';
@@ -348,6 +349,40 @@ describe('mock tool server: fault plan', () => {
     const drifted = await call('get_weather', { city: 'Paris', date: '2026-03-29' });
     expect(drifted.status).toBe(200);
     expect(drifted.body.date).toBe('2026-03-30');
+  });
+
+  it("answers connection_refused and dns_failure from the plan with the HTTP proxy's 502 and errno, not a reset", async () => {
+    const rules = [
+      { id: 'refused', tool: 'get_weather', fault: 'connection_refused' as const },
+      { id: 'no-dns', tool: 'get_order', fault: 'dns_failure' as const },
+    ];
+    await start({ plan: createFaultPlan({ version: 1, rules }, { clock }) });
+    // The same plan in the HTTP proxy, in front of a mock-tools server without one.
+    const upstream = await startMockToolServer({ catalog: createToolCatalog({ seed: 1 }), clock, port: 0 });
+    const proxy = await startHttpFaultProxy({ target: upstream.url, plan: createFaultPlan({ version: 1, rules }, { clock }), port: 0, adminToken: 'test-token', recording: { spool: false } });
+    try {
+      const host = new URL(server.url).host;
+      for (const [tool, args, code, type, message] of [
+        ['get_weather', { city: 'Paris' }, 'ECONNREFUSED', 'connection_refused', `connect ECONNREFUSED ${host}`],
+        ['get_order', { order_id: 'ORD-10041' }, 'ENOTFOUND', 'dns_failure', 'getaddrinfo ENOTFOUND 127.0.0.1'],
+      ] as const) {
+        const direct = await call(tool, args);
+        const viaProxy = await fetch(`${proxy.url}/tools/${tool}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(args) });
+        const proxied = { status: viaProxy.status, headers: viaProxy.headers, body: (await viaProxy.json()) as any };
+        expect(direct.status).toBe(502);
+        expect(direct.body).toEqual({ error: { type, code, message } });
+        for (const reply of [direct, proxied]) {
+          expect(reply.status).toBe(502);
+          expect(reply.headers.get('x-faultline-fault')).toBe(type);
+          expect(reply.headers.get('content-type')).toBe('application/json; charset=utf-8');
+          expect(reply.body.error).toMatchObject({ type, code });
+        }
+      }
+      expect(server.injected.map((f) => f.fault.rule_id)).toEqual(['refused', 'no-dns']);
+    } finally {
+      await proxy.close();
+      await upstream.close();
+    }
   });
 
   it('feeds served outputs to the plan, so stale faults replay them', async () => {

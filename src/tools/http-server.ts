@@ -15,6 +15,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FaultDecision } from '../faults/decision.js';
+import { droppedConnectionMessage, gatewayAnswer } from '../faults/gateway-answer.js';
 import type { FaultPlan } from '../faults/plan.js';
 import type { InjectedFault } from '../record/types.js';
 import { systemClock, type Clock } from '../runtime/clock.js';
@@ -246,11 +247,19 @@ export async function startMockToolServer(options: MockToolServerOptions): Promi
       case 'respond':
         send(res, { status: effect.status, headers: effect.headers, body: effect.body });
         return;
-      case 'drop':
-        // An accepted connection can only be cut, not refused or unresolved after the fact:
-        // every drop is a reset (RST), which clients report as ECONNRESET.
-        res.socket?.resetAndDestroy();
+      case 'drop': {
+        if (effect.code === 'ECONNRESET') {
+          // An RST, which clients report as ECONNRESET.
+          res.socket?.resetAndDestroy();
+          return;
+        }
+        // An accepted connection cannot be refused or unresolved after the fact: the 502 a gateway
+        // sends for its upstream, as the HTTP proxy sends it.
+        const host = req.headers.host ?? 'mock-tools';
+        const answer = gatewayAnswer(effect.code, droppedConnectionMessage(effect.code, host, host.replace(/:\d+$/, '').replace(/^\[|\]$/g, '')), decision.kind);
+        send(res, answer);
         return;
+      }
       case 'timeout': {
         const waitMs = Math.min(effect.afterMs ?? capMs, capMs);
         if (!(await hold(waitMs, signal))) return;

@@ -26,13 +26,13 @@ import { createRecorder, type RecorderOptions } from '../../record/recorder.js';
 import { createRedactor, type RedactOptions } from '../../record/redact.js';
 import { DEFAULT_MAX_OUTPUT_CHARS, truncateText } from '../../record/truncate.js';
 import type { ToolExecutionRecord } from '../../record/types.js';
-import { classifyError } from '../../runtime/classify.js';
 import { systemClock, type Clock } from '../../runtime/clock.js';
 import type { RecordSink } from '../../runtime/runtime.js';
 import type { Store } from '../../store/types.js';
 import { parseInjectHeader } from '../../tools/inject-error.js';
 import { sendAdminInternalError } from '../admin-http.js';
 import type { FaultDecision, FaultEffect } from '../decision.js';
+import { droppedConnectionMessage, gatewayAnswer } from '../gateway-answer.js';
 import { globMatcher } from '../glob.js';
 import type { FaultPlanSpec } from '../plan-spec.js';
 import type { FaultPlan } from '../plan.js';
@@ -142,8 +142,7 @@ export interface HttpFaultProxy {
 export const DEFAULT_MAX_ARGS_BYTES = 1024 * 1024;
 export const DEFAULT_MAX_REWRITE_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_HOLD_CAP_MS = 30_000;
-/** Marks the 502 that stands for an injected refused connection or failed DNS lookup. */
-export const FAULT_HEADER = 'x-faultline-fault';
+export { FAULT_HEADER } from '../gateway-answer.js';
 
 const JSON_HEADERS: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
 /** Headers that would lie about a rewritten body. */
@@ -542,16 +541,10 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
     }
   }
 
-  /**
-   * The client's connection is to the proxy and has already been accepted, so the proxy cannot
-   * make it fail with ECONNREFUSED, nor make the client's DNS lookup fail. It answers the way a
-   * gateway answers when its own upstream is refused or does not resolve: 502, with the errno code
-   * in the JSON body. For an injected failure, X-Faultline-Fault tells a harness it was not real.
-   */
-  function gatewayAnswer(code: string, message: string, faultKind?: string): { headers: Record<string, string>; body: string } {
-    const type = classifyError(Object.assign(new Error(message), { code }), clock.now()).type;
-    const headers = faultKind === undefined ? JSON_HEADERS : { ...JSON_HEADERS, [FAULT_HEADER]: faultKind };
-    return { headers, body: JSON.stringify({ error: { type, code, message } }) };
+  /** A refused or unresolved upstream, real or injected, as a gateway answers it (see gateway-answer.ts). */
+  function gatewayReply(code: string, message: string, faultKind?: string): { headers: Record<string, string>; body: string } {
+    const answer = gatewayAnswer(code, message, faultKind);
+    return { headers: { ...JSON_HEADERS, ...answer.headers }, body: JSON.stringify(answer.body) };
   }
 
   async function reply(live: Live, status: number, headers: OutgoingHttpHeaders, body: string | Buffer): Promise<ExchangeOutcome> {
@@ -572,7 +565,7 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
   }
 
   async function gatewayError(live: Live, code: string, message: string, faultKind?: string): Promise<ExchangeOutcome> {
-    const { headers, body } = gatewayAnswer(code, message, faultKind);
+    const { headers, body } = gatewayReply(code, message, faultKind);
     const outcome = await reply(live, 502, headers, body);
     return outcome.kind === 'response' ? { ...outcome, errno: code } : outcome;
   }
@@ -746,12 +739,7 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
           if (refused !== undefined) return refused;
         }
         if (effect.code === 'ECONNRESET') return reset(live);
-        return gatewayError(
-          live,
-          effect.code,
-          effect.code === 'ENOTFOUND' ? `getaddrinfo ENOTFOUND ${targetHost}` : `connect ECONNREFUSED ${target.host}`,
-          d.kind,
-        );
+        return gatewayError(live, effect.code, droppedConnectionMessage(effect.code, target.host, targetHost), d.kind);
       case 'timeout': {
         if (d.forward) {
           const refused = await forwardAndDrain(live);
@@ -925,7 +913,7 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
     },
     gatewayError(_call, error) {
       const code = errorCode(error);
-      return { status: 502, ...gatewayAnswer(code, `upstream ${target.host}: ${errorMessage(error)}`), code };
+      return { status: 502, ...gatewayReply(code, `upstream ${target.host}: ${errorMessage(error)}`), code };
     },
     finish: closeCall,
     // Set below, once the fast path is in front of node:http.
