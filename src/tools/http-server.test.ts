@@ -215,6 +215,18 @@ describe('mock tool server: X-Inject-Error', () => {
     expect(server.injected.at(-1)!.fault.kind).toBe('commit_then_drop');
   });
 
+  it('a fault after the write sends a refused write as it is, and /faults does not list it', async () => {
+    await start({ plan: createFaultPlan({ version: 1, rules: [{ id: 'lost-ack', tool: 'create_order', fault: 'commit_then_drop' }] }, { clock }) });
+    const unknownCustomer = { ...order, customer_id: 'CUS-999' };
+    const dropped = await call('create_order', unknownCustomer, {}, { signal: AbortSignal.timeout(2000) });
+    expect(dropped.status).toBe(404);
+    expect(dropped.body.error.message).toContain('CUS-999');
+    const committed = await call('create_order', unknownCustomer, { 'x-inject-error': '500', 'x-inject-commit': 'true' });
+    expect(committed.status).toBe(404);
+    expect(toolOrders()).toBe(0);
+    expect(server.injected).toEqual([]);
+  });
+
   it('timeout answers 504 itself once its cap runs out (per request, or server-wide)', async () => {
     const res = await fetch(`${server.url}/tools/get_weather?timeout_cap_ms=50`, { method: 'POST', headers: { 'x-inject-error': 'timeout' }, body: JSON.stringify({ city: 'Paris' }) });
     expect(res.status).toBe(504);

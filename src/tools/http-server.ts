@@ -240,6 +240,14 @@ export async function startMockToolServer(options: MockToolServerOptions): Promi
     const reply = needsOutput ? await runTool(tool, args, req, signal, n) : undefined;
     // A stale fault records the fresh output itself, as what it will serve next time.
     if (reply !== undefined && decision.kind !== 'stale') observe(reply);
+    if (reply !== undefined && (reply.status < 200 || reply.status >= 300) && effect.type !== 'pass') {
+      // A failure has no result to corrupt, and a fault after the write (commit_then_drop, commit:
+      // true) follows only a write that landed: it goes out as it is, and /faults, being ground
+      // truth, does not list it.
+      injected.splice(injected.indexOf(entry), 1);
+      send(res, reply);
+      return;
+    }
     switch (effect.type) {
       case 'pass':
         send(res, reply!);
@@ -268,12 +276,6 @@ export async function startMockToolServer(options: MockToolServerOptions): Promi
       }
       case 'malformed':
       case 'rewrite':
-        if (reply!.status < 200 || reply!.status >= 300) {
-          // A failure has no result to corrupt: it goes out as it is, and /faults, being ground truth, does not list it.
-          injected.splice(injected.indexOf(entry), 1);
-          send(res, reply!);
-          return;
-        }
         if (effect.type === 'malformed') send(res, reply!, effect.render(reply!.body));
         else send(res, { ...reply!, body: effect.rewrite(reply!.body) });
         return;
