@@ -410,6 +410,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>, 
           ['status', 7],
           ['attempts', null],
           ['context_snapshot', null],
+          ['created_at', 'yesterday'],
         ];
         for (const [field, value] of malformed) {
           const bad = { ...base, [field]: value } as ToolExecutionRecord;

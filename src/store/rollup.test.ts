@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../errors.js';
 import { makeFailureRecord, makeRecord } from '../record/fixture.js';
 import { bucketOf } from './duration-sketch.js';
 import {
@@ -202,7 +203,7 @@ describe('aggregateBatch', () => {
   });
 
   it('rejects a record whose created_at is not a date', () => {
-    expect(() => aggregateBatch([{ ...records[0]!, created_at: 'nope' }])).toThrow(RangeError);
+    expect(() => aggregateBatch([{ ...records[0]!, created_at: 'nope' }])).toThrow(ConfigError);
   });
 
   it('is additive: aggregating parts and summing equals aggregating the whole', () => {

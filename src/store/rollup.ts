@@ -10,6 +10,7 @@
  * Windows are hour-granular: a stats window covers every hour that overlaps `[since, until)`
  * (see {@link hourRange}). Signatures keep exact first/last-seen times.
  */
+import { ConfigError } from '../errors.js';
 import type { ToolExecutionRecord } from '../record/types.js';
 import { categoryOfType, type FailureCategory, type FailureStage } from '../taxonomy.js';
 import { bucketOf, mergeBuckets, percentileFromBuckets } from './duration-sketch.js';
@@ -153,7 +154,11 @@ export function parseIsoMs(iso: string): number {
 export function createdAtMs(record: Pick<ToolExecutionRecord, 'created_at' | 'execution_id'>): number {
   const ms = parseIsoMs(record.created_at);
   if (Number.isNaN(ms)) {
-    throw new RangeError(`record ${record.execution_id} has an invalid created_at: ${JSON.stringify(record.created_at)}`);
+    // Worded as check-record.ts words the other fields: every store's insert reaches here.
+    throw new ConfigError(
+      `store.insert: record ${record.execution_id} has an invalid created_at: expected an ISO-8601 date-time, got ${JSON.stringify(record.created_at)}`,
+      'created_at',
+    );
   }
   return ms;
 }

@@ -258,7 +258,10 @@ class PostgresStore implements Store, TrajectoryStore, CorrectionMemoryStore {
       checkRecord(record);
       if (!CANONICAL_UUID.test(record.execution_id)) {
         // The column is a uuid: PostgreSQL would reject the whole batch on every retry.
-        throw new RangeError(`record has an invalid execution_id (expected a UUID): ${JSON.stringify(record.execution_id)}`);
+        throw new ConfigError(
+          `store.insert: record ${JSON.stringify(record.execution_id)} has an invalid execution_id: expected a UUID (PostgreSQL's column type)`,
+          'execution_id',
+        );
       }
       const key = record.execution_id.toLowerCase();
       if (!unique.has(key)) unique.set(key, { record, createdMs: createdAtMs(record) });

@@ -172,7 +172,7 @@ describe('sqlite worker store', () => {
   it('refuses to encode a batch with a record it could not store', async () => {
     const store = await createSqliteWorkerStore({ path: freshPath(), workerUrl });
     const [record] = contractDataset(1);
-    expect(() => store.batchEncoding!.encode([{ ...record!, created_at: 'not a date' }])).toThrow(RangeError);
+    expect(() => store.batchEncoding!.encode([{ ...record!, created_at: 'not a date' }])).toThrow(ConfigError);
     await store.close();
   });
 
