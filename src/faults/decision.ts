@@ -59,6 +59,17 @@ export interface FaultDecision {
   effect: FaultEffect;
 }
 
+/**
+ * Whether the decision acts on the tool's answer (a rewrite has nothing to rewrite when the tool
+ * fails) or follows the tool's work (commit_then_drop, a `commit: true` status or drop, which
+ * never come after a write that failed). Every transport passes the tool's own failure through
+ * unchanged then, and records the decision as `fault_not_applied` instead of as `fault`.
+ */
+export function appliesOnlyOnSuccess(decision: Pick<FaultDecision, 'forward' | 'effect'>): boolean {
+  const type = decision.effect.type;
+  return type === 'rewrite' || type === 'malformed' || (decision.forward && type !== 'pass');
+}
+
 /** Per-call facts and plan state a fault kind may need. */
 export interface ResolveContext {
   toolName: string;

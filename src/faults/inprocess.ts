@@ -6,7 +6,7 @@
  */
 import type { ToolContext } from '../runtime/define-tool.js';
 import { AuthError, HttpError } from '../runtime/tool-errors.js';
-import type { DropCode, FaultDecision, FaultEffect } from './decision.js';
+import { appliesOnlyOnSuccess, type DropCode, type FaultDecision, type FaultEffect } from './decision.js';
 import type { PlannedFault } from './injector.js';
 
 const ERRNO: Record<DropCode, { errno: number; syscall: string; message: string }> = {
@@ -75,9 +75,7 @@ async function applyEffect(decision: FaultDecision, ctx: ToolContext, runTool: (
 export function toPlannedFault(decision: FaultDecision): PlannedFault {
   const effect = decision.effect;
   const rewrites = effect.type === 'rewrite' || effect.type === 'malformed';
-  // A rewrite has no output when the tool throws, and a fault after the tool ran (commit_then_drop,
-  // a commit: true status or drop) never comes when it fails: the tool's error is what the caller gets.
-  const onlyOnSuccess = rewrites || (decision.forward && effect.type !== 'pass');
+  const onlyOnSuccess = appliesOnlyOnSuccess(decision);
   if (decision.delayMs === 0 && decision.forward && rewrites) {
     const rewrite = effect.type === 'rewrite' ? effect.rewrite : effect.render;
     return { fault: decision.fault, transform: (output) => rewrite(output), onlyOnSuccess };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createFaultPlan } from '../../faults/plan.js';
+import { makeRecord } from '../../record/fixture.js';
 import { createVirtualClock } from '../../runtime/clock.js';
 import { createFaultLedger, HANG_MS } from './fault-ledger.js';
 
@@ -51,5 +52,26 @@ describe('the fault ledger', () => {
     expect(l.plan.decide({ toolName: 'get_weather', args: { city: 'Rome' } })?.effect).toMatchObject({ type: 'respond', status: 429 });
     expect(l.plan.decide({ toolName: 'get_weather', args: { city: 'Paris' } })).toBeUndefined();
     expect(l.plan.state().calls).toEqual({ get_weather: 3 });
+  });
+
+  it('counts a rewrite only once the proxy\'s record says it was applied: one that met the tool\'s own failure is no fault', async () => {
+    const clock = createVirtualClock({ startMs: 0 });
+    const l = createFaultLedger(createFaultPlan({ version: 1, rules: [{ id: 'cut', tool: 'read_file', trigger: 'always', fault: 'partial', params: { drop_fraction: 0.5 } }] }, { clock, seed: 1 }));
+    const call = () =>
+      l.track(async () => {
+        const ticket = l.open('read_file', { path: '/a' });
+        const decision = l.plan.decide({ toolName: 'read_file', args: { path: '/a' } })!;
+        ticket.close();
+        return decision.fault;
+      });
+    const missing = call();
+    const found = call();
+    // The records come after the client has its answers, in the order the proxy finished.
+    await new Promise((resolve) => setImmediate(resolve));
+    const fault = { kind: 'partial', rule_id: 'cut', transport: 'http' };
+    l.recorded(makeRecord({ tool_name: 'read_file', fault: null, context_snapshot: { fault_not_applied: fault } }));
+    l.recorded(makeRecord({ tool_name: 'read_file', fault }));
+    expect((await missing).fault).toBeNull();
+    expect((await found).fault).toMatchObject({ kind: 'partial', rule_id: 'cut' });
   });
 });

@@ -7,22 +7,40 @@
  * to the agent call it was opened in (tracked with AsyncLocalStorage through the runtime's
  * retries), so a call learns the first fault any of its attempts met, as in process.
  *
+ * The record, not the decision, is ground truth: a decision that may meet the tool's own failure
+ * (a rewrite, a drop after the write; see appliesOnlyOnSuccess) counts only once the proxy's
+ * record of that request ({@link FaultLedger.recorded}) says it was applied, as `record.fault`
+ * says in process. Such a record can come after the client has its answer, so {@link
+ * FaultLedger.track} waits for it (the run's clock is held meanwhile; see io-gate.ts).
+ *
  * The view changes one thing about a decision: a hang (a timeout without a delay) is held for
  * {@link HANG_MS} of virtual time instead of with no timer at all, so that the wait is visible to
  * the run's clock (see io-gate.ts) and the client's own timeout ends it, as it does in process.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { FaultDecision } from '../../faults/decision.js';
+import { appliesOnlyOnSuccess, type FaultDecision } from '../../faults/decision.js';
 import type { FaultPlan } from '../../faults/plan.js';
 import { canonicalJson } from '../../record/params-hash.js';
-import type { InjectedFault } from '../../record/types.js';
+import type { InjectedFault, ToolExecutionRecord } from '../../record/types.js';
+import { STUCK_MS } from './io-gate.js';
 
 /** How long a hang holds a request on the virtual clock: longer than any tool's timeout or scenario budget. */
 export const HANG_MS = 24 * 3_600_000;
 
-/** What one agent call met. */
-export interface CallFaults {
-  fault: InjectedFault | null;
+/** A decision that landed on one of a call's requests. */
+interface Met {
+  toolName: string;
+  fault: InjectedFault;
+  /** Unknown until the proxy's record says, for a decision that may not apply. */
+  applied: boolean | undefined;
+  /** Resolves once `applied` is known. */
+  known: Promise<void>;
+  settle(applied: boolean): void;
+}
+
+/** What one agent call met, in the order its requests were decided. */
+interface CallFaults {
+  met: Met[];
 }
 
 export interface Ticket {
@@ -37,6 +55,8 @@ export interface FaultLedger {
   track<T>(fn: () => Promise<T>): Promise<{ value: T; fault: InjectedFault | null }>;
   /** Opens a ticket for a request about to be sent. */
   open(toolName: string, args: unknown): Ticket;
+  /** The proxy recorded a request: whether a decision that may not apply was applied. */
+  recorded(record: ToolExecutionRecord): void;
 }
 
 interface OpenTicket {
@@ -54,9 +74,48 @@ function argsKey(args: unknown): string {
   }
 }
 
+function met(toolName: string, decision: FaultDecision): Met {
+  if (!appliesOnlyOnSuccess(decision)) return { toolName, fault: decision.fault, applied: true, known: Promise.resolve(), settle: () => undefined };
+  let resolve: () => void = () => undefined;
+  const entry: Met = {
+    toolName,
+    fault: decision.fault,
+    applied: undefined,
+    known: new Promise<void>((r) => (resolve = r)),
+    settle(applied) {
+      entry.applied ??= applied;
+      resolve();
+    },
+  };
+  return entry;
+}
+
+/** The fault a record names, applied or (in `context_snapshot.fault_not_applied`) not. */
+function decidedFault(record: ToolExecutionRecord): { ruleId: unknown; applied: boolean } | undefined {
+  if (record.fault !== null) return { ruleId: record.fault.rule_id, applied: true };
+  const skipped = record.context_snapshot['fault_not_applied'];
+  if (skipped === null || typeof skipped !== 'object') return undefined;
+  return { ruleId: (skipped as Record<string, unknown>)['rule_id'], applied: false };
+}
+
+/** Waits for what the call's records say; a record that never comes (a proxy bug) leaves the decision counted, as before. */
+async function known(call: CallFaults): Promise<void> {
+  const pending = call.met.filter((m) => m.applied === undefined);
+  if (pending.length === 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  const stuck = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, STUCK_MS);
+    timer.unref();
+  });
+  await Promise.race([Promise.all(pending.map((m) => m.known)), stuck]);
+  clearTimeout(timer);
+}
+
 export function createFaultLedger(inner: FaultPlan): FaultLedger {
   const scope = new AsyncLocalStorage<CallFaults>();
   const tickets: OpenTicket[] = [];
+  // Decisions that may not apply, in the order they were made, until their record says.
+  const unsettled: Met[] = [];
 
   function land(toolName: string, args: unknown, decision: FaultDecision | undefined): void {
     // Arguments are unknown when the proxy had no rule for the tool and did not parse them: any
@@ -67,7 +126,10 @@ export function createFaultLedger(inner: FaultPlan): FaultLedger {
     const ticket = tickets[index]!;
     tickets.splice(index, 1);
     ticket.open = false;
-    if (decision !== undefined && ticket.call !== undefined) ticket.call.fault ??= decision.fault;
+    if (decision === undefined || ticket.call === undefined) return;
+    const entry = met(toolName, decision);
+    ticket.call.met.push(entry);
+    if (entry.applied === undefined) unsettled.push(entry);
   }
 
   function heldHang(decision: FaultDecision): FaultDecision {
@@ -95,9 +157,17 @@ export function createFaultLedger(inner: FaultPlan): FaultLedger {
   return {
     plan,
     async track(fn) {
-      const call: CallFaults = { fault: null };
+      const call: CallFaults = { met: [] };
       const value = await scope.run(call, fn);
-      return { value, fault: call.fault };
+      await known(call);
+      return { value, fault: call.met.find((m) => m.applied !== false)?.fault ?? null };
+    },
+    recorded(record) {
+      const decided = decidedFault(record);
+      if (decided === undefined) return;
+      const index = unsettled.findIndex((m) => m.toolName === record.tool_name && m.fault.rule_id === decided.ruleId);
+      if (index === -1) return;
+      unsettled.splice(index, 1)[0]!.settle(decided.applied);
     },
     open(toolName, args) {
       const ticket: OpenTicket = { toolName, key: argsKey(args), call: scope.getStore(), open: true };

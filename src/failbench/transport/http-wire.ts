@@ -81,7 +81,7 @@ export async function openHttpWire(world: ScenarioWorld, options: WireOptions): 
       routes: world.catalog.tools.map((t) => ({ match: `POST /tools/${t.name}`, tool: t.name, idempotent: t.idempotent })),
       context: options.context,
       holdCapMs: HANG_MS,
-      ...recordSink(options, gate),
+      ...recordSink(options, gate, ledger),
     });
   } catch (error) {
     await server.close();

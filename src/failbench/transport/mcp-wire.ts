@@ -152,7 +152,11 @@ export function createMcpHost(hostOptions: McpHostOptions = {}): WireHost {
         const run = runOf(request.params._meta);
         return run === undefined ? undefined : { plan: run.ledger.plan, clock: run.gate.serverClock, session: run.session };
       },
-      onRecord: (record) => byTrace.get(record.trace_id)?.gate.recorded(),
+      onRecord: (record) => {
+        const run = byTrace.get(record.trace_id);
+        run?.ledger.recorded(record);
+        run?.gate.recorded();
+      },
       recorder: { enqueue: (record) => byTrace.get(record.trace_id)?.options.sink?.enqueue(record) },
     });
     const cleanup: Array<() => Promise<unknown>> = [() => proxy.close(), () => tools.close()];

@@ -101,6 +101,43 @@ describe.each(WIRES)('--transport %s', (transport) => {
 });
 
 it(
+  'a fault that meets the tool\'s own failure (a rewrite of a 404, a drop after a refused write) is no fault on any transport: the same calls, ground truth and scores',
+  async () => {
+    const byId = new Map(scenarios.map((s) => [s.id, s]));
+    const list: Scenario[] = [
+      { ...byId.get('files/not-found-missing-en')!, id: 'files/partial-of-a-404', faults: [{ tool: 'read_file', trigger: 'always', fault: 'partial', params: { drop_fraction: 0.5 } }] },
+      { ...byId.get('orders/conflict-shipped-cancel-shipped-en')!, id: 'orders/drop-after-a-409', faults: [{ tool: 'cancel_order', trigger: 'always', fault: 'commit_then_drop' }] },
+    ];
+    const inprocess = await run('inprocess', 'raw', list);
+    // Every run meets the tool's own failure on the faulted tool, and no fault, in process.
+    for (const r of inprocess.results) expect(r.calls.filter((c) => !c.ok).length).toBeGreaterThan(0);
+    expect(inprocess.results.flatMap((r) => r.calls.filter((c) => c.fault !== undefined))).toEqual([]);
+    for (const transport of WIRES) {
+      const db = join(dir, `not-applied-${transport}.db`);
+      const wire = await run(transport, 'raw', list, db);
+      // The answer quotes the error code, which may differ on the wire (see observable).
+      const same = (r: ScenarioResult) => ({ ...(observable(r) as object), answer: undefined });
+      expect(wire.results.map(same)).toEqual(inprocess.results.map(same));
+      const store = createSqliteStore({ path: db });
+      try {
+        for (const result of wire.results) {
+          const records = await store.query({ traceId: result.traceId! });
+          expect(records.length).toBe(result.calls.length);
+          for (const record of records) {
+            expect(record.fault).toBeNull();
+            const rule = list.find((s) => s.id === result.scenarioId)!.faults[0]!;
+            if (record.tool_name === rule.tool) expect(record.context_snapshot['fault_not_applied']).toMatchObject({ kind: rule.fault });
+          }
+        }
+      } finally {
+        await store.close();
+      }
+    }
+  },
+  SLOW,
+);
+
+it(
   'assisted mode over http: the runtime retries through the proxy, and the scores match in process',
   async () => {
     const [inprocess, wire] = [await run('inprocess', 'assisted', subset), await run('http', 'assisted', subset)];

@@ -61,11 +61,14 @@ export async function exchange<T>(gate: IoGate, ledger: FaultLedger, toolName: s
   }
 }
 
-/** The proxy's record sink: every record under the run's trace, and counted by the gate. */
-export function recordSink(options: WireOptions, gate: IoGate): { onRecord: (record: ToolExecutionRecord) => void; recorder?: RecordSink } {
+/** The proxy's record sink: every record under the run's trace, read by the ledger, and counted by the gate. */
+export function recordSink(options: WireOptions, gate: IoGate, ledger: FaultLedger): { onRecord: (record: ToolExecutionRecord) => void; recorder?: RecordSink } {
   const sink = options.sink;
   return {
-    onRecord: () => gate.recorded(),
+    onRecord: (record) => {
+      ledger.recorded(record);
+      gate.recorded();
+    },
     ...(sink === undefined
       ? {}
       : {
