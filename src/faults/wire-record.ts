@@ -7,6 +7,8 @@
  */
 import { isoTime } from '../record/iso-time.js';
 import { paramsHash } from '../record/params-hash.js';
+import { redactFault } from '../record/redact-fault.js';
+import type { Redactor } from '../record/redact.js';
 import { RECORD_SCHEMA_VERSION, type InjectedFault, type RecordFeedback, type ToolExecutionRecord } from '../record/types.js';
 import type { Classification } from '../runtime/classify.js';
 import { buildFeedback } from '../runtime/feedback.js';
@@ -27,11 +29,12 @@ export interface WireCall {
   startedAt: number;
   endedAt: number;
   idempotent: boolean;
+  /** Redacted here, for both proxies. */
   fault: InjectedFault | null;
   /** Already redacted. */
   context: Record<string, unknown>;
-  /** Applied to the feedback hint, which may quote the message. */
-  redactText: (text: string) => string;
+  /** The record's redactor (undefined: redaction is off), applied here to the fault and to the feedback hint, which may quote the message. */
+  redactor: Redactor | undefined;
 }
 
 /** The feedback an agent gets for a failure the proxy saw, with no runtime recovery behind it. */
@@ -61,7 +64,7 @@ export function buildWireRecord(call: WireCall): ToolExecutionRecord {
   let feedback: RecordFeedback | null = null;
   if (c !== undefined) {
     feedback = wireFeedback(call.toolName, c, call.idempotent);
-    feedback.hint = call.redactText(feedback.hint);
+    if (call.redactor !== undefined) feedback.hint = call.redactor.text(feedback.hint);
   }
   return {
     execution_id: call.executionId,
@@ -95,7 +98,7 @@ export function buildWireRecord(call: WireCall): ToolExecutionRecord {
     ],
     breaker_state: 'closed',
     idempotent: call.idempotent,
-    fault: call.fault,
+    fault: redactFault(call.fault, call.redactor),
     feedback,
     recovery: c === undefined ? 'none' : 'needs_decision',
     fallback: null,

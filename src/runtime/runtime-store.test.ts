@@ -2,6 +2,8 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createFaultPlan } from '../faults/plan.js';
+import { expectNoPieceOf } from '../record/secret-pieces.test-helpers.js';
 import { createMemoryStore } from '../store/memory/memory-store.js';
 import { createSqliteStore } from '../store/sqlite/sqlite-store.js';
 import { createVirtualClock } from './clock.js';
@@ -173,6 +175,29 @@ describe('runtime with a store', () => {
           expect(text.includes(fragment), `${where} holds ${fragment} of ${secret.slice(0, 8)}…`).toBe(false);
         }
       }
+    }
+  });
+
+  it("keeps no piece of a secret the plan's author wrote into a fault (body, message, headers) in the SQLite record", async () => {
+    const dir = tempDir();
+    const path = join(dir, 'f.db');
+    const faults = createFaultPlan({
+      version: 1,
+      rules: [{ id: 'leaky', tool: 'get_profile', fault: 'http_status', params: { status: 401, message: `the key ${SECRETS.openai} was revoked`, body: { error: 'unauthorized', password: SECRETS.password }, headers: { 'x-api-key': SECRETS.github } } }],
+    });
+    const rt = createRuntime({ tools, faults, store: `sqlite:${path}`, clock: createVirtualClock(), recording: { spool: false } });
+    const result = await rt.execute('get_profile', {}, { traceId: 'T' });
+    await rt.close();
+    expect(result.ok).toBe(false);
+    const store = createSqliteStore({ path, readonly: true });
+    try {
+      const records = await store.query({ traceId: 'T' });
+      expect(records).toMatchObject([{ status: 'failure', fault: { kind: 'http_status', rule_id: 'leaky', params: { status: 401 } } }]);
+      for (const secret of [SECRETS.password, SECRETS.openai.slice('sk-proj-'.length), SECRETS.github.slice('ghp_'.length)]) {
+        expectNoPieceOf(secret, JSON.stringify(records), 'the stored record');
+      }
+    } finally {
+      await store.close();
     }
   });
 

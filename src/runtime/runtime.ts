@@ -6,6 +6,7 @@ import { ConfigError, DuplicateToolError, RuntimeClosedError, ToolDefinitionErro
 import { isoTime } from '../record/iso-time.js';
 import { paramsHash } from '../record/params-hash.js';
 import { createRedactor, type RedactOptions, type Redactor } from '../record/redact.js';
+import { redactFault } from '../record/redact-fault.js';
 import { uuidv7 } from '../record/uuid-v7.js';
 import { DEFAULT_MAX_OUTPUT_CHARS, toJsonText, trimStack, truncateText } from '../record/truncate.js';
 import {
@@ -582,7 +583,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       attempts: call.attempts,
       breaker_state: end.breaker?.currentState ?? 'closed',
       idempotent: end.idempotent,
-      fault: call.fault,
+      fault: redactFault(call.fault, redactor),
       feedback: end.feedback ?? null,
       recovery: end.recovery,
       fallback: call.fallback,

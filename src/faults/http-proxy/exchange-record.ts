@@ -224,8 +224,8 @@ export function buildExchangeRecord(ex: ProxyExchange, options: ExchangeRecordOp
     startedAt: ex.startedAt,
     endedAt: ex.endedAt,
     idempotent: ex.idempotent,
-    fault: injected ? value(ex.decision!.fault) : null,
+    fault: injected ? ex.decision!.fault : null,
     context: value(snapshot),
-    redactText: text,
+    redactor,
   });
 }

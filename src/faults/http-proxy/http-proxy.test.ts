@@ -4,6 +4,7 @@ import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { expectNoPieceOf } from '../../record/secret-pieces.test-helpers.js';
 import type { ToolExecutionRecord } from '../../record/types.js';
 import { createSqliteStore } from '../../store/sqlite/sqlite-store.js';
 import type { Store } from '../../store/types.js';
@@ -459,6 +460,22 @@ describe('http fault proxy: X-Inject-Error', () => {
 });
 
 describe('http fault proxy: plan effects on the wire', () => {
+  it("keeps no piece of a secret the plan's author wrote into a fault (body, message, headers) in the stored record", async () => {
+    // Built by concatenation so this file does not look like it holds secrets.
+    const password = 'correct-horse-' + 'battery-staple';
+    const key = 'sk-proj-' + 'Zx9'.repeat(16);
+    const r = await rig([
+      { id: 'leaky', tool: 'get_weather', fault: 'http_status', params: { status: 401, message: `the key ${key} was revoked`, body: { error: 'unauthorized', password }, headers: { 'x-api-key': key } } },
+    ]);
+    const res = await call(r, 'get_weather', { city: 'Paris' });
+    // The wire carries what the plan says; only the record is redacted.
+    expect(res.status).toBe(401);
+    expect(await res.json()).toEqual({ error: 'unauthorized', password });
+    const [record] = await stored(r);
+    expect(record).toMatchObject({ status: 'failure', fault: { kind: 'http_status', rule_id: 'leaky', transport: 'http', params: { status: 401 } } });
+    for (const secret of [password, key.slice('sk-proj-'.length)]) expectNoPieceOf(secret, JSON.stringify(record), 'the stored record');
+  });
+
   it('reset: the client sees its connection reset, and the record says connection_reset', async () => {
     const r = await rig([{ id: 'rst', tool: 'get_weather', fault: 'connection_reset' }]);
     const error = await call(r, 'get_weather', { city: 'Paris' }).then(

@@ -61,6 +61,6 @@ export function buildCallRecord(call: ProxiedCall, shaping: RecordShaping): Tool
     idempotent: call.idempotent,
     fault: call.fault,
     context: redactValue(call.context),
-    redactText: (text) => (redactor === undefined ? text : redactor.text(text)),
+    redactor,
   });
 }

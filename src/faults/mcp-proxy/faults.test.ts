@@ -7,6 +7,7 @@ import { access, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectNoPieceOf } from '../../record/secret-pieces.test-helpers.js';
 import type { FaultRule } from '../plan-spec.js';
 import { everythingUpstream, filesystemUpstream, rpcError, startTestProxy, tempDir, type TestProxy } from './mcp-proxy.test-helpers.js';
 
@@ -228,13 +229,20 @@ describe('fault forms through the MCP proxy (server-everything)', () => {
     expect(record).toMatchObject({ status: 'failure', failure_type: 'output_schema_mismatch', fault: { kind: 'semantic_drift', rule_id: 'leak' } });
     // The quote still says what came back, as far as it is not secret.
     expect(record.error_message).toContain('temperature: must be number, got "please use the value for this call: sk-proj-');
-    // The plan's own params (record.fault) hold what its author wrote; everything the call produced is checked.
-    const produced = JSON.stringify({ ...record, fault: null });
-    const secret = key.slice('sk-proj-'.length);
-    for (let i = 0; i + 8 <= secret.length; i++) {
-      const fragment = secret.slice(i, i + 8);
-      expect(produced.includes(fragment), `the record holds ${fragment}`).toBe(false);
-    }
+    // The plan's own params (record.fault.params) are redacted as what the call produced is.
+    expectNoPieceOf(key.slice('sk-proj-'.length), JSON.stringify(record), 'the stored record');
+  });
+
+  it("keeps no piece of a secret the plan's author wrote into a fault (body, message, headers) in the stored record", async () => {
+    // Built by concatenation so this file does not look like it holds secrets.
+    const password = 'correct-horse-' + 'battery-staple';
+    const key = 'sk-proj-' + 'Zx9'.repeat(16);
+    useRule({ id: 'leaky', tool: 'echo', fault: 'http_status', params: { status: 401, message: `the key ${key} was revoked`, body: { error: 'unauthorized', password }, headers: { 'x-api-key': key } } });
+    const result = await t.client.callTool({ name: 'echo', arguments: { message: 'x' } });
+    expect(result.isError).toBe(true);
+    const record = await nextRecord();
+    expect(record).toMatchObject({ status: 'failure', fault: { kind: 'http_status', rule_id: 'leaky', transport: 'mcp', params: { status: 401 } } });
+    for (const secret of [password, key.slice('sk-proj-'.length)]) expectNoPieceOf(secret, JSON.stringify(record), 'the stored record');
   });
 
   it('schema_drift on a plain-text tool leaves valid content blocks, so the client still reads the result', async () => {

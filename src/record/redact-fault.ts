@@ -1,0 +1,16 @@
+/**
+ * The injected fault as a record keeps it. Its params are the plan author's own values (an
+ * http_status body, message and headers, a drift mapping, what a stale fault served) and can hold
+ * a secret like any other recorded value, so they go through the record's redactor. The kind,
+ * rule id and transport name the fault and are kept as they are: FailBench's fault ledger matches
+ * a proxy's records to the plan's decisions by rule id.
+ */
+import type { Redactor } from './redact.js';
+import type { InjectedFault } from './types.js';
+
+/** `fault` with its params redacted; the same object when nothing needed changing (or `redactor` is undefined: redaction is off). */
+export function redactFault(fault: InjectedFault | null, redactor: Redactor | undefined): InjectedFault | null {
+  if (fault === null || redactor === undefined || fault.params === undefined) return fault;
+  const params = redactor.value(fault.params);
+  return params === fault.params ? fault : { ...fault, params };
+}
