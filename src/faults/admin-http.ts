@@ -1,14 +1,15 @@
 /**
  * What the two proxies' admin APIs share (the HTTP proxy's under `/__faultline`, the MCP proxy's
  * on its own port): bearer-token checks, JSON answers, the `/plan` route (GET and HEAD answer the
- * plan, PUT replaces it and answers the plan now in force), and one error shape,
+ * plan, PUT replaces it and answers the plan now in force), the `/state` route (`{ plan, proxy }`),
+ * and one error shape,
  * `{ "error": { "code": "INVALID_PLAN", "message": "…" } }`, so a script that drives either one
  * reads answers and failures the same way.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ConfigError } from '../errors.js';
-import type { FaultPlan } from './plan.js';
+import type { FaultPlan, FaultPlanState } from './plan.js';
 import { parseFaultPlan } from './plan-validate.js';
 
 /** Plan bodies larger than this are refused (413 PLAN_TOO_LARGE). */
@@ -152,4 +153,31 @@ export async function serveAdminPlan(req: IncomingMessage, res: ServerResponse, 
     options.onUpdate?.();
   }
   sendAdminJson(res, 200, plan.spec);
+}
+
+/** What `GET /state` answers on either admin API. */
+export interface AdminState {
+  /** The plan's counters: calls per tool, and per rule the calls it matched and the faults it injected. */
+  plan: FaultPlanState;
+  /** The proxy's own counters. */
+  proxy: Record<string, unknown>;
+}
+
+export interface AdminStateOptions {
+  plan: Pick<FaultPlan, 'state'>;
+  /** The route as the client wrote it, for messages. */
+  route: string;
+  proxyState: () => Record<string, unknown>;
+  /**
+   * Also puts the proxy's counters at the top level of the answer, beside `plan` and `proxy`:
+   * the MCP proxy answered `{ ...counters, plan }` before both answered alike, and scripts read it so.
+   */
+  proxyFieldsAtTopLevel?: boolean;
+}
+
+/** The `/state` route of either admin API: GET (and HEAD) answer {@link AdminState}. */
+export function serveAdminState(req: IncomingMessage, res: ServerResponse, options: AdminStateOptions): void {
+  if (!adminMethodAllowed(req, res, options.route, ['GET'])) return;
+  const state: AdminState = { plan: options.plan.state(), proxy: options.proxyState() };
+  sendAdminJson(res, 200, options.proxyFieldsAtTopLevel === true ? { ...state.proxy, ...state } : state);
 }

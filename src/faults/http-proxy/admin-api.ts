@@ -5,18 +5,17 @@
  *
  *   GET /__faultline/plan    the current plan (JSON; HEAD as well)
  *   PUT /__faultline/plan    a new plan (YAML or JSON body), answered with the plan now in force; 400 with the one-line error if it is invalid
- *   GET /__faultline/state   the plan's counters and the proxy's own
+ *   GET /__faultline/state   `{ plan, proxy }`: the plan's counters and the proxy's own (HEAD as well)
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ConfigError } from '../../errors.js';
 import {
-  adminMethodAllowed,
   adminTokenDigest,
   bearerTokenMatches,
   sendAdminError as problem,
-  sendAdminJson as sendJson,
   sendAdminUnauthorized,
   serveAdminPlan,
+  serveAdminState,
 } from '../admin-http.js';
 import type { FaultPlan } from '../plan.js';
 
@@ -83,7 +82,7 @@ export function createAdminApi(options: AdminApiOptions): AdminHandler {
       return;
     }
     if (route === '/state') {
-      if (adminMethodAllowed(req, res, `${ADMIN_PREFIX}${route}`, ['GET'])) sendJson(res, 200, { plan: plan.state(), proxy: options.proxyState() });
+      serveAdminState(req, res, { plan, route: `${ADMIN_PREFIX}${route}`, proxyState: options.proxyState });
       return;
     }
     problem(res, 404, 'NO_ROUTE', `no admin route ${method} ${path}; try ${ADMIN_PREFIX}/plan or ${ADMIN_PREFIX}/state`);

@@ -767,8 +767,11 @@ describe('http fault proxy: admin API', () => {
     expect((await call(r, 'get_weather', { city: 'Paris' })).status).toBe(200);
 
     const state = (await (await admin(r, '/state')).json()) as any;
+    // { plan, proxy }, as the MCP proxy's admin answers.
+    expect(Object.keys(state)).toEqual(['plan', 'proxy']);
+    expect(state.plan).toEqual(r.plan.state());
     expect(state.plan.calls.get_weather).toBe(3);
-    expect(state.proxy).toMatchObject({ requests: 3, injected: 1 });
+    expect(state.proxy).toMatchObject({ requests: 3, injected: 1, target: r.upstream.url.replace(/\/?$/, '/') });
     expect((await admin(r, '/state', { method: 'DELETE' })).status).toBe(405);
     expect((await admin(r, '/nothing')).status).toBe(404);
   });

@@ -79,6 +79,13 @@ describe('admin endpoint', () => {
     expect(await t.nthRecord(2)).toMatchObject({ error_code: 'MCP_-32602', fault: { kind: 'http_status', rule_id: 'outage' } });
   });
 
+  it("answers GET /state as the HTTP proxy's admin does, { plan, proxy }, with the proxy's counters also at the top level as before", async () => {
+    const state = (await (await call('/state')).json()) as Record<string, unknown>;
+    const stats = { ...t.proxy.stats(), recorder: expect.any(Object) };
+    expect(state).toEqual({ ...stats, plan: t.plan.state(), proxy: stats });
+    expect(state['plan']).toEqual({ startedAt: expect.any(Number), calls: expect.any(Object), rules: expect.any(Object) });
+  });
+
   it('accepts JSON plans and refuses invalid ones with a 400 naming the problem, keeping the old plan', async () => {
     const json = await call('/plan', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ version: 1, rules: [{ id: 'slow', tool: '*', fault: 'latency', params: { ms: 5 } }] }) });
     expect(json.status).toBe(200);

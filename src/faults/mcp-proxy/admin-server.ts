@@ -7,10 +7,11 @@
  * - `PUT /plan`: a new plan, JSON or YAML; validated like a plan file, applied at once, and
  *   answered with the plan now in force. Rule counters follow rule ids (see `FaultPlan.update`).
  *   400 when invalid.
- * - `GET /state`: the plan's counters, plus whatever `state` adds (the proxy's stats).
+ * - `GET /state`: `{ plan, proxy }`, the plan's counters and whatever `state` gives (the proxy's
+ *   stats); those are also at the top level, where they were before both admin APIs answered alike.
  *
- * The `/plan` route, the answers and the error shape `{ error: { code, message } }` are the HTTP
- * proxy's admin API's (`../admin-http.ts`).
+ * The `/plan` and `/state` routes, the answers and the error shape `{ error: { code, message } }`
+ * are the HTTP proxy's admin API's (`../admin-http.ts`).
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -20,14 +21,13 @@ import type { FaultPlan } from '../plan.js';
 import { listen } from '../../listen.js';
 import {
   ADMIN_MAX_PLAN_BYTES,
-  adminMethodAllowed,
   adminTokenDigest,
   bearerTokenMatches,
   sendAdminError,
   sendAdminInternalError,
-  sendAdminJson as sendJson,
   sendAdminUnauthorized,
   serveAdminPlan,
+  serveAdminState,
 } from '../admin-http.js';
 
 export interface AdminServerOptions {
@@ -36,7 +36,7 @@ export interface AdminServerOptions {
   token: string;
   /** On 127.0.0.1; 0 (the default) picks a free port. */
   port?: number;
-  /** Extra fields for `GET /state`. */
+  /** The proxy's counters, `proxy` in `GET /state` (and, as before, at its top level). */
   state?: () => Record<string, unknown>;
   /** Called after a plan was replaced. */
   onUpdate?: (plan: FaultPlan) => void;
@@ -77,10 +77,7 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
     }
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (path === '/plan') return serveAdminPlan(req, res, { plan, route: path, maxBodyBytes, onUpdate: () => options.onUpdate?.(plan) });
-    if (path === '/state') {
-      if (adminMethodAllowed(req, res, path, ['GET'])) sendJson(res, 200, { ...options.state?.(), plan: plan.state() });
-      return;
-    }
+    if (path === '/state') return serveAdminState(req, res, { plan, route: path, proxyState: () => ({ ...options.state?.() }), proxyFieldsAtTopLevel: true });
     return sendAdminError(res, 404, 'NO_ROUTE', `no admin route ${req.method ?? 'GET'} ${path}; use GET /plan, PUT /plan or GET /state`);
   };
 
