@@ -44,9 +44,10 @@ export const F_AWS = 1 << 6;
 /** The word `aws`, the context an AWS secret key needs. */
 export const F_AWS_CONTEXT = 1 << 7;
 /**
- * `aiz` of `AIza`; and `?co` of an OAuth `?code=` (or `&code=`, `#code=`). Both are rare in
- * ordinary text and each runs one cheap rule, so they share a bit: on the `&copy;` and `#content`
- * of a web page, the wider token flag would run a dozen rules.
+ * `aiz` of `AIza`; and the `?co`, `0co` or `fco` before an OAuth `code=` (`?code=`, `&code=`,
+ * `#code=`, HTML's `&amp;code=`, JSON's `\u0026code=`, percent-encoded `%26code%3D` or
+ * `%3Fcode%3D`). All are rare in ordinary text and each runs one cheap rule, so they share a bit:
+ * on the `&copy;` and `#content` of a web page, the wider token flag would run a dozen rules.
  */
 export const F_GOOGLE = 1 << 8;
 /** `eyJ`. */
@@ -91,8 +92,8 @@ export interface BuiltinRule extends RedactionRule {
 }
 
 /**
- * Trigrams (case-insensitive; `-` stands for `-` or `_`, `0` for any digit, `?` for `?`, `&` or
- * `#`, a space for any character outside the alphabet) that raise each flag.
+ * Trigrams (case-insensitive; `-` stands for `-` or `_`, `0` for any digit, `?` for `?`, `&`, `#`
+ * or `;`, a space for any character outside the alphabet) that raise each flag.
  * Chosen to sit inside every spelling of the thing they announce (`api_key`, `x-api-key`, `apiKey`
  * all contain `api`) and to be rare in ordinary JSON and prose, which then skips the rules.
  */
@@ -126,6 +127,9 @@ export const TRIGGER_TRIGRAMS: readonly (readonly [string, number])[] = [
   ['aws', F_AWS_CONTEXT | F_KEY],
   ['aiz', F_GOOGLE],
   ['?co', F_GOOGLE],
+  // `\u0026code`, `%26code`, `%23code`; and `%3Fcode`.
+  ['0co', F_GOOGLE],
+  ['fco', F_GOOGLE],
   ['eyj', F_JWT],
   ['bea', F_BEARER | F_KEY],
   ['asi', F_BASIC],
@@ -421,6 +425,21 @@ function isQueryCode(value: string): boolean {
   return value.length >= 6 && (/\d/.test(value) || looksBearerCredential(value));
 }
 
+/** `code=` or `code%3D`, the end of which is where an `oauth-code` match's value starts. */
+const QUERY_CODE_NAME = /code(?:=|%3D)/i;
+const PERCENT_ESCAPE = /%([0-9A-Fa-f]{2})/g;
+
+function queryCodeValueStart(match: string): number {
+  const name = QUERY_CODE_NAME.exec(match)!;
+  return name.index + name[0].length;
+}
+
+/** The value judged as the browser would send it: `4%2F0AX4Xf…` is the code `4/0AX4Xf…`. */
+function queryCodeValue(match: string): string {
+  const value = match.slice(queryCodeValueStart(match));
+  return value.includes('%') ? value.replace(PERCENT_ESCAPE, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))) : value;
+}
+
 /** `Basic` credentials are base64 of `user:password`. */
 function isBasicCredential(match: string): boolean {
   const token = match.slice(match.search(/\s/) + 1).trim();
@@ -656,11 +675,18 @@ export const BUILTIN_RULES: readonly BuiltinRule[] = [
     id: 'oauth-code',
     needs: F_GOOGLE,
     // The authorization code in a redirect URL (`/callback?code=…&state=…`, `#code=` in fragment
-    // mode): only right after `?`, `&` or `#`, so `error code=404` in prose stays. The delimiter
-    // is matched rather than looked behind at, which V8 searches several times faster.
-    pattern: /[?&#]code=[^\s&#"'<>\\]+/gi,
-    validate: (match) => isQueryCode(match.slice(6)),
-    mask: (match) => `${match.slice(0, 6)}${REDACTED}`,
+    // mode): only right after `?`, `&` or `#`, so `error code=404` in prose stays. The same URL
+    // escaped: in an HTML attribute (`&amp;`, `&#38;`, `&#x26;`), in JSON from Go (`\u0026`), or
+    // percent-encoded inside another URL's parameter (`redirect_uri=…%3Fcode%3D4%2F0AX…`), where
+    // the value runs to the encoded form of a delimiter the plain value stops at. The match starts
+    // at the delimiter's last character and the whole delimiter is looked behind at only after
+    // `code=`: a leading alternation, or a lookbehind tried at every position, searches a page
+    // of `&copy;` and `#content` two to ten times slower. Six characters at least, as
+    // isQueryCode asks, so `code=404` and `code=EUR` fail in the search rather than in a call.
+    pattern:
+      /[?&#;36f]code(?:=|%3D)(?<=(?:[?&#]|&(?:amp|#0*38|#x0*26);|\\u0026|%(?:3F|26|23))code(?:=|%3D))(?:[^\s&#"'<>\\%]|%(?!2[02367]|3[CE]|5C)){6,}/gi,
+    validate: (match) => isQueryCode(queryCodeValue(match)),
+    mask: (match) => `${match.slice(0, queryCodeValueStart(match))}${REDACTED}`,
   },
   {
     id: 'twilio-api-key',

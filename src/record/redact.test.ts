@@ -163,6 +163,13 @@ const SECRETS: Secret[] = [
     secretParts: ['0AX4XfWhQz8Lm2Nn7Oo'],
   },
   { rule: 'oauth-code', text: j('GET /cb?state=af0ifjsldkj&code=', 'SplxlOBeZQQYbYS6WxSbIA'), secretParts: ['SplxlOBeZQQYbYS6WxSbIA'] },
+  { rule: 'oauth-code', text: j('<a href="/cb?state=xyz&amp;code=', 'SplxlOBeZQQYbYS6WxSbIA', '&amp;scope=email">'), secretParts: ['SplxlOBeZQQYbYS6WxSbIA'] },
+  { rule: 'oauth-code', text: j('redirect to /cb?state=xyz\\u0026code=', 'SplxlOBeZQQYbYS6WxSbIA'), secretParts: ['SplxlOBeZQQYbYS6WxSbIA'] },
+  {
+    rule: 'oauth-code',
+    text: j('/auth?redirect_uri=https%3A%2F%2Fapp%2Fcb%3Fcode%3D', '4%2F0AX4XfWhQz8Lm2Nn7Oo', '%26state%3Dxyz&client_id=1'),
+    secretParts: ['0AX4XfWhQz8Lm2Nn7Oo'],
+  },
   {
     rule: 'fullwidth-digits',
     text: j('手机', fullWidth(j('138', '1234', '5678'))),
@@ -286,6 +293,8 @@ const BENIGN = {
   code_prose: 'error code=404 at line 3; status code = 500; zip code=10001; postcode=SW1A1AA',
   code_query: 'https://api.example.com/v1/fx?code=EUR&lang=zh-Hans#code=404 and https://httpstat.us/?code=503',
   html_entities: '&copy; 2026 Example &amp; Co, see #contact or ?color=blue&count=3',
+  code_escaped: '<a href="/fx?lang=fr&amp;code=EUR&amp;copy=1">&amp;copy;</a> /geo?ip=1\\u0026country=US\\u0026code=404',
+  code_encoded: 'next=https%3A%2F%2Fhttpstat.us%2F%3Fcode%3D503%26lang%3Dzh-Hans%26code%3D404&v=2',
   zh_wide_digits: '２０２６年１２月３日下单，订单２３４５６７８９０１２，邮编１０００１０，共１２３４５６７８９０１２３件',
   id_bad_checksum_wide: fullWidth('110105194912310021'),
   hex_ids: 'traceparent 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01, md5 9e107d9d372bb6826bd81d3542a419d6',
@@ -930,6 +939,25 @@ describe('credential shapes found in an audit', () => {
     expect(r.text('https://app.example.com/cb#code=483920&state=1')).toBe('https://app.example.com/cb#code=[REDACTED]&state=1');
     expect(r.value({ redirect_uri: 'https://x.example/cb?code=SplxlOBeZQQYbYS6WxSbIA' }))
       .toEqual({ redirect_uri: 'https://x.example/cb?code=[REDACTED]' });
+  });
+
+  it('masks an OAuth code in an HTML-, JSON- or percent-escaped URL, keeping the escapes around it', () => {
+    expect(r.text('<a href="https://app.example.com/cb?state=xyz&amp;code=4/0AX4XfWh-abc123&amp;scope=email">'))
+      .toBe('<a href="https://app.example.com/cb?state=xyz&amp;code=[REDACTED]&amp;scope=email">');
+    expect(r.text('/cb?state=xyz&#38;code=e72e16c7e42f292c6912&#x26;code=SplxlOBeZQQYbYS6WxSbIA'))
+      .toBe('/cb?state=xyz&#38;code=[REDACTED]&#x26;code=[REDACTED]');
+    expect(r.text('level=info msg="redirect to https://app/cb?state=xyz\\u0026code=SplxlOBeZQQYbYS6WxSbIA\\u0026scope=email"'))
+      .toBe('level=info msg="redirect to https://app/cb?state=xyz\\u0026code=[REDACTED]\\u0026scope=email"');
+    expect(r.text('https://accounts.example.com/o/oauth2/auth?redirect_uri=https%3A%2F%2Fapp%2Fcb%3Fcode%3D4%2F0AX4XfWhQz8Lm2Nn7Oo%26state%3Dxyz&client_id=1'))
+      .toBe('https://accounts.example.com/o/oauth2/auth?redirect_uri=https%3A%2F%2Fapp%2Fcb%3Fcode%3D[REDACTED]%26state%3Dxyz&client_id=1');
+    expect(r.text('next=%2Fcb%3fstate%3Dxyz%26code%3d483920%23top')).toBe('next=%2Fcb%3fstate%3Dxyz%26code%3d[REDACTED]%23top');
+    // Go's encoding/json writes `&` as \u0026; the text parses, so the mask goes in value by value.
+    const go = '{"location":"https://app/cb?state=xyz\\u0026code=SplxlOBeZQQYbYS6WxSbIA"}';
+    expect(JSON.parse(r.text(go))).toEqual({ location: 'https://app/cb?state=xyz&code=[REDACTED]' });
+    // A status, currency or short value stays, escaped as in the plain URL.
+    for (const benign of ['&amp;code=404&amp;copy;', '\\u0026code=EUR\\u0026country=US', '%3Fcode%3D404%26code%3Dzh-Hans', '%26code%3D4%2F0']) {
+      expect(r.text(`/cb?x=1${benign}`)).toBe(`/cb?x=1${benign}`);
+    }
   });
 
   it('masks a Twilio auth token beside its account SID, keeping the SID', () => {

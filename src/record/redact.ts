@@ -96,8 +96,8 @@ const KEY_CACHE_LIMIT = 4096;
 
 // ---------------------------------------------------------------------------------------------
 // Pre-filter. One pass per string looks up each trigram, over a 32-letter alphabet (letters
-// case-folded, any digit, `-` and `_` as one, `@`, `.`, the URL delimiters `?`, `&` and `#` as one,
-// everything else), in a table of flags for
+// case-folded, any digit, `-` and `_` as one, `@`, `.`, the URL delimiters `?`, `&` and `#` and
+// the `;` of `&amp;` as one, everything else), in a table of flags for
 // possible token prefixes and secret key names; `@` flags e-mails and URL passwords; three digits
 // in a row send the string to a sparse probe for runs long enough for phones, IDs and cards.
 // A regex alternation over all of this costs several times more in V8, and reading bytes is
@@ -112,8 +112,9 @@ for (let c = 0; c < 128; c++) {
   else if (c === 45 || c === 95) LETTER[c] = 28;
   else if (c === 64) LETTER[c] = 29;
   else if (c === 46) LETTER[c] = 30;
-  // Apart from a space, so `?code=` in a URL is told from `error code=` in prose.
-  else if (c === 63 || c === 38 || c === 35) LETTER[c] = 31;
+  // Apart from a space, so `?code=` in a URL (or `&amp;code=` in HTML) is told from `error code=`
+  // in prose.
+  else if (c === 63 || c === 38 || c === 35 || c === 59) LETTER[c] = 31;
 }
 const DIGIT_LETTER = 27;
 const AT_LETTER = 29;
