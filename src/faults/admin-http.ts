@@ -2,7 +2,7 @@
  * What the two proxies' admin APIs share (the HTTP proxy's under `/__faultline`, the MCP proxy's
  * on its own port): bearer-token checks, JSON answers, the `/plan` route (GET and HEAD answer the
  * plan, PUT replaces it and answers the plan now in force), the `/state` route (`{ plan, proxy }`),
- * and one error shape,
+ * the 404 that lists those routes, and one error shape,
  * `{ "error": { "code": "INVALID_PLAN", "message": "…" } }`, so a script that drives either one
  * reads answers and failures the same way.
  */
@@ -98,6 +98,15 @@ export function readAdminBody(req: IncomingMessage, limit: number = ADMIN_MAX_PL
     req.on('end', () => resolve(over ? undefined : Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
+}
+
+/**
+ * The 404 both admin APIs answer: the request, then the routes there are, below `prefix` (the
+ * HTTP proxy's `/__faultline`; the MCP proxy's own port serves them at its root).
+ */
+export function sendAdminNoRoute(req: IncomingMessage, res: ServerResponse, path: string, prefix = ''): void {
+  const routes = `GET ${prefix}/plan, PUT ${prefix}/plan or GET ${prefix}/state`;
+  sendAdminError(res, 404, 'NO_ROUTE', `no admin route ${req.method ?? 'GET'} ${path}; use ${routes}`);
 }
 
 /** The 500 both admin APIs answer when serving a request failed. */

@@ -13,6 +13,7 @@ import {
   adminTokenDigest,
   bearerTokenMatches,
   sendAdminError as problem,
+  sendAdminNoRoute,
   sendAdminUnauthorized,
   serveAdminPlan,
   serveAdminState,
@@ -75,7 +76,6 @@ export function createAdminApi(options: AdminApiOptions): AdminHandler {
       sendAdminUnauthorized(res);
       return;
     }
-    const method = req.method ?? 'GET';
     const route = path.slice(ADMIN_PREFIX.length).replace(/\/+$/, '');
     if (route === '/plan') {
       await serveAdminPlan(req, res, { plan, route: `${ADMIN_PREFIX}${route}` });
@@ -85,6 +85,6 @@ export function createAdminApi(options: AdminApiOptions): AdminHandler {
       serveAdminState(req, res, { plan, route: `${ADMIN_PREFIX}${route}`, proxyState: options.proxyState });
       return;
     }
-    problem(res, 404, 'NO_ROUTE', `no admin route ${method} ${path}; try ${ADMIN_PREFIX}/plan or ${ADMIN_PREFIX}/state`);
+    sendAdminNoRoute(req, res, path, ADMIN_PREFIX);
   };
 }

@@ -817,6 +817,25 @@ describe('http fault proxy: admin API', () => {
     expect(((await (await admin(r, '/plan')).json()) as any).rules.map((rule: { id: string }) => rule.id)).toEqual(['slow']);
   });
 
+  it("lists its routes in a 404 as the MCP proxy's admin does, under /__faultline and on its own port", async () => {
+    const r = await rig();
+    const missing = await admin(r, '/plans?x=1', { method: 'PUT', body: 'version: 1\nrules: []\n' });
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toEqual({
+      error: { code: 'NO_ROUTE', message: 'no admin route PUT /__faultline/plans; use GET /__faultline/plan, PUT /__faultline/plan or GET /__faultline/state' },
+    });
+
+    const own = await rig([], { adminPort: 0 });
+    const elsewhere = await fetch(`${new URL(own.proxy.adminUrl).origin}/metrics`, { method: 'POST', body: '{}' });
+    expect(elsewhere.status).toBe(404);
+    expect(elsewhere.headers.get('cache-control')).toBe('no-store');
+    expect(await elsewhere.json()).toEqual({
+      error: { code: 'NO_ROUTE', message: 'no admin route POST /metrics; use GET /__faultline/plan, PUT /__faultline/plan or GET /__faultline/state' },
+    });
+    // Neither reached the upstream.
+    expect([r.proxy.stats().requests, own.proxy.stats().requests]).toEqual([0, 0]);
+  });
+
   it('serves the admin API on its own port when asked, and then forwards /__faultline on the proxy port', async () => {
     const r = await rig([], { adminPort: 0 });
     expect(r.proxy.adminUrl).not.toContain(`:${r.proxy.port}/`);

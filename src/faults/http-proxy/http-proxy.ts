@@ -30,7 +30,7 @@ import { systemClock, type Clock } from '../../runtime/clock.js';
 import type { RecordSink } from '../../runtime/runtime.js';
 import type { Store } from '../../store/types.js';
 import { parseInjectHeader } from '../../tools/inject-error.js';
-import { sendAdminInternalError } from '../admin-http.js';
+import { sendAdminInternalError, sendAdminNoRoute } from '../admin-http.js';
 import type { FaultDecision, FaultEffect } from '../decision.js';
 import { droppedConnectionMessage, gatewayAnswer } from '../gateway-answer.js';
 import { globMatcher } from '../glob.js';
@@ -956,8 +956,9 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
   let adminUrl = `${baseUrl(address)}${ADMIN_PREFIX}`;
   if (options.adminPort !== undefined) {
     adminServer = createServer((req, res) => {
-      if (isAdminPath(pathOnly(requestPath(req.url)))) onRequest(req, res, true);
-      else res.writeHead(404, JSON_HEADERS).end(JSON.stringify({ error: { code: 'NO_ROUTE', message: `the admin port serves only ${ADMIN_PREFIX}/plan and ${ADMIN_PREFIX}/state` } }));
+      const path = pathOnly(requestPath(req.url));
+      if (isAdminPath(path)) onRequest(req, res, true);
+      else sendAdminNoRoute(req, res, path, ADMIN_PREFIX);
     });
     try {
       adminUrl = `${baseUrl(await listen(adminServer, options.adminPort, options.adminHost ?? '127.0.0.1'))}${ADMIN_PREFIX}`;

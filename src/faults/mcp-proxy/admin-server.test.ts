@@ -109,6 +109,16 @@ describe('admin endpoint', () => {
     expect(((await missing.json()) as { error: { code: string } }).error.code).toBe('NO_ROUTE');
   });
 
+  it("lists its routes in a 404 as the HTTP proxy's admin does", async () => {
+    const rules = structuredClone(t.plan.spec.rules);
+    const missing = await call('/plans?x=1', { method: 'PUT', body: 'version: 1\nrules: []\n' });
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toEqual({
+      error: { code: 'NO_ROUTE', message: 'no admin route PUT /plans; use GET /plan, PUT /plan or GET /state' },
+    });
+    expect(t.plan.spec.rules).toEqual(rules);
+  });
+
   it("answers HEAD as GET without a body, as the HTTP proxy's admin does", async () => {
     const get = await call('/plan');
     const body = await get.text();

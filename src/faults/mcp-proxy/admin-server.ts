@@ -23,8 +23,8 @@ import {
   ADMIN_MAX_PLAN_BYTES,
   adminTokenDigest,
   bearerTokenMatches,
-  sendAdminError,
   sendAdminInternalError,
+  sendAdminNoRoute,
   sendAdminUnauthorized,
   serveAdminPlan,
   serveAdminState,
@@ -78,7 +78,7 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (path === '/plan') return serveAdminPlan(req, res, { plan, route: path, maxBodyBytes, onUpdate: () => options.onUpdate?.(plan) });
     if (path === '/state') return serveAdminState(req, res, { plan, route: path, proxyState: () => ({ ...options.state?.() }), proxyFieldsAtTopLevel: true });
-    return sendAdminError(res, 404, 'NO_ROUTE', `no admin route ${req.method ?? 'GET'} ${path}; use GET /plan, PUT /plan or GET /state`);
+    return sendAdminNoRoute(req, res, path);
   };
 
   const server = createServer((req, res) => {
