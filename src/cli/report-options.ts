@@ -5,7 +5,7 @@
  * `--until`) are read by `monitor/time-window.ts`, which the dashboard shares.
  */
 import { existsSync, statSync } from 'node:fs';
-import { openStore, sqlitePathOf } from '../store/open-store.js';
+import { openStore, sqlitePathOf, type OpenStoreOptions } from '../store/open-store.js';
 import type { Store } from '../store/types.js';
 import { CliError } from './cli-error.js';
 import type { CliIo } from './io.js';
@@ -17,9 +17,9 @@ export const DB_OPTION_HELP = 'store to read: a SQLite path (default .faultline/
  * before SQLite would create an empty database in its place.
  * @throws CliError / ConfigError with one line when the store is missing, is a directory, or cannot be opened.
  */
-export async function openReportStore(spec: string | undefined, io: CliIo): Promise<Store> {
+export async function openReportStore(spec: string | undefined, io: CliIo, options: Pick<OpenStoreOptions, 'statementTimeoutMs'> = {}): Promise<Store> {
   assertSqliteStoreExists(spec, io.cwd, 'run `faultline demo` or point --db at one');
-  return openStore(spec, { cwd: io.cwd, readonly: true });
+  return openStore(spec, { ...options, cwd: io.cwd, readonly: true });
 }
 
 /**

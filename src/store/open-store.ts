@@ -38,6 +38,11 @@ export interface OpenStoreOptions {
   sqliteWriter?: 'worker' | 'thread';
   /** The writer thread's entry (tests substitute a loader). Default: the compiled entry. */
   sqliteWorkerUrl?: URL;
+  /**
+   * PostgreSQL only: the longest a statement may take before it fails like an outage (see
+   * `PostgresStoreOptions.statementTimeoutMs`), for readers that must not hang. Default: no bound.
+   */
+  statementTimeoutMs?: number;
 }
 
 /** Where the writes of a store opened by {@link openStore} run: undefined when it is not a SQLite file. */
@@ -68,7 +73,7 @@ function isStore(value: unknown): value is Store {
 }
 
 interface PostgresModule {
-  createPostgresStore(options: { url: string; schema?: string; readonly?: boolean; mustExist?: boolean }): Promise<Store> | Store;
+  createPostgresStore(options: { url: string; schema?: string; readonly?: boolean; mustExist?: boolean; statementTimeoutMs?: number }): Promise<Store> | Store;
 }
 
 // Held in a variable so that the compiler does not resolve it: the PostgreSQL adapter, and `pg`
@@ -106,6 +111,7 @@ async function openPostgres(spec: string, options: OpenStoreOptions): Promise<St
     ...postgresSchemaOf(spec),
     ...(options.readonly === true ? { readonly: true } : {}),
     ...(options.mustExist === true ? { mustExist: true } : {}),
+    ...(options.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: options.statementTimeoutMs }),
   });
 }
 

@@ -13,7 +13,7 @@ import { createSqliteStore } from '../../store/sqlite/sqlite-store.js';
 import { runCli } from '../run-cli.js';
 import { captureIo, runCapture, waitFor, writeStoreFile } from '../run-cli.test-helpers.js';
 import { compileCli } from './compiled-cli.test-helpers.js';
-import { formatTailLine, parseInterval } from './tail.js';
+import { formatTailLine, parseInterval, readBound } from './tail.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'faultline-tail-'));
 const records = monitorDataset();
@@ -237,6 +237,37 @@ describePg('faultline tail as a process, against PostgreSQL', () => {
       await locker.query('ROLLBACK').catch(() => undefined);
       child.kill('SIGKILL');
       await writer.close();
+    }
+  }, 60_000);
+
+  it('counts a read that hangs behind a lock as the store unreachable, and stops on Ctrl-C without waiting for it', async () => {
+    const child = spawn(process.execPath, [main, 'tail', '--db', url, '-n', '0', '--interval', '50ms'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += String(c)));
+    let code: number | null | undefined;
+    const closed = new Promise<number | null>((resolve) => child.on('close', (c) => resolve((code = c))));
+    try {
+      await until(async () => (await tailBackends()) > 0, 'tail to poll');
+      // Held and never released while tail runs: every read of the table waits, with no error.
+      await locker.query('BEGIN');
+      await locker.query(`LOCK TABLE ${pg.escapeIdentifier(schema)}.tool_executions IN ACCESS EXCLUSIVE MODE`);
+      const locked = Date.now();
+      await waitFor(() => (stderr.includes('\n') ? true : undefined), 'the warning', 20_000);
+      // The bound for a 50ms interval is 10 s; the server cancels the read then.
+      expect(Date.now() - locked).toBeLessThan(readBound(50) + 3000);
+      expect(stderr).toBe('faultline: store unreachable, retrying (backing off up to 30s): canceling statement due to statement timeout\n');
+      expect(code).toBeUndefined();
+
+      // The retry waits on the lock in turn; Ctrl-C then ends tail at once.
+      await until(async () => (await tailBackends("AND wait_event_type = 'Lock'")) > 0, 'tail to retry');
+      const interrupted = Date.now();
+      child.kill('SIGINT');
+      expect(await closed).toBe(0);
+      expect(Date.now() - interrupted).toBeLessThan(2000);
+      expect(lines(stderr)).toHaveLength(1);
+    } finally {
+      await locker.query('ROLLBACK').catch(() => undefined);
+      child.kill('SIGKILL');
     }
   }, 60_000);
 });

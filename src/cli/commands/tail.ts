@@ -11,7 +11,9 @@
  *
  * A store that stops answering (PostgreSQL restarted, connections terminated, a locked SQLite
  * file) does not end the command: one line says so, polls back off up to {@link MAX_RETRY_MS},
- * and one line says when it answers again.
+ * and one line says when it answers again. A PostgreSQL statement that hangs (a table locked by
+ * another session, a network partition) fails after {@link readBound} and counts the same; Ctrl-C
+ * does not wait for it.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Command } from 'commander';
@@ -42,6 +44,13 @@ const MESSAGE_WIDTH = 160;
 export const LATE_MS = 10_000;
 /** Polls of a store that stopped answering back off to at most this (or the interval, if longer). */
 const MAX_RETRY_MS = 30_000;
+/** The shortest a PostgreSQL read may hang before the store counts as unreachable. */
+const MIN_READ_BOUND_MS = 10_000;
+
+/** How long one read may take: a few intervals, and never so short that a slow server looks down. */
+export function readBound(intervalMs: number): number {
+  return Math.max(MIN_READ_BOUND_MS, 3 * intervalMs);
+}
 
 /**
  * Where each poll starts reading: {@link LATE_MS} before the newest record seen, or before now
@@ -95,7 +104,7 @@ export function tailCommand(ctx: CliContext): Command {
       const intervalMs = parseInterval(opts.interval);
       const lines = parseCount(opts.lines, '--lines', 0);
       const limit = opts.limit === undefined ? Infinity : parseCount(opts.limit, '--limit');
-      const store = await openReportStore(opts.db, io);
+      const store = await openReportStore(opts.db, io, { statementTimeoutMs: readBound(intervalMs) });
       try {
         await follow(ctx, store, { ...opts, intervalMs, lines, limit });
       } finally {
@@ -143,6 +152,7 @@ async function follow(
 
   let stopped = false;
   const stop = new AbortController();
+  const interrupted = new Promise<'interrupted'>((resolve) => stop.signal.addEventListener('abort', () => resolve('interrupted')));
   void io.interrupted?.then(() => {
     stopped = true;
     stop.abort();
@@ -156,9 +166,13 @@ async function follow(
       // Aborted by Ctrl-C: stop without printing anything more.
       return;
     }
-    let finished: boolean;
+    let finished: boolean | 'interrupted';
+    const polling = poll();
+    // Ctrl-C does not wait for a read the server leaves hanging; closing the store ends it.
+    polling.catch(() => undefined);
     try {
-      finished = await poll();
+      finished = await Promise.race([polling, interrupted]);
+      if (finished === 'interrupted') return;
     } catch (error) {
       if (stopped) return;
       // A restarted PostgreSQL, terminated connections, a locked or briefly unreadable SQLite

@@ -72,11 +72,20 @@ export interface PostgresStoreOptions {
    * `faultline`. Ignored with `pool`.
    */
   applicationName?: string;
+  /**
+   * The longest a statement may take, for readers that must not hang (`faultline tail`): the
+   * server cancels one that runs or waits on a lock longer, and the client gives up on one left
+   * unanswered {@link QUERY_TIMEOUT_GRACE_MS} after that (a server it cannot reach). Either fails
+   * the call like an outage. Default: no bound. Ignored with `pool`.
+   */
+  statementTimeoutMs?: number;
 }
 
 const DEFAULT_SCHEMA = 'faultline';
 const DEFAULT_LIMIT = 1000;
 const CONNECT_TIMEOUT_MS = 10_000;
+/** How much longer than `statementTimeoutMs` the client waits for the server's own cancellation. */
+const QUERY_TIMEOUT_GRACE_MS = 2000;
 /**
  * Rows per INSERT statement. `unnest` keeps the parameter count at one per column whatever the
  * row count, so this only bounds the size of one protocol message; batches larger than this are
@@ -120,11 +129,16 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     if (options.max !== undefined && !(Number.isInteger(options.max) && options.max > 0)) {
       throw new ConfigError('PostgreSQL pool size (max) must be a positive integer', 'max');
     }
+    const timeout = options.statementTimeoutMs;
+    if (timeout !== undefined && !(Number.isInteger(timeout) && timeout > 0)) {
+      throw new ConfigError('PostgreSQL statementTimeoutMs must be a positive integer', 'statementTimeoutMs');
+    }
     pool = new pg.Pool({
       connectionString: withExplicitSslMode(options.url),
       max: options.max ?? 10,
       application_name: options.applicationName ?? 'faultline',
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      ...(timeout === undefined ? {} : { statement_timeout: timeout, query_timeout: timeout + QUERY_TIMEOUT_GRACE_MS }),
     });
     // An idle connection that the server drops emits 'error' on the pool; unhandled, that would
     // crash the process. The pool discards the client, and the next query reports the outage.
@@ -172,7 +186,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     if (ownsPool) await pool.end().catch(() => undefined);
     throw error;
   }
-  return new PostgresStore(pool, ownsPool, schema);
+  return new PostgresStore(pool, ownsPool, schema, ownsPool && options.readonly === true);
 }
 
 /**
@@ -237,12 +251,19 @@ class PostgresStore implements Store, TrajectoryStore, CorrectionMemoryStore {
   readonly #schema: string;
   readonly #rollups: RollupWriter;
   readonly #insertSql: string;
+  /** Clients checked out of the pool, when close drops their reads (see {@link close}). */
+  readonly #busy: Set<pg.PoolClient> | undefined;
   #closing: Promise<void> | undefined;
 
-  constructor(pool: pg.Pool, ownsPool: boolean, schema: string) {
+  constructor(pool: pg.Pool, ownsPool: boolean, schema: string, dropReadsOnClose: boolean) {
     this.#pool = pool;
     this.#ownsPool = ownsPool;
     this.#schema = schema;
+    if (dropReadsOnClose) {
+      const busy = (this.#busy = new Set());
+      pool.on('acquire', (client) => busy.add(client));
+      pool.on('release', (_error, client) => busy.delete(client));
+    }
     this.#rollups = createRollupWriter(schema);
     this.#insertSql =
       `INSERT INTO ${schema}.tool_executions (${INSERT_RECORD_COLUMNS}) ${INSERT_RECORD_ROWS} ` +
@@ -564,8 +585,18 @@ class PostgresStore implements Store, TrajectoryStore, CorrectionMemoryStore {
     return listPostgresCorrections(this.#pool, this.#schema, query);
   }
 
+  /**
+   * Ends the pool once its clients are back. A read-only store does not wait for reads still in
+   * flight: whoever closes it no longer wants their answers (tail stopped by Ctrl-C while the
+   * server is stuck behind a lock, or unreachable). Their connections are cut, which fails those
+   * reads at once; a writer's close still waits for its inserts.
+   */
   close(): Promise<void> {
-    this.#closing ??= this.#ownsPool ? this.#pool.end() : Promise.resolve();
+    if (this.#closing === undefined) {
+      this.#closing = this.#ownsPool ? this.#pool.end() : Promise.resolve();
+      // pg.Pool hands out pg.Client instances; PoolClient's type omits the connection.
+      for (const client of this.#busy ?? []) (client as unknown as pg.Client).connection.stream.destroy();
+    }
     return this.#closing;
   }
 
