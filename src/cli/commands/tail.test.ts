@@ -128,6 +128,26 @@ describe('faultline tail', () => {
     expect(lines(captured.stdout())).toStrictEqual([ahead, slightlyLate, current].map(formatTailLine));
   });
 
+  it('follows a SQLite file by name: deleted, it is unreachable; replaced, the new file is followed', async () => {
+    const path = await writeStoreFile(join(dir, 'replaced.db'), records);
+    const captured = captureIo(dir);
+    const running = runCli(['tail', '--db', path, '-n', '0', '--limit', '1', '--interval', '20ms'], captured.io);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // tail's open connection would go on reading the deleted file, which nothing writes to any more.
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
+    await waitFor(() => (captured.stderr().includes('\n') ? true : undefined), 'the warning');
+    expect(captured.stderr()).toBe(`faultline: store unreachable, retrying (backing off up to 30s): ${path} was removed\n`);
+    // A recorder creates the store again and stores a failure in it.
+    const fresh = failure(Date.now(), 'after_replace', 1);
+    await writeStoreFile(path, [fresh]);
+    expect(await running).toBe(0);
+    expect(lines(captured.stdout())).toStrictEqual([formatTailLine(fresh)]);
+    expect(lines(captured.stderr())).toStrictEqual([
+      `faultline: store unreachable, retrying (backing off up to 30s): ${path} was removed`,
+      'faultline: store reachable again, following',
+    ]);
+  });
+
   it('stops on Ctrl-C', async () => {
     let interrupt!: () => void;
     const interrupted = new Promise<void>((resolve) => (interrupt = resolve));
@@ -187,6 +207,18 @@ describePg('faultline tail as a process, against PostgreSQL', () => {
   async function tailBackends(where = ''): Promise<number> {
     return (await admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE ${TAIL_BACKENDS} ${where}`)).rows[0]!.n;
   }
+  /**
+   * Waits until tail has run more statements than its start makes (the open's version check, the
+   * newest record, the first window): a store failing before it follows ends the command.
+   */
+  async function untilFollowing(): Promise<void> {
+    const statements = new Set<string>();
+    await until(async () => {
+      const rows = await admin.query<{ s: string }>(`SELECT pid || ' ' || query_start AS s FROM pg_stat_activity WHERE ${TAIL_BACKENDS}`);
+      for (const row of rows.rows) statements.add(row.s);
+      return statements.size >= 5;
+    }, 'tail to follow');
+  }
   async function until(check: () => Promise<boolean>, what: string): Promise<void> {
     const deadline = Date.now() + 15_000;
     while (!(await check())) {
@@ -207,7 +239,7 @@ describePg('faultline tail as a process, against PostgreSQL', () => {
     let code: number | null | undefined;
     const closed = new Promise<number | null>((resolve) => child.on('close', (c) => resolve((code = c))));
     try {
-      await until(async () => (await tailBackends()) > 0, 'tail to poll');
+      await untilFollowing();
       // The table locked, tail's next poll waits inside a query; terminating its connection
       // then fails that query, as a restarting server does.
       await locker.query('BEGIN');
@@ -247,7 +279,7 @@ describePg('faultline tail as a process, against PostgreSQL', () => {
     let code: number | null | undefined;
     const closed = new Promise<number | null>((resolve) => child.on('close', (c) => resolve((code = c))));
     try {
-      await until(async () => (await tailBackends()) > 0, 'tail to poll');
+      await untilFollowing();
       // Held and never released while tail runs: every read of the table waits, with no error.
       await locker.query('BEGIN');
       await locker.query(`LOCK TABLE ${pg.escapeIdentifier(schema)}.tool_executions IN ACCESS EXCLUSIVE MODE`);

@@ -13,13 +13,17 @@
  * file) does not end the command: one line says so, polls back off up to {@link MAX_RETRY_MS},
  * and one line says when it answers again. A PostgreSQL statement that hangs (a table locked by
  * another session, a network partition) fails after {@link readBound} and counts the same; Ctrl-C
- * does not wait for it.
+ * does not wait for it. A SQLite file is followed by its name, as `tail -F` does: while no file is
+ * there (deleted, being replaced) the store counts as unreachable, and a new file at the path is
+ * opened and followed. Reading on from the deleted file would show nothing more, silently.
  */
+import { statSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Command } from 'commander';
 import { formatMs } from '../../monitor/format-figures.js';
 import type { ToolExecutionRecord } from '../../record/types.js';
 import { uuidv7LowerBound, uuidv7Time } from '../../record/uuid-v7.js';
+import { sqlitePathOf } from '../../store/open-store.js';
 import type { RecordQuery, Store } from '../../store/types.js';
 import type { CallStatus } from '../../taxonomy.js';
 import { CliError } from '../cli-error.js';
@@ -104,21 +108,46 @@ export function tailCommand(ctx: CliContext): Command {
       const intervalMs = parseInterval(opts.interval);
       const lines = parseCount(opts.lines, '--lines', 0);
       const limit = opts.limit === undefined ? Infinity : parseCount(opts.limit, '--limit');
-      const store = await openReportStore(opts.db, io, { statementTimeoutMs: readBound(intervalMs) });
+      const open = () => openReportStore(opts.db, io, { statementTimeoutMs: readBound(intervalMs) });
+      const path = sqlitePathOf(opts.db, io.cwd);
+      let store = await open();
+      let file = path === undefined ? undefined : fileIdentity(path);
+      /** The store to read now: for a SQLite file, the file at the path, reopened if it was replaced. */
+      const current = async (): Promise<Store> => {
+        if (path === undefined) return store;
+        const now = fileIdentity(path);
+        if (now === undefined) throw new Error(`${path} was removed`);
+        if (now !== file) {
+          // Opened first: a file that is not (yet) a store leaves the old one to close in the end.
+          const next = await open();
+          await store.close();
+          store = next;
+          file = now;
+        }
+        return store;
+      };
       try {
-        await follow(ctx, store, { ...opts, intervalMs, lines, limit });
+        await follow(ctx, store, current, { ...opts, intervalMs, lines, limit });
       } finally {
         await store.close();
       }
     });
 }
 
+/** Which file is at `path` (device and inode), or undefined when none is. */
+function fileIdentity(path: string): string | undefined {
+  const stat = statSync(path, { throwIfNoEntry: false });
+  return stat === undefined ? undefined : `${stat.dev}:${stat.ino}`;
+}
+
 async function follow(
   ctx: CliContext,
-  store: Store,
+  first: Store,
+  current: () => Promise<Store>,
   opts: { tool?: string; all?: boolean; json?: boolean; once?: boolean; intervalMs: number; lines: number; limit: number },
 ): Promise<void> {
   const { io } = ctx;
+  let store = first;
   const filter: Pick<RecordQuery, 'toolName' | 'statuses'> = {
     ...(opts.tool === undefined ? {} : { toolName: opts.tool }),
     ...(opts.all === true ? {} : { statuses: FAILED }),
@@ -193,6 +222,7 @@ async function follow(
 
   /** One poll: prints what is new; true once `--limit` records were printed. */
   async function poll(): Promise<boolean> {
+    store = await current();
     // Read before the filtered pages: every matching record up to `head` is then among them, so
     // the window can move past the non-matching records after the last match.
     const head = (await store.query({ order: 'desc', limit: 1 }))[0]?.execution_id;
