@@ -302,6 +302,19 @@ describePg('faultline tail as a process, against PostgreSQL', () => {
       child.kill('SIGKILL');
     }
   }, 60_000);
+
+  it('gives one line and exit 2 when the store does not answer its first reads (a lock held from the start)', async () => {
+    await locker.query('BEGIN');
+    await locker.query(`LOCK TABLE ${pg.escapeIdentifier(schema)}.tool_executions IN ACCESS EXCLUSIVE MODE`);
+    try {
+      const run = await runCapture(['tail', '--db', url, '--interval', '50ms'], dir);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toBe('faultline: cannot read the store: canceling statement due to statement timeout\n');
+      expect(run.stdout).toBe('');
+    } finally {
+      await locker.query('ROLLBACK').catch(() => undefined);
+    }
+  }, 60_000);
 });
 
 describe('formatTailLine', () => {

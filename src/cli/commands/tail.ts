@@ -159,12 +159,22 @@ async function follow(
     return printed < opts.limit;
   };
 
-  const backlog = opts.lines === 0 ? [] : await store.query({ ...filter, order: 'desc', limit: opts.lines });
+  // Before following there is nothing to keep going for: a store that does not answer the first
+  // reads (a lock held past the read bound, a server gone since the open) is one line, exit 2.
+  const startRead = async <T>(read: () => Promise<T>): Promise<T> => {
+    try {
+      return await read();
+    } catch (error) {
+      if (CliError.isInstance(error)) throw error;
+      throw new CliError(`cannot read the store: ${oneLine(error)}`, 2, { cause: error });
+    }
+  };
+  const backlog = opts.lines === 0 ? [] : await startRead(() => store.query({ ...filter, order: 'desc', limit: opts.lines }));
   for (const record of backlog.reverse()) if (!print(record)) return;
   if (opts.once === true) return;
 
   // Follow from the newest record of any kind, so a quiet filter does not replay old history.
-  let newest = backlog.at(-1)?.execution_id ?? (await store.query({ order: 'desc', limit: 1 }))[0]?.execution_id;
+  let newest = backlog.at(-1)?.execution_id ?? (await startRead(() => store.query({ order: 'desc', limit: 1 })))[0]?.execution_id;
   /** Ids handled within LATE_MS of `newest`: printed, or already there when following started. */
   const seen = new Map<string, number>();
   /** Every matching record from LATE_MS before `newest` on, page by page. */
