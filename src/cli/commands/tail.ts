@@ -20,6 +20,7 @@
 import { statSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Command } from 'commander';
+import { FaultlineError } from '../../errors.js';
 import { formatMs } from '../../monitor/format-figures.js';
 import type { ToolExecutionRecord } from '../../record/types.js';
 import { uuidv7LowerBound, uuidv7Time } from '../../record/uuid-v7.js';
@@ -165,7 +166,8 @@ async function follow(
     try {
       return await read();
     } catch (error) {
-      if (CliError.isInstance(error)) throw error;
+      // faultline's own errors (a damaged file, a foreign store) already say what is wrong.
+      if (FaultlineError.isInstance(error)) throw error;
       throw new CliError(`cannot read the store: ${oneLine(error)}`, 2, { cause: error });
     }
   };
