@@ -227,27 +227,37 @@ describePg('faultline tail as a process, against PostgreSQL', () => {
     }
   }
 
+  /** Holds an ACCESS EXCLUSIVE lock on the schema's table from the test's own connection until ROLLBACK. */
+  async function lockTable(): Promise<void> {
+    await locker.query('BEGIN');
+    await locker.query(`LOCK TABLE ${pg.escapeIdentifier(schema)}.tool_executions IN ACCESS EXCLUSIVE MODE`);
+  }
+
+  /** The compiled CLI following the schema with -n 0 every 50ms; output and exit code as they come. */
+  function spawnTail() {
+    const child = spawn(process.execPath, [main, 'tail', '--db', url, '-n', '0', '--interval', '50ms'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    const closed = new Promise<number | null>((resolve) => child.on('close', (c) => resolve((tail.code = c))));
+    const tail = { child, closed, stdout: '', stderr: '', code: undefined as number | null | undefined };
+    child.stdout.on('data', (c: Buffer) => (tail.stdout += String(c)));
+    child.stderr.on('data', (c: Buffer) => (tail.stderr += String(c)));
+    return tail;
+  }
+
   it('keeps following when its connections are terminated mid-query, and prints what was stored meanwhile', async () => {
     const writer = await createPostgresStore({ url: PG_URL, schema, applicationName: 'tail_test_writer' });
     // Already there when tail starts: where its window starts, not printed (-n 0).
     await writer.insert([failure(Date.now() - 1000, 'before_tail', 1)]);
-    const child = spawn(process.execPath, [main, 'tail', '--db', url, '-n', '0', '--interval', '50ms'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += String(c)));
-    child.stderr.on('data', (c: Buffer) => (stderr += String(c)));
-    let code: number | null | undefined;
-    const closed = new Promise<number | null>((resolve) => child.on('close', (c) => resolve((code = c))));
+    const tail = spawnTail();
+    const { child, closed } = tail;
     try {
       await untilFollowing();
       // The table locked, tail's next poll waits inside a query; terminating its connection
       // then fails that query, as a restarting server does.
-      await locker.query('BEGIN');
-      await locker.query(`LOCK TABLE ${pg.escapeIdentifier(schema)}.tool_executions IN ACCESS EXCLUSIVE MODE`);
+      await lockTable();
       await until(async () => (await tailBackends("AND wait_event_type = 'Lock'")) > 0, 'tail to wait on the lock');
       await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE ${TAIL_BACKENDS}`);
-      await waitFor(() => (stderr.includes('\n') ? true : undefined), 'the warning', 15_000);
-      expect(stderr).toBe('faultline: store unreachable, retrying (backing off up to 30s): terminating connection due to administrator command\n');
+      await waitFor(() => (tail.stderr.includes('\n') ? true : undefined), 'the warning', 15_000);
+      expect(tail.stderr).toBe('faultline: store unreachable, retrying (backing off up to 30s): terminating connection due to administrator command\n');
       // A failure made and stored while tail could not read.
       const meanwhile = failure(Date.now(), 'during_outage', 2);
       const stored = writer.insert([meanwhile]);
@@ -256,15 +266,15 @@ describePg('faultline tail as a process, against PostgreSQL', () => {
       await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE ${TAIL_BACKENDS}`);
       await locker.query('ROLLBACK');
       await stored;
-      await waitFor(() => (stdout.includes('during_outage') ? true : undefined), 'the failure stored meanwhile', 15_000);
-      expect(code).toBeUndefined();
-      expect(lines(stdout)).toStrictEqual([formatTailLine(meanwhile)]);
-      await waitFor(() => (lines(stderr).length === 2 ? true : undefined), 'the line saying the store is back', 15_000);
-      expect(lines(stderr)[1]).toBe('faultline: store reachable again, following');
+      await waitFor(() => (tail.stdout.includes('during_outage') ? true : undefined), 'the failure stored meanwhile', 15_000);
+      expect(tail.code).toBeUndefined();
+      expect(lines(tail.stdout)).toStrictEqual([formatTailLine(meanwhile)]);
+      await waitFor(() => (lines(tail.stderr).length === 2 ? true : undefined), 'the line saying the store is back', 15_000);
+      expect(lines(tail.stderr)[1]).toBe('faultline: store reachable again, following');
 
       child.kill('SIGINT');
       expect(await closed).toBe(0);
-      expect(lines(stderr)).toHaveLength(2);
+      expect(lines(tail.stderr)).toHaveLength(2);
     } finally {
       await locker.query('ROLLBACK').catch(() => undefined);
       child.kill('SIGKILL');
@@ -273,22 +283,18 @@ describePg('faultline tail as a process, against PostgreSQL', () => {
   }, 60_000);
 
   it('counts a read that hangs behind a lock as the store unreachable, and stops on Ctrl-C without waiting for it', async () => {
-    const child = spawn(process.execPath, [main, 'tail', '--db', url, '-n', '0', '--interval', '50ms'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (c: Buffer) => (stderr += String(c)));
-    let code: number | null | undefined;
-    const closed = new Promise<number | null>((resolve) => child.on('close', (c) => resolve((code = c))));
+    const tail = spawnTail();
+    const { child, closed } = tail;
     try {
       await untilFollowing();
       // Held and never released while tail runs: every read of the table waits, with no error.
-      await locker.query('BEGIN');
-      await locker.query(`LOCK TABLE ${pg.escapeIdentifier(schema)}.tool_executions IN ACCESS EXCLUSIVE MODE`);
+      await lockTable();
       const locked = Date.now();
-      await waitFor(() => (stderr.includes('\n') ? true : undefined), 'the warning', 20_000);
+      await waitFor(() => (tail.stderr.includes('\n') ? true : undefined), 'the warning', 20_000);
       // The bound for a 50ms interval is 10 s; the server cancels the read then.
       expect(Date.now() - locked).toBeLessThan(readBound(50) + 3000);
-      expect(stderr).toBe('faultline: store unreachable, retrying (backing off up to 30s): canceling statement due to statement timeout\n');
-      expect(code).toBeUndefined();
+      expect(tail.stderr).toBe('faultline: store unreachable, retrying (backing off up to 30s): canceling statement due to statement timeout\n');
+      expect(tail.code).toBeUndefined();
 
       // The retry waits on the lock in turn; Ctrl-C then ends tail at once.
       await until(async () => (await tailBackends("AND wait_event_type = 'Lock'")) > 0, 'tail to retry');
@@ -296,7 +302,7 @@ describePg('faultline tail as a process, against PostgreSQL', () => {
       child.kill('SIGINT');
       expect(await closed).toBe(0);
       expect(Date.now() - interrupted).toBeLessThan(2000);
-      expect(lines(stderr)).toHaveLength(1);
+      expect(lines(tail.stderr)).toHaveLength(1);
     } finally {
       await locker.query('ROLLBACK').catch(() => undefined);
       child.kill('SIGKILL');
@@ -304,8 +310,7 @@ describePg('faultline tail as a process, against PostgreSQL', () => {
   }, 60_000);
 
   it('gives one line and exit 2 when the store does not answer its first reads (a lock held from the start)', async () => {
-    await locker.query('BEGIN');
-    await locker.query(`LOCK TABLE ${pg.escapeIdentifier(schema)}.tool_executions IN ACCESS EXCLUSIVE MODE`);
+    await lockTable();
     try {
       const run = await runCapture(['tail', '--db', url, '--interval', '50ms'], dir);
       expect(run.code).toBe(2);
