@@ -93,6 +93,9 @@ function openDatabase(options: SqliteStoreOptions): Database.Database {
   try {
     return prepareDatabase(new Database(path, { readonly, fileMustExist: readonly }), options);
   } catch (error) {
+    // A writer on a WAL store in a read-only directory: SQLite fell back to reading, and cannot
+    // create its -shm file for that either.
+    if (!readonly && failedForWantOfShm(path, error)) throw readOnlyStoreError(path, error);
     // A report on a WAL store in a read-only directory: read it from a copy in memory.
     if (!readonly || !failedForWantOfShm(path, error)) throw openError(path, error);
   }
@@ -106,6 +109,34 @@ function openDatabase(options: SqliteStoreOptions): Database.Database {
 function openError(path: string, error: unknown): unknown {
   if (ConfigError.isInstance(error)) return error;
   return new ConfigError(`cannot open SQLite store ${JSON.stringify(path)}: ${(error as Error).message}`, 'store', { cause: error });
+}
+
+function readOnlyStoreError(path: string, cause: unknown): ConfigError {
+  return new ConfigError(
+    `cannot write to SQLite store ${JSON.stringify(path)}: it is read-only here (a read-only file, directory or mount); record to a store where faultline can write, or only read this one (stats, alerts, tail, export)`,
+    'store',
+    { cause },
+  );
+}
+
+/**
+ * A file SQLite cannot open for writing (a read-only file or mount) is opened read-only instead,
+ * silently, and in WAL mode even a write transaction begins: only the first write would fail, with
+ * the driver's "attempt to write a readonly database". A table created in a transaction rolled back
+ * asks SQLite for the write lock and leaves the file as it was.
+ * @throws ConfigError ({@link readOnlyStoreError}) when SQLite refuses the write.
+ */
+function assertWritable(db: Database.Database, path: string): void {
+  db.exec('BEGIN');
+  try {
+    db.exec('CREATE TABLE faultline_write_check (x)');
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (typeof code === 'string' && code.startsWith('SQLITE_READONLY')) throw readOnlyStoreError(path, error);
+    throw error;
+  } finally {
+    if (db.inTransaction) db.exec('ROLLBACK');
+  }
 }
 
 /** Settings, then the schema check (read-only) or migration; closes `db` if any of it fails. */
@@ -123,7 +154,10 @@ function prepareDatabase(db: Database.Database, options: SqliteStoreOptions): Da
     const location = JSON.stringify(path);
     const migrations = options.migrations ?? SQLITE_MIGRATIONS;
     if (readonly) assertCurrent(db, location, migrations);
-    else migrate(db, location, migrations);
+    else {
+      if (!isMemoryPath(path)) assertWritable(db, path);
+      migrate(db, location, migrations);
+    }
     // After the migration, which refuses another program's database: WAL mode is written into
     // the file's header, and such a file must be left as it was.
     if (!readonly && !isMemoryPath(path)) db.pragma('journal_mode = WAL');

@@ -4,7 +4,7 @@
  * permitted, the suite is skipped with the reason printed.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -19,6 +19,7 @@ const source = join(root, 'source');
 const mounted = join(root, 'read-only');
 mkdirSync(join(source, 'closed'), { recursive: true });
 mkdirSync(join(source, 'pending'), { recursive: true });
+mkdirSync(join(source, 'leftover'), { recursive: true });
 mkdirSync(mounted);
 
 const data = contractDataset(120);
@@ -30,7 +31,11 @@ const writer = createSqliteStore({ path: join(source, 'live.db') });
 await writer.insert(data.slice(0, 10));
 copyFileSync(join(source, 'live.db'), join(source, 'pending', 'agents.db'));
 copyFileSync(join(source, 'live.db-wal'), join(source, 'pending', 'agents.db-wal'));
+// A copy of the whole directory of a store in use (or one a writer crashed on): -wal and -shm too.
+for (const suffix of ['', '-wal', '-shm']) copyFileSync(join(source, `live.db${suffix}`), join(source, 'leftover', `agents.db${suffix}`));
 await writer.close();
+const chats = join(source, 'chats.jsonl');
+writeFileSync(chats, `${JSON.stringify({ id: 'c1', messages: [{ role: 'user', content: 'weather?' }] })}\n`);
 
 function mountReadOnly(): string | null {
   try {
@@ -89,5 +94,43 @@ describeMounted('a WAL store in a read-only directory', () => {
     const run = await runCapture(['alerts', '--db', path], root);
     expect(run.code).toBe(2);
     expect(run.stderr.split('\n')).toHaveLength(2);
+  });
+
+  it('with the -wal and -shm of a writer left beside it, is read where it lies, -wal included', async () => {
+    const path = join(mounted, 'leftover', 'agents.db');
+    const store = createSqliteStore({ path, readonly: true });
+    expect(await store.count()).toBe(10);
+    expect(await store.get(data[9]!.execution_id)).toStrictEqual(data[9]);
+    await store.close();
+    for (const argv of [
+      ['stats', '--json', '--db', path, '--since', '2020-01-01T00:00Z'],
+      ['alerts', '--db', path],
+      ['export', '--format', 'trajectories', '--db', path, '--out', join(root, 'leftover.jsonl')],
+    ]) {
+      const run = await runCapture(argv, root);
+      expect({ argv, stderr: run.stderr, code: run.code }).toStrictEqual({ argv, stderr: '', code: 0 });
+    }
+    const tail = await runCapture(['tail', '--once', '--all', '--json', '--db', path], root);
+    expect(tail.stderr).toBe('');
+    expect(tail.stdout.trimEnd().split('\n').map((line) => (JSON.parse(line) as { execution_id: string }).execution_id)).toEqual(
+      data.slice(0, 10).map((r) => r.execution_id),
+    );
+    expect(readdirSync(join(mounted, 'leftover')).sort()).toEqual(['agents.db', 'agents.db-shm', 'agents.db-wal']);
+  });
+
+  it.each([
+    ['with the -wal and -shm of a writer left beside it', 'leftover'],
+    ['closed', 'closed'],
+  ])('%s, is refused to a writer at the open with one ConfigError saying it is read-only', async (_, dir) => {
+    const path = join(mounted, dir, 'agents.db');
+    const attempt = () => createSqliteStore({ path });
+    expect(attempt).toThrow(ConfigError);
+    expect(attempt).toThrow(new RegExp(`^cannot write to SQLite store ".*agents\\.db": .*read-only`));
+    const before = readdirSync(join(mounted, dir)).sort();
+    const run = await runCapture(['import', '--format', 'openai', chats, '--db', path], root);
+    expect(run.stderr).toMatch(/^faultline: cannot write to SQLite store .*read-only/);
+    expect(run.stderr.split('\n')).toHaveLength(2);
+    expect(run.code).toBe(2);
+    expect(readdirSync(join(mounted, dir)).sort()).toEqual(before);
   });
 });
