@@ -46,7 +46,7 @@ export const F_AWS_CONTEXT = 1 << 7;
 /**
  * `aiz` of `AIza`; and the `?co`, `0co` or `fco` before an OAuth `code=` (`?code=`, `&code=`,
  * `#code=`, HTML's `&amp;code=`, JSON's `\u0026code=`, percent-encoded `%26code%3D` or
- * `%3Fcode%3D`). All are rare in ordinary text and each runs one cheap rule, so they share a bit:
+ * `%3Fcode%3D`, and encoded twice, `%2526code%253D` or `%253Fcode%253D`). All are rare in ordinary text and each runs one cheap rule, so they share a bit:
  * on the `&copy;` and `#content` of a web page, the wider token flag would run a dozen rules.
  */
 export const F_GOOGLE = 1 << 8;
@@ -425,8 +425,8 @@ function isQueryCode(value: string): boolean {
   return value.length >= 6 && (/\d/.test(value) || looksBearerCredential(value));
 }
 
-/** `code=` or `code%3D`, the end of which is where an `oauth-code` match's value starts. */
-const QUERY_CODE_NAME = /code(?:=|%3D)/i;
+/** `code=`, `code%3D` or `code%253D`, the end of which is where an `oauth-code` match's value starts. */
+const QUERY_CODE_NAME = /code(?:=|%(?:25)?3D)/i;
 const PERCENT_ESCAPE = /%([0-9A-Fa-f]{2})/g;
 
 function queryCodeValueStart(match: string): number {
@@ -434,10 +434,16 @@ function queryCodeValueStart(match: string): number {
   return name.index + name[0].length;
 }
 
-/** The value judged as the browser would send it: `4%2F0AX4Xf…` is the code `4/0AX4Xf…`. */
+/**
+ * The value judged as the browser would send it: `4%2F0AX4Xf…` is the code `4/0AX4Xf…`, and so,
+ * decoded twice, is `4%252F0AX4Xf…`.
+ */
 function queryCodeValue(match: string): string {
-  const value = match.slice(queryCodeValueStart(match));
-  return value.includes('%') ? value.replace(PERCENT_ESCAPE, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))) : value;
+  let value = match.slice(queryCodeValueStart(match));
+  for (let pass = 0; pass < 2 && value.includes('%'); pass++) {
+    value = value.replace(PERCENT_ESCAPE, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  }
+  return value;
 }
 
 /** `Basic` credentials are base64 of `user:password`. */
@@ -677,14 +683,15 @@ export const BUILTIN_RULES: readonly BuiltinRule[] = [
     // The authorization code in a redirect URL (`/callback?code=…&state=…`, `#code=` in fragment
     // mode): only right after `?`, `&` or `#`, so `error code=404` in prose stays. The same URL
     // escaped: in an HTML attribute (`&amp;`, `&#38;`, `&#x26;`), in JSON from Go (`\u0026`), or
-    // percent-encoded inside another URL's parameter (`redirect_uri=…%3Fcode%3D4%2F0AX…`), where
-    // the value runs to the encoded form of a delimiter the plain value stops at. The match starts
+    // percent-encoded inside another URL's parameter (`redirect_uri=…%3Fcode%3D4%2F0AX…`), or twice
+    // when that URL is itself a parameter (`next=…%253Fcode%253D4%252F0AX…`), where the value
+    // runs to the encoded form of a delimiter the plain value stops at. The match starts
     // at the delimiter's last character and the whole delimiter is looked behind at only after
     // `code=`: a leading alternation, or a lookbehind tried at every position, searches a page
     // of `&copy;` and `#content` two to ten times slower. Six characters at least, as
     // isQueryCode asks, so `code=404` and `code=EUR` fail in the search rather than in a call.
     pattern:
-      /[?&#;36f]code(?:=|%3D)(?<=(?:[?&#]|&(?:amp|#0*38|#x0*26);|\\u0026|%(?:3F|26|23))code(?:=|%3D))(?:[^\s&#"'<>\\%]|%(?!2[02367]|3[CE]|5C)){6,}/gi,
+      /[?&#;36f]code(?:=|%(?:25)?3D)(?<=(?:[?&#]|&(?:amp|#0*38|#x0*26);|\\u0026|%(?:25)?(?:3F|26|23))code(?:=|%(?:25)?3D))(?:[^\s&#"'<>\\%]|%(?!(?:25)?(?:2[02367]|3[CE]|5C))){6,}/gi,
     validate: (match) => isQueryCode(queryCodeValue(match)),
     mask: (match) => `${match.slice(0, queryCodeValueStart(match))}${REDACTED}`,
   },

@@ -170,6 +170,13 @@ const SECRETS: Secret[] = [
     text: j('/auth?redirect_uri=https%3A%2F%2Fapp%2Fcb%3Fcode%3D', '4%2F0AX4XfWhQz8Lm2Nn7Oo', '%26state%3Dxyz&client_id=1'),
     secretParts: ['0AX4XfWhQz8Lm2Nn7Oo'],
   },
+  // Encoded twice: a redirect URL inside a parameter of a URL that is itself a parameter.
+  { rule: 'oauth-code', text: j('https://app.example/cb%253Fcode%253D', 'SplxlOBeZQQYbYS6WxSbIA'), secretParts: ['SplxlOBeZQQYbYS6WxSbIA'] },
+  {
+    rule: 'oauth-code',
+    text: j('/login?next=https%253A%252F%252Fapp%252Fcb%253Fstate%253Dxyz%2526code%253D', '4%252F0AX4XfWhQz8Lm2Nn7Oo', '%2526scope%253Demail&x=1'),
+    secretParts: ['0AX4XfWhQz8Lm2Nn7Oo'],
+  },
   {
     rule: 'fullwidth-digits',
     text: j('手机', fullWidth(j('138', '1234', '5678'))),
@@ -893,6 +900,9 @@ describe('credential shapes found in an audit', () => {
       .toBe('https://x.com/login?redirect=https%3A%2F%2Fy.com%2F%3Faccess_token%3D[REDACTED]%26lang%3Den');
     expect(r.text('next=%2Fcb%3Fpassword%3Dhunter2&x=1')).toBe('next=%2Fcb%3Fpassword%3D[REDACTED]&x=1');
     expect(r.text('next=%2Fcb%3Fcity%3DParis')).toBe('next=%2Fcb%3Fcity%3DParis');
+    // A short name right after an escape is read from its first letter (`%3Fsig` is `sig`, not `Fsig`).
+    expect(r.text('https://x.example/login?next=%2Fcb%3Fsig%3DXk2q9LmN0pQ%26a%3D1')).toBe('https://x.example/login?next=%2Fcb%3Fsig%3D[REDACTED]%26a%3D1');
+    expect(r.text('api_key=k1 next=%2Fcb%3Fpin%3D482913%26a%3D1')).toBe('api_key=[REDACTED] next=%2Fcb%3Fpin%3D[REDACTED]%26a%3D1');
   });
 
   it('takes a pass phrase after a colon to the end of the line, and knows pw', () => {
@@ -956,6 +966,20 @@ describe('credential shapes found in an audit', () => {
     expect(JSON.parse(r.text(go))).toEqual({ location: 'https://app/cb?state=xyz&code=[REDACTED]' });
     // A status, currency or short value stays, escaped as in the plain URL.
     for (const benign of ['&amp;code=404&amp;copy;', '\\u0026code=EUR\\u0026country=US', '%3Fcode%3D404%26code%3Dzh-Hans', '%26code%3D4%2F0']) {
+      expect(r.text(`/cb?x=1${benign}`)).toBe(`/cb?x=1${benign}`);
+    }
+  });
+
+  it('masks an OAuth code and a secret pair in a URL encoded twice, keeping the escapes and the other parameters', () => {
+    expect(r.text('https://app.example/cb%253Fcode%253DSplxlOBeZQQYbYS6WxSbIA')).toBe('https://app.example/cb%253Fcode%253D[REDACTED]');
+    expect(r.text('/login?next=https%253A%252F%252Fapp%252Fcb%253Fstate%253Dxyz%2526code%253D4%252F0AX4XfWhQz8Lm2Nn7Oo%2526scope%253Demail&x=1'))
+      .toBe('/login?next=https%253A%252F%252Fapp%252Fcb%253Fstate%253Dxyz%2526code%253D[REDACTED]%2526scope%253Demail&x=1');
+    expect(r.text('/a?next=%252Fcb%2523code%253D483920%2523top')).toBe('/a?next=%252Fcb%2523code%253D[REDACTED]%2523top');
+    expect(r.text('next=https%253A%252F%252Fy%252F%253Faccess_token%253DSECRETvalue42%2526lang%253Den'))
+      .toBe('next=https%253A%252F%252Fy%252F%253Faccess_token%253D[REDACTED]%2526lang%253Den');
+    expect(r.value({ next: '/cb%253Fpassword%253Dhunter2%2526city%253DParis' })).toEqual({ next: '/cb%253Fpassword%253D[REDACTED]%2526city%253DParis' });
+    // A status, currency or language stays, and so does a plain pair.
+    for (const benign of ['%253Fcode%253D404%2526code%253Dzh-Hans', '%2526code%253DEUR%2526copy%253D1', 'next=%252Fcb%253Fcity%253DParis']) {
       expect(r.text(`/cb?x=1${benign}`)).toBe(`/cb?x=1${benign}`);
     }
   });

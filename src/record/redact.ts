@@ -415,10 +415,12 @@ const NOT_REDACTED_BARE = new Set(['null', 'undefined', 'None', 'nil', 'true', '
 /** `<password>…</password>`, the key/value pair of XML and SOAP bodies. */
 const XML_ELEMENT = /<([A-Za-z_][\w.:-]{0,63})(?:\s[^<>]*)?>([^<]{1,4096})<\/\1>/g;
 /**
- * A `key=value` pair percent-encoded inside a URL (`redirect=https%3A%2F%2Fx%2F%3Faccess_token%3D…`):
- * the value runs to the next encoded or plain `&`, `=` or the end of the URL.
+ * A `key=value` pair percent-encoded inside a URL (`redirect=https%3A%2F%2Fx%2F%3Faccess_token%3D…`),
+ * or encoded twice (`%253Faccess_token%253D…`): the value runs to the next encoded or plain `&`,
+ * `=` or the end of the URL. The name starts after an escape, so `%3Fsig` is `sig`, not `Fsig`.
  */
-const ENCODED_PAIR = /([A-Za-z][\w.-]{0,63})%3[Dd]((?:(?!%26|%3[Dd]|%20)[^&\s"'<>#\\])+)/g;
+const ENCODED_PAIR =
+  /(?<=%(?:25)?[0-9A-Fa-f]{2}|^|[^\w.%-])([A-Za-z][\w.-]{0,63})(%(?:25)?3[Dd])((?:(?!%(?:25)?(?:26|3[Dd]|20))[^&\s"'<>#\\])+)/g;
 /**
  * Values that carry spaces run to the end of the line after a colon: header values with `;`
  * (`Cookie: a=1; b=2`) and pass phrases (`password: correct horse battery`).
@@ -725,8 +727,8 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
     return result.includes('</') ? result.replace(XML_ELEMENT, redactXmlElement) : result;
   }
 
-  function redactEncodedPair(match: string, key: string, value: string): string {
-    return value === REDACTED || !isSecretKey(key) ? match : `${key}%3D${REDACTED}`;
+  function redactEncodedPair(match: string, key: string, equals: string, value: string): string {
+    return value === REDACTED || !isSecretKey(key) ? match : `${key}${equals}${REDACTED}`;
   }
 
   function redactXmlElement(match: string, tag: string, body: string): string {
@@ -757,7 +759,7 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
     // Key/value pairs first, so a bare value is cut at its real end rather than at the `]` of a
     // mask a value rule left inside it.
     if ((flags & F_KEY) !== 0) out = redactKeyValues(out);
-    if (keyFlagged && (out.includes('%3D') || out.includes('%3d'))) out = out.replace(ENCODED_PAIR, redactEncodedPair);
+    if (keyFlagged && (out.includes('%3D') || out.includes('%3d') || out.includes('%253'))) out = out.replace(ENCODED_PAIR, redactEncodedPair);
     out = applyUserRules(applyValueRules(out, flags));
     // Masks written into JSON text can turn a number into a bare word; when the text parses, redo
     // it value by value so it stays JSON. Keep the textual result if that finds nothing.
