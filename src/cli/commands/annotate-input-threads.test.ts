@@ -60,6 +60,16 @@ describe('faultline annotate --input --threads', () => {
     }
   }, 120_000);
 
+  it('a file in another format is one line on worker threads too, however long', async () => {
+    const steps = join(dir, 'long-steps.jsonl');
+    writeFileSync(steps, Array.from({ length: 1500 }, (_, i) => JSON.stringify({ step: i, tool: 'get_weather' })).join('\n') + '\n');
+    const failed = await run(process.execPath, [cli, 'annotate', '--input', steps, '--format', 'openai', '--threads', '2'], { cwd: dir }).then(
+      () => undefined,
+      (e: { code?: number; stdout?: string; stderr?: string }) => e,
+    );
+    expect(failed).toMatchObject({ code: 2, stdout: '', stderr: `faultline: no trajectories in ${steps}: all 1500 non-blank lines were skipped (is it in the openai format?)\n` });
+  }, 60_000);
+
   it('exits 2 with one line for a bad --threads', async () => {
     const bad = await annotate(['--threads', '0']).then(
       () => undefined,

@@ -136,12 +136,26 @@ describe('faultline annotate --input', () => {
       expect(run.stdout).toBe('');
       expect(run.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(message)]);
     }
-    // A file with no line in the format: each line is warned about, then one error line.
+    // A file with no line in the format: one error line, not a warning per line before it (as import).
     const wrong = await runCapture(['annotate', '--input', 'chat.jsonl', '--format', 'otel'], dir);
-    expect(wrong.code).toBe(2);
-    const lines = wrong.stderr.trimEnd().split('\n');
-    expect(lines.slice(0, 3).map((l) => l.split(':')[1])).toEqual(['1', '2', '3']);
-    expect(lines.slice(3)).toEqual(['faultline: no trajectories in chat.jsonl: all 3 non-blank lines were skipped (is it in the otel format?)']);
+    expect(wrong).toMatchObject({ code: 2, stdout: '', stderr: 'faultline: no trajectories in chat.jsonl: all 3 non-blank lines were skipped (is it in the otel format?)\n' });
+  });
+
+  it('a long file in another format is one line; past 1000 held warnings the rest are counted in one line', async () => {
+    const steps = Array.from({ length: 1500 }, (_, i) => JSON.stringify({ step: i, tool: 'get_weather' })).join('\n') + '\n';
+    writeFileSync(join(dir, 'long-steps.jsonl'), steps);
+    const wrong = await runCapture(['annotate', '--input', 'long-steps.jsonl', '--format', 'openai'], dir);
+    expect(wrong).toMatchObject({ code: 2, stdout: '', stderr: 'faultline: no trajectories in long-steps.jsonl: all 1500 non-blank lines were skipped (is it in the openai format?)\n' });
+    writeFileSync(join(dir, 'long-mixed.jsonl'), steps + readFileSync(join(dir, 'chat.jsonl'), 'utf8'));
+    const run = await runCapture(['annotate', '--input', 'long-mixed.jsonl', '--format', 'openai'], dir);
+    expect(run.code).toBe(0);
+    const warnings = run.stderr.trimEnd().split('\n');
+    // chat.jsonl's own 'not json' line comes after its first trajectory: warned about as it comes.
+    expect(warnings).toHaveLength(1002);
+    expect(warnings[999]).toMatch(/^long-mixed\.jsonl:1000: /);
+    expect(warnings[1000]).toBe('long-mixed.jsonl: 500 more lines skipped before the first trajectory (not shown)');
+    expect(warnings[1001]).toMatch(/^long-mixed\.jsonl:1502: not JSON: /);
+    expect(run.stdout).toMatch(/^faultline annotate: 2 trajectories from long-mixed\.jsonl \(openai\), .* 1501 lines skipped\n/);
   });
 
   it('--out a directory, under a missing directory or under a file: one line, exit 2, before anything is annotated', async () => {

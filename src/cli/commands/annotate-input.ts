@@ -2,7 +2,8 @@
  * `faultline annotate --input <file> --format <format>`: labels the trajectories of a log file
  * without a store, streaming (see `annotateFile`): one `--json` line per trajectory as it is
  * annotated, or a count per label at the end. Nothing is written but stdout, stderr (one
- * `file:LINE: reason` warning per skipped line) and `--out`.
+ * `file:LINE: reason` warning per skipped line, held back until the first trajectory: see
+ * HeldWarnings) and `--out`.
  */
 import { statSync } from 'node:fs';
 import { once } from 'node:events';
@@ -15,7 +16,8 @@ import { LABEL_NAMES } from '../../annotate/label.js';
 import { ImportInputError, type SkippedLine } from '../../trajectory/import-file.js';
 import type { ImportFormat } from '../../trajectory/importers/import-types.js';
 import { CliError } from '../cli-error.js';
-import { writeLine, type CliIo } from '../io.js';
+import { HeldWarnings } from '../held-warnings.js';
+import { printable, writeLine, type CliIo } from '../io.js';
 import { assertWritableFile, openOutputStream, type OutputStream } from '../output-paths.js';
 import { assertReadableFile } from './import.js';
 
@@ -62,6 +64,7 @@ function annotations(opts: AnnotateInputOptions, path: string, judge: SemanticJu
   return (async function* () {
     let run = new AnnotatedLines(lines);
     const skips: SkippedLine[] = [];
+    let first = true;
     try {
       for await (const result of annotateFile(format, path, { judge, onSkip: (s) => skips.push(s) })) {
         // A skipped line is told after the trajectories before it (the importer reports it before yielding the next one).
@@ -72,7 +75,10 @@ function annotations(opts: AnnotateInputOptions, path: string, judge: SemanticJu
         }
         const t = result.trajectory;
         run.add(t.trajectory_id, t.source_id, result.stored, result.marks.length, lines.out ? JSON.stringify(t) : undefined);
-        if (run.json.length + run.out.length >= RUN_CHARS) {
+        // The first trajectory goes out at once: the skipped lines held back until it are then
+        // written before the ones after it (as the worker threads' chunks do).
+        if (first || run.json.length + run.out.length >= RUN_CHARS) {
+          first = false;
           yield run;
           run = new AnnotatedLines(lines);
         }
@@ -94,6 +100,9 @@ export async function annotateInput(io: CliIo, opts: AnnotateInputOptions, judge
   const total = emptyTally();
   for (const name of LABEL_NAMES) total.counts.set(name, 0);
   let skipped = 0;
+  // Skipped lines are held back until the first trajectory: a file in another format (every line
+  // skipped) then gets one error line instead of a warning per line.
+  const warnings = new HeldWarnings(io.stderr, opts.input);
   let out: OutputStream | undefined;
   if (opts.out !== undefined) {
     const outPath = isAbsolute(opts.out) ? opts.out : resolve(io.cwd, opts.out);
@@ -104,9 +113,10 @@ export async function annotateInput(io: CliIo, opts: AnnotateInputOptions, judge
   try {
     const annotated = annotations(opts, path, judge, (s) => {
       skipped += 1;
-      writeLine(io.stderr, `${opts.input}:${s.line}: ${s.reason}`);
+      warnings.add(`${opts.input}:${s.line}: ${printable(s.reason)}`);
     });
     for await (const chunk of annotated) {
+      if (chunk.tally.trajectories > 0) warnings.release();
       addTally(total, chunk.tally);
       if (opts.json === true) await write(io.stdout, chunk.json);
       if (out !== undefined) await out.write(chunk.out);
@@ -121,6 +131,7 @@ export async function annotateInput(io: CliIo, opts: AnnotateInputOptions, judge
   if (trajectories === 0 && skipped > 0) {
     throw new CliError(`no trajectories in ${opts.input}: all ${skipped} non-blank lines were skipped (is it in the ${opts.format} format?)`);
   }
+  warnings.release();
   if (opts.json === true) return;
   const labels = [...counts.values()].reduce((a, b) => a + b, 0);
   writeLine(io.stdout, `faultline annotate: ${trajectories} trajectories from ${opts.input} (${opts.format}), ${labelled} with labels, ${labels} labels, ${marks} decisions marked by the backtrace, ${skipped} lines skipped`);

@@ -147,6 +147,28 @@ describe('faultline import', () => {
     expect(existsSync(db)).toBe(false);
   });
 
+  it('a long file in another format is one line too, and warnings past the first 1000 before a trajectory are counted in one line', async () => {
+    const db = freshDb();
+    // 1500 lines of a step log read as OpenAI chats: more skipped lines than the warnings held back.
+    const stepLines = join(dir, 'long-steps.jsonl');
+    writeFileSync(stepLines, Array.from({ length: 1500 }, (_, i) => JSON.stringify({ step: i, tool: 'get_weather' })).join('\n') + '\n');
+    const wrong = await runCapture(['import', '--format', 'openai', 'long-steps.jsonl', '--db', db], dir);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stdout).toBe('');
+    expect(wrong.stderr).toMatch(/^faultline: no trajectories in long-steps\.jsonl: all 1500 non-blank lines were skipped \(line 1: .+\); is it in the openai format\? Nothing imported\n$/);
+    expect(existsSync(db)).toBe(false);
+    // The same lines followed by a conversation: the first 1000 warnings, one line for the rest, then the import.
+    const mixed = join(dir, 'long-mixed.jsonl');
+    writeFileSync(mixed, readFileSync(stepLines, 'utf8') + JSON.stringify(conversation('c9')) + '\n');
+    const run = await runCapture(['import', '--format', 'openai', 'long-mixed.jsonl', '--db', db], dir);
+    expect(run.code).toBe(0);
+    const warnings = run.stderr.trimEnd().split('\n');
+    expect(warnings).toHaveLength(1001);
+    expect(warnings[999]).toMatch(/^long-mixed\.jsonl:1000: /);
+    expect(warnings[1000]).toBe('long-mixed.jsonl: 500 more lines skipped before the first trajectory (not shown)');
+    expect(run.stdout).toMatch(/^faultline import: 1 trajectories from long-mixed\.jsonl \(openai\): 1 new, 0 already stored\nsteps: 2, failures: 1, skipped lines: 1500\n/);
+  });
+
   const tau = tauBenchAirlineFile();
   it.skipIf(tau === undefined)('imports the real tau-bench file once: a second run stores nothing new', async () => {
     const db = freshDb();

@@ -16,6 +16,7 @@ import type { Trajectory } from '../../trajectory/types.js';
 import type { Store, TrajectoryStore } from '../../store/types.js';
 import { hasTrajectoryStore } from '../../trajectory/trajectory-row.js';
 import { CliError } from '../cli-error.js';
+import { HeldWarnings } from '../held-warnings.js';
 import { printable, writeLine, type CliContext } from '../io.js';
 
 interface ImportCommandOptions {
@@ -35,25 +36,6 @@ export interface ImportReport extends ImportSummary {
   already_stored: number;
   /** The first 1000 skipped lines (`skipped_lines` counts them all). */
   skipped: { line: number; reason: string }[];
-}
-
-/** Warning lines held back (up to {@link HeldWarnings.LIMIT}) until `release`, then written as they come. */
-class HeldWarnings {
-  static readonly LIMIT = 1000;
-  private held: string[] | undefined = [];
-  constructor(private readonly stream: NodeJS.WritableStream) {}
-
-  add(line: string): void {
-    if (this.held === undefined) return writeLine(this.stream, line);
-    this.held.push(line);
-    if (this.held.length >= HeldWarnings.LIMIT) this.release();
-  }
-
-  release(): void {
-    const held = this.held;
-    this.held = undefined;
-    for (const line of held ?? []) writeLine(this.stream, line);
-  }
 }
 
 /** Exit 2 with one line unless `path` is a readable regular file (`shown` is how the user wrote it). */
@@ -104,7 +86,7 @@ export function importCommand(ctx: CliContext): Command {
       let result;
       // Skipped lines are held back until the first trajectory: a file in another format (every
       // line skipped) then gets one error line instead of a warning per line.
-      const warnings = new HeldWarnings(io.stderr);
+      const warnings = new HeldWarnings(io.stderr, file);
       try {
         result = await importFile(opts.format, path, {
           ...(opts.strict === true ? { strict: true } : {}),
