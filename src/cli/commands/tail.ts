@@ -15,7 +15,9 @@
  * another session, a network partition) fails after {@link readBound} and counts the same; Ctrl-C
  * does not wait for it. A SQLite file is followed by its name, as `tail -F` does: while no file is
  * there (deleted, being replaced) the store counts as unreachable, and a new file at the path is
- * opened and followed. Reading on from the deleted file would show nothing more, silently.
+ * opened and followed. Reading on from the deleted file would show nothing more, silently. A WAL
+ * store in a read-only directory, read from a copy in memory, is copied again by the store itself
+ * when another process changes the file (`store/sqlite/wal-snapshot.ts`).
  */
 import { statSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';

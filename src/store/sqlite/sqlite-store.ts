@@ -43,7 +43,7 @@ import type { CorrectionEntry, CorrectionLimits, CorrectionMemoryStore, Correcti
 import { sqliteCorrections, type SqliteCorrections } from './corrections.js';
 import { assertCurrent, migrate, SQLITE_MIGRATIONS, type SqliteMigration } from './migrations.js';
 import { createRowWriter } from './row-writer.js';
-import { failedForWantOfShm, readWalSnapshot } from './wal-snapshot.js';
+import { failedForWantOfShm, readWalSnapshot, walSnapshotSource } from './wal-snapshot.js';
 import {
   CREATED_MS_PARAM,
   recordParams,
@@ -75,7 +75,13 @@ function isMemoryPath(path: string): boolean {
   return path === ':memory:' || path === '';
 }
 
-function openDatabase(options: SqliteStoreOptions): Database.Database {
+/** An open database; `snapshotOf` when it is a copy in memory, what it was copied from ({@link walSnapshotSource}). */
+interface OpenedDatabase {
+  db: Database.Database;
+  snapshotOf?: string | undefined;
+}
+
+function openDatabase(options: SqliteStoreOptions): OpenedDatabase {
   const { path } = options;
   const readonly = options.readonly === true;
   if (!readonly && !isMemoryPath(path)) {
@@ -91,7 +97,7 @@ function openDatabase(options: SqliteStoreOptions): Database.Database {
     }
   }
   try {
-    return prepareDatabase(new Database(path, { readonly, fileMustExist: readonly }), options);
+    return { db: prepareDatabase(new Database(path, { readonly, fileMustExist: readonly }), options) };
   } catch (error) {
     // A writer on a WAL store in a read-only directory: SQLite fell back to reading, and cannot
     // create its -shm file for that either.
@@ -100,7 +106,9 @@ function openDatabase(options: SqliteStoreOptions): Database.Database {
     if (!readonly || !failedForWantOfShm(path, error)) throw openError(path, error);
   }
   try {
-    return prepareDatabase(new Database(readWalSnapshot(path), { readonly: true }), options);
+    // Taken before the copy: a change while it is read makes the next read copy it again.
+    const snapshotOf = walSnapshotSource(path);
+    return { db: prepareDatabase(new Database(readWalSnapshot(path), { readonly: true }), options), snapshotOf };
   } catch (error) {
     throw openError(path, error);
   }
@@ -178,7 +186,7 @@ function prepareDatabase(db: Database.Database, options: SqliteStoreOptions): Da
  * const stats = await store.toolStats({ since: Date.now() - 86_400_000, until: Date.now() });
  */
 export function createSqliteStore(options: SqliteStoreOptions): Store & TrajectoryStore & CorrectionMemoryStore {
-  return new SqliteStore(openDatabase(options), options.readonly === true, options.path);
+  return new SqliteStore(openDatabase(options), options);
 }
 
 /** @internal A batch of insert rows, made when it is needed (decoded from the bytes that carried it). */
@@ -192,7 +200,7 @@ export type SqliteRowStore = ReturnType<typeof createSqliteStore> & {
 
 /** @internal {@link createSqliteStore} for the writer thread. */
 export function createSqliteRowStore(options: SqliteStoreOptions): SqliteRowStore {
-  return new SqliteStore(openDatabase(options), options.readonly === true, options.path);
+  return new SqliteStore(openDatabase(options), options);
 }
 
 /**
@@ -235,8 +243,11 @@ const GUARDED_METHODS = [
 
 class SqliteStore implements Store, TrajectoryStore, CorrectionMemoryStore {
   readonly kind = 'sqlite' as const;
-  readonly #db: Database.Database;
+  #db: Database.Database;
+  readonly #options: SqliteStoreOptions;
   readonly #path: string;
+  /** For a copy in memory of a WAL store in a read-only directory: what it was copied from. */
+  #snapshotOf: string | undefined;
   readonly #statements = new Map<string, Database.Statement>();
   readonly #insertBatch: ((records: readonly ToolExecutionRecord[]) => void) | undefined;
   readonly #insertRows: ((rows: readonly SqliteValue[][]) => void) | undefined;
@@ -244,10 +255,12 @@ class SqliteStore implements Store, TrajectoryStore, CorrectionMemoryStore {
   #closed = false;
   #corrections: SqliteCorrections | undefined;
 
-  constructor(db: Database.Database, readonly: boolean, path: string) {
-    this.#db = db;
-    this.#path = path;
-    const writer = readonly ? undefined : this.#prepareInsert();
+  constructor(opened: OpenedDatabase, options: SqliteStoreOptions) {
+    this.#db = opened.db;
+    this.#snapshotOf = opened.snapshotOf;
+    this.#options = options;
+    this.#path = options.path;
+    const writer = options.readonly === true ? undefined : this.#prepareInsert();
     this.#insertBatch = writer?.records;
     this.#insertRows = writer?.rows;
     this.#insertRowBatches = writer === undefined ? undefined : (batches) => writer.batches.immediate(batches);
@@ -597,6 +610,24 @@ class SqliteStore implements Store, TrajectoryStore, CorrectionMemoryStore {
     this.#db.close();
   }
 
+  /**
+   * A copy in memory is copied again once its file changed (a writer elsewhere added to it), or
+   * opened where it lies once that writer's -shm is there. While no file is at the path (being
+   * replaced), the copy is what there is.
+   * @throws ConfigError when the file there now cannot be read (`openDatabase`); the copy stays.
+   */
+  #refreshSnapshot(): void {
+    if (this.#closed) return;
+    const source = walSnapshotSource(this.#path);
+    if (source === undefined || source === this.#snapshotOf) return;
+    const opened = openDatabase(this.#options);
+    this.#statements.clear();
+    this.#corrections = undefined;
+    this.#db.close();
+    this.#db = opened.db;
+    this.#snapshotOf = opened.snapshotOf;
+  }
+
   #assertOpen(): void {
     if (this.#closed) throw new FaultlineError(`SQLite store ${JSON.stringify(this.#path)} is closed`);
   }
@@ -658,6 +689,7 @@ class SqliteStore implements Store, TrajectoryStore, CorrectionMemoryStore {
       const method = SqliteStore.prototype[name] as GuardedMethod;
       const guarded: GuardedMethod = async function (this: SqliteStore, ...args) {
         try {
+          if (this.#snapshotOf !== undefined) this.#refreshSnapshot();
           return await method.apply(this, args);
         } catch (error) {
           throw damagedStoreError(this.#path, error);

@@ -3,13 +3,14 @@
  * so file modes would not stop SQLite from creating its -shm file). Where mounting is not
  * permitted, the suite is skipped with the reason printed.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../errors.js';
-import { runCapture } from '../../cli/run-cli.test-helpers.js';
+import { runCapture, startCli, waitFor } from '../../cli/run-cli.test-helpers.js';
 import { CONTRACT_T0, contractDataset } from '../contract.test-helpers.js';
 import { createMemoryStore } from '../memory/memory-store.js';
 import { createSqliteStore } from './sqlite-store.js';
@@ -20,12 +21,20 @@ const mounted = join(root, 'read-only');
 mkdirSync(join(source, 'closed'), { recursive: true });
 mkdirSync(join(source, 'pending'), { recursive: true });
 mkdirSync(join(source, 'leftover'), { recursive: true });
+mkdirSync(join(source, 'follow'), { recursive: true });
+mkdirSync(join(source, 'grow'), { recursive: true });
 mkdirSync(mounted);
 
 const data = contractDataset(120);
 const closed = createSqliteStore({ path: join(source, 'closed', 'agents.db') });
 await closed.insert(data);
 await closed.close();
+// Stores another process writes to later, through a path it can write (the read-only mount's source).
+for (const dir of ['follow', 'grow']) {
+  const store = createSqliteStore({ path: join(source, dir, 'agents.db') });
+  await store.insert(data.slice(0, 5));
+  await store.close();
+}
 // A copy taken while a writer had the store open: its last transactions are only in the -wal.
 const writer = createSqliteStore({ path: join(source, 'live.db') });
 await writer.insert(data.slice(0, 10));
@@ -60,6 +69,50 @@ afterAll(() => {
 });
 if (notMounted !== null) console.warn(`skipping read-only WAL store tests: cannot bind-mount read-only: ${notMounted}`);
 const describeMounted = notMounted === null ? describe : describe.skip;
+
+/** A store file in a writable directory holding `data[from..to)`, for {@link otherWriter} to copy. */
+async function batchFile(from: number, to: number): Promise<string> {
+  const path = join(root, 'batches', `${from}-${to}.db`);
+  const store = createSqliteStore({ path });
+  await store.insert(data.slice(from, to));
+  await store.close();
+  return path;
+}
+
+/**
+ * Another process writing to the store at `path` (SQLite shares its locks and -shm mapping among
+ * the connections of one process, so a writer in this one would hide what a reader elsewhere
+ * meets): it copies the records of each store file it is given, and holds the store open until
+ * closed.
+ */
+function otherWriter(path: string): { add: (file: string) => Promise<void>; close: () => Promise<void> } {
+  const script = `
+    const Database = require(process.argv[1]);
+    const db = new Database(process.argv[2]);
+    db.pragma('busy_timeout = 5000');
+    require('node:readline').createInterface({ input: process.stdin }).on('line', (file) => {
+      db.prepare('ATTACH ? AS batch').run(file);
+      db.exec('INSERT INTO main.tool_executions SELECT * FROM batch.tool_executions; DETACH batch');
+      process.stdout.write('added\\n');
+    }).on('close', () => db.close());`;
+  const child = spawn(process.execPath, ['-e', script, createRequire(import.meta.url).resolve('better-sqlite3'), path], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  let acks = 0;
+  let awaited = 0;
+  child.stdout.on('data', (chunk: Buffer) => (acks += String(chunk).split('added').length - 1));
+  return {
+    add: async (file) => {
+      child.stdin.write(`${file}\n`);
+      awaited += 1;
+      const want = awaited;
+      await waitFor(() => (acks >= want ? true : undefined), 'the other process to write');
+    },
+    close: async () => {
+      child.stdin.end();
+      expect(await exited).toBe(0);
+    },
+  };
+}
 
 const window = { since: CONTRACT_T0 - 86_400_000, until: CONTRACT_T0 + 2 * 86_400_000 };
 
@@ -132,5 +185,60 @@ describeMounted('a WAL store in a read-only directory', () => {
     expect(run.stderr.split('\n')).toHaveLength(2);
     expect(run.code).toBe(2);
     expect(readdirSync(join(mounted, dir)).sort()).toEqual(before);
+  });
+
+  it('is read anew when another process added to the file, while it writes and after', async () => {
+    const path = join(mounted, 'grow', 'agents.db');
+    const store = createSqliteStore({ path, readonly: true });
+    expect(await store.count()).toBe(5);
+    // Closed again before the next read: the file changed, and no -shm is there.
+    const first = otherWriter(join(source, 'grow', 'agents.db'));
+    await first.add(await batchFile(5, 7));
+    await first.close();
+    expect(await store.count()).toBe(7);
+    // Open while the store reads: its -shm is there.
+    const second = otherWriter(join(source, 'grow', 'agents.db'));
+    await second.add(await batchFile(7, 9));
+    expect(await store.count()).toBe(9);
+    await second.add(await batchFile(9, 11));
+    expect(await store.count()).toBe(11);
+    await second.close();
+    expect(await store.count()).toBe(11);
+    const third = otherWriter(join(source, 'grow', 'agents.db'));
+    await third.add(await batchFile(11, 13));
+    expect(await store.count()).toBe(13);
+    await third.close();
+    expect(await store.get(data[12]!.execution_id)).toStrictEqual(data[12]);
+    expect(await store.count()).toBe(13);
+    await store.close();
+  });
+
+  it('is followed by tail as another process adds to it, while it writes and after', async () => {
+    const path = join(mounted, 'follow', 'agents.db');
+    const tail = startCli(['tail', '--all', '--json', '-n', '1', '--interval', '20ms', '--db', path], root);
+    const printed = () => tail.captured.stdout().split('\n').filter(Boolean).map((line) => (JSON.parse(line) as { execution_id: string }).execution_id);
+    const shown = (n: number) => waitFor(() => (printed().length >= n ? true : undefined), `${n} records from tail`);
+    try {
+      await shown(1);
+      const first = otherWriter(join(source, 'follow', 'agents.db'));
+      await first.add(await batchFile(5, 7));
+      await first.close();
+      await shown(3);
+      const second = otherWriter(join(source, 'follow', 'agents.db'));
+      await second.add(await batchFile(7, 9));
+      await shown(5);
+      await second.add(await batchFile(9, 11));
+      await shown(7);
+      await second.close();
+      const third = otherWriter(join(source, 'follow', 'agents.db'));
+      await third.add(await batchFile(11, 13));
+      await shown(9);
+      await third.close();
+    } finally {
+      tail.stop();
+    }
+    expect(await tail.exit).toBe(0);
+    expect(printed()).toStrictEqual(data.slice(4, 13).map((r) => r.execution_id));
+    expect(tail.captured.stderr()).toBe('');
   });
 });

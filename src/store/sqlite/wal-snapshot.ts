@@ -5,7 +5,9 @@
  * open fails ("unable to open database file"). SQLite's own answer is the `immutable=1` URI
  * parameter, but better-sqlite3 is built without URI filenames (`SQLITE_USE_URI=0`, and it does not
  * pass `SQLITE_OPEN_URI`). So the reporting commands read a copy of the file in memory instead,
- * which, like `immutable=1`, is the store as it was when opened.
+ * which, like `immutable=1`, is the store as it was when copied; the store copies it again (or
+ * opens it where it lies, once a writer elsewhere made its -shm) when {@link walSnapshotSource}
+ * says the file changed, so that a long reader (`faultline tail`) sees what is added.
  */
 import { accessSync, closeSync, constants, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -76,4 +78,16 @@ export function readWalSnapshot(path: string): Buffer {
   bytes[FORMAT_VERSION_OFFSET] = LEGACY_FORMAT;
   bytes[FORMAT_VERSION_OFFSET + 1] = LEGACY_FORMAT;
   return bytes;
+}
+
+/**
+ * What a copy of `path` is taken from, as a value that changes when the file does: its identity,
+ * size and modification time, its -wal's, and whether a -shm is there (a writer has it open).
+ * Undefined while no file is at `path`.
+ */
+export function walSnapshotSource(path: string): string | undefined {
+  const db = statSync(path, { bigint: true, throwIfNoEntry: false });
+  if (db === undefined) return undefined;
+  const wal = statSync(`${path}-wal`, { bigint: true, throwIfNoEntry: false });
+  return [db.dev, db.ino, db.size, db.mtimeNs, wal?.size, wal?.mtimeNs, existsSync(`${path}-shm`)].join(':');
 }
