@@ -3,6 +3,7 @@
  * records every call under one trace per run (with the injected fault as ground truth), and
  * turns what happened into a ScenarioResult. Scoring lives in score.ts; the world in world.ts.
  */
+import { setMaxListeners } from 'node:events';
 import { ConfigError, FaultlineError } from '../errors.js';
 import { canonicalJson } from '../record/params-hash.js';
 import { createRecorder, type Recorder } from '../record/recorder.js';
@@ -204,6 +205,9 @@ export interface EndpointWatch {
 export function watchModelEndpoints(limit: number, total: () => number): EndpointWatch {
   if (!(limit >= 1)) throw new ConfigError(`endpointFailureLimit must be >= 1, got ${String(limit)}`, 'endpointFailureLimit');
   const controller = new AbortController();
+  // Every run in flight listens to it (and stops listening when done): more than 10 at once under
+  // --concurrency is no leak, and must not print Node's MaxListenersExceededWarning.
+  setMaxListeners(0, controller.signal);
   const streaks = new Map<string, number>();
   let stopped: SuiteStoppedError | undefined;
   let completed = 0;

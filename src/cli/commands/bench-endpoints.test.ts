@@ -229,3 +229,24 @@ describe('faultline bench: a model endpoint that cannot serve the run stops it',
     expect(readFileSync(join(run.cwd, 'report', 'report.html'), 'utf8')).toContain('Runs lost to the model endpoint');
   });
 });
+
+describe('faultline bench: a long conversation with a model', () => {
+  it.each(['openai', 'anthropic'] as const)('%s: 20 turns in one scenario print no MaxListenersExceededWarning', async (format) => {
+    // A model that calls the failing tool on every turn, up to the turn limit.
+    server = await startFakeModelServer({ handler: () => reply.toolCall('get_weather', { city: 'Paris', date: '2026-03-30' }) });
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+    process.on('warning', onWarning);
+    try {
+      const run = await bench(['--agent', AGENT_OF[format], '--filter', 'weather/s1', '--out', 'report'], ENV_OF[format](format === 'openai' ? server.openaiBaseUrl : server.anthropicBaseUrl));
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      expect(server.requests.length).toBeGreaterThan(10);
+      // Warnings are emitted on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings.filter((w) => w.startsWith('MaxListenersExceededWarning'))).toEqual([]);
+  });
+});

@@ -113,6 +113,22 @@ describe('faultline bench', () => {
     ]);
   });
 
+  it('--concurrency above 10 runs without a MaxListenersExceededWarning on stderr', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+    process.on('warning', onWarning);
+    try {
+      // 16 runs in flight at once, each listening to the suite's stop signal.
+      const run = await bench(['--agent', 'robust', '--repeat', '8', '--concurrency', '16', '--out', join(dir, 'out-c16'), '--json']);
+      expect(run).toMatchObject({ code: 0, stderr: '' });
+      // Warnings are emitted on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings.filter((w) => w.startsWith('MaxListenersExceededWarning'))).toEqual([]);
+  });
+
   it.each(['http', 'mcp'])('--transport %s --agent robust --json: the same scores, and records from the proxy with the fault', async (transport) => {
     const out = join(dir, `out-${transport}`);
     const db = join(dir, `${transport}.db`);

@@ -141,10 +141,20 @@ async function requestTurn(
   now: () => number,
 ): Promise<ModelAttemptResult<ModelTurn<ChatCompletionAssistantMessageParam>>> {
   let response: unknown;
+  // The SDK adds an abort listener to the signal it is given and never takes it off: given the
+  // scenario's signal, a conversation of more than 10 turns printed Node's
+  // MaxListenersExceededWarning. Each request gets its own signal, which follows the scenario's
+  // while the request runs.
+  const request = new AbortController();
+  const follow = () => request.abort(signal.reason);
+  if (signal.aborted) follow();
+  else signal.addEventListener('abort', follow, { once: true });
   try {
-    response = await client.chat.completions.create(body, { signal });
+    response = await client.chat.completions.create(body, { signal: request.signal });
   } catch (error) {
     return { ok: false, failure: sdkFailure(error, signal, secrets, now) };
+  } finally {
+    signal.removeEventListener('abort', follow);
   }
   return parseCompletion(response, secrets);
 }
