@@ -22,6 +22,21 @@ describe('faultline (the program)', () => {
     expect(run.stderr).toBe("faultline: unknown command 'stat' (Did you mean stats?) (see 'faultline --help')\n");
   });
 
+  it("a usage error in a command points at that command's help, where its flags are", async () => {
+    const cases: [string[], string][] = [
+      [['stats', '--bogus'], "faultline: unknown option '--bogus' (see 'faultline stats --help')\n"],
+      [['stats', '--since'], "faultline: option '--since <time>' argument missing (see 'faultline stats --help')\n"],
+      [['alerts', '--db', 'x.db', '--top', '3'], "faultline: unknown option '--top' (Did you mean --tool?) (see 'faultline alerts --help')\n"],
+      [['export', '--out', 'x.jsonl'], "faultline: required option '--format <format>' not specified (see 'faultline export --help')\n"],
+      [['bench', 'compare', 'a'], "faultline: missing required argument 'runB' (see 'faultline bench compare --help')\n"],
+      [['--bogus'], "faultline: unknown option '--bogus' (see 'faultline --help')\n"],
+    ];
+    for (const [argv, stderr] of cases) {
+      const run = await runCapture(argv, dir);
+      expect(run, argv.join(' ')).toEqual({ code: 2, stdout: '', stderr });
+    }
+  });
+
   it('a command loads and runs on its own', async () => {
     const run = await runCapture(['stats', '--db', join(dir, 'missing.db')], dir);
     expect(run.code).toBe(2);

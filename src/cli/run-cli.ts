@@ -66,11 +66,30 @@ function buildProgram(ctx: CliContext, factories: readonly CommandFactory[]): Co
   return program;
 }
 
+/**
+ * The help to point a usage error at: that of the (sub)command the command line names, whose
+ * flags the error is about, or the program's when it names none (an unknown command).
+ */
+function helpLine(program: Command, argv: readonly string[]): string {
+  const path = [program.name()];
+  let command = program;
+  for (const arg of argv) {
+    if (arg === '--') break;
+    if (arg.startsWith('-')) continue;
+    const sub = command.commands.find((c) => c.name() === arg);
+    if (sub === undefined) break;
+    path.push(sub.name());
+    command = sub;
+  }
+  return `${path.join(' ')} --help`;
+}
+
 /** Runs the CLI and returns the exit code. `argv` excludes the node binary and script path. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const ctx: CliContext = { io, exitCode: 0 };
+  let program: Command | undefined;
   try {
-    const program = buildProgram(ctx, await factoriesFor(argv));
+    program = buildProgram(ctx, await factoriesFor(argv));
     await program.parseAsync([...argv], { from: 'user' });
     return ctx.exitCode;
   } catch (error) {
@@ -78,7 +97,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
       // Commander puts its "Did you mean" on a second line; usage errors stay one line.
       const message = error.message.replace(/^error:\s*/, '').replace(/\s*\n\s*/g, ' ');
-      io.stderr.write(`faultline: ${message} (see 'faultline --help')\n`);
+      io.stderr.write(`faultline: ${message} (see '${program === undefined ? 'faultline --help' : helpLine(program, argv)}')\n`);
       return 2;
     }
     if (CliError.isInstance(error)) {

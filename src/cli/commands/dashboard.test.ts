@@ -85,7 +85,7 @@ describe('faultline dashboard', () => {
       [['--port', String(taken)], `cannot listen on 127.0.0.1:${taken}: EADDRINUSE`],
       [['--db', 'junk.db'], `cannot open SQLite store "${join(dir, 'junk.db')}": file is not a database`],
       [['--db', 'postgres://postgres@127.0.0.1:1/x'], 'could not connect to PostgreSQL at 127.0.0.1:1: ECONNREFUSED'],
-      [['--bogus'], "unknown option '--bogus' (see 'faultline --help')"],
+      [['--bogus'], "unknown option '--bogus' (see 'faultline dashboard --help')"],
       // '' would listen on every interface with the loopback Host check off.
       [['--host', ''], '--host must not be empty'],
       [['--host', ' '], '--host must not be empty'],

@@ -48,6 +48,6 @@ describe('faultline demo', () => {
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toMatch(/^faultline: unknown store "notes.txt"/);
     const flag = await runCapture(['demo', '--bogus'], dir);
-    expect(flag).toMatchObject({ code: 2, stderr: "faultline: unknown option '--bogus' (see 'faultline --help')\n" });
+    expect(flag).toMatchObject({ code: 2, stderr: "faultline: unknown option '--bogus' (see 'faultline demo --help')\n" });
   });
 });

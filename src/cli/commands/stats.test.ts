@@ -162,7 +162,7 @@ describe('faultline stats', () => {
     [['--since', '2026-03-30', '--until', '2026-03-29'], 'faultline: invalid --since "2026-03-30": it is not before the end of the window (2026-03-29T00:00:00.000Z)'],
     [['--until', 'now-ish'], 'faultline: invalid --until "now-ish": expected an ISO date like 2026-03-29T14:00Z'],
     [['--top', '0'], 'faultline: invalid --top "0": expected an integer >= 1'],
-    [['--bogus'], "faultline: unknown option '--bogus' (see 'faultline --help')"],
+    [['--bogus'], "faultline: unknown option '--bogus' (see 'faultline stats --help')"],
   ])('refuses %j with one line and exit 2', async (args, message) => {
     const run = await runCapture(['stats', '--db', db, ...args], dir);
     expect(run).toStrictEqual({ code: 2, stdout: '', stderr: `${message}\n` });
