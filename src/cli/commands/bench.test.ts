@@ -313,6 +313,20 @@ describe('faultline bench compare', () => {
     expect(c!.dimensions.semantic_verification).toMatchObject({ a: { n: 0 }, b: { n: 0 } });
   });
 
+  it('says when the runs differ in more than the agent (scenarios, feedback, transport, seed, repeat), and not when they do not', async () => {
+    const same = await runCapture(['bench', 'compare', a, b], dir);
+    expect(same.code).toBe(0);
+    expect(same.stdout).not.toContain('Note:');
+    const other = join(dir, 'cmp-other');
+    const run0 = await bench(['--agent', 'module:./waiter.mjs', '--out', other, '--filter', 'weather/outage', '--feedback', 'assisted', '--seed', '7']);
+    expect(run0.code).toBe(0);
+    const run = await runCapture(['bench', 'compare', a, other], dir);
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(run.stdout.trimEnd().split('\n').at(-1)).toBe(
+      'Note: the runs differ in scenarios (A 2, B 1, 1 in common), feedback (A raw, B assisted), seed (A 1, B 7): a change may come from that, not from the agent.',
+    );
+  });
+
   it('prints a table, and finds runs by id under .faultline/bench', async () => {
     const runIdDir = join(dir, '.faultline', 'bench', 'named-run');
     mkdirSync(runIdDir, { recursive: true });

@@ -216,7 +216,25 @@ function signedPoints(x: number): string {
   return `${pp >= 0 ? '+' : ''}${pp.toFixed(1)} pp`;
 }
 
-function printComparison(io: CliIo, comparisons: readonly RunComparison[]): void {
+/**
+ * What differs between two runs besides the agents: a change in scores over other scenarios, or
+ * under other feedback, transport or seed, is not the agent's. Empty when they match.
+ */
+function runDifferences(a: ResultsFile, b: ResultsFile): string[] {
+  const differences: string[] = [];
+  const idsA = new Set(a.suite.scenarios.map((s) => s.id));
+  const idsB = b.suite.scenarios.map((s) => s.id);
+  const shared = idsB.filter((id) => idsA.has(id)).length;
+  if (shared !== idsA.size || shared !== idsB.length) differences.push(`scenarios (A ${idsA.size}, B ${idsB.length}, ${shared} in common)`);
+  const ma = a.suite.meta;
+  const mb = b.suite.meta;
+  for (const key of ['feedback', 'transport', 'seed', 'repeat'] as const) {
+    if (ma[key] !== mb[key]) differences.push(`${key} (A ${String(ma[key])}, B ${String(mb[key])})`);
+  }
+  return differences;
+}
+
+function printComparison(io: CliIo, comparisons: readonly RunComparison[], differences: readonly string[]): void {
   for (const [i, c] of comparisons.entries()) {
     if (i > 0) writeLine(io.stdout);
     writeLine(io.stdout, `A: ${c.agent_a} (run ${c.run_a})  ->  B: ${c.agent_b} (run ${c.run_b})`);
@@ -236,6 +254,7 @@ function printComparison(io: CliIo, comparisons: readonly RunComparison[]): void
   }
   writeLine(io.stdout);
   writeLine(io.stdout, "Intervals are Newcombe's hybrid score intervals for a difference of proportions; one that spans 0 is not a clear change.");
+  if (differences.length > 0) writeLine(io.stdout, `Note: the runs differ in ${differences.join(', ')}: a change may come from that, not from the agent.`);
 }
 
 export function benchCommand(ctx: CliContext): Command {
@@ -264,12 +283,13 @@ export function benchCommand(ctx: CliContext): Command {
     .argument('<runB>', 'the run to compare against A')
     .option('--json', 'print the comparison as JSON (one entry per agent pair)')
     .action(async (runA: string, runB: string, opts: { json?: boolean }) => {
-      const comparisons = compareRuns(await loadRun(io, runA), await loadRun(io, runB));
+      const [a, b] = [await loadRun(io, runA), await loadRun(io, runB)];
+      const comparisons = compareRuns(a, b);
       // The root program parses options anywhere on the line, so `bench compare A B --json` lands
       // the flag on bench, which defines --json too.
       const json = opts.json === true || (bench.opts() as BenchOptions).json === true;
       if (json) writeLine(io.stdout, JSON.stringify(comparisons, null, 2));
-      else printComparison(io, comparisons);
+      else printComparison(io, comparisons, runDifferences(a, b));
     });
   // run-cli configures the commands it adds; a subcommand has to be told the same itself.
   compare.exitOverride();
