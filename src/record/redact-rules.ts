@@ -35,14 +35,23 @@ export const F_DIGITS = 1 << 1;
 export const F_PEM = 1 << 2;
 /** `sk-`, `sk_`, `rk_` (OpenAI, Anthropic, Stripe). */
 export const F_SK = 1 << 3;
-/** `ghp`, `gho`, …, `b_p` of `github_pat_`. */
+/**
+ * Code hosting and package registries: `ghp`, `gho`, …, `b_p` of `github_pat_`; GitLab's `glp`,
+ * `gld`, `glr`, `glc`, `glf`, `gls`, `gla`, `imt` and `oas` (`glpat-`, `gldt-`, …, `glimt-`,
+ * `gloas-`; not `gli` or `glo`, which start English and global) and `gr` and a digit of
+ * `GR1348941`; `pm_` of `npm_` (not `npm`, in every line of an npm log); `hlw` of PyPI's
+ * `pypi-AgEIcHlwaS5vcmc`.
+ */
 export const F_GH = 1 << 4;
 /** `xox`, `xap`, `ks.` of `hooks.slack`, `bho` of Discord's `webhooks/`. */
 export const F_SLACK = 1 << 5;
 /** AWS access key id prefixes. */
 export const F_AWS = 1 << 6;
-/** The word `aws`, the context an AWS secret key needs. */
-export const F_AWS_CONTEXT = 1 << 7;
+/**
+ * A provider's name, the context a secret with no prefix of its own needs: `aws`; `dog` of
+ * `datadog`, `p_k` and `n_k` of `DD_APP_KEY` and `DD_APPLICATION_KEY`; `oku` of `heroku`.
+ */
+export const F_PROVIDER_WORD = 1 << 7;
 /**
  * `aiz` of `AIza`; and the `?co`, `0co` or `fco` before an OAuth `code=` (`?code=`, `&code=`,
  * `#code=`, HTML's `&amp;code=`, JSON's `\u0026code=`, percent-encoded `%26code%3D` or
@@ -50,7 +59,7 @@ export const F_AWS_CONTEXT = 1 << 7;
  * on the `&copy;` and `#content` of a web page, the wider token flag would run a dozen rules.
  */
 export const F_GOOGLE = 1 << 8;
-/** `eyJ`. */
+/** `eyJ`: JWTs and the tokens that are base64 JSON (Grafana's `eyJrIjoi`, Sentry's `sntrys_eyJ`, 1Password's `ops_eyJ`). */
 export const F_JWT = 1 << 9;
 /** `bea` of `Bearer`. */
 export const F_BEARER = 1 << 10;
@@ -59,11 +68,11 @@ export const F_BASIC = 1 << 11;
 /** The text may hold a secret key name (`password=…`, `"token": …`). */
 export const F_KEY = 1 << 12;
 /**
- * Prefixes of the less common provider tokens, which share one flag (the table has 16 bits):
- * `ya0` of Google's `ya29.`, `spx` of `GOCSPX-`, `hse` of Stripe's `whsec_`, `npm`, `glp` of
- * GitLab's `glpat-`, `hf-` of Hugging Face's `hf_`, `sg.` of SendGrid's `SG.`, `shp` of Shopify's
- * `shpat_`, `v0-` of DigitalOcean's `dop_v1_`, `ey-` of Mailgun's `key-`, `sq0` and `eaa` of
- * Square's `sq0atp-` and `EAAA`.
+ * Prefixes of the less common provider tokens, which share one flag: `ya0` of Google's `ya29.`,
+ * `spx` of `GOCSPX-`, `hse` of Stripe's `whsec_`, `hf-` and `i-o` of Hugging Face's `hf_` and
+ * `api_org_`, `sg.` of SendGrid's `SG.`, `shp` of Shopify's `shpat_`, `v0-` of DigitalOcean's
+ * `dop_v1_`, `ey-` of Mailgun's `key-` and age's `AGE-SECRET-KEY-1`, `sq0` and `eaa` of Square's
+ * `sq0atp-` and `EAAA`.
  */
 export const F_TOKEN_MORE = 1 << 13;
 /**
@@ -72,17 +81,40 @@ export const F_TOKEN_MORE = 1 << 13;
  */
 export const F_CLI = 1 << 14;
 
+/*
+ * The flags below are split finer than those above: each trigram common in ordinary text (the
+ * `adapter` of every axios stack trace, `in_array`, `integration`) raises a flag with one rule.
+ */
+/**
+ * Cloud and infrastructure credentials: `hvs` and `hvb` of HashiCorp Vault's `hvs.` and `hvb.`,
+ * `dp.` of Doppler's `dp.pt.`, `rku` of Heroku's `HRKU-`, `psc` of PlanetScale's `pscale_`, and
+ * a digit, `q` and `~` of an Azure AD client secret's `8Q~`.
+ */
+export const F_CLOUD = 1 << 15;
+/**
+ * Developer SaaS tokens: `tn-` of Notion's `ntn_`, `pma` of Postman's `PMAK-`, `ryu` of Sentry's
+ * `sntryu_`, `gls` and `glc` of Grafana's `glsa_` and `glc_`, `tt0` of Atlassian's `ATATT3`,
+ * `plx` of Perplexity's `pplx-`.
+ */
+export const F_SAAS = 1 << 16;
+/** `dap` of Databricks' `dapi`. */
+export const F_DATABRICKS = 1 << 17;
+/** `n-a` of Linear's `lin_api_`. */
+export const F_LINEAR = 1 << 18;
+/** `egr` of `telegram`, `ot0` of a Bot API URL's `/bot123…:`. */
+export const F_TELEGRAM = 1 << 19;
+
 /**
  * A run of 11 or more full-width digits (`１３８…`, as a Chinese input method types them), looked
- * for only in text with non-ASCII characters. Not a trigram: the table's 16 bits are taken, and a
- * full-width digit's UTF-8 bytes are shared by thousands of CJK characters.
+ * for only in text with non-ASCII characters. Not a trigram: a full-width digit's UTF-8 bytes are
+ * shared by thousands of CJK characters.
  */
-export const F_WIDE_DIGITS = 1 << 16;
+export const F_WIDE_DIGITS = 1 << 25;
 /**
  * A run of 32 or more hex digits (a 128-bit token), looked for only in text of 67 characters or
  * more that has three digits in a row, as all but one in 130 such runs do.
  */
-export const F_HEX_RUN = 1 << 17;
+export const F_HEX_RUN = 1 << 26;
 
 /** A built-in rule plus the pre-filter flags that can make it match. */
 export interface BuiltinRule extends RedactionRule {
@@ -115,6 +147,18 @@ export const TRIGGER_TRIGRAMS: readonly (readonly [string, number])[] = [
   ['ghs', F_GH],
   ['ghr', F_GH],
   ['b-p', F_GH],
+  ['glp', F_GH],
+  ['gld', F_GH],
+  ['glr', F_GH],
+  ['glc', F_GH | F_SAAS],
+  ['glf', F_GH],
+  ['gls', F_GH | F_SAAS],
+  ['gla', F_GH],
+  ['imt', F_GH],
+  ['oas', F_GH],
+  ['gr0', F_GH],
+  ['pm-', F_GH],
+  ['hlw', F_GH],
   ['xox', F_SLACK],
   ['xap', F_SLACK],
   ['ks.', F_SLACK],
@@ -124,7 +168,11 @@ export const TRIGGER_TRIGRAMS: readonly (readonly [string, number])[] = [
   ['bia', F_AWS],
   ['cca', F_AWS],
   ['a0t', F_AWS],
-  ['aws', F_AWS_CONTEXT | F_KEY],
+  ['aws', F_PROVIDER_WORD | F_KEY],
+  ['dog', F_PROVIDER_WORD],
+  ['p-k', F_PROVIDER_WORD],
+  ['n-k', F_PROVIDER_WORD],
+  ['oku', F_PROVIDER_WORD],
   ['aiz', F_GOOGLE],
   ['?co', F_GOOGLE],
   // `\u0026code`, `%26code`, `%23code`; and `%3Fcode`.
@@ -157,15 +205,29 @@ export const TRIGGER_TRIGRAMS: readonly (readonly [string, number])[] = [
   ['ya0', F_TOKEN_MORE],
   ['spx', F_TOKEN_MORE],
   ['hse', F_TOKEN_MORE],
-  ['npm', F_TOKEN_MORE],
-  ['glp', F_TOKEN_MORE],
   ['hf-', F_TOKEN_MORE],
+  ['i-o', F_TOKEN_MORE],
   ['sg.', F_TOKEN_MORE],
   ['shp', F_TOKEN_MORE],
   ['v0-', F_TOKEN_MORE],
   ['ey-', F_TOKEN_MORE],
   ['sq0', F_TOKEN_MORE],
   ['eaa', F_TOKEN_MORE],
+  ['hvs', F_CLOUD],
+  ['hvb', F_CLOUD],
+  ['dp.', F_CLOUD],
+  ['rku', F_CLOUD],
+  ['psc', F_CLOUD],
+  ['0q ', F_CLOUD],
+  ['tn-', F_SAAS],
+  ['pma', F_SAAS],
+  ['ryu', F_SAAS],
+  ['tt0', F_SAAS],
+  ['plx', F_SAAS],
+  ['dap', F_DATABRICKS],
+  ['n-a', F_LINEAR],
+  ['egr', F_TELEGRAM],
+  ['ot0', F_TELEGRAM],
   ['ysq', F_CLI],
   ['-u ', F_CLI],
   ...Array.from('abcdefghijklmnopqrstuvwxyz', (letter) => [`--${letter}`, F_CLI] as const),
@@ -572,6 +634,28 @@ export const BUILTIN_RULES: readonly BuiltinRule[] = [
     mask: keepPrefix(/^(?:gh[pousr]_|github_pat_)/),
   },
   {
+    id: 'gitlab-token',
+    needs: F_GH,
+    // Personal, deploy, runner, pipeline trigger, CI job, feed, incoming mail, feature flag, OAuth
+    // application, SCIM and agent tokens, and the runner registration token. A routable token
+    // (GitLab 17.x) ends in `.` and nine characters of version and checksum, masked with it.
+    pattern: /\b(?:gl(?:pat|dt|rt|ptt|cbt|ft|imt|ffct|oas|soat|agent)-[A-Za-z0-9_-]{20,}(?:\.[0-9a-z]{9}\b)?|GR1348941[A-Za-z0-9_-]{20,})/g,
+    mask: keepPrefix(/^(?:gl[a-z]+-|GR1348941)/),
+  },
+  {
+    id: 'npm-token',
+    needs: F_GH,
+    pattern: /\bnpm_[A-Za-z0-9]{36,}/g,
+    mask: keepPrefix(/^npm_/),
+  },
+  {
+    id: 'pypi-token',
+    needs: F_GH,
+    // A macaroon whose first bytes always encode `pypi.org`.
+    pattern: /\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}/g,
+    mask: keepPrefix(/^pypi-/),
+  },
+  {
     id: 'slack-token',
     needs: F_SLACK,
     pattern: /\b(?:xox[abeoprs]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,})/g,
@@ -591,7 +675,7 @@ export const BUILTIN_RULES: readonly BuiltinRule[] = [
   },
   {
     id: 'aws-secret-access-key',
-    needs: F_AWS_CONTEXT,
+    needs: F_PROVIDER_WORD,
     // gitleaks' approach for secrets with no prefix of their own: a keyword, an assignment, then
     // the 40-character value. The keyword and assignment are kept so the mask still says what it was.
     pattern:
@@ -627,22 +711,17 @@ export const BUILTIN_RULES: readonly BuiltinRule[] = [
     mask: keepPrefix(/^whsec_/),
   },
   {
-    id: 'npm-token',
-    needs: F_TOKEN_MORE,
-    pattern: /\bnpm_[A-Za-z0-9]{36,}/g,
-    mask: keepPrefix(/^npm_/),
-  },
-  {
-    id: 'gitlab-token',
-    needs: F_TOKEN_MORE,
-    pattern: /\bglpat-[A-Za-z0-9_-]{20,}/g,
-    mask: keepPrefix(/^glpat-/),
-  },
-  {
     id: 'huggingface-token',
     needs: F_TOKEN_MORE,
-    pattern: /\bhf_[A-Za-z]{34}(?![A-Za-z0-9])/g,
-    mask: keepPrefix(/^hf_/),
+    // User access tokens and organization API tokens.
+    pattern: /\b(?:hf|api_org)_[A-Za-z]{34}(?![A-Za-z0-9])/g,
+    mask: keepPrefix(/^(?:hf|api_org)_/),
+  },
+  {
+    id: 'age-secret-key',
+    needs: F_TOKEN_MORE,
+    pattern: /\bAGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58,}/g,
+    mask: keepPrefix(/^AGE-SECRET-KEY-1/),
   },
   {
     id: 'sendgrid-api-key',
@@ -676,6 +755,122 @@ export const BUILTIN_RULES: readonly BuiltinRule[] = [
     pattern: /\b(?:sq0atp-[A-Za-z0-9_-]{22,}|sq0csp-[A-Za-z0-9_-]{40,}|EAAA[A-Za-z0-9_-]{40,})/g,
     validate: (match) => looksRandom(match.slice(7)),
     mask: keepPrefix(/^(?:sq0[a-z]{3}-|EAAA)/),
+  },
+  {
+    id: 'vault-token',
+    needs: F_CLOUD,
+    // HashiCorp Vault service and batch tokens (the legacy `s.` form is too plain to tell from text).
+    pattern: /\bhv[sb]\.[A-Za-z0-9_-]{90,}/g,
+    mask: keepPrefix(/^hv[sb]\./),
+  },
+  {
+    id: 'doppler-token',
+    needs: F_CLOUD,
+    // Personal, service (`dp.st.prd.…`, with its environment), CLI, service account, SCIM and audit tokens.
+    pattern: /\bdp\.(?:pt|st|ct|sa|scim|audit)\.(?:[A-Za-z0-9_-]{1,40}\.)?[A-Za-z0-9]{40,}/g,
+    mask: keepPrefix(/^dp\.[a-z]+\./),
+  },
+  {
+    id: 'heroku-api-key',
+    needs: F_CLOUD | F_PROVIDER_WORD,
+    // The prefixed key; and gitleaks' older form, a UUID assigned under a name with `heroku` in it.
+    pattern:
+      /\bHRKU-AA[A-Za-z0-9_-]{58,}|(?<![A-Za-z0-9])heroku[\w .-]{0,40}?["']?[ \t]*(?:=>|[:=,])[ \t]*["']?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?![A-Za-z0-9-])/gi,
+    validate: (match) => match.startsWith('HRKU-AA') || !/^HRKU-/i.test(match),
+    mask: (match) => (match.startsWith('HRKU-') ? `HRKU-${ELLIPSIS}${REDACTED}` : `${match.slice(0, -36)}${REDACTED}`),
+  },
+  {
+    id: 'planetscale-token',
+    needs: F_CLOUD,
+    pattern: /\bpscale_(?:tkn|pw|oauth)_[A-Za-z0-9_=.-]{32,}/g,
+    mask: keepPrefix(/^pscale_[a-z]+_/),
+  },
+  {
+    id: 'databricks-token',
+    needs: F_DATABRICKS,
+    pattern: /\bdapi[a-f0-9]{32}(?:-\d)?(?![A-Za-z0-9])/g,
+    validate: (match) => looksRandom(match.slice(4, 36)),
+    mask: keepPrefix(/^dapi/),
+  },
+  {
+    id: 'azure-ad-client-secret',
+    needs: F_CLOUD,
+    // Three characters and a digit, `Q~`, then 31-34 more. The search starts at `Q~` and looks
+    // back, which is many times faster than trying a start at every character. What comes before
+    // `Q~` stays: its first three characters are the hint the Azure portal itself shows.
+    pattern: /Q~(?<=(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}\dQ~)[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])/g,
+    mask: () => `Q~${ELLIPSIS}${REDACTED}`,
+  },
+  {
+    id: 'linear-api-key',
+    needs: F_LINEAR,
+    pattern: /\blin_api_[A-Za-z0-9]{40,}/g,
+    mask: keepPrefix(/^lin_api_/),
+  },
+  {
+    id: 'notion-token',
+    needs: F_SAAS,
+    pattern: /\bntn_\d{11}[A-Za-z0-9]{30,}/g,
+    mask: keepPrefix(/^ntn_/),
+  },
+  {
+    id: 'postman-api-key',
+    needs: F_SAAS,
+    pattern: /\bPMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{30,}(?![A-Za-z0-9])/g,
+    mask: keepPrefix(/^PMAK-/),
+  },
+  {
+    id: 'atlassian-api-token',
+    needs: F_SAAS,
+    pattern: /\bATATT3[A-Za-z0-9_=-]{150,}/g,
+    mask: keepPrefix(/^ATATT3/),
+  },
+  {
+    id: 'perplexity-api-key',
+    needs: F_SAAS,
+    pattern: /\bpplx-[A-Za-z0-9]{48,}/g,
+    mask: keepPrefix(/^pplx-/),
+  },
+  {
+    id: 'sentry-token',
+    needs: F_SAAS | F_JWT,
+    // User auth tokens (`sntryu_` and 64 hex digits) and organization tokens (`sntrys_` and base64 JSON).
+    pattern: /\bsntry(?:u_[a-f0-9]{64}(?![A-Za-z0-9])|s_eyJ[A-Za-z0-9+/=_]{60,})/g,
+    mask: keepPrefix(/^sntry[su]_/),
+  },
+  {
+    id: 'grafana-token',
+    needs: F_SAAS | F_JWT,
+    // Service account tokens, Cloud access policy tokens and the older API keys (base64 of `{"k":"`).
+    pattern: /\b(?:glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}(?![A-Za-z0-9])|glc_[A-Za-z0-9+/]{32,}={0,2}|eyJrIjoi[A-Za-z0-9]{60,}={0,2})/g,
+    mask: keepPrefix(/^(?:glsa_|glc_|eyJrIjoi)/),
+  },
+  {
+    id: 'onepassword-service-account-token',
+    needs: F_JWT,
+    pattern: /\bops_eyJ[A-Za-z0-9+/]{200,}={0,3}/g,
+    mask: keepPrefix(/^ops_/),
+  },
+  {
+    id: 'datadog-api-key',
+    needs: F_PROVIDER_WORD,
+    // Datadog keys have no prefix: an application key is 40 characters assigned under a name with
+    // `datadog`, `DD_APP_KEY` or `DD_APPLICATION_KEY` in it. An API key is a key rule (`DD_API_KEY`,
+    // `datadog_api_key`); 32 hex digits beside the word alone may be a trace id. The name and
+    // assignment are kept.
+    pattern: /(?<![A-Za-z0-9])(?:datadog|dd[_-]app(?:lication)?[_-]key)[\w .-]{0,40}?["']?[ \t]*(?:=>|[:=,])[ \t]*["']?[A-Za-z0-9]{40}(?![A-Za-z0-9])/gi,
+    validate: (match) => looksRandom(match.slice(-40)),
+    mask: (match) => `${match.slice(0, -40)}${REDACTED}`,
+  },
+  {
+    id: 'telegram-bot-token',
+    needs: F_TELEGRAM,
+    // `123456789:AA…`, looked for only in text that says telegram or has a Bot API URL's `/bot123…`
+    // (`https://api.telegram.org/bot…/sendMessage`), as gitleaks asks for the word; `TELEGRAM_BOT_TOKEN=`
+    // and `"bot_token":` are key rules. The bot's numeric id is its public user id and stays.
+    pattern: /(?<![0-9])[0-9]{5,16}:A[A-Za-z0-9_-]{32,40}(?![A-Za-z0-9_-])/g,
+    validate: (match) => looksRandom(match.slice(match.indexOf(':') + 1)),
+    mask: (match) => `${match.slice(0, match.indexOf(':') + 1)}${REDACTED}`,
   },
   {
     id: 'oauth-code',

@@ -46,6 +46,15 @@ const CARD_NUMBER = Number(j('42424242', '42424242'));
 const id2 = cnId('44030619900307123');
 const twilioSid = j('7b2f0c9d1e4a', '53867f0a1b2c3d4e5f60');
 const twilioToken = j('9f8e7d6c5b4a', '39281706f5e4d3c2b1a0');
+// Bodies of the token formats added after a gitleaks audit (random-looking, assembled at run time).
+const body40 = j('Qm7xK2pL9vR4', 'tY8nB3cW6zH1', 'sD5fJ0gA2eU7', 'iO4k');
+const hex40 = j('3f9a0c7e21b4', 'd85f6a0e9c13', '7b2d4e6f8a01', 'c3e5');
+const pypiBody = j('CJDU5YzQ1YjZhLTk4YzEtNGQ3', 'Mi1hNmE1LWI0YTAxMjM0NTY3OAACKlsz', 'LCJhODc1ZTk4Zi0xMjM0Il0AAAY');
+const vaultBody = j(body40, 'CAESIJ', body40, 'Gh4KHGh2cy5', body40.slice(0, 20));
+const sentryOrgBody = j('eyJpYXQiOjE3MzAwMDAwMDAuMCwidXJsIjoiaHR0cHM6Ly9zZW50cnkuaW8iLCJyZWdpb25fdXJsIjoi', 'aHR0cHM6Ly91cy5zZW50cnkuaW8iLCJvcmciOiJhY21lIn0_', body40.slice(0, 43 - 40), body40);
+const opsBody = j('eyJzaWduSW5BZGRyZXNzIjoibXkuMXBhc3N3b3JkLmNvbSIsInVzZXJBdXRoIjp7Im1ldGhvZCI6IlNSUGctNDA5NiIs', body40, body40, body40, body40, 'Ino');
+const ageBody = j('QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L', 'QPZRY9X8GF2TVDW0S3JN54KHCE6M');
+const herokuUuid = j('5f8c2a1e-9b3d-4e7f', '-a6c0-2d4b8e1f3a9c');
 
 const SECRETS: Secret[] = [
   { rule: 'openai-api-key', text: j('sk-proj-', openaiBody), secretParts: [openaiBody] },
@@ -120,7 +129,7 @@ const SECRETS: Secret[] = [
   { rule: 'cn-resident-id', text: id1, secretParts: [id1, '19491231'] },
   { rule: 'cn-resident-id', text: id2, secretParts: [id2, '19900307'] },
   { rule: 'cn-resident-id', text: `${id2.slice(0, 6)} ${id2.slice(6, 14)} ${id2.slice(14)}`, secretParts: ['19900307', id2.slice(14)] },
-  { rule: 'cn-resident-id', text: `${id1.slice(0, 6)}-${id1.slice(6, 14)}-${id1.slice(14)}`, secretParts: ['19491231', id1.slice(14, 17)] },
+  { rule: 'cn-resident-id', text: `${id1.slice(0, 6)}-${id1.slice(6, 14)}-${id1.slice(14)}`, secretParts: ['19491231', `-${id1.slice(14, 17)}`] },
   { rule: 'payment-card', text: j('4242 4242 ', '4242 4242'), secretParts: [j('4242 4242 ', '4242 4242'), j('42424242', '42424242')] },
   { rule: 'payment-card', text: j('5555', '5555', '5555', '4444'), secretParts: [j('5555', '5555', '5555', '4444')] },
   { rule: 'payment-card', text: j('3782-822463-', '10005'), secretParts: ['3782-822463-10005', '822463'] },
@@ -187,6 +196,43 @@ const SECRETS: Secret[] = [
   { rule: 'fullwidth-digits', text: fullWidth(j('4242 4242 ', '4242 4242')), secretParts: [fullWidth('4242 4242'), '42424242'] },
   { rule: 'twilio-auth-token', text: j('Client("AC', twilioSid, '", "', twilioToken, '")'), secretParts: [twilioToken] },
   { rule: 'twilio-auth-token', text: j('AC', twilioSid, ':', twilioToken), secretParts: [twilioToken] },
+  { rule: 'gitlab-token', text: j('gldt-', 'Ab3dEf6hIj9lMn2pQr5t'), secretParts: ['Ab3dEf6hIj9lMn2pQr5t'] },
+  { rule: 'gitlab-token', text: j('glrt-t1_', body40.slice(0, 27), '.01', 'k9x2m7q'), secretParts: [body40.slice(0, 27), 'k9x2m7q'] },
+  { rule: 'gitlab-token', text: j('GR1348941', 'Zx9Yw8Vu7Ts6Rq5Po4Nm'), secretParts: ['Zx9Yw8Vu7Ts6Rq5Po4Nm'] },
+  { rule: 'gitlab-token', text: j('glptt-', hex40), secretParts: [hex40] },
+  { rule: 'gitlab-token', text: j('glcbt-', '64_', 'Ab3dEf6hIj9lMn2pQr5t'), secretParts: ['Ab3dEf6hIj9lMn2pQr5t'] },
+  { rule: 'gitlab-token', text: j('gloas-', body40, hex40.slice(0, 24)), secretParts: [body40] },
+  { rule: 'pypi-token', text: j('pypi-', 'AgEIcHlwaS5vcmc', pypiBody), secretParts: [pypiBody.slice(0, 30), pypiBody.slice(30)] },
+  { rule: 'huggingface-token', text: j('api_org_', 'AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh'), secretParts: ['AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh'] },
+  { rule: 'age-secret-key', text: j('AGE-SECRET-', 'KEY-1', ageBody), secretParts: [ageBody] },
+  { rule: 'vault-token', text: j('hvs.', vaultBody), secretParts: [vaultBody.slice(0, 40), vaultBody.slice(40)] },
+  { rule: 'vault-token', text: j('hvb.', vaultBody, vaultBody.slice(0, 50)), secretParts: [vaultBody.slice(0, 40)] },
+  { rule: 'doppler-token', text: j('dp.pt.', body40, 'a1B'), secretParts: [body40] },
+  { rule: 'doppler-token', text: j('dp.st.', 'prd.', body40), secretParts: [body40] },
+  { rule: 'heroku-api-key', text: j('HRKU-', 'AA', body40, body40.slice(0, 18)), secretParts: [body40] },
+  { rule: 'heroku-api-key', text: j('heroku_key: ', herokuUuid), secretParts: [herokuUuid, herokuUuid.slice(-12)] },
+  { rule: 'planetscale-token', text: j('pscale_pw_', body40), secretParts: [body40] },
+  { rule: 'databricks-token', text: j('dapi', hex40.slice(0, 32)), secretParts: [hex40.slice(0, 32)] },
+  { rule: 'azure-ad-client-secret', text: j('Xy7', '8Q~', body40.slice(0, 34)), secretParts: [body40.slice(0, 34)] },
+  { rule: 'linear-api-key', text: j('lin_api_', body40), secretParts: [body40] },
+  { rule: 'notion-token', text: j('ntn_', '31415926535', body40.slice(0, 35)), secretParts: [j('31415926535', body40.slice(0, 35))] },
+  { rule: 'postman-api-key', text: j('PMAK-', hex40.slice(0, 24), '-', hex40.slice(6, 40)), secretParts: [hex40.slice(0, 24), hex40.slice(6, 40)] },
+  { rule: 'atlassian-api-token', text: j('ATATT3', 'xFfGF0', body40, body40, body40, body40, '_', body40.slice(0, 25), '=8A1B2C3D'), secretParts: [body40] },
+  { rule: 'perplexity-api-key', text: j('pplx-', body40, 'a1B2c3D4'), secretParts: [body40] },
+  { rule: 'sentry-token', text: j('sntryu_', hex40, hex40.slice(0, 24)), secretParts: [hex40] },
+  { rule: 'sentry-token', text: j('sntrys_', sentryOrgBody), secretParts: [sentryOrgBody.slice(0, 40), body40] },
+  { rule: 'grafana-token', text: j('glsa_', body40.slice(0, 32), '_', hex40.slice(0, 8)), secretParts: [body40.slice(0, 32)] },
+  { rule: 'grafana-token', text: j('glc_', body40, 'eyJvIjoiMTIzNDU2'), secretParts: [body40] },
+  { rule: 'grafana-token', text: j('eyJrIjoi', body40, body40), secretParts: [body40] },
+  { rule: 'onepassword-service-account-token', text: j('ops_', opsBody), secretParts: [opsBody.slice(0, 40), body40] },
+  { rule: 'datadog-api-key', text: j('DATADOG_APP_KEY = ', hex40), secretParts: [hex40] },
+  { rule: 'datadog-api-key', text: j('DD_APP_KEY=', hex40), secretParts: [hex40] },
+  { rule: 'datadog-api-key', text: j("datadog.app_key: '", hex40, "'"), secretParts: [hex40] },
+  {
+    rule: 'telegram-bot-token',
+    text: j('https://api.telegram.org/bot', '7123456789:', 'AAH', body40.slice(0, 32), '/sendMessage'),
+    secretParts: [body40.slice(0, 32)],
+  },
 ];
 
 /** Puts `secret` into every text field of a record, in the shapes tools produce. */
@@ -307,6 +353,15 @@ const BENIGN = {
   hex_ids: 'traceparent 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01, md5 9e107d9d372bb6826bd81d3542a419d6',
   hex_pair: 'replace in place: 0123456789abcdef0123456789abcdef:fedcba9876543210fedcba9876543210',
   twilio_sid_alone: 'account ACe0123456789abcdef0123456789abcd, /2010-04-01/Accounts/AC0123456789abcdef0123456789abcdef/Messages.json',
+  // Near misses of the token formats added after a gitleaks audit: the prefix without a token.
+  gitlab_words: 'global settings; glad the glass; glpat-short and gldt-config; runner GR1348941 only; glptt-dead',
+  registry_words: 'pip download from the pypi-simple mirror (pypi-AgEIcHlwaS5vcmc is the prefix); typing.Optional; npm_config_cache',
+  cloud_words: 'at settle (node_modules/axios/lib/adapters/http.js:500:12); hvs.example and dp.pt.config; HRKU-AA prefix; pscale_pw_short; dapi0123',
+  azure_near: 'build 1.2Q~x, ~/.config/azure, version 4Q~ of the spec',
+  saas_words: 'in_array(lin_api_v2); ntn_12345; PMAK-notes; the sntryu_ prefix; pplx-ai; ATATT3 in the docs; glsa_x and glc_y',
+  provider_words: 'the datadog agent 7.52.0 started; datadog trace_id=4bf92f3577b34da6a3ce929d0e0e4736; the dog walked; heroku app: 5f8c2a1e',
+  telegram_words: 'the telegram bot 12345 answered: ok; integration test 3:AAb done',
+  age_words: 'AGE-SECRET-KEY-1 is the prefix; page-key-1 of 3',
 };
 
 describe('value rules', () => {
@@ -398,6 +453,18 @@ describe('masks keep enough shape to debug', () => {
       j('-----BEGIN ', 'EC PRIVATE KEY-----\nMHcCAQEE\n-----END EC ', 'PRIVATE KEY-----'),
       '-----BEGIN EC PRIVATE KEY-----…[REDACTED]-----END EC PRIVATE KEY-----',
     ],
+    [j('glrt-t1_', body40.slice(0, 27), '.01', 'k9x2m7q'), 'glrt-…[REDACTED]'],
+    [j('GR1348941', 'Zx9Yw8Vu7Ts6Rq5Po4Nm'), 'GR1348941…[REDACTED]'],
+    [j('pypi-', 'AgEIcHlwaS5vcmc', pypiBody), 'pypi-…[REDACTED]'],
+    [j('hvs.', vaultBody), 'hvs.…[REDACTED]'],
+    [j('dp.st.', 'prd.', body40), 'dp.st.…[REDACTED]'],
+    [j('HRKU-', 'AA', body40, body40.slice(0, 18)), 'HRKU-…[REDACTED]'],
+    [j('heroku_key: ', herokuUuid), 'heroku_key: [REDACTED]'],
+    [j('Xy7', '8Q~', body40.slice(0, 34)), 'Xy78Q~…[REDACTED]'],
+    [j('sntrys_', sentryOrgBody), 'sntrys_…[REDACTED]'],
+    [j('eyJrIjoi', body40, body40), 'eyJrIjoi…[REDACTED]'],
+    [j('DD_APP_KEY=', hex40), 'DD_APP_KEY=[REDACTED]'],
+    [j('https://api.telegram.org/bot', '7123456789:', 'AAH', body40.slice(0, 32), '/getMe'), 'https://api.telegram.org/bot7123456789:[REDACTED]/getMe'],
   ])('%s', (input, expected) => {
     expect(r.text(input)).toBe(expected);
   });

@@ -120,7 +120,7 @@ const DIGIT_LETTER = 27;
 const AT_LETTER = 29;
 const TRIGRAM_MASK = 0x7fff;
 /** Internal: three digits in a row, confirmed by a digit-run probe before it becomes F_DIGITS. */
-const DIGIT_TRIPLE = 1 << 15;
+const DIGIT_TRIPLE = 1 << 24;
 
 /** Table index of the trigram at `at`, or -1 if it has a character outside the alphabet. */
 function trigramIndex(text: string, at: number): number {
@@ -134,7 +134,8 @@ function trigramIndex(text: string, at: number): number {
   return index;
 }
 
-const BASE_TRIGRAMS = new Uint16Array(TRIGRAM_MASK + 1);
+/** Flags of each trigram; 32 bits wide, all below 2^30 so every value stays a small integer in V8. */
+const BASE_TRIGRAMS = new Uint32Array(TRIGRAM_MASK + 1);
 /** Table index of a built-in trigger trigram, where a space stands for any character outside the alphabet. */
 function triggerIndex(trigram: string): number {
   let index = 0;
@@ -164,7 +165,7 @@ const SHORT_SCAN = 24;
 const SCAN_BUFFER = new Uint8Array(4096);
 const ENCODER = new TextEncoder();
 
-function scan(s: string, trigrams: Uint16Array): number {
+function scan(s: string, trigrams: Uint32Array): number {
   let flags = 0;
   let t = 0;
   let wide = false;
