@@ -153,4 +153,14 @@ describe('faultline annotate', () => {
     // Task 13, trial 2: graded a success although update_reservation_flights failed and never succeeded.
     expect(labelsOf('13:2')).toContain('ignored_error@7');
   }, 60_000);
+
+  it('a store of records only (a demo, a plain bench run) says where trajectories come from', async () => {
+    const db = join(dir, 'records-only.db');
+    await run(['demo', '--db', db]);
+    const text = await run(['annotate', '--db', db]);
+    expect(text.stdout).toMatch(/^faultline annotate: 0 trajectories, /);
+    expect(text.stdout.trimEnd().split('\n').at(-1)).toBe('no trajectories in the store: `faultline import` a log or run `faultline bench --fission K` to store some');
+    // --json stays JSON lines: none.
+    expect((await run(['annotate', '--db', db, '--json'])).stdout).toBe('');
+  });
 });

@@ -120,6 +120,11 @@ export function annotateCommand(ctx: CliContext): Command {
         const { requests, cache_hits, errors } = judge.stats;
         writeLine(io.stdout, `judge ${judge.source}: ${requests} requests, ${cache_hits} verdicts from the cache (${opts.judgeCache}), ${errors} steps without a verdict`);
       }
+      if (trajectories === 0) {
+        // A store of records only (a bench run, a runtime) holds no trajectories: say where they come from.
+        writeLine(io.stdout, `no trajectories${opts.source === undefined ? '' : ` from ${opts.source}`} in the store: \`faultline import\` a log or run \`faultline bench --fission K\` to store some`);
+        return;
+      }
       writeLine(io.stdout, `labels stored with the trajectories${opts.out === undefined ? '' : `; annotated trajectories also written to ${opts.out}`}`);
     });
 }

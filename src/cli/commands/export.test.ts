@@ -138,4 +138,13 @@ describe('faultline export', () => {
     await run(['export', '--format', 'kto', '--db', tauDb, '--out', 'again.jsonl', '--seed', '1']);
     expect(read('again.jsonl')).toEqual(read('tau-kto.jsonl'));
   }, 120_000);
+
+  it('a store of records only says where trajectories come from, after writing the empty dataset', async () => {
+    const db = join(dir, 'records-only.db');
+    expect((await runCapture(['demo', '--db', db], dir)).code).toBe(0);
+    const run = await runCapture(['export', '--format', 'sft', '--out', 'empty-sft.jsonl', '--db', db], dir);
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(run.stdout).toMatch(/^faultline export: sft, 0 of 0 trajectories: /);
+    expect(run.stdout.trimEnd().split('\n').at(-1)).toBe('no trajectories in the store: `faultline import` a log or run `faultline bench --fission K` to store some');
+  });
 });

@@ -176,5 +176,8 @@ export function exportCommand(ctx: CliContext): Command {
       const skipped = Object.entries(card.skipped);
       if (skipped.length > 0) writeLine(io.stdout, `skipped: ${skipped.map(([k, v]) => `${k} ${v}`).join(', ')}`);
       writeLine(io.stdout, `card: ${opts.out}.card.json, ${opts.out}.card.md`);
+      if (card.trajectories_read === 0) {
+        writeLine(io.stdout, `no trajectories${opts.source === undefined ? '' : ` from ${opts.source}`} in the store: \`faultline import\` a log or run \`faultline bench --fission K\` to store some`);
+      }
     });
 }
