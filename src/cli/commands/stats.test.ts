@@ -139,10 +139,21 @@ describe('faultline stats', () => {
     expect(run.stdout).toContain('route\\x1b]0;owned\\x07\\x1b[2J');
   });
 
-  it('says so when the window holds no calls', async () => {
-    const run = await runCapture(['stats', '--db', db, '--since', '2026-03-01', '--until', '2026-03-02'], dir);
-    expect(run.code).toBe(0);
-    expect(run.stdout).toBe('faultline stats: 0 tools, 0 calls, 2026-03-01T00:00:00.000Z .. 2026-03-02T00:00:00.000Z\nno calls recorded in this window\n');
+  it('says so when the window holds no calls, with the date of the newest call stored and a --since that covers it', async () => {
+    // Stored last (by execution id, the order of recording): what a bench run just stored, dated on its virtual clock.
+    const newest = [...records].sort((a, b) => (a.execution_id < b.execution_id ? 1 : -1))[0]!.created_at;
+    const before = await runCapture(['stats', '--db', db, '--since', '2026-03-01', '--until', '2026-03-02'], dir);
+    expect(before.code).toBe(0);
+    expect(before.stdout).toBe(`faultline stats: 0 tools, 0 calls, 2026-03-01T00:00:00.000Z .. 2026-03-02T00:00:00.000Z\nno calls recorded in this window; the newest call stored is dated ${newest}\n`);
+    const after = await runCapture(['stats', '--db', db, '--since', '2026-04-01', '--until', '2026-04-02'], dir);
+    const hint = `no calls recorded in this window; the newest call stored is dated ${newest} (try --since ${newest.slice(0, 13)}:00Z)`;
+    expect(after.stdout.split('\n')[1]).toBe(hint);
+    const tried = await runCapture(['stats', '--db', db, '--since', `${newest.slice(0, 13)}:00Z`], dir);
+    expect(tried.stdout).not.toContain('no calls recorded');
+    // An empty store, and a --tool with no calls, say only that.
+    const empty = await writeStoreFile(join(dir, 'empty.db'), []);
+    expect((await runCapture(['stats', '--db', empty], dir)).stdout.split('\n')[1]).toBe('no calls recorded in this window');
+    expect((await runCapture(['stats', '--db', db, '--since', '2026-04-01', '--until', '2026-04-02', '--tool', 'search_flights'], dir)).stdout.split('\n')[1]).toBe('no calls recorded in this window');
   });
 
   it('reads the default store under cwd', async () => {

@@ -37,6 +37,17 @@ function stageCategoryTable(cells: readonly StageCategoryCell[]): string {
   ]);
 }
 
+/**
+ * What `stats` says of a window without calls. A store that has calls elsewhere (a bench run,
+ * dated on the scenarios' virtual clock; a window in the past) gets the date of the newest one
+ * stored, and, when it is before the window, a --since that covers it.
+ */
+function emptyWindowLine(newest: string | undefined, since: number): string {
+  if (newest === undefined) return 'no calls recorded in this window';
+  const before = Date.parse(newest) < since ? ` (try --since ${newest.slice(0, 13)}:00Z)` : '';
+  return `no calls recorded in this window; the newest call stored is dated ${newest}${before}`;
+}
+
 export function statsCommand(ctx: CliContext): Command {
   return new Command('stats')
     .description('Per-tool failure analytics: calls, failure/retry/validation rates, p50/p95, breaker trips, top failure types')
@@ -63,9 +74,12 @@ export function statsCommand(ctx: CliContext): Command {
       const top = parseCount(opts.top, '--top');
       const store = await openReportStore(opts.db, io);
       let report: StatsReport;
+      // The newest call stored, when the window holds none (see emptyWindowLine).
+      let newest: string | undefined;
       try {
         const filter: StatsFilter = { since, until, ...(opts.tool === undefined ? {} : { toolName: opts.tool }) };
         report = await buildStatsReport(store, filter, top);
+        if (opts.json !== true && opts.tool === undefined && report.tools.length === 0) newest = (await store.query({ limit: 1, order: 'desc' }))[0]?.created_at;
       } finally {
         await store.close();
       }
@@ -80,7 +94,7 @@ export function statsCommand(ctx: CliContext): Command {
       const rounded = counted.since === window.since && counted.until === window.until ? '' : ` (counted in whole hours: ${counted.since} .. ${counted.until})`;
       writeLine(io.stdout, `faultline stats: ${scope}, ${calls} calls, ${window.since} .. ${window.until}${rounded}`);
       if (calls === 0) {
-        writeLine(io.stdout, 'no calls recorded in this window');
+        writeLine(io.stdout, emptyWindowLine(newest, since));
         return;
       }
       writeLine(io.stdout);
