@@ -1,11 +1,16 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import net from 'node:net';
 import pg from 'pg';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { ConfigError, FaultlineError } from '../../errors.js';
 import { makeFailureRecord, makeRecord } from '../../record/fixture.js';
+import { createRecorder, type Recorder } from '../../record/recorder.js';
 import type { ToolExecutionRecord } from '../../record/types.js';
 import { CONTRACT_T0, contractDataset, contractTrajectory, runStoreContract } from '../contract.test-helpers.js';
+import type { Store } from '../types.js';
 import { LATEST_VERSION, MIGRATIONS } from './migrations.js';
 import { createPostgresStore, INSERT_CHUNK_ROWS } from './postgres-store.js';
 import { describePostgres, PG_URL } from './test-server.test-helpers.js';
@@ -73,6 +78,28 @@ function bulk(n: number, tool = 'bulk_tool'): ToolExecutionRecord[] {
 }
 
 const everything = { since: CONTRACT_T0 - 24 * HOUR, until: CONTRACT_T0 + 48 * HOUR };
+
+const TIMED_OUT = /^canceling statement due to statement timeout$/;
+const STORE_TABLES = ['tool_executions', 'rollup_hourly', 'rollup_duration', 'rollup_failures', 'failure_signatures', 'trajectories', 'corrections'];
+
+/** Another session holding ACCESS EXCLUSIVE locks on the store's tables, in an open transaction, until released. */
+async function lockTables(schema: string): Promise<{ release: () => Promise<void> }> {
+  const locker = new pg.Client({ connectionString: PG_URL });
+  await locker.connect();
+  await locker.query('BEGIN');
+  await locker.query(`LOCK TABLE ${STORE_TABLES.map((t) => `${pg.escapeIdentifier(schema)}.${t}`).join(', ')} IN ACCESS EXCLUSIVE MODE`);
+  let released: Promise<void> | undefined;
+  return { release: () => (released ??= locker.query('ROLLBACK').then(() => locker.end())) };
+}
+
+/** Sessions waiting on a lock in a statement that names `schema`. */
+async function lockWaiters(schema: string): Promise<number> {
+  const { rows } = await admin().query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND position($1 in query) > 0",
+    [schema],
+  );
+  return rows[0]!.n;
+}
 
 describePg('postgres', () => {
   runStoreContract(
@@ -479,6 +506,165 @@ describePg('postgres store', () => {
     });
   });
 
+  describe('statementTimeoutMs', () => {
+    const BOUND_MS = 300;
+
+    it('fails every read that waits on a lock held by another session with the statement timeout; the store reads again once it is gone', async () => {
+      const schema = freshSchema('timeout_reads');
+      const records = bulk(12, 'locked_tool');
+      const writer = await createPostgresStore({ url: PG_URL, schema });
+      await writer.insert(records);
+      await writer.close();
+      const store = await createPostgresStore({ url: PG_URL, schema, readonly: true, statementTimeoutMs: BOUND_MS, max: 2 });
+      const lock = await lockTables(schema);
+      try {
+        const reads: [string, () => Promise<unknown>][] = [
+          ['count', () => store.count()],
+          ['query', () => store.query({ order: 'desc', limit: 5 })],
+          ['get', () => store.get(records[0]!.execution_id)],
+          ['toolStats', () => store.toolStats(everything)],
+          ['failureBreakdown', () => store.failureBreakdown(everything)],
+          ['hourly', () => store.hourly(everything)],
+          ['signatures', () => store.signatures(everything)],
+          ['queryTrajectories', () => store.queryTrajectories()],
+          ['listCorrections', () => store.listCorrections()],
+        ];
+        for (const [name, read] of reads) {
+          const error = await read().then(
+            (): Error & { code?: string } => new Error(`${name} answered although the tables are locked`),
+            (e: unknown) => e as Error & { code?: string },
+          );
+          expect({ name, message: error.message, code: error.code }).toStrictEqual({ name, message: expect.stringMatching(TIMED_OUT), code: '57014' });
+        }
+        await lock.release();
+        expect(await store.count()).toBe(records.length);
+        expect((await store.toolStats(everything))[0]).toMatchObject({ tool_name: 'locked_tool', total: records.length });
+      } finally {
+        await lock.release();
+        await store.close();
+      }
+    });
+
+    it('fails an insert that waits on a lock with the statement timeout, writing none of it; the same store stores it once the lock is gone', async () => {
+      const schema = freshSchema('timeout_insert');
+      const store = await createPostgresStore({ url: PG_URL, schema, statementTimeoutMs: BOUND_MS, max: 2 });
+      const records = bulk(8, 'locked_insert');
+      const lock = await lockTables(schema);
+      try {
+        await expect(store.insert(records)).rejects.toMatchObject({ message: expect.stringMatching(TIMED_OUT), code: '57014' });
+        await expect(store.insertTrajectories([contractTrajectory(1)])).rejects.toMatchObject({ code: '57014' });
+        await lock.release();
+        expect(await store.count()).toBe(0);
+        await store.insert(records);
+        expect(await store.count()).toBe(records.length);
+        expect((await store.toolStats(everything))[0]).toMatchObject({ tool_name: 'locked_insert', total: records.length });
+      } finally {
+        await lock.release();
+        await store.close();
+      }
+    });
+
+    it('gives up on a server that stops answering (query_timeout), for reads and inserts, and close does not wait for them', async () => {
+      const proxy = await startProxy(PG_HOST, PG_PORT);
+      const schema = freshSchema('timeout_silent');
+      const store = await createPostgresStore({ url: urlWith({ host: '127.0.0.1', port: proxy.port }), schema, statementTimeoutMs: BOUND_MS, max: 2 });
+      try {
+        // Two connections open, so that the read and the insert each wait on one of them.
+        await Promise.all([store.insert(bulk(3, 'silent_tool')), store.count()]);
+        proxy.freeze();
+        const [read, insert] = await Promise.allSettled([store.count(), store.insert(bulk(2, 'silent_tool'))]);
+        expect(read).toMatchObject({ status: 'rejected', reason: { message: 'Query read timeout' } });
+        expect(insert).toMatchObject({ status: 'rejected', reason: { message: 'Query read timeout' } });
+        await store.close();
+      } finally {
+        await store.close();
+        await proxy.stop();
+      }
+    });
+  });
+
+  describe('a recorder over a table another session keeps locked', () => {
+    /** A recorder spooling to a fresh directory, with short intervals, reporting into `errors`. */
+    function recorderOver(store: Store, spool: string, errors: unknown[], insertTimeoutMs: number): Recorder {
+      return createRecorder({
+        store,
+        spool: { path: spool },
+        batchSize: 10,
+        flushIntervalMs: 20,
+        retry: { initialDelayMs: 50, maxDelayMs: 200 },
+        insertTimeoutMs,
+        onError: (error) => errors.push(error),
+      });
+    }
+
+    /** Five records stored, then the table locked from another session and twenty more enqueued; resolves once they are spooled. */
+    async function writeIntoLock(rec: Recorder, schema: string, sent: readonly ToolExecutionRecord[]): Promise<{ release: () => Promise<void> }> {
+      for (const record of sent.slice(0, 5)) rec.enqueue(record);
+      await vi.waitFor(() => expect(rec.stats().written).toBe(5), { timeout: 10_000, interval: 20 });
+      const lock = await lockTables(schema);
+      for (const record of sent.slice(5)) rec.enqueue(record);
+      await vi.waitFor(() => expect(rec.stats().spooled).toBe(sent.length - 5), { timeout: 20_000, interval: 20 });
+      return lock;
+    }
+
+    async function expectStoredOnce(store: Store, sent: readonly ToolExecutionRecord[]): Promise<void> {
+      const stored = await store.query({ limit: Infinity });
+      expect(stored.map((r) => r.execution_id).sort()).toStrictEqual(sent.map((r) => r.execution_id.toLowerCase()).sort());
+      expect((await store.toolStats(everything))[0]).toMatchObject({ total: sent.length });
+    }
+
+    it('spools what it writes while the lock is held, the inserts failing at statementTimeoutMs, and stores each record once after', async () => {
+      const schema = freshSchema('rec_bound');
+      const store = await createPostgresStore({ url: PG_URL, schema, statementTimeoutMs: 300, max: 4 });
+      const dir = mkdtempSync(join(tmpdir(), 'faultline-pg-spool-'));
+      const errors: unknown[] = [];
+      // The store's bound, not the recorder's, is what ends the inserts.
+      const rec = recorderOver(store, join(dir, 'rec.jsonl'), errors, 600_000);
+      const sent = bulk(25, 'locked_rec');
+      const lock = await writeIntoLock(rec, schema, sent);
+      try {
+        expect(errors).toMatchObject([{ code: '57014', message: expect.stringMatching(TIMED_OUT) }]);
+      } finally {
+        await lock.release();
+      }
+      await vi.waitFor(() => expect(rec.stats()).toMatchObject({ replayed: 20, storeHealthy: true }), { timeout: 20_000, interval: 20 });
+      await rec.close();
+      expect(rec.stats()).toMatchObject({ written: 5, spooled: 20, replayed: 20, dropped: 0, rejected: 0 });
+      await expectStoredOnce(store, sent);
+      expect(readdirSync(dir)).toEqual([]);
+      await store.close();
+    }, 60_000);
+
+    it('without statementTimeoutMs, spools at the recorder\'s insertTimeoutMs, and the store\'s close cuts the inserts still waiting after CLOSE_WAIT_MS; the next recorder stores each record once', async () => {
+      const schema = freshSchema('rec_unbound');
+      const store = await createPostgresStore({ url: PG_URL, schema, max: 4 });
+      const dir = mkdtempSync(join(tmpdir(), 'faultline-pg-spool-'));
+      const spool = join(dir, 'rec.jsonl');
+      const errors: unknown[] = [];
+      const rec = recorderOver(store, spool, errors, 500);
+      const sent = bulk(25, 'locked_rec');
+      const lock = await writeIntoLock(rec, schema, sent);
+      try {
+        expect(errors).toMatchObject([{ name: 'StoreWriteTimeoutError' }]);
+        await rec.close();
+        // The lock is still held: the inserts the recorder gave up on are still waiting for it.
+        expect(await lockWaiters(schema)).toBeGreaterThan(0);
+        await store.close();
+      } finally {
+        await lock.release();
+      }
+      // Cut mid-transaction: once the lock is gone, the server finds no COMMIT and rolls them back.
+      await vi.waitFor(async () => expect(await lockWaiters(schema)).toBe(0), { timeout: 10_000, interval: 20 });
+      const reopened = await createPostgresStore({ url: PG_URL, schema });
+      expect(await reopened.count()).toBe(5);
+      const next = recorderOver(reopened, spool, errors, 10_000);
+      await next.close();
+      expect(next.stats()).toMatchObject({ replayed: 20, dropped: 0 });
+      await expectStoredOnce(reopened, sent);
+      await reopened.close();
+    }, 60_000);
+  });
+
   describe('lifecycle', () => {
     it('uses a caller-owned pool without ending it, and refuses use after close', async () => {
       const pool = new pg.Pool({ connectionString: PG_URL, max: 2 });
@@ -516,11 +702,15 @@ interface Proxy {
   port: number;
   stop(): Promise<void>;
   restart(): Promise<void>;
+  /** Keeps every connection open, and accepts new ones, but passes nothing more either way: a server that stopped answering. */
+  freeze(): void;
 }
 
 /** A TCP forwarder whose stop() cuts every live connection, to simulate the server going away. */
 async function startProxy(targetHost: string, targetPort: number): Promise<Proxy> {
   const sockets = new Set<net.Socket>();
+  const pairs = new Set<[net.Socket, net.Socket]>();
+  let frozen = false;
   let server: net.Server | undefined;
   let port = 0;
   const listen = () =>
@@ -532,7 +722,8 @@ async function startProxy(targetHost: string, targetPort: number): Promise<Proxy
           socket.on('close', () => sockets.delete(socket));
           socket.on('error', () => undefined);
         }
-        client.pipe(upstream).pipe(client);
+        if (!frozen) client.pipe(upstream).pipe(client);
+        pairs.add([client, upstream]);
         client.on('close', () => upstream.destroy());
         upstream.on('close', () => client.destroy());
       });
@@ -555,5 +746,12 @@ async function startProxy(targetHost: string, targetPort: number): Promise<Proxy
       if (s !== undefined) await new Promise<void>((resolve) => s.close(() => resolve()));
     },
     restart: listen,
+    freeze() {
+      frozen = true;
+      for (const [client, upstream] of pairs) {
+        client.unpipe(upstream);
+        upstream.unpipe(client);
+      }
+    },
   };
 }

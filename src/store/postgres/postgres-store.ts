@@ -87,6 +87,11 @@ const CONNECT_TIMEOUT_MS = 10_000;
 /** How much longer than `statementTimeoutMs` the client waits for the server's own cancellation. */
 const QUERY_TIMEOUT_GRACE_MS = 2000;
 /**
+ * How long a writer's close waits for statements still in flight before it cuts their connections:
+ * the recorder's default `insertTimeoutMs`, past which it has spooled what they were writing.
+ */
+export const CLOSE_WAIT_MS = 10_000;
+/**
  * Rows per INSERT statement. `unnest` keeps the parameter count at one per column whatever the
  * row count, so this only bounds the size of one protocol message; batches larger than this are
  * still one transaction.
@@ -186,7 +191,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     if (ownsPool) await pool.end().catch(() => undefined);
     throw error;
   }
-  return new PostgresStore(pool, ownsPool, schema, ownsPool && options.readonly === true);
+  return new PostgresStore(pool, ownsPool, schema, options.readonly === true);
 }
 
 /**
@@ -251,15 +256,18 @@ class PostgresStore implements Store, TrajectoryStore, CorrectionMemoryStore {
   readonly #schema: string;
   readonly #rollups: RollupWriter;
   readonly #insertSql: string;
-  /** Clients checked out of the pool, when close drops their reads (see {@link close}). */
+  /** Clients checked out of the pool the store owns, whose statements close may cut (see {@link close}). */
   readonly #busy: Set<pg.PoolClient> | undefined;
+  /** How long close waits for statements in flight before it cuts them. */
+  readonly #closeWaitMs: number;
   #closing: Promise<void> | undefined;
 
-  constructor(pool: pg.Pool, ownsPool: boolean, schema: string, dropReadsOnClose: boolean) {
+  constructor(pool: pg.Pool, ownsPool: boolean, schema: string, readonly: boolean) {
     this.#pool = pool;
     this.#ownsPool = ownsPool;
     this.#schema = schema;
-    if (dropReadsOnClose) {
+    this.#closeWaitMs = readonly ? 0 : CLOSE_WAIT_MS;
+    if (ownsPool) {
       const busy = (this.#busy = new Set());
       pool.on('acquire', (client) => busy.add(client));
       pool.on('release', (_error, client) => busy.delete(client));
@@ -589,13 +597,28 @@ class PostgresStore implements Store, TrajectoryStore, CorrectionMemoryStore {
    * Ends the pool once its clients are back. A read-only store does not wait for reads still in
    * flight: whoever closes it no longer wants their answers (tail stopped by Ctrl-C while the
    * server is stuck behind a lock, or unreachable). Their connections are cut, which fails those
-   * reads at once; a writer's close still waits for its inserts.
+   * reads at once. A writer's close waits for its inserts, up to {@link CLOSE_WAIT_MS}: one still
+   * running then waits on something that may never come (a table another session keeps locked, a
+   * server that stopped answering), and a recorder has spooled its records by then. Its connection
+   * is cut: the insert fails as in an outage, and the server, finding no COMMIT, rolls it back.
    */
   close(): Promise<void> {
     if (this.#closing === undefined) {
-      this.#closing = this.#ownsPool ? this.#pool.end() : Promise.resolve();
+      const ended = this.#ownsPool ? this.#pool.end() : Promise.resolve();
+      this.#closing = ended;
+      const busy = this.#busy;
+      if (busy === undefined || busy.size === 0) return ended;
       // pg.Pool hands out pg.Client instances; PoolClient's type omits the connection.
-      for (const client of this.#busy ?? []) (client as unknown as pg.Client).connection.stream.destroy();
+      const cut = () => {
+        for (const client of busy) (client as unknown as pg.Client).connection.stream.destroy();
+      };
+      if (this.#closeWaitMs === 0) cut();
+      else {
+        const timer = setTimeout(cut, this.#closeWaitMs);
+        timer.unref();
+        const stop = () => clearTimeout(timer);
+        ended.then(stop, stop);
+      }
     }
     return this.#closing;
   }
