@@ -2,7 +2,9 @@
  * Streamable HTTP on both sides: a small real SDK server over StreamableHTTPServerTransport as the
  * upstream (`--upstream` mode), and the proxy's own HTTP endpoint (`--port` mode) for clients.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import { createServer, request as httpRequest, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -14,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FaultPlan } from '../plan.js';
 import { createFaultPlan } from '../plan.js';
 import { serveMcpOverHttp, type McpHttpServer } from './http-downstream.js';
-import { readRecords, rpcError, startTestProxy, tempDir } from './mcp-proxy.test-helpers.js';
+import { EVERYTHING_SERVER, readRecords, rpcError, startTestProxy, tempDir } from './mcp-proxy.test-helpers.js';
 import { startMcpProxy, type McpProxy } from './proxy.js';
 import { connectUpstream, McpUpstreamError } from './upstream.js';
 
@@ -50,7 +52,7 @@ function orderServer(): Server {
   return server;
 }
 
-async function startUpstream(makeServer: () => Server = orderServer): Promise<{ url: string; close(): Promise<void> }> {
+async function startUpstream(makeServer: () => Server = orderServer, port = 0): Promise<{ url: string; close(): Promise<void> }> {
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const http: HttpServer = createServer((req, res) => {
     const header = req.headers['mcp-session-id'];
@@ -68,10 +70,10 @@ async function startUpstream(makeServer: () => Server = orderServer): Promise<{ 
       await transport.handleRequest(req, res);
     })();
   });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  const port = (http.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => http.listen(port, '127.0.0.1', resolve));
+  const bound = (http.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}/mcp`,
+    url: `http://127.0.0.1:${bound}/mcp`,
     close: async () => {
       await Promise.allSettled([...transports.values()].map((t) => t.close()));
       http.closeAllConnections();
@@ -255,6 +257,89 @@ describe('an --upstream that goes away mid-session', () => {
       await t.close();
     }
   });
+});
+
+describe('an --upstream that restarts (its sessions are gone)', () => {
+  it('starts a new session at the 404 for the old one and sends the call there, as the spec asks a client to; the call is recorded once, as a success', async () => {
+    let upstream = await startUpstream();
+    const port = Number(new URL(upstream.url).port);
+    const lines: string[] = [];
+    const t = await startTestProxy({ url: upstream.url }, { version: 1, rules: [] }, { log: (line) => lines.push(line) });
+    try {
+      expect((await t.client.callTool({ name: 'lookup_order', arguments: { id: 'A-1' } })).isError).toBeUndefined();
+      await upstream.close();
+      // Lets the HTTP client see its pooled keep-alive socket close (a request still sent on it would be a reset).
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      // The same server at the same address, started again: it knows no session.
+      upstream = await startUpstream(orderServer, port);
+      const result = await t.client.callTool({ name: 'lookup_order', arguments: { id: 'A-2' } });
+      expect(result).toEqual({ content: [{ type: 'text', text: JSON.stringify({ id: 'A-2', status: 'shipped', updated_at: '2026-03-01T10:00:00Z' }) }] });
+      // The new session stays: later requests of any kind go to it.
+      expect((await t.client.listTools()).tools.map((tool) => tool.name)).toEqual(['lookup_order', 'strict_lookup', 'warehouse_status']);
+      expect((await t.records()).map((r) => [r.tool_name, r.status, r.input_params])).toEqual([
+        ['lookup_order', 'success', { id: 'A-1' }],
+        ['lookup_order', 'success', { id: 'A-2' }],
+      ]);
+      expect(lines).toContainEqual(expect.stringContaining('new session'));
+    } finally {
+      await t.close();
+      await upstream.close();
+    }
+  });
+});
+
+/** server-everything over Streamable HTTP on `port`, once it listens. */
+async function startEverythingHttp(port: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [EVERYTHING_SERVER, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let said = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
+      said += chunk.toString();
+      if (said.includes('listening on port')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`server-everything exited with ${code}: ${said}`)));
+  });
+  child.stderr!.resume();
+  return child;
+}
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const port = (probe.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+describe('server-everything over Streamable HTTP as the --upstream, restarted while the proxy runs', () => {
+  it('relays progress over the upstream session, and after the restart goes on in a new session', async () => {
+    const port = await freePort();
+    let server = await startEverythingHttp(port);
+    const lines: string[] = [];
+    const t = await startTestProxy({ url: `http://127.0.0.1:${port}/mcp` }, { version: 1, rules: [] }, { log: (line) => lines.push(line) });
+    try {
+      const progress: number[] = [];
+      const long = await t.client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 } }, undefined, { onprogress: (p) => progress.push(p.progress) });
+      expect(JSON.stringify(long)).toContain('Long running operation completed');
+      expect(progress.slice(0, 2)).toEqual([1, 2]);
+
+      server.kill('SIGKILL');
+      await once(server, 'exit');
+      server = await startEverythingHttp(port);
+      // It answers an unknown session with 400 "No valid session ID provided", not the spec's 404.
+      expect(await t.client.callTool({ name: 'echo', arguments: { message: 'after the restart' } })).toEqual({ content: [{ type: 'text', text: 'Echo: after the restart' }] });
+      expect((await t.records()).map((r) => [r.tool_name, r.status])).toEqual([
+        ['trigger-long-running-operation', 'success'],
+        ['echo', 'success'],
+      ]);
+      expect(lines).toContainEqual(expect.stringContaining('started a new session'));
+      // The refusal itself is not reported: the new session is.
+      expect(lines.filter((line) => line.includes('No valid session ID'))).toEqual([]);
+    } finally {
+      await t.close();
+      server.kill('SIGKILL');
+    }
+  }, 30_000);
 });
 
 describe('an --upstream that dies during a call', () => {

@@ -9,9 +9,11 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { McpError, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { everythingUpstream, filesystemUpstream, memoryUpstream, startTestProxy, tempDir, type TestProxy } from './mcp-proxy.test-helpers.js';
+import { RELAYED_CLIENT_CAPABILITIES } from './client-requests.js';
 import type { McpUpstream } from './upstream.js';
 
 /** What a caller got: a result (isError or not), or a JSON-RPC error with its code, message and data. */
@@ -26,10 +28,14 @@ async function answer(call: Promise<unknown>): Promise<Answer> {
   }
 }
 
-/** A client straight to its own copy of the server, started as the proxy starts it. */
+/**
+ * A client straight to its own copy of the server, started as the proxy starts it, offering what
+ * the proxy offers the server (some servers list tools only to a client that can answer sampling,
+ * elicitation or roots).
+ */
 async function directClient(upstream: McpUpstream): Promise<Client> {
   if (!('command' in upstream)) throw new Error('a command upstream is needed here');
-  const client = new Client({ name: 'direct', version: '1' });
+  const client = new Client({ name: 'direct', version: '1' }, { capabilities: RELAYED_CLIENT_CAPABILITIES });
   await client.connect(
     new StdioClientTransport({ command: upstream.command, args: [...(upstream.args ?? [])], ...(upstream.env === undefined ? {} : { env: upstream.env }), stderr: 'ignore' }),
   );
@@ -106,6 +112,52 @@ describe('pass-through with an empty plan: server-everything', () => {
     expect((pairs[3]!.through as { result: { content: unknown[] } }).result.content).toContainEqual(expect.objectContaining({ type: 'image', mimeType: 'image/png' }));
     expect(pairs[7]!.through).toMatchObject({ result: { isError: true } });
     await expectRecordedWithoutFaults(t, calls);
+  });
+
+  it('answers ping, completion/complete and logging/setLevel as the server does, and records none of them', async () => {
+    const before = (await t.records()).length;
+    expect(await t.client.ping()).toEqual(await direct.ping());
+    const department = { ref: { type: 'ref/prompt' as const, name: 'completable-prompt' }, argument: { name: 'department', value: 'S' } };
+    const completed = await t.client.complete(department);
+    expect(completed).toEqual(await direct.complete(department));
+    expect(completed.completion.values).toEqual(['Sales', 'Support']);
+    // The second argument's values depend on the first, sent as context.
+    const lead = { ...department, argument: { name: 'name', value: '' }, context: { arguments: { department: 'Support' } } };
+    expect((await t.client.complete(lead)).completion.values).toEqual(['John', 'Kim', 'Lee']);
+    expect(await answer(t.client.complete({ ref: { type: 'ref/prompt', name: 'no-such-prompt' }, argument: { name: 'x', value: '' } }))).toEqual(
+      await answer(direct.complete({ ref: { type: 'ref/prompt', name: 'no-such-prompt' }, argument: { name: 'x', value: '' } })),
+    );
+    expect(await t.client.setLoggingLevel('warning')).toEqual(await direct.setLoggingLevel('warning'));
+    expect((await t.records()).length).toBe(before);
+  });
+
+  it('relays a resource subscription and the notifications/resources/updated that follow it, to the subscribed client only', async () => {
+    const uri = (await t.client.listResources()).resources[0]!.uri;
+    const updated: string[] = [];
+    const first = new Promise<void>((resolve) =>
+      t.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+        updated.push(n.params.uri);
+        resolve();
+      }),
+    );
+    const bystander = new Client({ name: 'bystander', version: '1' });
+    const bystanderSaw: string[] = [];
+    bystander.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void bystanderSaw.push(n.params.uri));
+    const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
+    await t.proxy.connect(serverSide);
+    await bystander.connect(clientSide);
+    try {
+      expect(await t.client.subscribeResource({ uri })).toEqual({});
+      // On: the server sends an update for every subscribed resource at once, then every 5 s.
+      await t.client.callTool({ name: 'toggle-subscriber-updates', arguments: {} });
+      await first;
+      await t.client.callTool({ name: 'toggle-subscriber-updates', arguments: {} });
+      expect(updated[0]).toBe(uri);
+      expect(bystanderSaw).toEqual([]);
+      expect(await t.client.unsubscribeResource({ uri })).toEqual({});
+    } finally {
+      await bystander.close();
+    }
   });
 });
 

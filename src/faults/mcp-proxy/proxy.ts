@@ -5,14 +5,19 @@
  * Downstream clients see the upstream as it is: the same serverInfo (name and version unchanged,
  * so client configs and FailBench agents cannot tell the proxy is there), the same instructions,
  * and the same capabilities for tools, resources, prompts, logging and completions. The
- * experimental `tasks` capability and `experimental` entries are not mirrored, and requests the
- * server would send to the client (sampling, elicitation, roots) are not relayed.
+ * experimental `tasks` capability and `experimental` entries are not mirrored. Requests the
+ * server sends its client (sampling, elicitation, roots) go to one of the proxy's clients and
+ * the answer comes back (client-requests.ts).
  *
  * tools/list, resources (list, templates, read, subscribe), prompts (list, get), completions and
  * logging levels pass through untouched; progress notifications and cancellations are relayed in
  * both directions, and list_changed / resources/updated / log notifications go to every
  * connected client (updates only to the clients subscribed to that resource). Every tools/call
  * goes through the fault plan and is recorded (tool-call.ts).
+ *
+ * A Streamable HTTP server that answers a request with "unknown session" (it restarted) gets a new
+ * session, as the spec asks of a client, and the request once more (it did not run there); the
+ * clients keep theirs and hear of a changed tool list.
  *
  * When the upstream goes away on its own (the server exits or is killed), the proxy stays up:
  * calls that were upstream and every later tools/call get a JSON-RPC error and are recorded as
@@ -54,6 +59,7 @@ import {
   ReadResourceResultSchema,
   ResourceListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema,
+  RootsListChangedNotificationSchema,
   SetLevelRequestSchema,
   SubscribeRequestSchema,
   ToolListChangedNotificationSchema,
@@ -75,10 +81,11 @@ import { systemClock, type Clock } from '../../runtime/clock.js';
 import { openStore, sqlitePathOf } from '../../store/open-store.js';
 import type { Store } from '../../store/types.js';
 import type { FaultPlan } from '../plan.js';
+import { ClientRequestRelay, RELAYED_CLIENT_CAPABILITIES, type RelayPeer } from './client-requests.js';
 import { relayedError } from './rpc-error.js';
 import { ToolCatalog } from './tool-catalog.js';
 import { proxyToolCall, type CallSession, type HandlerExtra, type RecordSink, type ToolCallDeps } from './tool-call.js';
-import { DEFAULT_HANDSHAKE_TIMEOUT_MS, describeUpstream, openUpstream, type McpUpstream, type UpstreamConnection } from './upstream.js';
+import { DEFAULT_HANDSHAKE_TIMEOUT_MS, describeUpstream, openUpstream, sessionGone, type McpUpstream, type UpstreamClientOptions, type UpstreamConnection } from './upstream.js';
 import { describeLoss, isConnectionClosed, lostBeforeCall, lostDuringCall, lostRequestError, UpstreamLostError, type UpstreamLoss } from './upstream-loss.js';
 
 export interface McpProxyOptions {
@@ -189,6 +196,7 @@ export interface McpProxy {
 
 interface Session extends CallSession {
   server: Server;
+  peer: RelayPeer;
   subscriptions: Set<string>;
 }
 
@@ -274,9 +282,12 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
   // Opening a SQLite store creates its file: that waits for the handshake (see the module comment).
   const createsFile = options.recorder === undefined && typeof options.store !== 'object' && sqlitePathOf(options.store, options.cwd) !== undefined;
   let recording = createsFile ? undefined : await openRecording();
+  // Made before the upstream: a server may ask for roots as soon as the handshake is done.
+  const clientRequests = new ClientRequestRelay({ upstream: () => client, timeoutMs: upstreamTimeoutMs, log });
+  const asClient: UpstreamClientOptions = { capabilities: RELAYED_CLIENT_CAPABILITIES, prepare: (c) => clientRequests.attach(c) };
   let upstream: UpstreamConnection;
   try {
-    upstream = await openUpstream(options.upstream, Math.min(upstreamTimeoutMs, DEFAULT_HANDSHAKE_TIMEOUT_MS));
+    upstream = await openUpstream(options.upstream, Math.min(upstreamTimeoutMs, DEFAULT_HANDSHAKE_TIMEOUT_MS), asClient);
   } catch (error) {
     await closeRecording(recording);
     throw error;
@@ -324,6 +335,10 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
     watched.onerror = (error) => {
       // A write that raced the server's exit: the exit itself is reported, once, when the connection closes.
       if ((error as { code?: unknown }).code === 'EPIPE') return;
+      // Once the proxy is closing, an answer to a request the server sent meanwhile (roots at start-up, say) has nowhere to go.
+      if (closing !== undefined) return;
+      // A session the server forgot: the request that met it starts a new one and says so.
+      if (sessionGone(watched, error)) return;
       log(`upstream: ${error.message}`);
     };
   }
@@ -352,7 +367,7 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
       restartAttempts++;
       let next: UpstreamConnection;
       try {
-        next = await openUpstream(options.upstream, Math.min(upstreamTimeoutMs, DEFAULT_HANDSHAKE_TIMEOUT_MS));
+        next = await openUpstream(options.upstream, Math.min(upstreamTimeoutMs, DEFAULT_HANDSHAKE_TIMEOUT_MS), asClient);
       } catch (error) {
         failedInARow++;
         log(`restart ${restartAttempts} of ${policy.maxRestarts} failed: ${error instanceof Error ? error.message : String(error)}`);
@@ -365,26 +380,66 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
       }
       failedInARow = 0;
       const before = JSON.stringify(catalog.snapshot());
-      client = next.client;
-      upstream = next;
-      watch(next);
-      attachNotifications(next.client);
-      loss = undefined;
+      switchTo(next);
       restarts++;
-      next.releaseStderr();
       log(`restarted the upstream MCP server (attempt ${restartAttempts} of ${policy.maxRestarts})`);
-      if (capabilities.tools !== undefined) {
-        catalog.resume();
-        await catalog.refresh();
-        if (loss === undefined && JSON.stringify(catalog.snapshot()) !== before) broadcast({ method: 'notifications/tools/list_changed' });
-      }
-      // Subscriptions lived in the old server; the clients still hold theirs.
-      for (const uri of subscribers.keys()) {
-        next.client
-          .request({ method: 'resources/subscribe', params: { uri } }, EmptyResultSchema, { timeout: upstreamTimeoutMs })
-          .catch((error: unknown) => log(`renewing the subscription to ${uri} failed: ${error instanceof Error ? error.message : String(error)}`));
-      }
+      await catchUp(next, before);
     }
+  }
+
+  /** Points calls at a new connection (a restarted server, a new session). */
+  function switchTo(next: UpstreamConnection): void {
+    client = next.client;
+    upstream = next;
+    watch(next);
+    attachNotifications(next.client);
+    loss = undefined;
+    next.releaseStderr();
+  }
+
+  /** Brings a new connection up to what the clients hold: the tool list (telling them if it changed) and their subscriptions. */
+  async function catchUp(next: UpstreamConnection, toolsBefore: string): Promise<void> {
+    if (capabilities.tools !== undefined) {
+      catalog.resume();
+      await catalog.refresh();
+      if (loss === undefined && JSON.stringify(catalog.snapshot()) !== toolsBefore) broadcast({ method: 'notifications/tools/list_changed' });
+    }
+    // Subscriptions lived in the old server or session; the clients still hold theirs.
+    for (const uri of subscribers.keys()) {
+      next.client
+        .request({ method: 'resources/subscribe', params: { uri } }, EmptyResultSchema, { timeout: upstreamTimeoutMs })
+        .catch((error: unknown) => log(`renewing the subscription to ${uri} failed: ${error instanceof Error ? error.message : String(error)}`));
+    }
+  }
+
+  let renewing: Promise<boolean> | undefined;
+  /**
+   * Starts a new session with a Streamable HTTP server that forgot `stale`'s (requests that met
+   * the same 404 share one). False when the server cannot be reached for one.
+   */
+  function renewSession(stale: Client): Promise<boolean> {
+    if (client !== stale) return Promise.resolve(true);
+    renewing ??= (async () => {
+      let next: UpstreamConnection;
+      try {
+        next = await openUpstream(options.upstream, Math.min(upstreamTimeoutMs, DEFAULT_HANDSHAKE_TIMEOUT_MS), asClient);
+      } catch (error) {
+        log(`the upstream MCP server no longer knows the proxy's session, and a new one failed: ${error instanceof Error ? error.message : String(error)}`);
+        return false;
+      }
+      if (closing !== undefined) {
+        await next.client.close().catch(() => undefined);
+        return false;
+      }
+      const before = JSON.stringify(catalog.snapshot());
+      switchTo(next);
+      log(`the upstream MCP server (${describeUpstream(options.upstream)}) no longer knows the proxy's session (it restarted); started a new session`);
+      // Closing the old connection after the switch: its end is not the upstream's.
+      await stale.close().catch(() => undefined);
+      await catchUp(next, before);
+      return true;
+    })().finally(() => (renewing = undefined));
+    return renewing;
   }
 
   if (recording === undefined) {
@@ -419,14 +474,8 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
     catalog,
     forward: async (params, extra) => {
       if (loss !== undefined) throw new UpstreamLostError(lostBeforeCall(loss));
-      const used = client;
-      try {
-        return await used.request({ method: 'tools/call', params }, CallToolResultSchema, requestOptions(params, extra));
-      } catch (error) {
-        const lost = losses.get(used);
-        if (lost !== undefined && isConnectionClosed(error)) throw new UpstreamLostError(lostDuringCall(lost));
-        throw error;
-      }
+      const options = requestOptions(params, extra);
+      return sendUpstream((c) => c.request({ method: 'tools/call', params }, CallToolResultSchema, options), (lost) => new UpstreamLostError(lostDuringCall(lost)));
     },
     upstreamGone: () => loss !== undefined,
     shaping: { redactor, maxOutputChars: options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS },
@@ -467,15 +516,34 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
     };
   }
 
+  /**
+   * Sends on the current connection. A Streamable HTTP server that no longer knows the session
+   * (it restarted) did not run the request: the proxy starts a new session, as the spec asks a
+   * client to, and sends the request once more. A connection that ended under the request fails
+   * it with `lostError`.
+   */
+  async function sendUpstream<T>(send: (c: Client) => Promise<T>, lostError: (loss: UpstreamLoss) => Error): Promise<T> {
+    let used = client;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await send(used);
+      } catch (error) {
+        const lost = losses.get(used);
+        if (lost !== undefined && isConnectionClosed(error)) throw lostError(lost);
+        if (attempt > 0 || !sessionGone(used, error)) throw error;
+        if (!(await renewSession(used))) throw error;
+        used = client;
+      }
+    }
+  }
+
   /** Sends a downstream request upstream as it is and hands back the answer, or the upstream's error. */
-  async function relay<T>(send: (options: RequestOptions) => Promise<T>, params: ParamsWithMeta, extra: HandlerExtra): Promise<T> {
+  async function relay<T>(session: Session, send: (c: Client, options: RequestOptions) => Promise<T>, params: ParamsWithMeta, extra: HandlerExtra): Promise<T> {
     if (loss !== undefined) throw lostRequestError(loss);
-    const used = client;
+    const options = requestOptions(params, extra);
     try {
-      return await send(requestOptions(params, extra));
+      return await clientRequests.track(session.peer, extra.requestId, sendUpstream((c) => send(c, options), lostRequestError));
     } catch (error) {
-      const lost = losses.get(used);
-      if (lost !== undefined && isConnectionClosed(error)) throw lostRequestError(lost);
       throw relayedError(error);
     }
   }
@@ -513,6 +581,7 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
     let step = 0;
     const session: Session = {
       server,
+      peer: clientRequests.add(server),
       subscriptions: new Set(),
       traceId: uuidv7(),
       nextStep: () => step++,
@@ -533,7 +602,7 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
       server.setRequestHandler(ListToolsRequestSchema, async (request, extra) => {
         // A later page would not line up with pages the upstream cut, so only a first page is served from memory.
         if (loss !== undefined && request.params?.cursor === undefined) return { tools: catalog.snapshot() };
-        const result = await relay((o) => client.request(request, ListToolsResultSchema, o), request.params, extra);
+        const result = await relay(session, (c, o) => c.request(request, ListToolsResultSchema, o), request.params, extra);
         // A complete list seen in passing saves the catalog a request of its own.
         if (request.params?.cursor === undefined && result.nextCursor === undefined) catalog.replace(result.tools);
         return result;
@@ -541,7 +610,11 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
       server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
         calls++;
         const routed = options.route?.(request);
-        const call = routed === undefined ? proxyToolCall(deps, session, request, extra) : proxyToolCall({ ...deps, plan: routed.plan, clock: routed.clock }, routed.session, request, extra);
+        const call = clientRequests.track(
+          session.peer,
+          extra.requestId,
+          routed === undefined ? proxyToolCall(deps, session, request, extra) : proxyToolCall({ ...deps, plan: routed.plan, clock: routed.clock }, routed.session, request, extra),
+        );
         inflight.add(call);
         const done = () => inflight.delete(call);
         call.then(done, done);
@@ -549,18 +622,18 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
       });
     }
     if (capabilities.resources !== undefined) {
-      server.setRequestHandler(ListResourcesRequestSchema, (request, extra) => relay((o) => client.request(request, ListResourcesResultSchema, o), request.params, extra));
+      server.setRequestHandler(ListResourcesRequestSchema, (request, extra) => relay(session, (c, o) => c.request(request, ListResourcesResultSchema, o), request.params, extra));
       server.setRequestHandler(ListResourceTemplatesRequestSchema, (request, extra) =>
-        relay((o) => client.request(request, ListResourceTemplatesResultSchema, o), request.params, extra),
+        relay(session, (c, o) => c.request(request, ListResourceTemplatesResultSchema, o), request.params, extra),
       );
-      server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => relay((o) => client.request(request, ReadResourceResultSchema, o), request.params, extra));
+      server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => relay(session, (c, o) => c.request(request, ReadResourceResultSchema, o), request.params, extra));
       if (capabilities.resources.subscribe === true) {
         server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
           const uri = request.params.uri;
           if (!session.subscriptions.has(uri)) {
             const count = subscribers.get(uri) ?? 0;
             // One upstream subscription per resource, however many clients watch it.
-            if (count === 0) await relay((o) => client.request(request, EmptyResultSchema, o), request.params, extra);
+            if (count === 0) await relay(session, (c, o) => c.request(request, EmptyResultSchema, o), request.params, extra);
             subscribers.set(uri, count + 1);
             session.subscriptions.add(uri);
           }
@@ -568,25 +641,31 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
         });
         server.setRequestHandler(UnsubscribeRequestSchema, async (request, extra) => {
           const uri = request.params.uri;
-          if (session.subscriptions.delete(uri)) await releaseSubscription(uri, (r) => relay((o) => client.request(r, EmptyResultSchema, o), request.params, extra));
+          if (session.subscriptions.delete(uri)) await releaseSubscription(uri, (r) => relay(session, (c, o) => c.request(r, EmptyResultSchema, o), request.params, extra));
           return {};
         });
       }
     }
     if (capabilities.prompts !== undefined) {
-      server.setRequestHandler(ListPromptsRequestSchema, (request, extra) => relay((o) => client.request(request, ListPromptsResultSchema, o), request.params, extra));
-      server.setRequestHandler(GetPromptRequestSchema, (request, extra) => relay((o) => client.request(request, GetPromptResultSchema, o), request.params, extra));
+      server.setRequestHandler(ListPromptsRequestSchema, (request, extra) => relay(session, (c, o) => c.request(request, ListPromptsResultSchema, o), request.params, extra));
+      server.setRequestHandler(GetPromptRequestSchema, (request, extra) => relay(session, (c, o) => c.request(request, GetPromptResultSchema, o), request.params, extra));
     }
     if (capabilities.completions !== undefined) {
-      server.setRequestHandler(CompleteRequestSchema, (request, extra) => relay((o) => client.request(request, CompleteResultSchema, o), request.params, extra));
+      server.setRequestHandler(CompleteRequestSchema, (request, extra) => relay(session, (c, o) => c.request(request, CompleteResultSchema, o), request.params, extra));
     }
     if (capabilities.logging !== undefined) {
       // Replaces the SDK's local handler: the level is the upstream's to apply (shared by every client).
-      server.setRequestHandler(SetLevelRequestSchema, (request, extra) => relay((o) => client.request(request, EmptyResultSchema, o), request.params, extra));
+      server.setRequestHandler(SetLevelRequestSchema, (request, extra) => relay(session, (c, o) => c.request(request, EmptyResultSchema, o), request.params, extra));
     }
 
+    // A client's roots are what the server's roots/list answers (client-requests.ts).
+    server.oninitialized = () => {
+      if (server.getClientCapabilities()?.roots !== undefined) clientRequests.rootsChanged();
+    };
+    server.setNotificationHandler(RootsListChangedNotificationSchema, () => clientRequests.rootsChanged());
     server.onclose = () => {
       sessions.delete(session);
+      clientRequests.remove(session.peer);
       for (const uri of session.subscriptions) {
         void releaseSubscription(uri, (r) => client.request(r, EmptyResultSchema, { timeout: upstreamTimeoutMs })).catch(() => undefined);
       }
@@ -638,6 +717,7 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
         await Promise.allSettled([...inflight]);
         restarter?.abort();
         await restarting;
+        await renewing;
         await client.close().catch((error: unknown) => log(`closing the upstream failed: ${error instanceof Error ? error.message : String(error)}`));
         await recorder?.close();
         await ownedStore?.close();

@@ -8,9 +8,9 @@ import { createRequire } from 'node:module';
 import type { Readable } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, McpError, type Implementation } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type ClientCapabilities, type Implementation } from '@modelcontextprotocol/sdk/types.js';
 import { FaultlineError } from '../../errors.js';
 
 /** Where the real server is. */
@@ -212,6 +212,14 @@ export interface UpstreamConnection {
   discardStderr(): void;
 }
 
+/** How the proxy presents itself to the server as a client. */
+export interface UpstreamClientOptions {
+  /** Offered in the handshake. Default: none. */
+  capabilities?: ClientCapabilities;
+  /** Called before the handshake, to install handlers for the requests the capabilities allow the server to send. */
+  prepare?: (client: Client) => void;
+}
+
 /** How long the MCP handshake may take by default: the SDK's own request timeout. */
 export const DEFAULT_HANDSHAKE_TIMEOUT_MS = 60_000;
 
@@ -220,10 +228,10 @@ export const DEFAULT_HANDSHAKE_TIMEOUT_MS = 60_000;
  * that starts but never answers `initialize` fails after `handshakeTimeoutMs`.
  * @throws McpUpstreamError (one line) when that fails; a child that was started is stopped.
  */
-export async function openUpstream(upstream: McpUpstream, handshakeTimeoutMs = DEFAULT_HANDSHAKE_TIMEOUT_MS): Promise<UpstreamConnection> {
-  // No client capabilities: requests the server would send to the client (sampling, elicitation,
-  // roots) are not relayed, and a server must not send what the client did not offer.
-  const client = new Client(PROXY_CLIENT_INFO, { capabilities: {} });
+export async function openUpstream(upstream: McpUpstream, handshakeTimeoutMs = DEFAULT_HANDSHAKE_TIMEOUT_MS, as: UpstreamClientOptions = {}): Promise<UpstreamConnection> {
+  // Without capabilities a server must not send requests of its own (sampling, elicitation, roots).
+  const client = new Client(PROXY_CLIENT_INFO, { capabilities: as.capabilities ?? {} });
+  as.prepare?.(client);
   const name = describeUpstream(upstream);
   const opened = transportFor(upstream);
   try {
@@ -260,6 +268,19 @@ export async function connectUpstream(upstream: McpUpstream, handshakeTimeoutMs?
   const connection = await openUpstream(upstream, handshakeTimeoutMs);
   connection.releaseStderr();
   return connection.client;
+}
+
+/**
+ * A Streamable HTTP server refused a request because it does not know the client's session: 404,
+ * as the spec has it, or the 400 that servers written after the SDK's examples answer (server-
+ * everything: "No valid session ID provided"; a transport made for the request: "Server not
+ * initialized"). The request was not processed.
+ */
+export function sessionGone(client: Client, error: unknown): boolean {
+  const transport = client.transport;
+  if (!(transport instanceof StreamableHTTPClientTransport) || transport.sessionId === undefined) return false;
+  if (!(error instanceof StreamableHTTPError)) return false;
+  return error.code === 404 || (error.code === 400 && /session|not initialized/i.test(error.message));
 }
 
 /** The SDK's error for a request that got no answer in time. */
