@@ -51,6 +51,18 @@ describe.skipIf(!available)('faultline breakers (the real Redis)', () => {
     expect(reset.stdout).toMatch(/flaky\s+closed\s+0/);
   });
 
+  it('--reset of a tool without a shared circuit (a typo, another prefix) is one line and exit 2, naming the ones there', async () => {
+    const prefix = `faultline-cli-test-${randomUUID()}`;
+    await fleetWithAnOpenCircuit(prefix);
+    const typo = await runCapture(['breakers', '--redis', REDIS_URL, '--prefix', prefix, '--reset', 'flakey'], tmpdir());
+    expect(typo).toEqual({ code: 2, stdout: '', stderr: `faultline: no shared circuit of flakey under prefix "${prefix}" at ${REDIS_URL} (shared: flaky); nothing reset\n` });
+    // The open circuit is still open.
+    expect((await runCapture(['breakers', '--redis', REDIS_URL, '--prefix', prefix], tmpdir())).code).toBe(1);
+    const empty = `empty-${randomUUID()}`;
+    const none = await runCapture(['breakers', '--redis', REDIS_URL, '--prefix', empty, '--reset', 'flaky'], tmpdir());
+    expect(none).toEqual({ code: 2, stdout: '', stderr: `faultline: no shared circuit of flaky under prefix "${empty}" at ${REDIS_URL} (none is shared there); nothing reset\n` });
+  });
+
   it('says so when nothing is shared under the prefix', async () => {
     const r = await runCapture(['breakers', '--redis', REDIS_URL, '--prefix', `empty-${randomUUID()}`], tmpdir());
     expect(r).toMatchObject({ code: 0, stderr: '' });

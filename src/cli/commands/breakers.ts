@@ -45,6 +45,12 @@ export function breakersCommand(ctx: CliContext): Command {
           throw new CliError((error as Error).message);
         }
         if (opts.reset !== undefined) {
+          // A mistyped tool (or prefix) would otherwise be 'closed' too, and the real circuit left open.
+          const known = Object.keys(await shared.sharedStates()).sort();
+          if (!known.includes(opts.reset)) {
+            const listed = known.length === 0 ? 'none is shared there' : `shared: ${known.join(', ')}`;
+            throw new CliError(`no shared circuit of ${opts.reset} under prefix "${opts.prefix}" at ${maskUrlPassword(url)} (${listed}); nothing reset`);
+          }
           await shared.reset(opts.reset);
           if (opts.json !== true) writeLine(io.stdout, `faultline breakers: closed the shared circuit of ${opts.reset}`);
         }
