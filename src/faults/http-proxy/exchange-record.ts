@@ -37,7 +37,7 @@ export type ExchangeOutcome =
   | { kind: 'broken'; code: string; message: string; status: number; headers: HeaderValues; body: string | undefined; bodyBytes: number }
   /** The client closed the connection before any response: it gave up waiting. */
   | { kind: 'gave_up' }
-  /** The proxy refused the request itself (an invalid X-Inject-Error header). */
+  /** The proxy refused the request itself (an invalid X-Inject-Error header, a chunked body that breaks its framing). */
   | { kind: 'refused'; status: number; code: string; message: string; body: unknown };
 
 export interface ProxyExchange {

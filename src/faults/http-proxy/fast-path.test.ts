@@ -61,7 +61,7 @@ async function rawUpstream(onRequest: (socket: Socket, head: string) => void): P
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-async function proxyTo(target: string, extra: { rules?: Parameters<typeof createFaultPlan>[0]['rules']; maxArgsBytes?: number } = {}): Promise<{ proxy: HttpFaultProxy; records: ToolExecutionRecord[] }> {
+async function proxyTo(target: string, extra: { rules?: Parameters<typeof createFaultPlan>[0]['rules']; maxArgsBytes?: number; fastPath?: boolean } = {}): Promise<{ proxy: HttpFaultProxy; records: ToolExecutionRecord[] }> {
   const records: ToolExecutionRecord[] = [];
   const proxy = await startHttpFaultProxy({
     target,
@@ -71,6 +71,7 @@ async function proxyTo(target: string, extra: { rules?: Parameters<typeof create
     recorder: { enqueue: () => undefined },
     onRecord: (r) => records.push(r),
     ...(extra.maxArgsBytes === undefined ? {} : { maxArgsBytes: extra.maxArgsBytes }),
+    ...(extra.fastPath === undefined ? {} : { fastPath: extra.fastPath }),
   });
   cleanups.push(() => proxy.close());
   return { proxy, records };
@@ -356,7 +357,7 @@ describe('http fault proxy fast path', () => {
     ]);
   });
 
-  it('leaves a head over 16 KiB or a broken chunked body unanswered, as node:http does', async () => {
+  it('answers a head over 16 KiB or a broken chunked body as node:http does, and closes', async () => {
     const up = await httpUpstream((req, res) => {
       req.resume();
       req.on('end', () => res.end('ok'));
@@ -365,15 +366,15 @@ describe('http fault proxy fast path', () => {
     const big = rawClient(proxy.port);
     big.socket.write(`GET /big HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(17 * 1024)}\r\n\r\n`);
     await big.ended;
-    expect(big.text()).not.toMatch(/200 OK/);
+    expect(big.text()).toBe('HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n\r\n');
 
     const broken = rawClient(proxy.port);
     broken.socket.write('POST /tools/x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n');
     await broken.ended;
-    expect(broken.text()).toBe('');
+    expect(broken.text()).toBe('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
     await until(() => records[0], 'the record of the broken request');
     expect(records).toHaveLength(1);
-    expect(records[0]).toMatchObject({ tool_name: 'x', status: 'timeout' });
+    expect(records[0]).toMatchObject({ tool_name: 'x', status: 'rejected', error_code: 'HPE_INVALID_CHUNK_SIZE', context_snapshot: { response_status: 400 } });
   });
 
   it('records every exchange in flight as given up when the proxy closes', async () => {
@@ -420,5 +421,145 @@ describe('createFastPath', () => {
     expect(Date.now() - started).toBeLessThan(3000);
     expect(outcomes).toMatchObject([{ kind: 'response', status: 200, body: 'ok', bodyBytes: 2 }]);
     await until(() => (fast.connections === 0 ? true : undefined), 'the connection forgotten');
+  });
+});
+
+/** An upstream that answers `ok` to every head it reads and keeps every byte it was sent. */
+async function bytesUpstream(): Promise<{ url: string; received: () => string }> {
+  let received = '';
+  const target = await rawUpstream((socket) => socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'));
+  const port = Number(new URL(target).port);
+  // In front of it, a relay that keeps a copy of what goes through.
+  const relay = createNetServer((client) => {
+    const up = connect(port, '127.0.0.1');
+    client.on('data', (c: Buffer) => {
+      received += c.toString('latin1');
+      up.write(c);
+    });
+    up.on('data', (c: Buffer) => client.write(c));
+    client.on('close', () => up.destroy());
+    up.on('close', () => client.destroy());
+    client.on('error', () => undefined);
+    up.on('error', () => undefined);
+  });
+  await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+  cleanups.push(() => closeServer(relay));
+  return { url: `http://127.0.0.1:${(relay.address() as AddressInfo).port}`, received: () => received };
+}
+
+const H = 'Host: x\r\n';
+const BAD_REQUEST = 'HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n';
+
+// Whatever two HTTP parsers could frame differently must not be relayed: the upstream socket may
+// carry other clients' requests next (request smuggling, RFC 9112 sections 6.3 and 11.2). Both
+// paths answer such bytes as node:http's server does, 400 and the end of the connection.
+describe.each([
+  ['the fast path', true],
+  ['node:http', false],
+])('on %s, the proxy', (_name, fastPath) => {
+  it('refuses a head that could be framed two ways, forwarding none of it', async () => {
+    const up = await bytesUpstream();
+    const { proxy, records } = await proxyTo(up.url, { fastPath });
+    const heads = [
+      `POST /a HTTP/1.1\r\n${H}Content-Length: 5\r\nContent-Length: 5\r\n\r\nhello`,
+      `POST /a HTTP/1.1\r\n${H}Content-Length: 5, 5\r\n\r\nhello`,
+      `POST /a HTTP/1.1\r\n${H}Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`,
+      `POST /a HTTP/1.1\r\n${H}Transfer-Encoding: chunked, identity\r\n\r\n0\r\n\r\n`,
+      `POST /a HTTP/1.1\r\n${H}Transfer-Encoding:\r\n chunked\r\n\r\n0\r\n\r\n`,
+      `POST /a HTTP/1.1\r\n${H}Transfer-Encoding : chunked\r\n\r\n0\r\n\r\n`,
+      `GET /a HTTP/1.1\r\n${H}X-A: a\x00b\r\n\r\n`,
+      // Bare LF line ends: no CRLF CRLF ever comes; the fast path used to wait for it.
+      'GET /a HTTP/1.1\nHost: x\n\n',
+      // A method llhttp does not know; the fast path used to relay it.
+      `FOO /a HTTP/1.1\r\n${H}\r\n`,
+    ];
+    for (const head of heads) {
+      const client = rawClient(proxy.port);
+      client.socket.write(Buffer.from(head, 'latin1'));
+      await client.ended;
+      expect(client.text(), JSON.stringify(head)).toBe(BAD_REQUEST);
+    }
+    expect(up.received()).toBe('');
+    expect(records).toEqual([]);
+  });
+
+  it('refuses a chunked body the upstream could read differently, before any of it goes on, and records it', async () => {
+    const up = await bytesUpstream();
+    const { proxy, records } = await proxyTo(up.url, { fastPath });
+    const bodies = [
+      '5 \r\nhello\r\n0\r\n\r\n',
+      '5;a=\x01\r\nhello\r\n0\r\n\r\n',
+      '5;\r\nhello\r\n0\r\n\r\n',
+      '5\r\nhello\r\n0\r\nContent-Length: 40\r\n\r\n',
+      '5\r\nhello\r\n0\r\nX-T: 1\r\n folded\r\n\r\n',
+    ];
+    for (const body of bodies) {
+      const client = rawClient(proxy.port);
+      client.socket.write(Buffer.from(`POST /tools/upload HTTP/1.1\r\n${H}Transfer-Encoding: chunked\r\n\r\n${body}GET /smuggled HTTP/1.1\r\n${H}\r\n`, 'latin1'));
+      await client.ended;
+      expect(client.text(), JSON.stringify(body)).toBe(BAD_REQUEST);
+    }
+    expect(up.received()).not.toMatch(/hello|smuggled/);
+    await until(() => (records.length === bodies.length ? true : undefined), 'a record of each');
+    for (const r of records) expect(r).toMatchObject({ tool_name: 'upload', status: 'rejected', context_snapshot: { response_status: 400 } });
+  });
+
+  it('answers a request that asked to close even with bytes after it, and reads no further', async () => {
+    const up = await bytesUpstream();
+    const { proxy, records } = await proxyTo(up.url, { fastPath });
+    const client = rawClient(proxy.port);
+    client.socket.write(`GET /first HTTP/1.1\r\n${H}Connection: close\r\n\r\nGET /second HTTP/1.1\r\n${H}\r\n`);
+    await client.ended;
+    expect(client.text()).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*Connection: close\r\n\r\nok$/);
+    expect(up.received()).not.toMatch(/second/);
+    await until(() => records[0], 'the record');
+    expect(records.map((r) => [r.tool_name, r.status])).toEqual([['GET /first', 'success']]);
+  });
+
+  it('answers 502 to an upstream head with bare LF line ends, two Content-Lengths, or both framings', async () => {
+    const target = await rawUpstream((socket, head) => {
+      if (head.includes('/bare-lf')) socket.write('HTTP/1.1 200 OK\nContent-Length: 2\n\nok');
+      else if (head.includes('/two-lengths')) socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\nok');
+      else socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n');
+    });
+    const { proxy, records } = await proxyTo(target, { fastPath });
+    for (const path of ['/bare-lf', '/two-lengths', '/both']) {
+      const res = await fetch(`${proxy.url}${path}`);
+      expect(res.status, path).toBe(502);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toMatch(/^HPE_/);
+    }
+    await until(() => (records.length === 3 ? true : undefined), 'three records');
+    for (const r of records) expect(r).toMatchObject({ status: 'failure', context_snapshot: { response_status: 502 } });
+  });
+
+  it('relays an Upgrade request as a plain one, without its Upgrade, and answers it', async () => {
+    const up = await bytesUpstream();
+    const { proxy, records } = await proxyTo(up.url, { fastPath });
+    const client = rawClient(proxy.port);
+    client.socket.write(`GET /ws HTTP/1.1\r\n${H}Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`);
+    await until(() => (client.text().endsWith('ok') ? true : undefined), 'the answer');
+    expect(client.text()).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(up.received()).toMatch(/^GET \/ws HTTP\/1\.1\r\n/);
+    expect(up.received()).not.toMatch(/upgrade/i);
+    await until(() => records[0], 'the record');
+    expect(records[0]).toMatchObject({ tool_name: 'GET /ws', status: 'success' });
+  });
+});
+
+describe('http fault proxy fast path, a body read until the upstream closes', () => {
+  it('resets the client connection when the upstream resets it, so the cut body does not look whole', async () => {
+    const target = await rawUpstream((socket) => {
+      socket.write('HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nfirst part');
+      setTimeout(() => socket.resetAndDestroy(), 20);
+    });
+    const { proxy, records } = await proxyTo(target);
+    const client = rawClient(proxy.port);
+    let error: string | undefined;
+    client.socket.on('error', (e: NodeJS.ErrnoException) => (error = e.code));
+    client.socket.write(`GET /stream HTTP/1.1\r\n${H}\r\n`);
+    await client.ended;
+    expect(error).toBe('ECONNRESET');
+    await until(() => records[0], 'the record');
+    expect(records[0]).toMatchObject({ status: 'failure', error_code: 'ECONNRESET', raw_output: 'first part' });
   });
 });

@@ -22,7 +22,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { ChunkedFraming } from './chunked-framing.js';
 import type { ExchangeOutcome, HeaderValues } from './exchange-record.js';
-import { headEnd, MAX_HEAD_BYTES, parseRequestHead, parseResponseHead, responseFraming, type BodyFraming, type RequestHead, type ResponseHead } from './http1-head.js';
+import { hasBareLineBreak, headEnd, MAX_HEAD_BYTES, parseRequestHead, parseResponseHead, responseFraming, type BodyFraming, type RequestHead, type ResponseHead } from './http1-head.js';
 import { BodyCapture, EMPTY_BODY, type BodyPrefix } from './request-body.js';
 import { UpstreamPool, type UpstreamSocket, type UpstreamUser } from './upstream-pool.js';
 import { responseHeadLines, responseHeaderObject } from './wire-headers.js';
@@ -76,6 +76,8 @@ const PIPELINE_HIGH_WATER = 64 * 1024;
 const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 5_000;
 const DEFAULT_HEADERS_TIMEOUT_MS = 60_000;
 const SWEEP_INTERVAL_MS = 1_000;
+/** node:http's answer to a request it cannot parse (its server's default `clientError` handling). */
+export const BAD_REQUEST = 'HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n';
 
 let dateSecond = -1;
 let dateText = '';
@@ -190,9 +192,9 @@ class ClientConnection<C extends FastCall> implements UpstreamUser {
     if (buf === undefined || this.done) return;
     const end = headEnd(buf, Math.max(0, this.scanned - 3));
     if (end === -1) {
-      this.scanned = buf.length;
-      // node:http answers an oversized head itself.
-      if (buf.length > MAX_HEAD_BYTES) this.handOff();
+      // node:http answers an oversized head itself, and one with a bare CR or LF, which would never end here.
+      if (buf.length > MAX_HEAD_BYTES || hasBareLineBreak(buf, Math.max(0, this.scanned - 1))) this.handOff();
+      else this.scanned = buf.length;
       return;
     }
     const head = end + 4 > MAX_HEAD_BYTES ? undefined : parseRequestHead(buf.toString('latin1', 0, end));
@@ -259,8 +261,7 @@ class ClientConnection<C extends FastCall> implements UpstreamUser {
     } else {
       used = this.requestChunks.feed(chunk, 0, chunk.length, this.keepBody);
       if (used === -1) {
-        // A broken chunked body: node:http would drop the connection, and so does this.
-        this.clientGone();
+        this.refuseBody();
         return;
       }
       this.sendUp(used === chunk.length ? chunk : chunk.subarray(0, used));
@@ -312,6 +313,25 @@ class ClientConnection<C extends FastCall> implements UpstreamUser {
     this.done = true;
   }
 
+  /**
+   * A chunked request body that breaks the framing (chunked-framing.ts): the upstream request is
+   * cut, before the bad bytes reach it, and the client gets node:http's answer to the same bytes,
+   * a 400 and the end of the connection, as nothing of the body after them can be trusted.
+   */
+  private refuseBody(): void {
+    if (this.headSent) {
+      // An answer is already on its way: too late for a 400.
+      this.clientGone();
+      return;
+    }
+    this.dropUpstream();
+    const message = 'the request body breaks the chunked framing';
+    this.endExchange({ kind: 'refused', status: 400, code: 'HPE_INVALID_CHUNK_SIZE', message, body: undefined });
+    this.done = true;
+    this.socket.end(BAD_REQUEST, 'latin1');
+    this.socket.destroySoon();
+  }
+
   /** The client is gone (or the proxy is closing) with an exchange in flight. */
   clientGone(): void {
     const call = this.call;
@@ -361,6 +381,11 @@ class ClientConnection<C extends FastCall> implements UpstreamUser {
         this.upstreamFailed(codedError('HPE_HEADER_OVERFLOW', 'the upstream response head is over 16 KiB'));
         return;
       }
+      // Lines ended by a bare LF (or CR): the head would never end here, and the client would wait forever.
+      if (hasBareLineBreak(buf, Math.max(0, this.responseScanned - 1))) {
+        this.upstreamFailed(codedError('HPE_INVALID_RESPONSE', 'the upstream sent a malformed response head'));
+        return;
+      }
       this.responseBuf = buf;
       this.responseScanned = buf.length;
       return;
@@ -385,7 +410,11 @@ class ClientConnection<C extends FastCall> implements UpstreamUser {
     }
     const framing = responseFraming(this.head!.method, head);
     if (framing === 'bad_length') {
-      this.upstreamFailed(codedError('HPE_UNEXPECTED_CONTENT_LENGTH', 'the upstream sent conflicting or invalid Content-Length headers'));
+      this.upstreamFailed(codedError('HPE_UNEXPECTED_CONTENT_LENGTH', 'the upstream sent a repeated or invalid Content-Length'));
+      return;
+    }
+    if (framing === 'both') {
+      this.upstreamFailed(codedError('HPE_INVALID_TRANSFER_ENCODING', 'the upstream sent both Transfer-Encoding and Content-Length'));
       return;
     }
     this.startResponse(head, framing, rest);
@@ -400,7 +429,7 @@ class ClientConnection<C extends FastCall> implements UpstreamUser {
     this.responseChunks.reset();
     this.capture = new BodyCapture(this.path.options.captureBytes);
     // A socket whose next message cannot be told apart is not used again (RFC 9112 section 6.3).
-    this.reusable = !head.close && framing !== 'close' && !(head.chunked && head.contentLength !== undefined);
+    this.reusable = !head.close && framing !== 'close';
     if (framing === 'close') this.closeAfter = true;
     const now = Date.now();
     const lines = responseHeadLines(head.raw, framing !== 'none');
@@ -508,9 +537,12 @@ class ClientConnection<C extends FastCall> implements UpstreamUser {
     const h = this.responseHead;
     if (this.headSent && h !== undefined) {
       const c = this.capture!;
+      const untilClose = this.framing === 'close';
       this.endExchange({ kind: 'broken', code, message: `the upstream response broke off: ${error.message}`, status: h.status, headers: responseHeaderObject(h.raw), body: c.text(), bodyBytes: c.bytes });
       this.done = true;
-      this.socket.destroy();
+      // A body read until the connection closes looks complete at a FIN: a reset tells the client it broke.
+      if (untilClose) this.socket.resetAndDestroy();
+      else this.socket.destroy();
       return;
     }
     const g = this.path.host.gatewayError(call, error);

@@ -39,7 +39,7 @@ import type { FaultPlan } from '../plan.js';
 import { ADMIN_PREFIX, createAdminApi, type AdminHandler } from './admin-api.js';
 import { buildExchangeRecord, type ExchangeOutcome, type ProxyExchange } from './exchange-record.js';
 import { bodyBuffer, BodyCapture, EMPTY_BODY, readBodyPrefix, type BodyPrefix } from './request-body.js';
-import { createFastPath, type FastPathHost } from './fast-path.js';
+import { BAD_REQUEST, createFastPath, type FastPathHost } from './fast-path.js';
 import { compileRoutes, type ProxyRoute, type RouteMatch } from './routes.js';
 import { forwardableResponseHeaders, readRequestHeaders, responseHeaderObject, type RequestHeaders } from './wire-headers.js';
 import { listen } from '../../listen.js';
@@ -184,6 +184,8 @@ interface Live extends CallState {
   method: string;
   /** Path and query. */
   path: string;
+  /** The code of node:http's parser error that ended the request mid-body (a broken chunked framing). */
+  parseError: string | undefined;
 }
 
 function parseJson(text: string): { value: unknown } | undefined {
@@ -282,6 +284,20 @@ function relay(live: Live, upstream: IncomingMessage, capture: BodyCapture): Pro
     });
     res.once('finish', () => settle(undefined));
   });
+}
+
+/** node:http's answer to a request its parser refuses, by the error's code. */
+function clientErrorAnswer(code: string | undefined): string {
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return 'HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n\r\n';
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return 'HTTP/1.1 413 Payload Too Large\r\nConnection: close\r\n\r\n';
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n';
+    default:
+      return BAD_REQUEST;
+  }
 }
 
 function baseUrl(address: AddressInfo): string {
@@ -762,6 +778,8 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
       try {
         live.body = await readBodyPrefix(req, maxArgsBytes);
       } catch {
+        // A body node:http's parser refused was answered 400 (clientError below), as the fast path answers and records it.
+        if (live.parseError !== undefined) return { kind: 'refused', status: 400, code: live.parseError, message: 'the request body breaks the chunked framing', body: undefined };
         return { kind: 'gave_up' };
       }
     }
@@ -851,6 +869,7 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
       onClosed: undefined,
       method,
       path,
+      parseError: undefined,
     });
     let outcome: ExchangeOutcome = { kind: 'gave_up' };
     try {
@@ -887,7 +906,22 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
 
   const serveAdmin = options.adminPort === undefined;
   const server = createServer((req, res) => onRequest(req, res, serveAdmin));
-  server.on('clientError', (_error, socket) => socket.destroy());
+  server.on('clientError', (error: Error & { code?: string }, socket: Socket) => {
+    // Bytes after a request that asked to close the connection: node:http reads no more of them,
+    // and the answer to that request still goes out (node's own handler would send a 400 instead).
+    if (error.code === 'HPE_CLOSED_CONNECTION') return;
+    let live: Live | undefined;
+    for (const l of inFlight) {
+      if (l.req.socket === socket) {
+        live = l;
+        l.parseError = error.code?.startsWith('HPE_') === true ? error.code : undefined;
+        break;
+      }
+    }
+    // As node:http's server answers when it has no clientError listener: the fast path answers the same.
+    if (socket.writable && live?.res.headersSent !== true) socket.write(clientErrorAnswer(error.code));
+    socket.destroy();
+  });
 
   const fastHost: FastPathHost<CallState> = {
     open(head) {

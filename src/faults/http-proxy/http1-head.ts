@@ -6,9 +6,12 @@
  * node:http's server and client cost more than everything else the proxy does per request. The
  * request side accepts only a strict subset: anything it does not return is not rejected here but
  * handed to node:http, whose llhttp has the last word on odd or hostile input (obs-fold, bare CR or
- * LF, duplicate framing headers, HTTP/1.0, upgrades, Expect). The response side comes from the
- * proxy's own upstream and is checked as strictly; what fails is an upstream error.
+ * LF, duplicate framing headers, a method llhttp does not know, HTTP/1.0, upgrades, Expect). So a
+ * request the fast path relays is one node:http would have taken, framed the same way. The
+ * response side comes from the proxy's own upstream and is checked as strictly; what fails is an
+ * upstream error, as node:http's client would report it.
  */
+import { METHODS } from 'node:http';
 
 /** node:http's default limit on a message head (`http.maxHeaderSize`), start line included. */
 export const MAX_HEAD_BYTES = 16 * 1024;
@@ -44,7 +47,7 @@ export interface ResponseHead {
   otherCoding: boolean;
   /** Content-Length, when present and valid. */
   contentLength: number | undefined;
-  /** Two different Content-Length values, or one that is not a number. */
+  /** Two Content-Length fields, or one that is not a number. */
   badLength: boolean;
   /** The `timeout=` of a Keep-Alive header, seconds. */
   keepAliveSeconds: number | undefined;
@@ -57,11 +60,31 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const REQUEST_LINE = /^([A-Z]+) ([\x21-\x7e]+) HTTP\/1\.1$/;
 const STATUS_LINE = /^HTTP\/1\.([01]) ([1-9]\d\d)(?: ([^\r\n]*))?$/;
 const DIGITS = /^\d{1,15}$/;
+/** The methods llhttp parses (node:http answers any other with 400), CONNECT aside: a tunnel is node's. */
+const KNOWN_METHODS = new Set(METHODS.filter((m) => m !== 'CONNECT'));
+
+function knownMethod(method: string): boolean {
+  // The usual two without hashing a new string.
+  return method === 'GET' || method === 'POST' || KNOWN_METHODS.has(method);
+}
 const KEEP_ALIVE_TIMEOUT = /(?:^|[\s,;])timeout=(\d{1,9})/i;
 
 /** Where the head's blank line starts (`\r\n\r\n`), searching from `from`; -1 when not there yet. */
 export function headEnd(buf: Buffer, from: number): number {
   return buf.indexOf(CRLF_CRLF, from);
+}
+
+/**
+ * A CR or LF in `buf[from, end)` that is not part of a CRLF pair (a CR at the very end may still
+ * be). A head with one never has the `\r\n\r\n` that ends it here, though another parser may
+ * read it as ended: the caller gives it up rather than wait for more.
+ */
+export function hasBareLineBreak(buf: Buffer, from: number): boolean {
+  for (let i = from; i < buf.length; i++) {
+    const c = buf[i]!;
+    if (c === 0x0a ? i === 0 || buf[i - 1] !== 0x0d : c === 0x0d && i + 1 < buf.length && buf[i + 1] !== 0x0a) return true;
+  }
+  return false;
 }
 
 /** Without the optional whitespace (SP, HTAB) around a field value; String.trim() would also strip NBSP and others. */
@@ -104,7 +127,7 @@ export function parseRequestHead(text: string): RequestHead | undefined {
   if (BAD_BYTES.test(text)) return undefined;
   const lineEnd = text.indexOf('\r\n');
   const line = REQUEST_LINE.exec(lineEnd === -1 ? text : text.slice(0, lineEnd));
-  if (line === null || line[1] === 'CONNECT') return undefined;
+  if (line === null || !knownMethod(line[1]!)) return undefined;
   const raw: string[] = [];
   if (lineEnd !== -1 && !readFields(text, lineEnd + 2, raw)) return undefined;
   let hosts = 0;
@@ -122,7 +145,8 @@ export function parseRequestHead(text: string): RequestHead | undefined {
         hosts++;
         break;
       case 'content-length':
-        if (!DIGITS.test(value) || (length !== undefined && length !== value)) return undefined;
+        // Even a repeated identical one: llhttp refuses it, so node:http's path would too.
+        if (length !== undefined || !DIGITS.test(value)) return undefined;
         length = value;
         break;
       case 'transfer-encoding':
@@ -181,7 +205,8 @@ export function parseResponseHead(text: string): ResponseHead | undefined {
     const value = raw[i + 1]!;
     switch (name.toLowerCase()) {
       case 'content-length':
-        if (!DIGITS.test(value) || (head.contentLength !== undefined && head.contentLength !== Number(value))) head.badLength = true;
+        // As node:http's client: a second Content-Length, even an equal one, is an error.
+        if (head.contentLength !== undefined || !DIGITS.test(value)) head.badLength = true;
         else head.contentLength = Number(value);
         break;
       case 'transfer-encoding': {
@@ -207,11 +232,14 @@ export function parseResponseHead(text: string): ResponseHead | undefined {
 
 /**
  * How the body of a response to `method` is delimited (RFC 9112 section 6.3), or an error code
- * when it cannot be told.
+ * when it cannot be told: 'bad_length' for a wrong Content-Length, 'both' for one beside a
+ * Transfer-Encoding (the RFC lets Transfer-Encoding win but calls it a likely smuggling or
+ * splitting attempt "ought to be handled as an error"; node:http's client refuses it).
  */
-export function responseFraming(method: string, head: ResponseHead): BodyFraming | 'bad_length' {
+export function responseFraming(method: string, head: ResponseHead): BodyFraming | 'bad_length' | 'both' {
   const s = head.status;
   if (method === 'HEAD' || s < 200 || s === 204 || s === 304) return 'none';
+  if ((head.chunked || head.otherCoding) && (head.contentLength !== undefined || head.badLength)) return 'both';
   if (head.otherCoding) return 'close';
   if (head.chunked) return 'chunked';
   if (head.badLength) return 'bad_length';
