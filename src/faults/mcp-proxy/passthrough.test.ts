@@ -161,6 +161,39 @@ describe('pass-through with an empty plan: server-everything', () => {
   });
 });
 
+describe('large results through the proxy (server-filesystem)', () => {
+  let dir: Awaited<ReturnType<typeof tempDir>>;
+  let t: TestProxy;
+  const big = 'a line of a large log file, repeated until it weighs five megabytes\n'.repeat(80_000);
+  const png = Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), Buffer.alloc(4 * 1024 * 1024, 0xa5)]);
+
+  beforeAll(async () => {
+    dir = await tempDir('faultline-mcp-passthrough-large-');
+    await writeFile(join(dir.path, 'big.log'), big);
+    await writeFile(join(dir.path, 'big.png'), png);
+    t = await startTestProxy(filesystemUpstream(dir.path), { version: 1, rules: [] });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await dir?.remove();
+  });
+
+  it('passes a 5 MB text and a 4 MB image through whole (messages over the SDK default of 10 MiB), and records them cut to raw_output with their full length', async () => {
+    // The server sends each twice, as content and as structured content: 11 MB messages.
+    const text = await t.client.callTool({ name: 'read_text_file', arguments: { path: join(dir.path, 'big.log') } });
+    expect(text).toEqual({ content: [{ type: 'text', text: big }], structuredContent: { content: big } });
+    const image = await t.client.callTool({ name: 'read_media_file', arguments: { path: join(dir.path, 'big.png') } });
+    expect(image.content).toEqual([{ type: 'image', data: png.toString('base64'), mimeType: 'image/png' }]);
+    // The server is still there.
+    expect(await t.client.callTool({ name: 'list_allowed_directories', arguments: {} })).toMatchObject({ content: [{ type: 'text' }] });
+    const [textRecord, imageRecord] = await t.records();
+    expect(textRecord).toMatchObject({ status: 'success', output_length: JSON.stringify(text.content).length });
+    expect(textRecord!.raw_output).toBe(JSON.stringify(text.content).slice(0, 2000));
+    expect(imageRecord).toMatchObject({ status: 'success', output_length: JSON.stringify(image.content).length });
+    expect(imageRecord!.raw_output).toHaveLength(2000);
+  });
+});
+
 describe('pass-through with an empty plan: server-filesystem', () => {
   let dir: Awaited<ReturnType<typeof tempDir>>;
   let direct: Client;
