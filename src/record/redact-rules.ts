@@ -68,13 +68,11 @@ export const F_BASIC = 1 << 11;
 /** The text may hold a secret key name (`password=…`, `"token": …`). */
 export const F_KEY = 1 << 12;
 /**
- * Prefixes of the less common provider tokens, which share one flag: `ya0` of Google's `ya29.`,
- * `spx` of `GOCSPX-`, `hse` of Stripe's `whsec_`, `hf-` and `i-o` of Hugging Face's `hf_` and
- * `api_org_`, `sg.` of SendGrid's `SG.`, `shp` of Shopify's `shpat_`, `v0-` of DigitalOcean's
- * `dop_v1_`, `ey-` of Mailgun's `key-` and age's `AGE-SECRET-KEY-1`, `sq0` and `eaa` of Square's
- * `sq0atp-` and `EAAA`.
+ * A prefix of a less common provider token. The table's 16 bits cannot name each group, so the
+ * table only says "some"; a second look at the string, with a table of the flags from
+ * {@link F_TOKEN_MORE} on, says which (redact.ts). Rules need those flags, never this one.
  */
-export const F_TOKEN_MORE = 1 << 13;
+export const F_MORE = 1 << 13;
 /**
  * A command line: `-u` and a separator (curl's `-u user:password`), `--` and a letter of a long
  * option, `ysq` of `mysql` and `mysqldump` (whose `-pPASSWORD` has no separator).
@@ -82,39 +80,51 @@ export const F_TOKEN_MORE = 1 << 13;
 export const F_CLI = 1 << 14;
 
 /*
- * The flags below are split finer than those above: each trigram common in ordinary text (the
- * `adapter` of every axios stack trace, `in_array`, `integration`) raises a flag with one rule.
+ * The flags of the second look (see {@link F_MORE}), from bit 16 on. They are split finely: a
+ * trigram common in ordinary text (the `key-` of `key-value`, the `adapter` of every axios stack
+ * trace, `in_array`, `integration`) raises a flag with one or two rules.
  */
+/**
+ * Prefixes of the rarest provider tokens: `ya0` of Google's `ya29.`, `spx` of `GOCSPX-`, `hse` of
+ * Stripe's `whsec_`, `hf-` and `i-o` of Hugging Face's `hf_` and `api_org_`, `sg.` of SendGrid's
+ * `SG.`, `shp` of Shopify's `shpat_`, `v0-` of DigitalOcean's `dop_v1_`, `sq0` and `eaa` of
+ * Square's `sq0atp-` and `EAAA`.
+ */
+export const F_TOKEN_MORE = 1 << 16;
+/** `ey-` of Mailgun's `key-` and age's `AGE-SECRET-KEY-1`. */
+export const F_KEY_DASH = 1 << 17;
 /**
  * Cloud and infrastructure credentials: `hvs` and `hvb` of HashiCorp Vault's `hvs.` and `hvb.`,
  * `dp.` of Doppler's `dp.pt.`, `rku` of Heroku's `HRKU-`, `psc` of PlanetScale's `pscale_`, and
  * a digit, `q` and `~` of an Azure AD client secret's `8Q~`.
  */
-export const F_CLOUD = 1 << 15;
+export const F_CLOUD = 1 << 18;
 /**
  * Developer SaaS tokens: `tn-` of Notion's `ntn_`, `pma` of Postman's `PMAK-`, `ryu` of Sentry's
  * `sntryu_`, `gls` and `glc` of Grafana's `glsa_` and `glc_`, `tt0` of Atlassian's `ATATT3`,
  * `plx` of Perplexity's `pplx-`.
  */
-export const F_SAAS = 1 << 16;
+export const F_SAAS = 1 << 19;
 /** `dap` of Databricks' `dapi`. */
-export const F_DATABRICKS = 1 << 17;
+export const F_DATABRICKS = 1 << 20;
 /** `n-a` of Linear's `lin_api_`. */
-export const F_LINEAR = 1 << 18;
+export const F_LINEAR = 1 << 21;
 /** `egr` of `telegram`, `ot0` of a Bot API URL's `/bot123…:`. */
-export const F_TELEGRAM = 1 << 19;
+export const F_TELEGRAM = 1 << 22;
+/** All flags of the second look. */
+export const SECOND_LOOK_FLAGS = F_TOKEN_MORE | F_KEY_DASH | F_CLOUD | F_SAAS | F_DATABRICKS | F_LINEAR | F_TELEGRAM;
 
 /**
  * A run of 11 or more full-width digits (`１３８…`, as a Chinese input method types them), looked
  * for only in text with non-ASCII characters. Not a trigram: a full-width digit's UTF-8 bytes are
  * shared by thousands of CJK characters.
  */
-export const F_WIDE_DIGITS = 1 << 25;
+export const F_WIDE_DIGITS = 1 << 23;
 /**
  * A run of 32 or more hex digits (a 128-bit token), looked for only in text of 67 characters or
  * more that has three digits in a row, as all but one in 130 such runs do.
  */
-export const F_HEX_RUN = 1 << 26;
+export const F_HEX_RUN = 1 << 24;
 
 /** A built-in rule plus the pre-filter flags that can make it match. */
 export interface BuiltinRule extends RedactionRule {
@@ -210,7 +220,7 @@ export const TRIGGER_TRIGRAMS: readonly (readonly [string, number])[] = [
   ['sg.', F_TOKEN_MORE],
   ['shp', F_TOKEN_MORE],
   ['v0-', F_TOKEN_MORE],
-  ['ey-', F_TOKEN_MORE],
+  ['ey-', F_KEY_DASH],
   ['sq0', F_TOKEN_MORE],
   ['eaa', F_TOKEN_MORE],
   ['hvs', F_CLOUD],
@@ -719,7 +729,7 @@ export const BUILTIN_RULES: readonly BuiltinRule[] = [
   },
   {
     id: 'age-secret-key',
-    needs: F_TOKEN_MORE,
+    needs: F_KEY_DASH,
     pattern: /\bAGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58,}/g,
     mask: keepPrefix(/^AGE-SECRET-KEY-1/),
   },
@@ -743,7 +753,7 @@ export const BUILTIN_RULES: readonly BuiltinRule[] = [
   },
   {
     id: 'mailgun-api-key',
-    needs: F_TOKEN_MORE,
+    needs: F_KEY_DASH,
     // gitleaks wants the word `mailgun` nearby; 32 hex digits after `key-` are specific enough alone.
     pattern: /\bkey-[a-f0-9]{32}(?![A-Za-z0-9])/g,
     validate: (match) => looksRandom(match.slice(4)),

@@ -20,8 +20,10 @@ import {
   F_DIGITS,
   F_HEX_RUN,
   F_KEY,
+  F_MORE,
   F_WIDE_DIGITS,
   REDACTED,
+  SECOND_LOOK_FLAGS,
   SECRET_KEY_PARTS,
   TRIGGER_TRIGRAMS,
   isBuiltinSecretKey,
@@ -99,7 +101,8 @@ const KEY_CACHE_LIMIT = 4096;
 // case-folded, any digit, `-` and `_` as one, `@`, `.`, the URL delimiters `?`, `&` and `#` and
 // the `;` of `&amp;` as one, everything else), in a table of flags for
 // possible token prefixes and secret key names; `@` flags e-mails and URL passwords; three digits
-// in a row send the string to a sparse probe for runs long enough for phones, IDs and cards.
+// in a row send the string to a sparse probe for runs long enough for phones, IDs and cards; a
+// less common token prefix sends it to a second look that tells which (F_MORE).
 // A regex alternation over all of this costs several times more in V8, and reading bytes is
 // cheaper than charCodeAt, so strings past a few words are encoded to UTF-8 first.
 
@@ -120,7 +123,7 @@ const DIGIT_LETTER = 27;
 const AT_LETTER = 29;
 const TRIGRAM_MASK = 0x7fff;
 /** Internal: three digits in a row, confirmed by a digit-run probe before it becomes F_DIGITS. */
-const DIGIT_TRIPLE = 1 << 24;
+const DIGIT_TRIPLE = 1 << 15;
 
 /** Table index of the trigram at `at`, or -1 if it has a character outside the alphabet. */
 function trigramIndex(text: string, at: number): number {
@@ -134,8 +137,10 @@ function trigramIndex(text: string, at: number): number {
   return index;
 }
 
-/** Flags of each trigram; 32 bits wide, all below 2^30 so every value stays a small integer in V8. */
-const BASE_TRIGRAMS = new Uint32Array(TRIGRAM_MASK + 1);
+const BASE_TRIGRAMS = new Uint16Array(TRIGRAM_MASK + 1);
+/** The second look's table (see F_MORE): its flags shifted down by {@link SECOND_LOOK_SHIFT}. */
+const MORE_TRIGRAMS = new Uint8Array(TRIGRAM_MASK + 1);
+const SECOND_LOOK_SHIFT = 16;
 /** Table index of a built-in trigger trigram, where a space stands for any character outside the alphabet. */
 function triggerIndex(trigram: string): number {
   let index = 0;
@@ -147,7 +152,12 @@ function triggerIndex(trigram: string): number {
   }
   return index;
 }
-for (const [trigram, flags] of TRIGGER_TRIGRAMS) BASE_TRIGRAMS[triggerIndex(trigram)]! |= flags;
+for (const [trigram, flags] of TRIGGER_TRIGRAMS) {
+  const index = triggerIndex(trigram);
+  const more = flags & SECOND_LOOK_FLAGS;
+  BASE_TRIGRAMS[index]! |= (flags & ~SECOND_LOOK_FLAGS) | (more === 0 ? 0 : F_MORE);
+  MORE_TRIGRAMS[index]! |= more >>> SECOND_LOOK_SHIFT;
+}
 BASE_TRIGRAMS[(DIGIT_LETTER << 10) | (DIGIT_LETTER << 5) | DIGIT_LETTER]! |= DIGIT_TRIPLE;
 for (let i = 0; i < 1 << 10; i++) BASE_TRIGRAMS[(i << 5) | AT_LETTER]! |= F_AT;
 
@@ -165,7 +175,7 @@ const SHORT_SCAN = 24;
 const SCAN_BUFFER = new Uint8Array(4096);
 const ENCODER = new TextEncoder();
 
-function scan(s: string, trigrams: Uint32Array): number {
+function scan(s: string, trigrams: Uint16Array): number {
   let flags = 0;
   let t = 0;
   let wide = false;
@@ -197,6 +207,7 @@ function scan(s: string, trigrams: Uint32Array): number {
       rest = rest.slice(read);
     }
   }
+  if ((flags & F_MORE) !== 0) flags = (flags & ~F_MORE) | secondLook(s, single);
   if ((flags & DIGIT_TRIPLE) !== 0) {
     flags &= ~DIGIT_TRIPLE;
     if (single >= 0 ? hasDigitRunInBuffer(single) : hasDigitRun(s)) flags |= F_DIGITS;
@@ -207,6 +218,28 @@ function scan(s: string, trigrams: Uint32Array): number {
     if (WIDE_DIGIT_RUN.test(s)) flags |= F_WIDE_DIGITS;
   }
   return flags;
+}
+
+/**
+ * Which less common token prefixes the string holds: the scan again, over the bytes still in the
+ * buffer when `bytes` is not -1, with the second look's table. Only strings with such a prefix pay.
+ */
+function secondLook(s: string, bytes: number): number {
+  let more = 0;
+  let t = 0;
+  if (bytes >= 0) {
+    for (let i = 0; i < bytes; i++) {
+      t = ((t << 5) | LETTER[SCAN_BUFFER[i]!]!) & TRIGRAM_MASK;
+      more |= MORE_TRIGRAMS[t]!;
+    }
+  } else {
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      t = ((t << 5) | (c < 128 ? LETTER[c]! : 0)) & TRIGRAM_MASK;
+      more |= MORE_TRIGRAMS[t]!;
+    }
+  }
+  return more << SECOND_LOOK_SHIFT;
 }
 
 /** 2 for a digit, 1 for a space or dash (they may sit inside a phone or card number), else 0. */
