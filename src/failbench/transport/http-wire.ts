@@ -91,7 +91,8 @@ export async function openHttpWire(world: ScenarioWorld, options: WireOptions): 
   const base = proxy.url;
 
   const call = (tool: Tool, args: unknown, ctx: ToolContext): Promise<unknown> =>
-    exchange(gate, ledger, tool.name, args, async () => {
+    // The proxy records the Idempotency-Key header, which the ledger matches the record by.
+    exchange(gate, ledger, tool.name, ctx.idempotencyKey, async () => {
       const headers = { 'idempotency-key': ctx.idempotencyKey, 'x-trace-id': ctx.traceId };
       const answer = await post(new URL(`/tools/${encodeURIComponent(tool.name)}`, base), agent, JSON.stringify(args ?? {}), headers, ctx.signal);
       return outcomeOf(answer, ctx.clock.now());

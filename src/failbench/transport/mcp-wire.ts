@@ -4,8 +4,9 @@
  * records the call, in front of an MCP server over the mock tool catalog (tools/mcp-server.ts,
  * linked to the proxy in memory). One such stack serves every run of a suite: each call names its
  * run in `_meta`, and the proxy (its `route` option) and the tool server (`worldOf`) pick the
- * run's plan, clock, trace and world. Proxy and tools run on the run's virtual clock through the
- * run's gate.
+ * run's plan, clock, trace and world. The records keep the call's idempotency key from `_meta`,
+ * as the HTTP proxy's keep the Idempotency-Key header: the fault ledger matches them by it. Proxy
+ * and tools run on the run's virtual clock through the run's gate.
  *
  * The client reads answers by the convention the proxy and the mock server share (an `isError`
  * result or a JSON-RPC error carrying the HTTP status and body, the errno of a dropped
@@ -105,7 +106,8 @@ interface McpRun {
   world: MockToolWorld;
   gate: IoGate;
   ledger: FaultLedger;
-  session: CallSession;
+  /** The run's session for one call, whose records keep the call's idempotency key (see fault-ledger.ts). */
+  session(idempotencyKey: unknown): CallSession;
   options: WireOptions;
 }
 
@@ -149,8 +151,9 @@ export function createMcpHost(hostOptions: McpHostOptions = {}): WireHost {
       // Only calls that name no run (none do) would meet this plan.
       plan: createFaultPlan({ version: 1, rules: [] }),
       route: (request) => {
-        const run = runOf(request.params._meta);
-        return run === undefined ? undefined : { plan: run.ledger.plan, clock: run.gate.serverClock, session: run.session };
+        const meta = request.params._meta;
+        const run = runOf(meta);
+        return run === undefined ? undefined : { plan: run.ledger.plan, clock: run.gate.serverClock, session: run.session(asObject(meta)?.[IDEMPOTENCY_KEY_META]) };
       },
       onRecord: (record) => {
         const run = byTrace.get(record.trace_id);
@@ -192,19 +195,25 @@ export function createMcpHost(hostOptions: McpHostOptions = {}): WireHost {
       const gate = createIoGate(world.clock);
       const ledger = createFaultLedger(world.faults);
       let step = 0;
+      const nextStep = () => step++;
       const context = { ...options.context, transport: 'mcp', mcp_server: 'faultline-mock-tools' };
       const run: McpRun = {
         world: { catalog: world.catalog, clock: gate.serverClock },
         gate,
         ledger,
-        session: { traceId: options.traceId, nextStep: () => step++, context: () => context },
+        // As the HTTP proxy records the Idempotency-Key header.
+        session: (idempotencyKey) => ({
+          traceId: options.traceId,
+          nextStep,
+          context: typeof idempotencyKey === 'string' ? () => ({ ...context, idempotency_key: idempotencyKey }) : () => context,
+        }),
         options,
       };
       runs.set(key, run);
       byTrace.set(options.traceId, run);
 
       const call = (tool: Tool, args: unknown, ctx: ToolContext): Promise<unknown> =>
-        exchange(gate, ledger, tool.name, args, async () => {
+        exchange(gate, ledger, tool.name, ctx.idempotencyKey, async () => {
           let result: CallToolResult;
           try {
             const _meta = { [RUN_META]: key, [IDEMPOTENCY_KEY_META]: ctx.idempotencyKey, [TRACE_ID_META]: ctx.traceId };

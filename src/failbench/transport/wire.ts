@@ -49,9 +49,12 @@ export function wireOf(call: RemoteExecute, ledger: FaultLedger, close: () => Pr
   };
 }
 
-/** Sends one request as an exchange of the gate, with a ledger ticket for its fault. */
-export async function exchange<T>(gate: IoGate, ledger: FaultLedger, toolName: string, args: unknown, send: () => Promise<T>): Promise<T> {
-  const ticket = ledger.open(toolName, args);
+/**
+ * Sends one request as an exchange of the gate, with a ledger ticket for its fault. The request
+ * must carry `idempotencyKey` where the proxy records it (see fault-ledger.ts).
+ */
+export async function exchange<T>(gate: IoGate, ledger: FaultLedger, toolName: string, idempotencyKey: string, send: () => Promise<T>): Promise<T> {
+  const ticket = ledger.open(toolName, idempotencyKey);
   const inFlight = gate.begin();
   try {
     return await send();
