@@ -33,10 +33,10 @@ export function loopbackHostAllowed(req: IncomingMessage, boundHost: string): bo
   return LOOPBACK_HOST_NAMES.includes(name) || name === boundHost.toLowerCase();
 }
 
-/** `--port`: 0-65535, where 0 picks a free port. */
-export function parsePort(text: string): number {
+/** `--port` (or another port flag): 0-65535, where 0 picks a free port. */
+export function parsePort(text: string, flag = '--port'): number {
   const port = /^\d{1,5}$/.test(text.trim()) ? Number(text) : NaN;
-  if (!(port >= 0 && port <= 65_535)) throw new CliError(`invalid --port ${JSON.stringify(text)}: expected 0-65535 (0 picks a free port)`);
+  if (!(port >= 0 && port <= 65_535)) throw new CliError(`invalid ${flag} ${JSON.stringify(text)}: expected 0-65535 (0 picks a free port)`);
   return port;
 }
 

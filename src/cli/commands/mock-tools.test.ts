@@ -73,9 +73,11 @@ describe('faultline mock-tools', () => {
   });
 
   it.each([
-    [['--port', '70000'], /--port must be an integer from 0 to 65535, got "70000"/],
-    [['--port', 'http'], /--port must be an integer/],
-    [['--seed', '1.5'], /--seed must be an integer/],
+    // As metrics, dashboard and proxy read them.
+    [['--port', '70000'], /^faultline: invalid --port "70000": expected 0-65535 \(0 picks a free port\)\n$/],
+    [['--port', 'http'], /^faultline: invalid --port "http": expected 0-65535/],
+    [['--seed', '1.5'], /^faultline: invalid --seed "1\.5": expected an integer from -2147483648 to 4294967295\n$/],
+    [['--timeout-cap-ms', '-5'], /^faultline: invalid --timeout-cap-ms "-5": expected an integer from 0 to 600000\n$/],
     [['--now', 'yesterday'], /--now must be an ISO-8601 time/],
     [['--plan', join(dir, 'missing.yaml')], /cannot read fault plan .*missing\.yaml: ENOENT/],
   ])('rejects %j with one line and exit code 2', async (args, message) => {

@@ -10,7 +10,9 @@ import { anchoredClock } from '../../tools/anchored-clock.js';
 import { createToolCatalog, DEFAULT_CATALOG_NOW } from '../../tools/catalog.js';
 import { startMockToolServer, type FaultDecider, type MockToolServer } from '../../tools/http-server.js';
 import { CliError } from '../cli-error.js';
+import { parseInteger } from '../integer-option.js';
 import { writeLine, type CliContext } from '../io.js';
+import { parsePort } from '../listen-options.js';
 
 interface MockToolsOptions {
   port: string;
@@ -20,12 +22,6 @@ interface MockToolsOptions {
   now?: string;
   timeoutCapMs?: string;
   json?: boolean;
-}
-
-function integer(flag: string, text: string, min: number, max: number): number {
-  const value = /^-?\d+$/.test(text.trim()) ? Number(text) : NaN;
-  if (!Number.isSafeInteger(value) || value < min || value > max) throw new CliError(`${flag} must be an integer from ${min} to ${max}, got "${text}"`);
-  return value;
 }
 
 export function mockToolsCommand(ctx: CliContext): Command {
@@ -46,9 +42,9 @@ export function mockToolsCommand(ctx: CliContext): Command {
     )
     .action(async (opts: MockToolsOptions) => {
       const { io } = ctx;
-      const port = integer('--port', opts.port, 0, 65_535);
-      const seed = integer('--seed', opts.seed, -2_147_483_648, 4_294_967_295);
-      const timeoutCapMs = integer('--timeout-cap-ms', opts.timeoutCapMs ?? '30000', 0, 600_000);
+      const port = parsePort(opts.port);
+      const seed = parseInteger(opts.seed, '--seed', -2_147_483_648, 4_294_967_295);
+      const timeoutCapMs = parseInteger(opts.timeoutCapMs ?? '30000', '--timeout-cap-ms', 0, 600_000);
       const nowMs = Date.parse(opts.now ?? '');
       if (Number.isNaN(nowMs)) throw new CliError(`--now must be an ISO-8601 time such as 2026-03-29T14:00:00Z, got "${opts.now ?? ''}"`);
       if (opts.host.trim() === '') throw new CliError('--host must not be empty');

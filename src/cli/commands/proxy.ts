@@ -16,7 +16,9 @@ import { loadFaultPlan } from '../../faults/plan-validate.js';
 import { defaultSpoolPath } from '../../record/spool.js';
 import { DEFAULT_SQLITE_PATH, sqlitePathOf } from '../../store/open-store.js';
 import { CliError } from '../cli-error.js';
+import { parseInteger } from '../integer-option.js';
 import { writeLine, type CliContext } from '../io.js';
+import { parsePort } from '../listen-options.js';
 import { probeTarget } from '../probe-endpoint.js';
 import { noteStartLeftovers } from '../start-leftovers.js';
 
@@ -35,12 +37,6 @@ interface ProxyOptions {
 }
 
 export const DEFAULT_PROXY_PORT = 8080;
-
-function integer(flag: string, text: string, min: number, max: number): number {
-  const value = /^\d+$/.test(text.trim()) ? Number(text) : NaN;
-  if (!Number.isSafeInteger(value) || value < min || value > max) throw new CliError(`${flag} must be an integer from ${min} to ${max}, got "${text}"`);
-  return value;
-}
 
 function targetUrl(text: string | undefined): URL {
   if (text === undefined) throw new CliError('--target <url> is required: the API to put the proxy in front of, e.g. http://127.0.0.1:8787');
@@ -89,9 +85,9 @@ export function proxyCommand(ctx: CliContext): Command {
     .action(async (opts: ProxyOptions) => {
       const { io } = ctx;
       const target = targetUrl(opts.target);
-      const port = integer('--port', opts.port, 0, 65_535);
-      const adminPort = opts.adminPort === undefined ? undefined : integer('--admin-port', opts.adminPort, 0, 65_535);
-      const holdCapMs = integer('--hold-cap-ms', opts.holdCapMs, 1, 86_400_000);
+      const port = parsePort(opts.port);
+      const adminPort = opts.adminPort === undefined ? undefined : parsePort(opts.adminPort, '--admin-port');
+      const holdCapMs = parseInteger(opts.holdCapMs, '--hold-cap-ms', 1, 86_400_000);
       if (opts.host.trim() === '') throw new CliError('--host must not be empty');
       if (opts.adminHost !== undefined && opts.adminHost.trim() === '') throw new CliError('--admin-host must not be empty');
       if (opts.adminToken !== undefined && opts.adminToken.trim() === '') throw new CliError('--admin-token must not be empty');
