@@ -102,6 +102,21 @@ describe('faultline review', () => {
     expect([...(await judgeLabelsOf(db)).values()].filter((l) => l.review !== undefined)).toHaveLength(4);
   });
 
+  it('says what an unknown answer takes; in the correction menu Enter goes back and q quits', async () => {
+    const db = await fixtureStore('menu.db');
+    // x: unknown; c then Enter: back; a: accepted. c, 99: unknown pick, then q: quit without a decision.
+    const r = await review(['--db', db, '--share', '0.1', '--seed', '3'], 'x\nc\n\na\nc\n99\nq\n');
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toContain('please answer a, c, n, s or q: ');
+    expect(r.stdout).toMatch(/please answer 1-\d+, or Enter to go back: /);
+    expect(r.stdout).toContain('reviewed 1: 1 accepted, 0 corrected, 0 not a failure, 0 skipped');
+    const ids = shown(r.stdout);
+    expect(ids).toHaveLength(2);
+    const labels = await judgeLabelsOf(db);
+    expect(labels.get(ids[0]!)!.review).toMatchObject({ decision: 'accepted' });
+    expect(labels.get(ids[1]!)!.review).toBeUndefined();
+  });
+
   it('reports precision per judge and per label from a known set of decisions, as text and --json', async () => {
     const at = '2026-03-29T00:00:00.000Z';
     const accepted: LabelReview = { decision: 'accepted', reviewed_at: at };

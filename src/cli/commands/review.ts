@@ -130,24 +130,38 @@ function asker(io: CliIo, input: NodeJS.ReadableStream & { isTTY?: boolean }): {
 
 type Answer = { decision: LabelReview['decision']; corrected_to?: string } | 'skip' | 'quit' | 'end of input';
 
+/**
+ * Asks for a decision on one label until one is given. An answer it does not know is told what
+ * it takes; in the correction menu, an empty answer goes back to the first question (a `c` typed
+ * by mistake) and `q` quits, as it does there.
+ */
 async function askDecision(ask: Ask, label: TrajectoryLabel): Promise<Answer> {
+  let prompt = 'accept [a] / correct the label [c] / not a failure [n] / skip [s] / quit [q]? ';
   for (;;) {
-    const answer = (await ask('accept [a] / correct the label [c] / not a failure [n] / skip [s] / quit [q]? '))?.toLowerCase();
+    const answer = (await ask(prompt))?.toLowerCase();
     if (answer === undefined) return 'end of input';
     if (answer === 'q' || answer === 'quit') return 'quit';
     if (answer === 'a' || answer === 'accept') return { decision: 'accepted' };
     if (answer === 'n' || answer === 'not a failure') return { decision: 'rejected' };
     if (answer === 's' || answer === 'skip') return 'skip';
-    if (answer !== 'c' && answer !== 'correct') continue;
+    if (answer !== 'c' && answer !== 'correct') {
+      prompt = 'please answer a, c, n, s or q: ';
+      continue;
+    }
     const choices = [...LABEL_NAMES.filter((n) => n !== label.name), 'none'];
     const menu = choices.map((c, i) => `${i + 1}) ${c === 'none' ? 'none (not a failure)' : c}`).join('  ');
+    let pickPrompt = `correct to: ${menu} (Enter: back)? `;
+    let pick: string | undefined;
     for (;;) {
-      const pick = (await ask(`correct to: ${menu}? `))?.toLowerCase();
+      pick = (await ask(pickPrompt))?.toLowerCase();
       if (pick === undefined) return 'end of input';
+      if (pick === '' || pick === 'q' || pick === 'quit') break;
       const chosen = /^\d+$/.test(pick) ? choices[Number(pick) - 1] : choices.find((c) => c === pick);
-      if (chosen === undefined) continue;
-      return chosen === 'none' ? { decision: 'rejected' } : { decision: 'corrected', corrected_to: chosen };
+      if (chosen !== undefined) return chosen === 'none' ? { decision: 'rejected' } : { decision: 'corrected', corrected_to: chosen };
+      pickPrompt = `please answer 1-${choices.length}, or Enter to go back: `;
     }
+    if (pick !== '') return 'quit';
+    prompt = 'accept [a] / correct the label [c] / not a failure [n] / skip [s] / quit [q]? ';
   }
 }
 
