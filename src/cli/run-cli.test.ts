@@ -29,6 +29,10 @@ describe('faultline (the program)', () => {
       [['alerts', '--db', 'x.db', '--top', '3'], "faultline: unknown option '--top' (Did you mean --tool?) (see 'faultline alerts --help')\n"],
       [['export', '--out', 'x.jsonl'], "faultline: required option '--format <format>' not specified (see 'faultline export --help')\n"],
       [['bench', 'compare', 'a'], "faultline: missing required argument 'runB' (see 'faultline bench compare --help')\n"],
+      // A typo in a mandatory flag is named as the unknown option it is, not as the flag missing.
+      [['export', '--fromat', 'sft', '--out', 'x.jsonl'], "faultline: unknown option '--fromat' (Did you mean --format?) (see 'faultline export --help')\n"],
+      [['import', '--bogus', 'x.jsonl'], "faultline: unknown option '--bogus' (see 'faultline import --help')\n"],
+      [['export', '--format', 'sft'], "faultline: required option '--out <file>' not specified (see 'faultline export --help')\n"],
       [['--bogus'], "faultline: unknown option '--bogus' (see 'faultline --help')\n"],
     ];
     for (const [argv, stderr] of cases) {

@@ -44,6 +44,24 @@ async function factoriesFor(argv: readonly string[]): Promise<CommandFactory[]> 
   return Promise.all(names.map((name) => COMMANDS[name]!()));
 }
 
+/**
+ * Commander checks mandatory options before unknown ones, so `export --fromat sft --out x` said
+ * "required option '--format <format>' not specified" instead of naming the typo. Here they are
+ * checked just before the action, after the unknown options and the arguments, with commander's
+ * own error.
+ */
+function checkMandatoryOptionsLast(command: Command): void {
+  const mandatory = command.options.filter((o) => o.mandatory);
+  for (const option of mandatory) option.makeOptionMandatory(false);
+  if (mandatory.length > 0) {
+    command.hook('preAction', (self) => {
+      const missing = mandatory.find((o) => self.getOptionValue(o.attributeName()) === undefined);
+      if (missing !== undefined) self.error(`error: required option '${missing.flags}' not specified`, { code: 'commander.missingMandatoryOptionValue', exitCode: 1 });
+    });
+  }
+  for (const sub of command.commands) checkMandatoryOptionsLast(sub);
+}
+
 function buildProgram(ctx: CliContext, factories: readonly CommandFactory[]): Command {
   const io = ctx.io;
   const program = new Command('faultline')
@@ -59,6 +77,7 @@ function buildProgram(ctx: CliContext, factories: readonly CommandFactory[]): Co
     });
   for (const make of factories) {
     const command = make(ctx);
+    checkMandatoryOptionsLast(command);
     command.exitOverride();
     command.configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s), outputError: () => undefined });
     program.addCommand(command);
