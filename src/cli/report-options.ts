@@ -5,10 +5,12 @@
  * `--until`) are read by `monitor/time-window.ts`, which the dashboard shares.
  */
 import { existsSync, statSync } from 'node:fs';
+import { statIfAny } from '../replace-files.js';
 import { openStore, sqlitePathOf, type OpenStoreOptions } from '../store/open-store.js';
 import type { Store } from '../store/types.js';
 import { CliError } from './cli-error.js';
 import type { CliIo } from './io.js';
+import { assertWritableFile } from './output-paths.js';
 
 export const DB_OPTION_HELP = 'store to read: a SQLite path (default .faultline/faultline.db) or a postgres:// URL (?schema=NAME)';
 
@@ -31,6 +33,21 @@ export async function openReportStore(spec: string | undefined, io: CliIo, optio
 export async function openExistingStore(spec: string | undefined, io: CliIo): Promise<Store> {
   assertSqliteStoreExists(spec, io.cwd, 'import or record something first, or point --db at one');
   return openStore(spec, { cwd: io.cwd, mustExist: true });
+}
+
+/**
+ * Checks, before a command that records (demo, bench, import, proxy) opens `spec`, that a SQLite
+ * store can be created there: not a directory, and a new file's directory exists or can be made
+ * (a read-only mount, a file in the way). SQLite would say only "unable to open database file".
+ * An existing file is left to the store, which says when it is read-only.
+ * @throws CliError with one line naming the path.
+ */
+export function assertSqliteStoreCreatable(spec: string | undefined, cwd: string): void {
+  const path = sqlitePathOf(spec, cwd);
+  if (path === undefined) return;
+  const stats = statIfAny(path);
+  if (stats?.isDirectory() === true) throw new CliError(`${path} is a directory, not a faultline store (point --db at the .db file)`);
+  if (stats === undefined) assertWritableFile(path, path, { createDirectory: true });
 }
 
 /** The SQLite file of `spec` (undefined for PostgreSQL), after checking it is there and is a file. */

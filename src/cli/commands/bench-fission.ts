@@ -12,6 +12,7 @@ import { DEFAULT_SQLITE_PATH, displayStoreSpec, openStore } from '../../store/op
 import { hasTrajectoryStore } from '../../trajectory/trajectory-row.js';
 import { CliError } from '../cli-error.js';
 import { writeLine, type CliIo } from '../io.js';
+import { assertSqliteStoreCreatable } from '../report-options.js';
 import { probeModelEndpoints } from '../probe-endpoint.js';
 import { stoppedMessage } from './bench-stopped.js';
 
@@ -55,6 +56,7 @@ export async function runFissionBench(io: CliIo, opts: FissionBenchOptions): Pro
       }
     }
     await probeModelEndpoints(agents.map((a) => a.endpoint));
+    assertSqliteStoreCreatable(opts.db ?? DEFAULT_SQLITE_PATH, io.cwd);
     store = await openStore(opts.db ?? DEFAULT_SQLITE_PATH, { cwd: io.cwd });
     if (!hasTrajectoryStore(store)) throw new CliError(`the ${store.kind} store cannot hold trajectories, so it cannot keep fission groups`);
     const recordErrors: string[] = [];

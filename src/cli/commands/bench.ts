@@ -24,7 +24,7 @@ import { formatTable } from '../format-table.js';
 import { printable, writeLine, type CliContext, type CliIo } from '../io.js';
 import { assertWritableDirectory } from '../output-paths.js';
 import { probeModelEndpoints } from '../probe-endpoint.js';
-import { parseCount } from '../report-options.js';
+import { assertSqliteStoreCreatable, parseCount } from '../report-options.js';
 import { parseFissionK, runFissionBench } from './bench-fission.js';
 import { stoppedMessage } from './bench-stopped.js';
 
@@ -126,6 +126,7 @@ async function runBench(io: CliIo, opts: BenchOptions, version: string): Promise
     for (const spec of specs) agents.push(await resolveAgent(spec, { env: io.env, cwd: io.cwd }));
     // Before the store is opened (which creates its file): an endpoint that is down is bad input.
     await probeModelEndpoints(agents.map((a) => a.endpoint));
+    assertSqliteStoreCreatable(opts.db ?? DEFAULT_SQLITE_PATH, io.cwd);
     store = await openStore(opts.db ?? DEFAULT_SQLITE_PATH, { cwd: io.cwd });
     const runs = scenarios.length * agents.length * repeat;
     if (io.stdout.isTTY === true && opts.json !== true) {

@@ -11,6 +11,7 @@ import { DEFAULT_SQLITE_PATH, openStore } from '../../store/open-store.js';
 import { createDemoTools, DEMO_CALLS, type DemoState } from '../demo-tools.js';
 import { formatTable } from '../format-table.js';
 import { writeLine, type CliContext } from '../io.js';
+import { assertSqliteStoreCreatable } from '../report-options.js';
 
 export function demoCommand(ctx: CliContext): Command {
   return new Command('demo')
@@ -20,6 +21,7 @@ export function demoCommand(ctx: CliContext): Command {
     .action(async (opts: { json?: boolean; db?: string }) => {
       const { io } = ctx;
       // Opened here, not by the runtime, so that a bad --db fails the command instead of spooling.
+      assertSqliteStoreCreatable(opts.db ?? DEFAULT_SQLITE_PATH, io.cwd);
       const store = await openStore(opts.db ?? DEFAULT_SQLITE_PATH, { cwd: io.cwd });
       const state: DemoState = { ordersCreated: 0, salesCalls: 0, translateCalls: 0 };
       // Virtual time starts at the real now, so `faultline stats` right after the demo shows its calls.

@@ -18,6 +18,7 @@ import { hasTrajectoryStore } from '../../trajectory/trajectory-row.js';
 import { CliError } from '../cli-error.js';
 import { HeldWarnings } from '../held-warnings.js';
 import { printable, writeLine, type CliContext } from '../io.js';
+import { assertSqliteStoreCreatable } from '../report-options.js';
 
 interface ImportCommandOptions {
   format: ImportFormat;
@@ -69,6 +70,7 @@ export function importCommand(ctx: CliContext): Command {
       const onStore = async <T>(work: (store: Store & TrajectoryStore) => Promise<T>): Promise<T> => {
         try {
           if (store === undefined) {
+            assertSqliteStoreCreatable(opts.db, io.cwd);
             const opened = await openStore(opts.db, { cwd: io.cwd });
             if (!hasTrajectoryStore(opened)) {
               await opened.close();

@@ -145,7 +145,9 @@ describe('faultline proxy', () => {
 
     mkdirSync(join(dir, 'blocker'), { recursive: true });
     writeFileSync(join(dir, 'blocker', 'file'), 'not a directory');
-    await expectUsageError(['proxy', '--target', upstream.url, '--db', join(dir, 'blocker', 'file', 'x.db')], /^faultline: cannot open SQLite store /);
+    await expectUsageError(['proxy', '--target', upstream.url, '--db', join(dir, 'blocker', 'file', 'x.db')], /^faultline: cannot write .*x\.db: .*blocker\/file is not a directory\n/);
+    writeFileSync(join(dir, 'blocker', 'not-sqlite.db'), 'not a database, and long enough for SQLite to read a header from it');
+    await expectUsageError(['proxy', '--target', upstream.url, '--db', join(dir, 'blocker', 'not-sqlite.db')], /^faultline: cannot open SQLite store /);
     await expectUsageError(['proxy', '--target', upstream.url, '--db', 'mysql://nowhere'], /^faultline: unknown store "mysql:\/\/nowhere"/);
   });
 
@@ -244,8 +246,9 @@ describe('faultline proxy as a process', () => {
 
   it('reports a --db the worker cannot open in one line, exit 2', { timeout: 60_000 }, async () => {
     mkdirSync(join(dir, 'process-blocker'), { recursive: true });
-    writeFileSync(join(dir, 'process-blocker', 'file'), 'not a directory');
-    const child = spawn(process.execPath, [main, 'proxy', '--target', upstream.url, '--port', '0', '--db', join(dir, 'process-blocker', 'file', 'x.db')], { cwd: dir });
+    // A file that is no SQLite database: the path checks pass, and the worker's open fails.
+    writeFileSync(join(dir, 'process-blocker', 'not-sqlite.db'), 'not a database, and long enough for SQLite to read a header from it');
+    const child = spawn(process.execPath, [main, 'proxy', '--target', upstream.url, '--port', '0', '--db', join(dir, 'process-blocker', 'not-sqlite.db')], { cwd: dir });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     expect(await new Promise<number | null>((resolve) => child.once('exit', resolve))).toBe(2);

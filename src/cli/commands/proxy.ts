@@ -19,6 +19,7 @@ import { CliError } from '../cli-error.js';
 import { parseInteger } from '../integer-option.js';
 import { writeLine, type CliContext } from '../io.js';
 import { parsePort } from '../listen-options.js';
+import { assertSqliteStoreCreatable } from '../report-options.js';
 import { probeTarget } from '../probe-endpoint.js';
 import { noteStartLeftovers } from '../start-leftovers.js';
 
@@ -101,6 +102,7 @@ export function proxyCommand(ctx: CliContext): Command {
       // file is written from a worker thread, off the event loop every request goes through.
       const db = opts.db ?? DEFAULT_SQLITE_PATH;
       const spool = defaultSpoolPath(io.cwd);
+      assertSqliteStoreCreatable(db, io.cwd);
       // A start that fails from here on (a taken port, most often) removes the store file and the
       // directories it created: an empty database left behind would read as "no calls recorded".
       const leftovers = noteStartLeftovers({ sqliteFile: sqlitePathOf(db, io.cwd), directories: [dirname(spool)] });
