@@ -4,7 +4,7 @@
  * and a real MCP server from npm behind.
  */
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -16,7 +16,7 @@ import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/s
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { McpError, ToolListChangedNotificationSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EVERYTHING_SERVER, INSPECTOR_CLI, MEMORY_SERVER, readRecords, tempDir, writeDyingServer } from '../../faults/mcp-proxy/mcp-proxy.test-helpers.js';
+import { EVERYTHING_SERVER, FILESYSTEM_SERVER, INSPECTOR_CLI, MEMORY_SERVER, readRecords, tempDir, writeDyingServer } from '../../faults/mcp-proxy/mcp-proxy.test-helpers.js';
 import { runCapture } from '../run-cli.test-helpers.js';
 import { compileCli } from './compiled-cli.test-helpers.js';
 import { YAML_ALIAS_BOMB } from '../../yaml-alias-bomb.test-helpers.js';
@@ -30,7 +30,11 @@ class ChildStdioTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   private readonly buffer = new ReadBuffer();
 
-  constructor(private readonly child: ChildProcessWithoutNullStreams) {}
+  /** `asciiOnly` escapes every non-ASCII character as \uXXXX, as Python's json.dumps does by default. */
+  constructor(
+    private readonly child: ChildProcessWithoutNullStreams,
+    private readonly asciiOnly = false,
+  ) {}
 
   async start(): Promise<void> {
     this.child.stdout.on('data', (chunk: Buffer) => {
@@ -41,7 +45,8 @@ class ChildStdioTransport implements Transport {
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
-    this.child.stdin.write(serializeMessage(message));
+    const line = serializeMessage(message);
+    this.child.stdin.write(this.asciiOnly ? line.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : line);
   }
 
   /** Ends the child's stdin, which is how an MCP client leaves a stdio server. */
@@ -362,6 +367,36 @@ describe('faultline mcp-proxy as a process', () => {
         ['slow_write', 'failure', 'ECONNRESET'],
         ['ping', 'success', null],
       ]);
+    } finally {
+      proc.child.kill('SIGKILL');
+    }
+  });
+
+  it("takes a request over the SDK's 10 MiB from its stdio client: write_file to server-filesystem with 2 million CJK characters sent \\u-escaped (11 MB), recorded", { timeout: 60_000 }, async () => {
+    const files = join(dir.path, 'large-write');
+    await mkdir(files);
+    const db = join(dir.path, 'large-write.db');
+    const proc = start(['--plan', planPath, '--db', db, '--', process.execPath, FILESYSTEM_SERVER, files]);
+    try {
+      const client = new Client({ name: 'ascii-client', version: '1' });
+      await client.connect(new ChildStdioTransport(proc.child, true));
+      const content = '大文件的一行内容，重复到两百万字。\n'.repeat(110_000);
+      // 6 bytes a character as the client sends it: over the SDK's 10 MiB. The proxy sends it on
+      // as UTF-8, 3 bytes a character, which server-filesystem's own SDK reader takes.
+      expect(content.length * 6).toBeGreaterThan(10 * 1024 * 1024);
+      expect(Buffer.byteLength(content)).toBeLessThan(10 * 1024 * 1024);
+      const path = join(files, 'notes.txt');
+      const text = `Successfully wrote to ${path}`;
+      expect(await client.callTool({ name: 'write_file', arguments: { path, content } }, undefined, { timeout: 30_000 })).toEqual({ content: [{ type: 'text', text }], structuredContent: { content: text } });
+      expect(await readFile(path, 'utf8')).toBe(content);
+
+      await client.close();
+      expect(await proc.exit).toBe(0);
+      const records = await readRecords(db);
+      expect(records.map((r) => [r.tool_name, r.status])).toEqual([['write_file', 'success']]);
+      // raw_output is capped (DESIGN.md); input_params is not: the record keeps the arguments whole.
+      expect(records[0]!.raw_output!.length).toBeLessThanOrEqual(2000);
+      expect(records[0]!.input_params).toEqual({ path, content });
     } finally {
       proc.child.kill('SIGKILL');
     }

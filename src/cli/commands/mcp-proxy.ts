@@ -11,13 +11,13 @@
  * server again (backoff, at most --max-restarts attempts) and exits 1 only if it is down at the end.
  */
 import type { Readable, Writable } from 'node:stream';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { Command } from 'commander';
 import { ConfigError } from '../../errors.js';
 import { configuredAdminToken } from '../../faults/admin-http.js';
 import { generateAdminToken, startAdminServer, type AdminServer } from '../../faults/mcp-proxy/admin-server.js';
 import { serveMcpOverHttp, type McpHttpServer } from '../../faults/mcp-proxy/http-downstream.js';
 import { DEFAULT_MAX_RESTARTS, startMcpProxy, type McpProxy } from '../../faults/mcp-proxy/proxy.js';
+import { stdioDownstream } from '../../faults/mcp-proxy/stdio-lines.js';
 import { McpUpstreamError, type McpUpstream } from '../../faults/mcp-proxy/upstream.js';
 import { createFaultPlan, type FaultPlan } from '../../faults/plan.js';
 import { loadFaultPlan } from '../../faults/plan-validate.js';
@@ -204,7 +204,7 @@ export function mcpProxyCommand(ctx: CliContext): Command {
         } else {
           const stdin = io.stdin ?? process.stdin;
           stopped.push(endOf(stdin));
-          await proxy.connect(new StdioServerTransport(stdin as Readable, io.stdout as Writable));
+          await proxy.connect(stdioDownstream(stdin as Readable, io.stdout as Writable));
         }
         if (admin !== undefined) {
           log(`admin endpoint at ${admin.url} (GET/PUT /plan, GET /state)`);

@@ -9,10 +9,10 @@ import type { Readable } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport, type StdioServerParameters } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { deserializeMessage, ReadBuffer } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, McpError, type ClientCapabilities, type Implementation, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type ClientCapabilities, type Implementation } from '@modelcontextprotocol/sdk/types.js';
 import { FaultlineError } from '../../errors.js';
+import { useLineBuffer } from './stdio-lines.js';
 
 /** Where the real server is. */
 export type McpUpstream =
@@ -90,69 +90,13 @@ export function describeExit(exit: UpstreamExit): string {
   return `exited with code ${exit.code ?? 'unknown'}`;
 }
 
-/**
- * The largest message the proxy reads from a stdio server: a tool result that big passes through.
- * The SDK's default, 10 MiB, is a 5 MB text from a server that also sends it as structured
- * content; a larger message makes the SDK stop the server.
- */
-export const MAX_UPSTREAM_MESSAGE_BYTES = 64 * 1024 * 1024;
-
-/**
- * The SDK's ReadBuffer, linear in the message size: it joins a message's chunks once. The SDK's
- * copies the whole buffer at every chunk and searches all of it for a newline again, which for a
- * message of tens of megabytes blocks the proxy for seconds.
- */
-export class LineBuffer extends ReadBuffer {
-  private chunks: Buffer[] = [];
-  private size = 0;
-  /** Chunks already searched for a newline without one. */
-  private searched = 0;
-
-  constructor(private readonly maxBytes: number) {
-    super({ maxBufferSize: maxBytes });
-  }
-
-  override append(chunk: Buffer): void {
-    if (this.size + chunk.length > this.maxBytes) {
-      this.clear();
-      throw new Error(`ReadBuffer exceeded maximum size of ${this.maxBytes} bytes`);
-    }
-    this.chunks.push(chunk);
-    this.size += chunk.length;
-  }
-
-  override readMessage(): JSONRPCMessage | null {
-    for (let i = this.searched; i < this.chunks.length; i++) {
-      const chunk = this.chunks[i]!;
-      const at = chunk.indexOf(0x0a);
-      if (at === -1) continue;
-      const line = i === 0 ? chunk.subarray(0, at) : Buffer.concat([...this.chunks.slice(0, i), chunk.subarray(0, at)]);
-      const rest = chunk.subarray(at + 1);
-      this.chunks = rest.length > 0 ? [rest, ...this.chunks.slice(i + 1)] : this.chunks.slice(i + 1);
-      this.size -= line.length + 1;
-      this.searched = 0;
-      return deserializeMessage(line.toString('utf8').replace(/\r$/, ''));
-    }
-    this.searched = this.chunks.length;
-    return null;
-  }
-
-  override clear(): void {
-    this.chunks = [];
-    this.size = 0;
-    this.searched = 0;
-  }
-}
-
 /** The SDK's stdio transport, plus the child's exit status, which the SDK reads and drops, and a larger, linear read buffer. */
 class ChildServerTransport extends StdioClientTransport {
   exit: UpstreamExit | undefined;
 
   constructor(params: StdioServerParameters) {
     super(params);
-    // The SDK keeps its buffer private and takes no other kind; if a later SDK renames the field,
-    // the SDK's own buffer stays in use, and the large-result test fails.
-    (this as unknown as { _readBuffer: ReadBuffer })._readBuffer = new LineBuffer(MAX_UPSTREAM_MESSAGE_BYTES);
+    useLineBuffer(this);
   }
 
   override async start(): Promise<void> {
