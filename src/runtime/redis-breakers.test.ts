@@ -7,6 +7,7 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runTypeScriptProcess } from '../ts-worker.test-helpers.js';
 import { REDIS_URL, redisForTests } from './redis.test-helpers.js';
+import { FaultlineError } from '../errors.js';
 import { createVirtualClock, type VirtualClock } from './clock.js';
 import { defineTool } from './define-tool.js';
 import { createRedisBreakers, type RedisBreakers } from './redis-breakers.js';
@@ -193,6 +194,76 @@ describeRedis('shared circuit breakers through Redis (the real server on 127.0.0
   });
 });
 
+describeRedis('shared circuit breakers before the first connection (a short script, no ready())', () => {
+  afterEach(async () => {
+    for (const key of await admin.keys('faultline-test-early-*')) await admin.del(key);
+  });
+
+  it('a circuit tripped before the connection is up is shared once it is, and sharedStates() waits for it', async () => {
+    const prefix = `faultline-test-early-${randomUUID()}`;
+    const clock = createVirtualClock({ autoAdvance: false });
+    const upstream: Upstream = { failing: true, calls: 0 };
+    const other = member(prefix, clock, upstream);
+    await other.breakers.ready();
+    const script = member(prefix, clock, upstream);
+    for (let i = 0; i < 5; i++) await script.rt.execute('inventory', {});
+    expect(script.rt.breakers.state('inventory')!.state).toBe('open');
+
+    // Right away: no raw driver error, and the trip is in Redis.
+    expect(await script.breakers.sharedStates()).toMatchObject({ inventory: { state: 'open', trips: 1, consecutiveFailures: 0, cooldownMs: 30_000 } });
+    expect(script.breakers.droppedReports).toBe(0);
+    await settle(other, script);
+    const callsBefore = upstream.calls;
+    const r = await other.rt.execute('inventory', {});
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.error.type).toBe('circuit_open');
+    expect(upstream.calls).toBe(callsBefore);
+  });
+
+  it('a success before the connection resets the count other processes left (the shared count was unknown)', async () => {
+    const prefix = `faultline-test-early-${randomUUID()}`;
+    const clock = createVirtualClock({ autoAdvance: false });
+    const upstream: Upstream = { failing: true, calls: 0 };
+    const other = member(prefix, clock, upstream);
+    await other.breakers.ready();
+    for (let i = 0; i < 3; i++) await other.rt.execute('inventory', {});
+    await settle(other);
+    upstream.failing = false;
+    const script = member(prefix, clock, upstream);
+    for (let i = 0; i < 3; i++) expect((await script.rt.execute('inventory', {})).ok).toBe(true);
+    expect((await script.breakers.sharedStates())['inventory']).toMatchObject({ state: 'closed', consecutiveFailures: 0 });
+    await settle(other, script);
+    expect(other.rt.breakers.state('inventory')).toMatchObject({ state: 'closed', consecutiveFailures: 0 });
+  });
+
+  it('reset() before the connection is up waits for it', async () => {
+    const prefix = `faultline-test-early-${randomUUID()}`;
+    const clock = createVirtualClock({ autoAdvance: false });
+    const upstream: Upstream = { failing: true, calls: 0 };
+    const other = member(prefix, clock, upstream);
+    await other.breakers.ready();
+    for (let i = 0; i < 5; i++) await other.rt.execute('inventory', {});
+    await settle(other);
+    const script = createRedisBreakers({ url: REDIS_URL, prefix });
+    try {
+      await script.reset('inventory');
+      expect(await admin.hget(`${prefix}:breaker:inventory`, 'state')).toBe('closed');
+    } finally {
+      await script.close();
+    }
+  });
+
+  it('a given client that is closed makes sharedStates() and reset() fail with one FaultlineError', async () => {
+    const client = new Redis(REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const breakers = createRedisBreakers({ client, prefix: `faultline-test-early-${randomUUID()}`, onError: () => undefined });
+    await breakers.ready();
+    client.disconnect();
+    await expect(breakers.sharedStates()).rejects.toSatisfy((e: unknown) => FaultlineError.isInstance(e) && (e as Error).message === 'could not connect to Redis at the given client: the connection is closed');
+    await expect(breakers.reset('inventory')).rejects.toSatisfy((e: unknown) => FaultlineError.isInstance(e) && (e as Error).message === 'could not connect to Redis at the given client: the connection is closed');
+    await breakers.close();
+  });
+});
+
 describe('shared circuit breakers with Redis unreachable', () => {
   it('keep working locally: nothing waits, the outage is reported once, reports are dropped', async () => {
     const errors: unknown[] = [];
@@ -224,6 +295,38 @@ describe('shared circuit breakers with Redis unreachable', () => {
     expect(errors.length).toBe(1);
     await rt.close();
     await breakers.close();
+    await breakers.close();
+  });
+});
+
+describe('shared circuit breakers when Redis never comes up', () => {
+  it('sharedStates(), reset() and ready() called at once fail with one FaultlineError naming the address; tool calls meanwhile go on locally', async () => {
+    const breakers = createRedisBreakers({ url: 'redis://127.0.0.1:1', prefix: 'faultline-test-down', onError: () => undefined, redis: { retryStrategy: () => null } });
+    const upstream = { calls: 0 };
+    const rt = createRuntime({
+      tools: [
+        defineTool({ name: 'inventory', description: 'x', input: { type: 'object' }, idempotent: true, retry: { maxRetries: 0 }, breaker: { failureThreshold: 2 }, execute: () => {
+          upstream.calls++;
+          throw new HttpError(503, 'down');
+        } }),
+      ],
+      clock: createVirtualClock(),
+      breakers,
+    });
+    const expected = (e: unknown) => FaultlineError.isInstance(e) && /^could not connect to Redis at redis:\/\/127\.0\.0\.1:1: .*ECONNREFUSED/.test((e as Error).message);
+    const calledAtOnce = Promise.all([
+      expect(breakers.sharedStates()).rejects.toSatisfy(expected),
+      expect(breakers.reset('inventory')).rejects.toSatisfy(expected),
+      expect(breakers.ready()).rejects.toSatisfy(expected),
+    ]);
+    // Made before the connection fails: not held up, and their reports dropped once it has.
+    const results = [];
+    for (let i = 0; i < 3; i++) results.push(await rt.execute('inventory', {}));
+    expect(results.map((r) => (r.ok ? 'ok' : r.error.type))).toEqual(['dependency_down', 'dependency_down', 'circuit_open']);
+    expect(upstream.calls).toBe(2);
+    await calledAtOnce;
+    expect(breakers.droppedReports).toBe(2);
+    await rt.close();
     await breakers.close();
   });
 });

@@ -10,6 +10,10 @@
  *   (loaded at start, kept current by a pub/sub channel and by the script's replies) and decides
  *   from it, so a tool call never waits for Redis. After the cooldown each process may send one
  *   probe; a probe's success closes the circuit everywhere, its failure reopens it everywhere.
+ * - **Before the first connection** (a script's first calls), reports are queued, up to
+ *   {@link MAX_QUEUED_REPORTS}, and sent in order once it is up, before the mirror is loaded; a
+ *   first connection that fails drops them. Reads and resets wait for it (at most the connect
+ *   timeout) and fail with a {@link FaultlineError} when Redis cannot be reached.
  * - **Redis down** means local breakers: outcomes are still counted in process, reports are
  *   dropped (counted, and passed to `onError`), nothing waits or queues. When Redis comes back,
  *   the mirror is reloaded.
@@ -19,8 +23,8 @@
  * A success is reported only when the shared count or state needs resetting, so a healthy tool
  * costs no Redis traffic.
  */
-import { Redis, type RedisOptions } from 'ioredis';
-import { ConfigError } from '../errors.js';
+import { Redis, ReplyError, type RedisOptions } from 'ioredis';
+import { ConfigError, FaultlineError } from '../errors.js';
 import { maskUrlPassword } from '../mask-url-password.js';
 import { ConsecutiveBreaker, type BreakerOptions, type BreakerProvider, type BreakerSnapshot } from './breaker.js';
 
@@ -52,13 +56,24 @@ export interface SharedBreakerState extends BreakerSnapshot {
 }
 
 export interface RedisBreakers extends BreakerProvider {
-  /** Resolves when both connections are up and every breaker made so far mirrors the shared state. */
+  /**
+   * Resolves when both connections are up, the reports made before are in Redis, and every breaker
+   * made so far mirrors the shared state.
+   * @throws FaultlineError when the first connection fails.
+   */
   ready(): Promise<void>;
   /** Reports that could not reach Redis (the breaker went on with its local state). */
   readonly droppedReports: number;
-  /** The shared state of every tool with one, read from Redis. */
+  /**
+   * The shared state of every tool with one, read from Redis (after the first connection, and
+   * the reports queued before it).
+   * @throws FaultlineError when Redis cannot be reached.
+   */
   sharedStates(): Promise<Record<string, SharedBreakerState>>;
-  /** Closes the shared circuit of a tool for every process. */
+  /**
+   * Closes the shared circuit of a tool for every process.
+   * @throws FaultlineError when Redis cannot be reached.
+   */
   reset(toolName: string): Promise<void>;
   /** Ends both connections (the ones faultline made; a given client stays open). Safe to call twice. */
   close(): Promise<void>;
@@ -119,6 +134,8 @@ class SharedBreaker extends ConsecutiveBreaker {
   constructor(
     options: BreakerOptions,
     private readonly report: (outcome: 'success' | 'failure', now: number, probe: boolean, breaker: SharedBreaker) => void,
+    /** Until the first connection the shared count is unknown, so every success is reported. */
+    private readonly beforeFirstConnection: () => boolean,
   ) {
     super(options);
   }
@@ -137,7 +154,7 @@ class SharedBreaker extends ConsecutiveBreaker {
   override onSuccess(): void {
     const before = this.snapshot();
     super.onSuccess();
-    if (before.state !== 'closed' || before.consecutiveFailures > 0) this.report('success', 0, false, this);
+    if (before.state !== 'closed' || before.consecutiveFailures > 0 || this.beforeFirstConnection()) this.report('success', 0, false, this);
   }
 
   override onFailure(now: number): boolean {
@@ -146,6 +163,21 @@ class SharedBreaker extends ConsecutiveBreaker {
     this.report('failure', now, probe, this);
     return tripped;
   }
+}
+
+/**
+ * The most reports queued before the first connection; more are dropped (and counted). Successes
+ * in a row of one tool take one place.
+ */
+export const MAX_QUEUED_REPORTS = 10_000;
+
+/** A report made before the first connection, sent once it is up. */
+interface QueuedReport {
+  tool: string;
+  kind: 'success' | 'failure';
+  now: number;
+  probe: boolean;
+  breaker: SharedBreaker;
 }
 
 /** The most databases a Redis server can be configured with (INT_MAX; it has 16 by default). */
@@ -235,6 +267,48 @@ export function createRedisBreakers(options: RedisBreakersOptions = {}): RedisBr
     });
   }
 
+  function send(tool: string, kind: 'success' | 'failure', now: number, probe: boolean, breaker: SharedBreaker): Promise<void> {
+    return outcome(tool, kind, now, breaker.options, probe).then(
+      (reply) => breaker.adopt(parseState(reply)),
+      (error: unknown) => {
+        dropped++;
+        onError(error);
+      },
+    );
+  }
+
+  // Reports made before the first connection, in order; null once it is up (or has failed).
+  let queued: QueuedReport[] | null = client.status === 'ready' ? null : [];
+  const lastQueued = new Map<string, 'success' | 'failure'>();
+  // Settles when the queued reports have been answered.
+  let flushed: Promise<unknown> = Promise.resolve();
+  // Registered before the listener that reloads the mirror: the queued outcomes reach Redis
+  // first, so the load never shows a breaker the state from before them (a circuit tripped here,
+  // closed again by the load until the reply to the trip came).
+  client.once('ready', () => {
+    if (queued === null) return;
+    const reports = queued;
+    queued = null;
+    lastQueued.clear();
+    // On a database other than the one asked for (its SELECT failed), they are dropped.
+    if (selectError !== undefined) {
+      dropped += reports.length;
+      return;
+    }
+    flushed = Promise.all(reports.map((r) => send(r.tool, r.kind, r.now, r.probe, r.breaker)));
+  });
+
+  function enqueue(queue: QueuedReport[], report: QueuedReport): void {
+    // Successes in a row leave the shared count as one does.
+    if (report.kind === 'success' && lastQueued.get(report.tool) === 'success') return;
+    if (queue.length >= MAX_QUEUED_REPORTS) {
+      dropped++;
+      return;
+    }
+    queue.push(report);
+    lastQueued.set(report.tool, report.kind);
+  }
+
   async function load(names: readonly string[]): Promise<void> {
     if (names.length === 0) return;
     const pipeline = client.pipeline();
@@ -271,6 +345,8 @@ export function createRedisBreakers(options: RedisBreakersOptions = {}): RedisBr
     });
   }
   const where = options.url === undefined ? (options.client === undefined ? 'redis://127.0.0.1:6379' : 'the given client') : maskUrlPassword(options.url);
+  const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+  const connectError = (cause: unknown) => new FaultlineError(`could not connect to Redis at ${where}: ${messageOf(cause)}`, { cause });
   const connecting = (async () => {
     try {
       if (ownsClient) await client.connect();
@@ -279,69 +355,104 @@ export function createRedisBreakers(options: RedisBreakersOptions = {}): RedisBr
       if (selectError !== undefined) throw selectError;
       await subscriber.subscribe(channel);
     } catch (error) {
-      const cause = selectError ?? lastConnectionError ?? error;
-      throw new Error(`could not connect to Redis at ${where}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+      throw connectError(selectError ?? lastConnectionError ?? error);
     }
   })();
-  connecting.catch(() => undefined);
+  connecting.catch(() => {
+    // Redis was not there: the reports waiting for it are dropped, as they are in an outage.
+    if (queued === null || client.status === 'ready') return;
+    dropped += queued.length;
+    queued = null;
+    lastQueued.clear();
+  });
 
-  function report(outcomeKind: 'success' | 'failure', now: number, probe: boolean, breaker: SharedBreaker, tool: string): void {
-    if (closed || client.status !== 'ready') {
+  /** Waits for the first connection and the reports queued before it; then Redis must be there. */
+  async function connected(): Promise<void> {
+    try {
+      await connecting;
+    } catch (error) {
+      // A first connection that failed and has been retried since, successfully, will do.
+      if (selectError !== undefined || client.status !== 'ready') throw error;
+    }
+    await flushed;
+    if (client.status !== 'ready') throw connectError(lastConnectionError ?? 'the connection is closed');
+  }
+
+  /**
+   * Runs `run` once Redis is there. Its errors become one FaultlineError: the connection's (lost
+   * since) as the first connection's would, the server's answer (a ReplyError) naming `what`.
+   */
+  async function overRedis<T>(what: string, run: () => Promise<T>): Promise<T> {
+    await connected();
+    try {
+      return await run();
+    } catch (error) {
+      if (FaultlineError.isInstance(error)) throw error;
+      if (!(error instanceof ReplyError)) throw connectError(lastConnectionError ?? 'the connection is closed');
+      throw new FaultlineError(`could not ${what} at ${where}: ${messageOf(error)}`, { cause: error });
+    }
+  }
+
+  function report(kind: 'success' | 'failure', now: number, probe: boolean, breaker: SharedBreaker, tool: string): void {
+    if (queued !== null && !closed) {
+      enqueue(queued, { tool, kind, now, probe, breaker });
+      return;
+    }
+    if (closed || client.status !== 'ready' || selectError !== undefined) {
       dropped++;
       return;
     }
-    outcome(tool, outcomeKind, now, breaker.options, probe).then(
-      (reply) => breaker.adopt(parseState(reply)),
-      (error: unknown) => {
-        dropped++;
-        onError(error);
-      },
-    );
+    void send(tool, kind, now, probe, breaker);
   }
+  const beforeFirstConnection = () => queued !== null;
 
   return {
     breakerFor(toolName, breakerOptions) {
-      const breaker = new SharedBreaker(breakerOptions, (kind, now, probe, b) => report(kind, now, probe, b, toolName));
+      const breaker = new SharedBreaker(breakerOptions, (kind, now, probe, b) => report(kind, now, probe, b, toolName), beforeFirstConnection);
       breakers.set(toolName, breaker);
       if (client.status === 'ready') void load([toolName]).catch(onError);
       return breaker;
     },
     async ready() {
       await connecting;
-      await load([...breakers.keys()]);
+      await overRedis('load the shared breakers from Redis', () => load([...breakers.keys()]));
     },
     get droppedReports() {
       return dropped;
     },
-    async sharedStates() {
-      const out: Record<string, SharedBreakerState> = {};
-      let cursor = '0';
-      do {
-        const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}:breaker:*`, 'COUNT', 100);
-        cursor = next;
-        for (const key of keys) {
-          const fields = await client.hmget(key, 'state', 'failures', 'openedAt', 'trips', 'version', 'cooldown');
-          const s = parseState(fields.slice(0, 5).map((f) => f ?? ''));
-          const cooldown = fields[5] ?? '';
-          out[key.slice(`${prefix}:breaker:`.length)] = {
-            state: s.state,
-            consecutiveFailures: s.failures,
-            openedAt: s.openedAt,
-            trips: s.trips,
-            cooldownMs: cooldown === '' ? null : Number(cooldown),
-          };
-        }
-      } while (cursor !== '0');
-      return out;
+    sharedStates() {
+      return overRedis('read the shared breakers from Redis', async () => {
+        const out: Record<string, SharedBreakerState> = {};
+        let cursor = '0';
+        do {
+          const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}:breaker:*`, 'COUNT', 100);
+          cursor = next;
+          for (const key of keys) {
+            const fields = await client.hmget(key, 'state', 'failures', 'openedAt', 'trips', 'version', 'cooldown');
+            const s = parseState(fields.slice(0, 5).map((f) => f ?? ''));
+            const cooldown = fields[5] ?? '';
+            out[key.slice(`${prefix}:breaker:`.length)] = {
+              state: s.state,
+              consecutiveFailures: s.failures,
+              openedAt: s.openedAt,
+              trips: s.trips,
+              cooldownMs: cooldown === '' ? null : Number(cooldown),
+            };
+          }
+        } while (cursor !== '0');
+        return out;
+      });
     },
     async reset(toolName) {
-      const reply = await outcome(toolName, 'reset', 0, breakers.get(toolName)?.options, false);
+      const reply = await overRedis(`reset the shared circuit of ${toolName} in Redis`, () => outcome(toolName, 'reset', 0, breakers.get(toolName)?.options, false));
       breakers.get(toolName)?.adopt(parseState(reply));
     },
     async close() {
       if (closed) return;
       closed = true;
+      // The reports made before the first connection still go, if it comes.
       await connecting.catch(() => undefined);
+      await flushed;
       subscriber.disconnect();
       if (ownsClient) client.disconnect();
     },
