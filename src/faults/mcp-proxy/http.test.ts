@@ -11,7 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, LoggingMessageNotificationSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FaultPlan } from '../plan.js';
 import { createFaultPlan } from '../plan.js';
@@ -335,6 +335,39 @@ describe('server-everything over Streamable HTTP as the --upstream, restarted wh
       expect(lines).toContainEqual(expect.stringContaining('started a new session'));
       // The refusal itself is not reported: the new session is.
       expect(lines.filter((line) => line.includes('No valid session ID'))).toEqual([]);
+    } finally {
+      await t.close();
+      server.kill('SIGKILL');
+    }
+  }, 30_000);
+});
+
+describe('server-everything over Streamable HTTP, restarted: the logging level a client set', () => {
+  it('is set in the new session before the request that met the old one is sent again', async () => {
+    const port = await freePort();
+    let server = await startEverythingHttp(port);
+    const t = await startTestProxy({ url: `http://127.0.0.1:${port}/mcp` }, { version: 1, rules: [] });
+    const logs: string[] = [];
+    let listening = false;
+    t.client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void (listening && logs.push(`${n.params.level}: ${String(n.params.data)}`)));
+    try {
+      const [first, second, third] = (await t.client.listResources()).resources.map((r) => r.uri);
+      await t.client.setLoggingLevel('warning');
+      listening = true;
+      // server-everything acknowledges a subscription with an info log, on the session's own stream.
+      await t.client.subscribeResource({ uri: first! });
+
+      server.kill('SIGKILL');
+      await once(server, 'exit');
+      server = await startEverythingHttp(port);
+      // Meets the unknown session: the proxy starts a new one, renews the first subscription, and sends this again.
+      await t.client.subscribeResource({ uri: second! });
+      await t.client.setLoggingLevel('info');
+      await t.client.subscribeResource({ uri: third! });
+      const deadline = Date.now() + 10_000;
+      while (!logs.some((line) => line.includes(third!)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      // One stream, in order: a log of the first or second subscription would have come before the third's.
+      expect(logs.filter((line) => line.includes('Subscribe'))).toEqual([expect.stringMatching(new RegExp(`^info: Received Subscribe Resource request for URI: ${third!} from session `))]);
     } finally {
       await t.close();
       server.kill('SIGKILL');

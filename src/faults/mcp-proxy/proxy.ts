@@ -13,7 +13,9 @@
  * logging levels pass through untouched; progress notifications and cancellations are relayed in
  * both directions, and list_changed / resources/updated / log notifications go to every
  * connected client (updates only to the clients subscribed to that resource). Every tools/call
- * goes through the fault plan and is recorded (tool-call.ts).
+ * goes through the fault plan and is recorded (tool-call.ts). The one upstream connection has one
+ * logging level for every client: the last one a client set, which a restarted server or a new
+ * session is given again before anything else.
  *
  * A Streamable HTTP server that answers a request with "unknown session" (it restarted) gets a new
  * session, as the spec asks of a client, and the request once more (it did not run there); the
@@ -66,6 +68,7 @@ import {
   UnsubscribeRequestSchema,
   type CallToolRequest,
   type Implementation,
+  type LoggingLevel,
   type ServerCapabilities,
   type ServerNotification,
   type Tool,
@@ -397,8 +400,16 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
     next.releaseStderr();
   }
 
-  /** Brings a new connection up to what the clients hold: the tool list (telling them if it changed) and their subscriptions. */
+  /** Brings a new connection up to what the clients hold: their logging level, the tool list (telling them if it changed) and their subscriptions. */
   async function catchUp(next: UpstreamConnection, toolsBefore: string): Promise<void> {
+    // First, so that what the server logs from now on (server-everything logs each subscription,
+    // renewed below) and a request sent again in a new session find the level set.
+    const level = logLevel;
+    if (level !== undefined) {
+      await next.client
+        .setLoggingLevel(level, { timeout: upstreamTimeoutMs })
+        .catch((error: unknown) => log(`setting the logging level ${level} again failed: ${error instanceof Error ? error.message : String(error)}`));
+    }
     if (capabilities.tools !== undefined) {
       catalog.resume();
       await catalog.refresh();
@@ -435,8 +446,7 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
       switchTo(next);
       log(`the upstream MCP server (${describeUpstream(options.upstream)}) no longer knows the proxy's session (it restarted); started a new session`);
       // Closing the old connection after the switch: its end is not the upstream's.
-      await stale.close().catch(() => undefined);
-      await catchUp(next, before);
+      await Promise.all([catchUp(next, before), stale.close().catch(() => undefined)]);
       return true;
     })().finally(() => (renewing = undefined));
     return renewing;
@@ -463,6 +473,8 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
 
   const sessions = new Set<Session>();
   const subscribers = new Map<string, number>();
+  /** The last level a client set with logging/setLevel, which the upstream has (the SDK's default, none, until one does). */
+  let logLevel: LoggingLevel | undefined;
   const inflight = new Set<Promise<unknown>>();
   let calls = 0;
 
@@ -655,7 +667,11 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
     }
     if (capabilities.logging !== undefined) {
       // Replaces the SDK's local handler: the level is the upstream's to apply (shared by every client).
-      server.setRequestHandler(SetLevelRequestSchema, (request, extra) => relay(session, (c, o) => c.request(request, EmptyResultSchema, o), request.params, extra));
+      server.setRequestHandler(SetLevelRequestSchema, async (request, extra) => {
+        const result = await relay(session, (c, o) => c.request(request, EmptyResultSchema, o), request.params, extra);
+        logLevel = request.params.level;
+        return result;
+      });
     }
 
     // A client's roots are what the server's roots/list answers (client-requests.ts).
