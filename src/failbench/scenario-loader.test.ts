@@ -147,7 +147,10 @@ describe('loadScenarios', () => {
   });
 
   it('says when the directory is missing or empty', async () => {
-    await expect(loadScenarios(join(dir, 'nope'))).rejects.toThrow(/cannot read scenario directory .*nope: ENOENT/);
+    // In the words the rest of the CLI uses, not errno codes.
+    await expect(loadScenarios(join(dir, 'nope'))).rejects.toThrow(new ScenarioError([`cannot read scenario directory ${join(dir, 'nope')}: no such file or directory`]));
+    await writeFile(join(dir, 'a-file'), 'not a directory\n');
+    await expect(loadScenarios(join(dir, 'a-file'))).rejects.toThrow(new ScenarioError([`cannot read scenario directory ${join(dir, 'a-file')}: not a directory`]));
     await expect(loadScenarios(dir)).rejects.toThrow(/no scenario files/);
   });
 });

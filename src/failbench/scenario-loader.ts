@@ -8,6 +8,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { ConfigError } from '../errors.js';
+import { fileErrorReason } from '../replace-files.js';
 import { globMatcher } from '../faults/glob.js';
 import { validateFaultPlan } from '../faults/index.js';
 import { isIsoTimestamp } from '../faults/timestamps.js';
@@ -242,8 +243,9 @@ export async function loadScenarios(dir: string, options: LoadScenariosOptions =
   try {
     files = await yamlFiles(dir);
   } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    throw new ScenarioError([`cannot read scenario directory ${dir}: ${typeof code === 'string' ? code : (error as Error).message}`]);
+    // readdir's ENOTDIR is the directory itself being a file (or a parent of it).
+    const reason = (error as NodeJS.ErrnoException).code === 'ENOTDIR' ? 'not a directory' : fileErrorReason(error);
+    throw new ScenarioError([`cannot read scenario directory ${dir}: ${reason}`]);
   }
   const problems: string[] = [];
   const scenarios: Scenario[] = [];

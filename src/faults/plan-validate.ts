@@ -7,6 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { ConfigError } from '../errors.js';
+import { fileErrorReason } from '../replace-files.js';
 import { parseRetryAfter } from '../runtime/retry-after.js';
 import { closestNames } from '../runtime/suggest.js';
 import { cloneJson } from '../record/clone-json.js';
@@ -522,8 +523,7 @@ export async function loadFaultPlan(path: string): Promise<FaultPlanSpec> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    throw new ConfigError(`cannot read fault plan ${path}: ${typeof code === 'string' ? code : (error as Error).message}`, 'path', { cause: error });
+    throw new ConfigError(`cannot read fault plan ${path}: ${fileErrorReason(error)}`, 'path', { cause: error });
   }
   return parseFaultPlan(text, path);
 }

@@ -81,7 +81,10 @@ describe('parseFaultPlan: the file format', () => {
       expect((await loadFaultPlan(path)).rules).toEqual([{ id: 'rule-0', tool: 'get_weather', trigger: 'always', fault: 'dns_failure', params: {} }]);
       await writeFile(path, 'version: 1\nrules:\n  - { tool: get_weather, fault: explode }\n');
       await expect(loadFaultPlan(path)).rejects.toThrow(`${path}: rules[0].fault: unknown fault kind "explode"`);
-      await expect(loadFaultPlan(join(dir, 'missing.yaml'))).rejects.toThrow(`cannot read fault plan ${join(dir, 'missing.yaml')}: ENOENT`);
+      // In the words the rest of the CLI uses, not errno codes.
+      await expect(loadFaultPlan(join(dir, 'missing.yaml'))).rejects.toThrow(new ConfigError(`cannot read fault plan ${join(dir, 'missing.yaml')}: no such file or directory`, 'path'));
+      await expect(loadFaultPlan(dir)).rejects.toThrow(new ConfigError(`cannot read fault plan ${dir}: is a directory`, 'path'));
+      await expect(loadFaultPlan(join(path, 'plan.yaml'))).rejects.toThrow(new ConfigError(`cannot read fault plan ${join(path, 'plan.yaml')}: a parent is not a directory`, 'path'));
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -240,7 +240,7 @@ describe('faultline bench', () => {
     [['--agent', 'module:./missing.mjs'], /module agent \.\/missing\.mjs: file not found/],
     [['--filter', 'nothing-matches-this'], /no scenario in .* matches --filter nothing-matches-this/],
     [['--filter', 'commit_then_drop,cascade'], /no scenario in .* matches --filter commit_then_drop,cascade/],
-    [['--suite', 'no-such-dir'], /cannot read scenario directory/],
+    [['--suite', 'no-such-dir'], /^faultline: cannot read scenario directory .*no-such-dir: no such file or directory\n$/],
     [['--bogus'], /unknown option '--bogus'/],
   ])('%j: one line, exit 2, nothing written', async (args, message) => {
     const out = join(dir, `bad-${args.join('-').replace(/[^\w-]/g, '_')}`);

@@ -91,7 +91,7 @@ describe('faultline mcp-proxy: bad usage and bad input print one line and exit 2
     ['--max-restarts without --restart', () => ['mcp-proxy', '--plan', planPath, '--max-restarts', '3', '--', 'node'], /^faultline: --max-restarts needs --restart$/],
     ['a bad --max-restarts', () => ['mcp-proxy', '--plan', planPath, '--restart', '--max-restarts', '0', '--', 'node'], /^faultline: --max-restarts must be a whole number from 1 to 1000, got "0"$/],
     ['--restart with --upstream', () => ['mcp-proxy', '--plan', planPath, '--restart', '--upstream', 'http://127.0.0.1:9/mcp'], /^faultline: --restart applies to a server command/],
-    ['a plan file that does not exist', () => ['mcp-proxy', '--plan', join(dir.path, 'missing.yaml'), '--', 'node'], /^faultline: cannot read fault plan .*missing\.yaml: ENOENT$/],
+    ['a plan file that does not exist', () => ['mcp-proxy', '--plan', join(dir.path, 'missing.yaml'), '--', 'node'], /^faultline: cannot read fault plan .*missing\.yaml: no such file or directory$/],
     ['a plan that does not validate', () => ['mcp-proxy', '--plan', join(dir.path, 'bad.yaml'), '--', 'node'], /^faultline: .*bad\.yaml.*status/],
     ['a plan that is a YAML alias bomb', () => ['mcp-proxy', '--plan', join(dir.path, 'bomb.yaml'), '--', 'node'], /^faultline: .*bomb\.yaml: invalid YAML: Excessive alias count indicates a resource exhaustion attack$/],
     // Before the server is started: nothing but the one line.

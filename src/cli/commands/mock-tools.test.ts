@@ -79,7 +79,7 @@ describe('faultline mock-tools', () => {
     [['--seed', '1.5'], /^faultline: invalid --seed "1\.5": expected an integer from -2147483648 to 4294967295\n$/],
     [['--timeout-cap-ms', '-5'], /^faultline: invalid --timeout-cap-ms "-5": expected an integer from 0 to 600000\n$/],
     [['--now', 'yesterday'], /--now must be an ISO-8601 time/],
-    [['--plan', join(dir, 'missing.yaml')], /cannot read fault plan .*missing\.yaml: ENOENT/],
+    [['--plan', join(dir, 'missing.yaml')], /^faultline: cannot read fault plan .*missing\.yaml: no such file or directory\n$/],
   ])('rejects %j with one line and exit code 2', async (args, message) => {
     const run = await runCapture(['mock-tools', ...args], dir);
     expect(run.code).toBe(2);

@@ -135,7 +135,9 @@ describe('faultline proxy', () => {
     await expectUsageError(['proxy', '--target', upstream.url, '--frobnicate', '--db', db], /^faultline: unknown option '--frobnicate'/);
     const badPlan = writeFile('bad-plan.yaml', 'version: 1\nrules:\n  - { tool: get_weather, fault: explode }\n');
     await expectUsageError(['proxy', '--target', upstream.url, '--plan', badPlan, '--db', db], /^faultline: .*bad-plan\.yaml: rules\[0\]\.fault: /);
-    await expectUsageError(['proxy', '--target', upstream.url, '--plan', join(dir, 'missing.yaml'), '--db', db], /^faultline: cannot read fault plan .*missing\.yaml: ENOENT/);
+    await expectUsageError(['proxy', '--target', upstream.url, '--plan', join(dir, 'missing.yaml'), '--db', db], /^faultline: cannot read fault plan .*missing\.yaml: no such file or directory\n$/);
+    await expectUsageError(['proxy', '--target', upstream.url, '--plan', dir, '--db', db], /^faultline: cannot read fault plan .*: is a directory\n$/);
+    await expectUsageError(['proxy', '--plan', '/nonexistent.yaml', '--target', 'http://127.0.0.1:1', '--db', db], /^faultline: cannot read fault plan \/nonexistent\.yaml: no such file or directory\n$/);
     const badRoutes = writeFile('bad-routes.yaml', 'routes:\n  - { match: "/v1/weather", tool: get_weather }\n');
     await expectUsageError(['proxy', '--target', upstream.url, '--routes', badRoutes, '--db', db], /^faultline: .*bad-routes\.yaml: routes\[0\]\.match: expected "METHOD \/path"/);
     const bomb = writeFile('bomb.yaml', YAML_ALIAS_BOMB);
