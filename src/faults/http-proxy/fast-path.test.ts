@@ -563,3 +563,26 @@ describe('http fault proxy fast path, a body read until the upstream closes', ()
     expect(records[0]).toMatchObject({ status: 'failure', error_code: 'ECONNRESET', raw_output: 'first part' });
   });
 });
+
+// An upstream answer that goes wrong after its head, or that no request asked for: both paths
+// tell the client and the record the same thing.
+describe.each([
+  ['the fast path', true],
+  ['node:http', false],
+])('on %s, an upstream answer', (_name, fastPath) => {
+  it('switching protocols that no request asked for is a 502', async () => {
+    const target = await rawUpstream((socket, head) => {
+      if (head.includes('/bare')) socket.write('HTTP/1.1 101 Switching Protocols\r\n\r\n');
+      else socket.write('HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\nframes');
+    });
+    const { proxy, records } = await proxyTo(target, { fastPath });
+    for (const path of ['/upgrade', '/bare']) {
+      const client = rawClient(proxy.port);
+      client.socket.write(`GET ${path} HTTP/1.1\r\n${H}Connection: close\r\n\r\n`);
+      await until(() => (client.text().endsWith('}') ? true : undefined), `the answer to ${path}`);
+      expect(client.text(), path).toMatch(/^HTTP\/1\.1 502 Bad Gateway\r\n[\s\S]*"code":"HPE_UNEXPECTED_UPGRADE"/);
+    }
+    await until(() => (records.length === 2 ? true : undefined), 'two records');
+    for (const r of records) expect(r).toMatchObject({ status: 'failure', context_snapshot: { response_status: 502, upstream_error: 'HPE_UNEXPECTED_UPGRADE' } });
+  });
+});

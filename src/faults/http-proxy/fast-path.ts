@@ -95,6 +95,11 @@ function codedError(code: string, message: string): Error {
   return Object.assign(new Error(message), { code });
 }
 
+/** A 101 answer: the proxy forwards no Upgrade header, so no request of its own asked to switch protocols. */
+export function unexpectedUpgrade(): Error {
+  return codedError('HPE_UNEXPECTED_UPGRADE', 'the upstream switched protocols without being asked to');
+}
+
 function errorCodeOf(error: Error): string {
   const code = (error as { code?: unknown }).code;
   return typeof code === 'string' && code !== '' ? code : 'UPSTREAM_ERROR';
@@ -400,7 +405,7 @@ class ClientConnection<C extends FastCall> implements UpstreamUser {
     const rest = end + 4 < buf.length ? buf.subarray(end + 4) : undefined;
     if (head.status < 200) {
       if (head.status === 101) {
-        this.upstreamFailed(codedError('HPE_UNEXPECTED_UPGRADE', 'the upstream switched protocols without being asked to'));
+        this.upstreamFailed(unexpectedUpgrade());
         return;
       }
       // An interim answer (103 Early Hints, an unasked-for 100): node:http's path does not pass

@@ -39,7 +39,7 @@ import type { FaultPlan } from '../plan.js';
 import { ADMIN_PREFIX, createAdminApi, type AdminHandler } from './admin-api.js';
 import { buildExchangeRecord, type ExchangeOutcome, type ProxyExchange } from './exchange-record.js';
 import { bodyBuffer, BodyCapture, EMPTY_BODY, readBodyPrefix, type BodyPrefix } from './request-body.js';
-import { BAD_REQUEST, createFastPath, type FastPathHost } from './fast-path.js';
+import { BAD_REQUEST, createFastPath, unexpectedUpgrade, type FastPathHost } from './fast-path.js';
 import { compileRoutes, type ProxyRoute, type RouteMatch } from './routes.js';
 import { forwardableResponseHeaders, readRequestHeaders, responseHeaderObject, type RequestHeaders } from './wire-headers.js';
 import { listen } from '../../listen.js';
@@ -524,6 +524,13 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
         },
         (response) => {
           done();
+          if (response.statusCode === 101) {
+            // No Upgrade is forwarded, so no request asked for it: a 502, as on the fast path, and
+            // the socket, which speaks another protocol now, is not used again.
+            upstream.destroy();
+            reject(unexpectedUpgrade());
+            return;
+          }
           resolve(response);
         },
       );
@@ -531,6 +538,13 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
       upstream.on('error', (error) => {
         done();
         reject(error);
+      });
+      // A 101 with an Upgrade header: without this listener node's client closes the socket and
+      // says nothing, and the request would wait for ever.
+      upstream.once('upgrade', (_response: IncomingMessage, socket: Socket) => {
+        socket.destroy();
+        done();
+        reject(unexpectedUpgrade());
       });
       if (body.complete) {
         // One end() call: headers and body leave in a single write.
