@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, connect as connectTcp, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -261,6 +262,74 @@ describeRedis('shared circuit breakers before the first connection (a short scri
     await expect(breakers.sharedStates()).rejects.toSatisfy((e: unknown) => FaultlineError.isInstance(e) && (e as Error).message === 'could not connect to Redis at the given client: the connection is closed');
     await expect(breakers.reset('inventory')).rejects.toSatisfy((e: unknown) => FaultlineError.isInstance(e) && (e as Error).message === 'could not connect to Redis at the given client: the connection is closed');
     await breakers.close();
+  });
+});
+
+/** A free loopback port, with nothing listening on it yet. */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/** Starts forwarding `port` to the test Redis: a Redis that comes up at that port now. */
+async function redisComesUpAt(port: number): Promise<Server> {
+  const target = new URL(REDIS_URL);
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connectTcp(Number(target.port || 6379), target.hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('error', () => undefined);
+      s.on('close', () => sockets.delete(s));
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  server.on('close', () => {
+    for (const s of sockets) s.destroy();
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return server;
+}
+
+describeRedis('shared circuit breakers when Redis comes up after the process started', () => {
+  it('once ioredis gets through, the process hears the circuits other processes open (the subscription is made then)', async () => {
+    const prefix = `faultline-test-early-${randomUUID()}`;
+    const port = await freePort();
+    const late = createRedisBreakers({ url: `redis://127.0.0.1:${port}`, prefix, onError: () => undefined, redis: { retryStrategy: () => 20 } });
+    const clock = createVirtualClock({ autoAdvance: false });
+    const upstream: Upstream = { failing: true, calls: 0 };
+    const lateRt = createRuntime({
+      tools: [defineTool({ name: 'inventory', description: 'x', input: { type: 'object' }, idempotent: true, retry: { maxRetries: 0 }, breaker: { failureThreshold: 5, cooldownMs: 30_000 }, execute: () => ({ ok: true }) })],
+      clock,
+      breakers: late,
+    });
+    open.push({ rt: lateRt, breakers: late });
+    await expect(late.ready()).rejects.toThrow(/could not connect to Redis/);
+    const server = await redisComesUpAt(port);
+    try {
+      // Reads work again once ioredis has reconnected.
+      for (;;) {
+        const states = await late.sharedStates().catch(() => undefined);
+        if (states !== undefined) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await late.ready();
+      const other = member(prefix, clock, upstream);
+      await other.breakers.ready();
+      for (let i = 0; i < 5; i++) await other.rt.execute('inventory', {});
+      await settle(other);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(lateRt.breakers.state('inventory')!.state).toBe('open');
+    } finally {
+      await lateRt.close();
+      await late.close();
+      open.splice(open.findIndex((m) => m.breakers === late), 1);
+      server.close();
+      for (const key of await admin.keys(`${prefix}:*`)) await admin.del(key);
+    }
   });
 });
 

@@ -16,7 +16,7 @@
  *   timeout) and fail with a {@link FaultlineError} when Redis cannot be reached.
  * - **Redis down** means local breakers: outcomes are still counted in process, reports are
  *   dropped (counted, and passed to `onError`), nothing waits or queues. When Redis comes back,
- *   the mirror is reloaded.
+ *   the mirror is reloaded (and subscribed, when the first connection failed).
  * - **Time** is the runtime's clock: `openedAt` is epoch ms as each process's clock reads it, so
  *   the processes' clocks should agree to well within the cooldown.
  *
@@ -347,6 +347,26 @@ export function createRedisBreakers(options: RedisBreakersOptions = {}): RedisBr
   const where = options.url === undefined ? (options.client === undefined ? 'redis://127.0.0.1:6379' : 'the given client') : maskUrlPassword(options.url);
   const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
   const connectError = (cause: unknown) => new FaultlineError(`could not connect to Redis at ${where}: ${messageOf(cause)}`, { cause });
+  // ioredis retries a first connection that failed (unless its retryStrategy says not), and
+  // renews only subscriptions that were made: the one the first connection did not get to is
+  // made when the client gets through, and the mirror reloaded after it.
+  let firstConnectionFailed = false;
+  let lateSubscription: Promise<void> | undefined;
+  function subscribeLate(): void {
+    if (!firstConnectionFailed || lateSubscription !== undefined || closed || client.status !== 'ready' || selectError !== undefined) return;
+    const subscribing = (async () => {
+      if (subscriber.status === 'wait' || subscriber.status === 'end') await subscriber.connect();
+      else if (subscriber.status !== 'ready') await new Promise((resolve) => subscriber.once('ready', resolve));
+      await subscriber.subscribe(channel);
+      await load([...breakers.keys()]);
+    })();
+    lateSubscription = subscribing;
+    subscribing.catch((error: unknown) => {
+      lateSubscription = undefined; // tried again when the client next gets through
+      if (!closed) onError(error);
+    });
+  }
+  client.on('ready', subscribeLate);
   const connecting = (async () => {
     try {
       if (ownsClient) await client.connect();
@@ -359,6 +379,8 @@ export function createRedisBreakers(options: RedisBreakersOptions = {}): RedisBr
     }
   })();
   connecting.catch(() => {
+    firstConnectionFailed = true;
+    subscribeLate();
     // Redis was not there: the reports waiting for it are dropped, as they are in an outage.
     if (queued === null || client.status === 'ready') return;
     dropped += queued.length;
@@ -414,7 +436,14 @@ export function createRedisBreakers(options: RedisBreakersOptions = {}): RedisBr
       return breaker;
     },
     async ready() {
-      await connecting;
+      try {
+        await connecting;
+      } catch (error) {
+        if (lateSubscription === undefined) throw error;
+        await lateSubscription.catch((late: unknown) => {
+          throw connectError(late);
+        });
+      }
       await overRedis('load the shared breakers from Redis', () => load([...breakers.keys()]));
     },
     get droppedReports() {
