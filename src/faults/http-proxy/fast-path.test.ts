@@ -585,4 +585,18 @@ describe.each([
     await until(() => (records.length === 2 ? true : undefined), 'two records');
     for (const r of records) expect(r).toMatchObject({ status: 'failure', context_snapshot: { response_status: 502, upstream_error: 'HPE_UNEXPECTED_UPGRADE' } });
   });
+
+  it('refuses a request body in a transfer coding the proxy does not decode with 501, forwarding none of it', async () => {
+    const up = await bytesUpstream();
+    const { proxy, records } = await proxyTo(up.url, { fastPath });
+    const client = rawClient(proxy.port);
+    // Chunked comes last, so the body's end is known: the request after it is served.
+    client.socket.write(`POST /tools/upload HTTP/1.1\r\n${H}Transfer-Encoding: gzip, chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\nGET /next HTTP/1.1\r\n${H}\r\n`);
+    await until(() => (client.text().endsWith('ok') ? true : undefined), 'the answer to the next request');
+    expect(client.text()).toMatch(/^HTTP\/1\.1 501 Not Implemented\r\n[\s\S]*"code":"UNSUPPORTED_TRANSFER_CODING"[\s\S]*HTTP\/1\.1 200 OK\r\n/);
+    expect(up.received()).toMatch(/^GET \/next HTTP\/1\.1\r\n[^]*\r\n\r\n$/);
+    await until(() => (records.length === 2 ? true : undefined), 'two records');
+    expect(records[0]).toMatchObject({ tool_name: 'upload', status: 'rejected', error_code: 'UNSUPPORTED_TRANSFER_CODING', context_snapshot: { response_status: 501 } });
+    expect(records[1]).toMatchObject({ tool_name: 'GET /next', status: 'success' });
+  });
 });

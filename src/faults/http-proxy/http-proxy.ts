@@ -41,7 +41,7 @@ import { buildExchangeRecord, type ExchangeOutcome, type ProxyExchange } from '.
 import { bodyBuffer, BodyCapture, EMPTY_BODY, readBodyPrefix, type BodyPrefix } from './request-body.js';
 import { BAD_REQUEST, createFastPath, unexpectedUpgrade, type FastPathHost } from './fast-path.js';
 import { compileRoutes, type ProxyRoute, type RouteMatch } from './routes.js';
-import { forwardableResponseHeaders, readRequestHeaders, responseHeaderObject, type RequestHeaders } from './wire-headers.js';
+import { forwardableResponseHeaders, readRequestHeaders, responseHeaderObject, undecodedTransferCoding, type RequestHeaders } from './wire-headers.js';
 import { listen } from '../../listen.js';
 
 /**
@@ -743,10 +743,10 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
     return reply(live, status, { ...withoutHeaders(headers, BODY_HEADERS), 'content-type': 'application/json; charset=utf-8' }, rewritten);
   }
 
-  async function refuse(live: Live, message: string): Promise<ExchangeOutcome> {
-    const body = { error: { type: 'schema_mismatch', code: 'INVALID_INJECTION', message } };
-    const outcome = await reply(live, 400, JSON_HEADERS, JSON.stringify(body));
-    return outcome.kind === 'response' ? { kind: 'refused', status: 400, code: 'INVALID_INJECTION', message, body } : outcome;
+  async function refuse(live: Live, status: number, code: string, message: string): Promise<ExchangeOutcome> {
+    const body = { error: { type: 'schema_mismatch', code, message } };
+    const outcome = await reply(live, status, JSON_HEADERS, JSON.stringify(body));
+    return outcome.kind === 'response' ? { kind: 'refused', status, code, message, body } : outcome;
   }
 
   async function applyDecision(live: Live, d: FaultDecision): Promise<ExchangeOutcome> {
@@ -788,6 +788,14 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
 
   async function serve(live: Live): Promise<ExchangeOutcome> {
     const { req, exchange, headers } = live;
+    // A body with no Content-Length is chunked (llhttp refuses both): chunked must be its only
+    // coding, as the proxy decodes no other and would pass the rest on as plain bytes (RFC 9112
+    // section 6.1: 501). Chunked comes last (llhttp refuses it elsewhere), so the body's end is
+    // known: it is read and dropped, and the connection serves the next request.
+    const coding = headers.hasBody && headers.contentLength === undefined ? undecodedTransferCoding(req.rawHeaders) : undefined;
+    if (coding !== undefined) {
+      return refuse(live, 501, 'UNSUPPORTED_TRANSFER_CODING', `the proxy decodes no transfer coding but chunked, and the request body is sent with ${JSON.stringify(coding)}`);
+    }
     if (headers.hasBody) {
       try {
         live.body = await readBodyPrefix(req, maxArgsBytes);
@@ -801,7 +809,7 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
     const inject = headers.inject;
     if (inject !== undefined && inject.trim() !== '') {
       const parsed = parseInjectHeader(inject, headers.commit);
-      if (!parsed.ok) return refuse(live, parsed.message);
+      if (!parsed.ok) return refuse(live, 400, 'INVALID_INJECTION', parsed.message);
       exchange.decision = parsed.decision;
     } else {
       // The plan counts every call, but reads the arguments only of tools it has rules for.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { forwardableResponseHeaders, readRequestHeaders, responseHeaderObject } from './wire-headers.js';
+import { forwardableResponseHeaders, readRequestHeaders, responseHeaderObject, undecodedTransferCoding } from './wire-headers.js';
 
 describe('wire headers', () => {
   it('forwards end-to-end request headers as sent, and keeps aside what the proxy sets or reads itself', () => {
@@ -50,6 +50,13 @@ describe('wire headers', () => {
     expect(readRequestHeaders(['Content-Length', '0']).hasBody).toBe(false);
     expect(readRequestHeaders(['Transfer-Encoding', 'chunked']).hasBody).toBe(true);
     expect(readRequestHeaders(['Transfer-Encoding', 'chunked']).forward).toEqual([]);
+  });
+
+  it('names the transfer codings of a request body when one is not chunked', () => {
+    expect(undecodedTransferCoding(['Host', 'x'])).toBeUndefined();
+    expect(undecodedTransferCoding(['Transfer-Encoding', 'Chunked'])).toBeUndefined();
+    expect(undecodedTransferCoding(['Transfer-Encoding', 'gzip, chunked'])).toBe('gzip, chunked');
+    expect(undecodedTransferCoding(['transfer-encoding', 'gzip', 'Host', 'x', 'Transfer-Encoding', 'chunked'])).toBe('gzip, chunked');
   });
 
   it('drops hop-by-hop response headers, and the ones Connection names', () => {

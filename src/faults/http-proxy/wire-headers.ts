@@ -135,6 +135,22 @@ export function readRequestHeaders(raw: readonly string[]): RequestHeaders {
   return h;
 }
 
+/**
+ * A request's Transfer-Encoding, all its fields joined, when it names a coding other than chunked
+ * (gzip, deflate, ...); undefined when chunked is the only one, or there is none.
+ */
+export function undecodedTransferCoding(raw: readonly string[]): string | undefined {
+  let codings: string | undefined;
+  let other = false;
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i]!.toLowerCase() !== 'transfer-encoding') continue;
+    const value = raw[i + 1]!;
+    codings = codings === undefined ? value : `${codings}, ${value}`;
+    for (const coding of value.split(',')) if (coding.trim().toLowerCase() !== 'chunked') other = true;
+  }
+  return other ? codings : undefined;
+}
+
 /** A response's raw headers minus the hop-by-hop ones, ready for `writeHead`. */
 export function forwardableResponseHeaders(raw: readonly string[]): string[] {
   const out: string[] = [];
