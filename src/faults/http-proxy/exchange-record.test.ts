@@ -48,7 +48,7 @@ describe('proxy exchange records', () => {
     const reset = buildExchangeRecord(exchange({ kind: 'reset' }), options);
     expect(reset).toMatchObject({ failure_type: 'connection_reset', error_code: 'ECONNRESET', raw_output: null, feedback: { action: 'verify_state' }, context_snapshot: { response_status: null } });
     const broken = buildExchangeRecord(exchange({ kind: 'broken', code: 'UPSTREAM_ERROR', message: 'stopped', status: 200, headers: {}, body: '[1,2', bodyBytes: 4 }), options);
-    expect(broken).toMatchObject({ status: 'failure', failure_category: 'network', failure_type: 'connection_reset', raw_output: '[1,2', output_length: 4 });
+    expect(broken).toMatchObject({ status: 'failure', failure_category: 'network', failure_type: 'connection_reset', error_code: 'ECONNRESET', raw_output: '[1,2', output_length: 4 });
     const gaveUp = buildExchangeRecord(exchange({ kind: 'gave_up' }), options);
     expect(gaveUp).toMatchObject({ status: 'timeout', failure_type: 'timeout', error_code: 'TIMEOUT', duration_ms: 40, attempts: [{ outcome: 'timeout', duration_ms: 40 }] });
     expect(gaveUp.error_message).toBe('no response within 40 ms: the client closed the connection');

@@ -128,8 +128,10 @@ function classify(ex: ProxyExchange): { status: CallStatus; c: Classification | 
     case 'broken': {
       const c = withoutStack(classifyError(Object.assign(new Error(o.message), { code: o.code }), ex.endedAt));
       if (c.category === 'system' && c.type === 'runtime_error') {
-        // An upstream that stopped mid-body without an errno the taxonomy knows still cut the connection.
-        return { status: 'failure', c: { ...c, category: 'network', type: 'connection_reset', ambiguous: true } };
+        // An upstream that stopped mid-body without an errno the taxonomy knows (a broken chunk
+        // framing, HPE_*) still cut the client's connection, which its HTTP client reports as a
+        // reset; what the upstream did is the record's upstream_error.
+        return { status: 'failure', c: withoutStack(classifyError(Object.assign(new Error(o.message), { code: 'ECONNRESET' }), ex.endedAt)) };
       }
       return { status: c.type === 'timeout' ? 'timeout' : 'failure', c };
     }

@@ -570,6 +570,62 @@ describe.each([
   ['the fast path', true],
   ['node:http', false],
 ])('on %s, an upstream answer', (_name, fastPath) => {
+  it('read until the upstream closes and cut by a reset reaches the client broken, and is recorded ECONNRESET', async () => {
+    const target = await rawUpstream((socket) => {
+      socket.write('HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nfirst part');
+      setTimeout(() => socket.resetAndDestroy(), 20);
+    });
+    const { proxy, records } = await proxyTo(target, { fastPath });
+    const client = rawClient(proxy.port);
+    let error: string | undefined;
+    client.socket.on('error', (e: NodeJS.ErrnoException) => (error = e.code));
+    client.socket.write(`GET /stream HTTP/1.1\r\n${H}\r\n`);
+    await client.ended;
+    // The fast path relays the body as it came, until the close, so only a reset says it broke;
+    // node:http's server sends it chunked, and leaves out the last chunk.
+    if (fastPath) expect(error).toBe('ECONNRESET');
+    else expect(client.text()).toMatch(/^HTTP\/1\.1 200 OK\r\n(?:[^\r\n]+\r\n)*Transfer-Encoding: chunked\r\n(?:[^\r\n]+\r\n)*\r\na\r\nfirst part\r\n$/);
+    await until(() => records[0], 'the record');
+    expect(records[0]).toMatchObject({ status: 'failure', error_code: 'ECONNRESET', raw_output: 'first part', context_snapshot: { response_status: 200, upstream_error: 'ECONNRESET' } });
+
+    // An HTTP/1.0 client (node:http's path on both) gets the body until the close too: a reset.
+    const old = rawClient(proxy.port);
+    let oldError: string | undefined;
+    old.socket.on('error', (e: NodeJS.ErrnoException) => (oldError = e.code));
+    old.socket.write(`GET /stream HTTP/1.0\r\n${H}\r\n`);
+    await old.ended;
+    expect(oldError).toBe('ECONNRESET');
+    await until(() => records[1], 'the second record');
+    expect(records[1]).toMatchObject({ status: 'failure', error_code: 'ECONNRESET', raw_output: 'first part' });
+  });
+
+  it('whose chunked framing breaks gets to the client as far as it was sound, and is recorded ECONNRESET with the cause', async () => {
+    const target = await rawUpstream((socket, head) => {
+      const start = 'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n';
+      if (head.includes('/at-once')) {
+        socket.write(`${start}zz\r\n`);
+      } else {
+        socket.write(`${start}5\r\nhello\r\n`);
+        setTimeout(() => socket.write('zz\r\n'), 20);
+      }
+    });
+    const { proxy, records } = await proxyTo(target, { fastPath });
+    // Right after the head: the client gets the head (it was lost with the bad bytes), then the end.
+    const atOnce = rawClient(proxy.port);
+    atOnce.socket.write(`GET /at-once HTTP/1.1\r\n${H}\r\n`);
+    await atOnce.ended;
+    expect(atOnce.text()).toMatch(/^HTTP\/1\.1 200 OK\r\n(?:[^\r\n]+\r\n)*Transfer-Encoding: chunked\r\n(?:[^\r\n]+\r\n)*\r\n$/);
+    await until(() => records[0], 'the first record');
+    const later = rawClient(proxy.port);
+    later.socket.write(`GET /later HTTP/1.1\r\n${H}\r\n`);
+    await later.ended;
+    expect(later.text()).toMatch(/^HTTP\/1\.1 200 OK\r\n(?:[^\r\n]+\r\n)*\r\n5\r\nhello\r\n$/);
+    await until(() => records[1], 'the second record');
+    const cause = { response_status: 200, upstream_status: 200, upstream_error: 'HPE_INVALID_CHUNK_SIZE' };
+    expect(records[0]).toMatchObject({ status: 'failure', failure_type: 'connection_reset', error_code: 'ECONNRESET', raw_output: null, context_snapshot: cause });
+    expect(records[1]).toMatchObject({ status: 'failure', failure_type: 'connection_reset', error_code: 'ECONNRESET', raw_output: 'hello', context_snapshot: cause });
+  });
+
   it('switching protocols that no request asked for is a 502', async () => {
     const target = await rawUpstream((socket, head) => {
       if (head.includes('/bare')) socket.write('HTTP/1.1 101 Switching Protocols\r\n\r\n');

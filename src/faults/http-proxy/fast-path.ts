@@ -546,8 +546,14 @@ class ClientConnection<C extends FastCall> implements UpstreamUser {
       this.endExchange({ kind: 'broken', code, message: `the upstream response broke off: ${error.message}`, status: h.status, headers: responseHeaderObject(h.raw), body: c.text(), bodyBytes: c.bytes });
       this.done = true;
       // A body read until the connection closes looks complete at a FIN: a reset tells the client it broke.
-      if (untilClose) this.socket.resetAndDestroy();
-      else this.socket.destroy();
+      if (untilClose) {
+        this.socket.resetAndDestroy();
+        return;
+      }
+      // Bad bytes right behind the head: the head, corked with them in startResponse, still goes
+      // out, as node:http's path sends it, so the client sees the answer that broke off.
+      if (this.socket.writableCorked > 0) this.socket.uncork();
+      this.socket.destroy();
       return;
     }
     const g = this.path.host.gatewayError(call, error);

@@ -186,6 +186,12 @@ interface Live extends CallState {
   path: string;
   /** The code of node:http's parser error that ended the request mid-body (a broken chunked framing). */
   parseError: string | undefined;
+  /**
+   * What broke the upstream's answer after its head. node's client ends a body read until the
+   * close at a reset as if it were whole, and reports a broken chunk only as 'aborted'
+   * (ECONNRESET): whatever reads the answer takes this error instead.
+   */
+  brokeOff: Error | undefined;
 }
 
 function parseJson(text: string): { value: unknown } | undefined {
@@ -277,13 +283,36 @@ function relay(live: Live, upstream: IncomingMessage, capture: BodyCapture): Pro
         res.once('drain', resume);
       }
     });
-    upstream.once('end', () => res.end());
+    upstream.once('end', () => {
+      if (live.brokeOff === undefined) {
+        res.end();
+        return;
+      }
+      cutResponse(res, upstream);
+      settle(live.brokeOff);
+    });
     upstream.once('error', (error) => {
-      res.destroy();
-      settle(error);
+      cutResponse(res, upstream);
+      settle(live.brokeOff ?? error);
     });
     res.once('finish', () => settle(undefined));
   });
+}
+
+/**
+ * Ends a response whose upstream body broke off so that the client cannot take it for whole, as
+ * the fast path does: a body the client reads until the close (an HTTP/1.0 client, no length)
+ * ends in a reset, which a FIN would not be; otherwise the head goes out (node holds it back
+ * until the first body byte) and the connection closes with the body short.
+ */
+function cutResponse(res: ServerResponse, upstream: IncomingMessage): void {
+  const socket = res.socket;
+  if (socket !== null && !res.chunkedEncoding && upstream.headers['content-length'] === undefined) {
+    socket.resetAndDestroy();
+    return;
+  }
+  if (!res.destroyed) res.flushHeaders();
+  res.destroy();
 }
 
 /** node:http's answer to a request its parser refuses, by the error's code. */
@@ -511,6 +540,7 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
 
   function sendUpstream(live: Live, body: BodyPrefix): Promise<IncomingMessage> {
     return new Promise((resolve, reject) => {
+      let answer: IncomingMessage | undefined;
       const upstream = send(
         {
           protocol: target.protocol,
@@ -531,11 +561,17 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
             reject(unexpectedUpgrade());
             return;
           }
+          answer = response;
           resolve(response);
         },
       );
       const done = whileWaiting(live, () => upstream.destroy(new Error('the client went away')));
       upstream.on('error', (error) => {
+        if (answer !== undefined) {
+          // Emitted before the answer's 'end' (a reset) or its 'aborted' (a broken chunk).
+          if (!answer.readableEnded) live.brokeOff ??= error;
+          return;
+        }
         done();
         reject(error);
       });
@@ -628,8 +664,9 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
       } finally {
         done();
       }
+      if (live.brokeOff !== undefined) throw live.brokeOff;
     } catch (error) {
-      if (!live.gone) live.exchange.upstreamError = errorCode(error);
+      if (!live.gone) live.exchange.upstreamError = errorCode(live.brokeOff ?? error);
     }
     return undefined;
   }
@@ -709,8 +746,8 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
         }
       };
       upstream.on('data', onData);
-      upstream.once('end', () => resolve(true));
-      upstream.once('error', (error) => resolve(error));
+      upstream.once('end', () => resolve(live.brokeOff ?? true));
+      upstream.once('error', (error) => resolve(live.brokeOff ?? error));
     });
     if (complete instanceof Error) {
       exchange.faultApplied = false;
@@ -892,6 +929,7 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
       method,
       path,
       parseError: undefined,
+      brokeOff: undefined,
     });
     let outcome: ExchangeOutcome = { kind: 'gave_up' };
     try {
