@@ -70,6 +70,6 @@ describe('proxy routes', () => {
     const file = join(dir, 'routes.yaml');
     writeFileSync(file, 'routes:\n  - { match: "GET /v1/weather", tool: get_weather }\n');
     expect(await loadRoutes(file)).toEqual([{ match: 'GET /v1/weather', tool: 'get_weather' }]);
-    await expect(loadRoutes(join(dir, 'missing.yaml'))).rejects.toThrow(/^cannot read routes .*missing\.yaml: ENOENT$/);
+    await expect(loadRoutes(join(dir, 'missing.yaml'))).rejects.toThrow(/^cannot read routes .*missing\.yaml: no such file or directory$/);
   });
 });

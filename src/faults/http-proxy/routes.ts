@@ -8,6 +8,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { ConfigError } from '../../errors.js';
+import { fileErrorReason } from '../../replace-files.js';
 import { parseYamlText } from '../../yaml-text.js';
 
 /** One configured route. */
@@ -249,8 +250,7 @@ export async function loadRoutes(path: string): Promise<ProxyRoute[]> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    throw new ConfigError(`cannot read routes ${path}: ${typeof code === 'string' ? code : (error as Error).message}`, 'path', { cause: error });
+    throw new ConfigError(`cannot read routes ${path}: ${fileErrorReason(error)}`, 'path', { cause: error });
   }
   return parseRoutes(text, path);
 }
