@@ -102,7 +102,14 @@ function classify(ex: ProxyExchange): { status: CallStatus; c: Classification | 
   switch (o.kind) {
     case 'response': {
       if (o.errno !== undefined) {
-        const c = withoutStack(classifyError(Object.assign(new Error(`upstream ${o.errno}`), { code: o.errno }), ex.endedAt));
+        let c = withoutStack(classifyError(Object.assign(new Error(`upstream ${o.errno}`), { code: o.errno }), ex.endedAt));
+        if (c.category === 'system' && c.type === 'runtime_error') {
+          // A code the taxonomy does not know (an answer llhttp could not parse, HPE_*; a 101
+          // nobody asked for): what the client got is the proxy's 502, classified as the runtime
+          // classifies one, with the upstream's code kept as the error code.
+          const status = o.status;
+          c = { ...withoutStack(classifyError({ name: 'HttpError', message: `HTTP ${status}: upstream ${o.errno}`, status }, ex.endedAt)), code: o.errno };
+        }
         return { status: c.type === 'timeout' ? 'timeout' : 'failure', c: { ...c, body: parseBody(o.body) } };
       }
       if (o.status < 400) return { status: 'success', c: undefined };

@@ -287,6 +287,8 @@ describe('http fault proxy fast path', () => {
     expect(hangUp.status).toBe(502);
     expect(((await hangUp.json()) as { error: { code: string } }).error).toMatchObject({ code: 'ECONNRESET', type: 'connection_reset' });
     await until(() => records[1], 'two records');
+    // The client got a 502: recorded as the runtime classifies one, with the parser's code kept.
+    expect(records[0]).toMatchObject({ status: 'failure', failure_category: 'system', failure_type: 'server_error', error_code: 'HPE_INVALID_RESPONSE', context_snapshot: { response_status: 502, upstream_error: 'HPE_INVALID_RESPONSE' } });
     expect(records[1]).toMatchObject({ status: 'failure', failure_category: 'network', failure_type: 'connection_reset', error_code: 'ECONNRESET', context_snapshot: { upstream_error: 'ECONNRESET' } });
 
     // A port that was just listened on and closed: nothing answers there.
@@ -639,7 +641,9 @@ describe.each([
       expect(client.text(), path).toMatch(/^HTTP\/1\.1 502 Bad Gateway\r\n[\s\S]*"code":"HPE_UNEXPECTED_UPGRADE"/);
     }
     await until(() => (records.length === 2 ? true : undefined), 'two records');
-    for (const r of records) expect(r).toMatchObject({ status: 'failure', context_snapshot: { response_status: 502, upstream_error: 'HPE_UNEXPECTED_UPGRADE' } });
+    for (const r of records) {
+      expect(r).toMatchObject({ status: 'failure', failure_type: 'server_error', error_code: 'HPE_UNEXPECTED_UPGRADE', context_snapshot: { response_status: 502, upstream_error: 'HPE_UNEXPECTED_UPGRADE' } });
+    }
   });
 
   it('refuses a request body in a transfer coding the proxy does not decode with 501, forwarding none of it', async () => {
