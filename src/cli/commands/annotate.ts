@@ -80,7 +80,7 @@ export function annotateCommand(ctx: CliContext): Command {
       const outFile = opts.out === undefined ? undefined : { path: isAbsolute(opts.out) ? opts.out : resolve(io.cwd, opts.out), shown: opts.out };
       // Checked before the store is opened: labels stored by a run that then cannot write --out would be half the job.
       if (outFile !== undefined) assertWritableFile(outFile.path, outFile.shown);
-      const store = await openExistingStore(opts.db, io);
+      const store = await openExistingStore(opts.db, io, { boundReads: true });
       const counts = new Map<string, number>([...LABEL_NAMES, JUDGE_ERROR, RARE_FAILURE].map((n) => [n, 0]));
       let trajectories = 0;
       let labelled = 0;

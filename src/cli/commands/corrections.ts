@@ -77,7 +77,7 @@ export function correctionsCommand(ctx: CliContext): Command {
       const { io } = ctx;
       const limit = parseCount(opts.limit, '--limit');
       if (opts.source !== undefined && opts.learn !== true) throw new CliError('--source applies only with --learn');
-      const store = opts.learn === true ? await openExistingStore(opts.db, io) : await openReportStore(opts.db, io);
+      const store = opts.learn === true ? await openExistingStore(opts.db, io, { boundReads: true }) : await openReportStore(opts.db, io);
       try {
         if (!hasCorrectionMemory(store)) throw new CliError(`the ${store.kind} store has no correction memory`);
         const learning = opts.learn === true ? await learnFromTrajectories(store, opts.source) : undefined;

@@ -44,7 +44,7 @@ export function dashboardCommand(ctx: CliContext): Command {
       parseSince(opts.since, Date.now());
       const refreshSeconds = parseCount(opts.refresh, '--refresh', 0);
       const alerts = opts.config === undefined ? resolveAlertConfig({}) : loadAlertConfig(opts.config, { cwd: io.cwd });
-      const store = await openReportStore(opts.db, io);
+      const store = await openReportStore(opts.db, io, { serving: true });
       const serve = { name: 'dashboard', path: '/', port, host: opts.host, json: opts.json === true };
       await serveUntilInterrupted(io, store, serve, () =>
         createDashboard({

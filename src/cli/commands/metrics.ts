@@ -37,7 +37,7 @@ export function metricsCommand(ctx: CliContext): Command {
       const maxTools = parseCount(opts.maxTools, '--max-tools');
       // '' would bind every interface, and is not loopback to the Host check either.
       if (opts.host.trim() === '') throw new CliError('--host must not be empty');
-      const store = await openReportStore(opts.db, io);
+      const store = await openReportStore(opts.db, io, { serving: true });
       await serveUntilInterrupted(io, store, { name: 'metrics', path: '/metrics', port, host: opts.host, json: opts.json === true }, () => {
         const metrics = createStoreMetrics(store, { maxTools });
         return (req, res) => {

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import net from 'node:net';
 import pg from 'pg';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { ConfigError, FaultlineError } from '../../errors.js';
@@ -13,7 +12,7 @@ import { CONTRACT_T0, contractDataset, contractTrajectory, runStoreContract } fr
 import type { Store } from '../types.js';
 import { LATEST_VERSION, MIGRATIONS } from './migrations.js';
 import { createPostgresStore, INSERT_CHUNK_ROWS } from './postgres-store.js';
-import { describePostgres, PG_URL } from './test-server.test-helpers.js';
+import { describePostgres, lockStoreTables, PG_URL, startPostgresProxy } from './test-server.test-helpers.js';
 
 const RUN_ID = randomBytes(4).toString('hex');
 const HOUR = 3_600_000;
@@ -80,17 +79,6 @@ function bulk(n: number, tool = 'bulk_tool'): ToolExecutionRecord[] {
 const everything = { since: CONTRACT_T0 - 24 * HOUR, until: CONTRACT_T0 + 48 * HOUR };
 
 const TIMED_OUT = /^canceling statement due to statement timeout$/;
-const STORE_TABLES = ['tool_executions', 'rollup_hourly', 'rollup_duration', 'rollup_failures', 'failure_signatures', 'trajectories', 'corrections'];
-
-/** Another session holding ACCESS EXCLUSIVE locks on the store's tables, in an open transaction, until released. */
-async function lockTables(schema: string): Promise<{ release: () => Promise<void> }> {
-  const locker = new pg.Client({ connectionString: PG_URL });
-  await locker.connect();
-  await locker.query('BEGIN');
-  await locker.query(`LOCK TABLE ${STORE_TABLES.map((t) => `${pg.escapeIdentifier(schema)}.${t}`).join(', ')} IN ACCESS EXCLUSIVE MODE`);
-  let released: Promise<void> | undefined;
-  return { release: () => (released ??= locker.query('ROLLBACK').then(() => locker.end())) };
-}
 
 /** Sessions waiting on a lock in a statement that names `schema`. */
 async function lockWaiters(schema: string): Promise<number> {
@@ -449,7 +437,7 @@ describePg('postgres store', () => {
     });
 
     it('rejects while the server is unreachable and succeeds on retry without double counting', async () => {
-      const proxy = await startProxy(PG_HOST, PG_PORT);
+      const proxy = await startPostgresProxy(PG_HOST, PG_PORT);
       const store = await createPostgresStore({ url: urlWith({ host: '127.0.0.1', port: proxy.port }), schema: freshSchema('outage'), max: 2 });
       try {
         const first = bulk(20, 'flaky_tool');
@@ -516,7 +504,7 @@ describePg('postgres store', () => {
       await writer.insert(records);
       await writer.close();
       const store = await createPostgresStore({ url: PG_URL, schema, readonly: true, statementTimeoutMs: BOUND_MS, max: 2 });
-      const lock = await lockTables(schema);
+      const lock = await lockStoreTables(schema);
       try {
         const reads: [string, () => Promise<unknown>][] = [
           ['count', () => store.count()],
@@ -549,7 +537,7 @@ describePg('postgres store', () => {
       const schema = freshSchema('timeout_insert');
       const store = await createPostgresStore({ url: PG_URL, schema, statementTimeoutMs: BOUND_MS, max: 2 });
       const records = bulk(8, 'locked_insert');
-      const lock = await lockTables(schema);
+      const lock = await lockStoreTables(schema);
       try {
         await expect(store.insert(records)).rejects.toMatchObject({ message: expect.stringMatching(TIMED_OUT), code: '57014' });
         await expect(store.insertTrajectories([contractTrajectory(1)])).rejects.toMatchObject({ code: '57014' });
@@ -565,7 +553,7 @@ describePg('postgres store', () => {
     });
 
     it('gives up on a server that stops answering (query_timeout), for reads and inserts, and close does not wait for them', async () => {
-      const proxy = await startProxy(PG_HOST, PG_PORT);
+      const proxy = await startPostgresProxy(PG_HOST, PG_PORT);
       const schema = freshSchema('timeout_silent');
       const store = await createPostgresStore({ url: urlWith({ host: '127.0.0.1', port: proxy.port }), schema, statementTimeoutMs: BOUND_MS, max: 2 });
       try {
@@ -601,7 +589,7 @@ describePg('postgres store', () => {
     async function writeIntoLock(rec: Recorder, schema: string, sent: readonly ToolExecutionRecord[]): Promise<{ release: () => Promise<void> }> {
       for (const record of sent.slice(0, 5)) rec.enqueue(record);
       await vi.waitFor(() => expect(rec.stats().written).toBe(5), { timeout: 10_000, interval: 20 });
-      const lock = await lockTables(schema);
+      const lock = await lockStoreTables(schema);
       for (const record of sent.slice(5)) rec.enqueue(record);
       await vi.waitFor(() => expect(rec.stats().spooled).toBe(sent.length - 5), { timeout: 20_000, interval: 20 });
       return lock;
@@ -697,61 +685,3 @@ describePg('postgres store', () => {
     });
   });
 });
-
-interface Proxy {
-  port: number;
-  stop(): Promise<void>;
-  restart(): Promise<void>;
-  /** Keeps every connection open, and accepts new ones, but passes nothing more either way: a server that stopped answering. */
-  freeze(): void;
-}
-
-/** A TCP forwarder whose stop() cuts every live connection, to simulate the server going away. */
-async function startProxy(targetHost: string, targetPort: number): Promise<Proxy> {
-  const sockets = new Set<net.Socket>();
-  const pairs = new Set<[net.Socket, net.Socket]>();
-  let frozen = false;
-  let server: net.Server | undefined;
-  let port = 0;
-  const listen = () =>
-    new Promise<void>((resolve, reject) => {
-      const s = net.createServer((client) => {
-        const upstream = net.connect(targetPort, targetHost);
-        for (const socket of [client, upstream]) {
-          sockets.add(socket);
-          socket.on('close', () => sockets.delete(socket));
-          socket.on('error', () => undefined);
-        }
-        if (!frozen) client.pipe(upstream).pipe(client);
-        pairs.add([client, upstream]);
-        client.on('close', () => upstream.destroy());
-        upstream.on('close', () => client.destroy());
-      });
-      s.once('error', reject);
-      s.listen(port, '127.0.0.1', () => {
-        port = (s.address() as net.AddressInfo).port;
-        server = s;
-        resolve();
-      });
-    });
-  await listen();
-  return {
-    get port() {
-      return port;
-    },
-    async stop() {
-      const s = server;
-      server = undefined;
-      for (const socket of sockets) socket.destroy();
-      if (s !== undefined) await new Promise<void>((resolve) => s.close(() => resolve()));
-    },
-    restart: listen,
-    freeze() {
-      frozen = true;
-      for (const [client, upstream] of pairs) {
-        client.unpipe(upstream);
-        upstream.unpipe(client);
-      }
-    },
-  };
-}

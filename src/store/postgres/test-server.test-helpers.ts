@@ -4,6 +4,7 @@
  * where PostgreSQL is part of the environment and its absence is a failure.
  */
 import { randomBytes } from 'node:crypto';
+import net from 'node:net';
 import pg from 'pg';
 import { afterAll, describe } from 'vitest';
 
@@ -63,4 +64,89 @@ export function useTestSchema(prefix: string): { schema: string; url: string } {
     await admin.end();
   });
   return { schema, url: `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}schema=${schema}` };
+}
+
+/** Every table of a faultline store. */
+const STORE_TABLES = ['tool_executions', 'rollup_hourly', 'rollup_duration', 'rollup_failures', 'failure_signatures', 'trajectories', 'corrections'];
+
+/**
+ * Another session holding ACCESS EXCLUSIVE locks on the tables of the store in `schema`, in an
+ * open transaction, until released: every read and write of them waits, with no error.
+ */
+export async function lockStoreTables(schema: string): Promise<{ release: () => Promise<void> }> {
+  const locker = new pg.Client({ connectionString: PG_URL });
+  await locker.connect();
+  await locker.query('BEGIN');
+  await locker.query(`LOCK TABLE ${STORE_TABLES.map((t) => `${pg.escapeIdentifier(schema)}.${t}`).join(', ')} IN ACCESS EXCLUSIVE MODE`);
+  let released: Promise<void> | undefined;
+  return { release: () => (released ??= locker.query('ROLLBACK').then(() => locker.end())) };
+}
+
+export interface PostgresProxy {
+  port: number;
+  stop(): Promise<void>;
+  restart(): Promise<void>;
+  /** Keeps every connection open, and accepts new ones, but passes nothing more either way: a server that stopped answering. */
+  freeze(): void;
+}
+
+/**
+ * A TCP forwarder to the server whose stop() cuts every live connection, to simulate the server
+ * going away. With `silenceOn`, a connection whose client sends that text (a statement naming a
+ * table) is frozen from that message on, as freeze() freezes them all: the server stops
+ * answering one reader after it has opened the store.
+ */
+export async function startPostgresProxy(targetHost: string, targetPort: number, options: { silenceOn?: string } = {}): Promise<PostgresProxy> {
+  const sockets = new Set<net.Socket>();
+  const silencers = new Set<() => void>();
+  let frozen = false;
+  let server: net.Server | undefined;
+  let port = 0;
+  const listen = () =>
+    new Promise<void>((resolve, reject) => {
+      const s = net.createServer((client) => {
+        const upstream = net.connect(targetPort, targetHost);
+        for (const socket of [client, upstream]) {
+          sockets.add(socket);
+          socket.on('close', () => sockets.delete(socket));
+          socket.on('error', () => undefined);
+        }
+        let silent = frozen;
+        const silence = () => {
+          silent = true;
+          upstream.unpipe(client);
+        };
+        if (!silent) upstream.pipe(client);
+        client.on('data', (chunk: Buffer) => {
+          if (!silent && options.silenceOn !== undefined && chunk.includes(options.silenceOn)) silence();
+          if (!silent) upstream.write(chunk);
+        });
+        silencers.add(silence);
+        client.on('close', () => upstream.destroy());
+        upstream.on('close', () => client.destroy());
+      });
+      s.once('error', reject);
+      s.listen(port, '127.0.0.1', () => {
+        port = (s.address() as net.AddressInfo).port;
+        server = s;
+        resolve();
+      });
+    });
+  await listen();
+  return {
+    get port() {
+      return port;
+    },
+    async stop() {
+      const s = server;
+      server = undefined;
+      for (const socket of sockets) socket.destroy();
+      if (s !== undefined) await new Promise<void>((resolve) => s.close(() => resolve()));
+    },
+    restart: listen,
+    freeze() {
+      frozen = true;
+      for (const silence of silencers) silence();
+    },
+  };
 }
