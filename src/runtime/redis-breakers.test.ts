@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { runCapture } from '../cli/run-cli.test-helpers.js';
 import { runTypeScriptProcess } from '../ts-worker.test-helpers.js';
 import { REDIS_URL, redisForTests } from './redis.test-helpers.js';
 import { FaultlineError } from '../errors.js';
@@ -397,5 +398,121 @@ describe('shared circuit breakers when Redis never comes up', () => {
     expect(breakers.droppedReports).toBe(2);
     await rt.close();
     await breakers.close();
+  });
+});
+
+/** A loopback server that accepts connections and never answers (a stopped Redis, another service on the port). */
+async function silentServer(): Promise<{ url: string; close: () => Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    close: () => {
+      for (const s of sockets) s.destroy();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/**
+ * Forwards a fresh port to the test Redis until `silence()`: from then on what clients send is
+ * swallowed, so the connections stay up and nothing answers.
+ */
+async function redisThatFallsSilent(): Promise<{ url: string; silence: () => void; close: () => Promise<void> }> {
+  const target = new URL(REDIS_URL);
+  const sockets = new Set<Socket>();
+  let silent = false;
+  const server = createServer((client) => {
+    const upstream = connectTcp(Number(target.port || 6379), target.hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('error', () => undefined);
+      s.on('close', () => sockets.delete(s));
+    }
+    client.on('data', (chunk: Buffer) => {
+      if (!silent) upstream.write(chunk);
+    });
+    upstream.pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    silence: () => void (silent = true),
+    close: () => {
+      for (const s of sockets) s.destroy();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+describe('shared circuit breakers when the server accepts the connection and never answers', () => {
+  it('ready(), sharedStates() and reset() fail after the connect timeout with one FaultlineError; tool calls go on locally and close() ends', async () => {
+    const server = await silentServer();
+    try {
+      const breakers = createRedisBreakers({ url: server.url, prefix: 'faultline-test-silent', onError: () => undefined, redis: { retryStrategy: () => null, connectTimeout: 200 } });
+      const upstream = { calls: 0 };
+      const rt = createRuntime({
+        tools: [
+          defineTool({ name: 'inventory', description: 'x', input: { type: 'object' }, idempotent: true, retry: { maxRetries: 0 }, breaker: { failureThreshold: 2 }, execute: () => {
+            upstream.calls++;
+            throw new HttpError(503, 'down');
+          } }),
+        ],
+        clock: createVirtualClock(),
+        breakers,
+      });
+      const expected = `could not connect to Redis at ${server.url}: no answer within 0.2 s`;
+      const silence = (e: unknown) => FaultlineError.isInstance(e) && (e as Error).message === expected;
+      const waiting = Promise.all([
+        expect(breakers.ready()).rejects.toSatisfy(silence),
+        expect(breakers.sharedStates()).rejects.toSatisfy(silence),
+        expect(breakers.reset('inventory')).rejects.toSatisfy(silence),
+      ]);
+      const results = [];
+      for (let i = 0; i < 3; i++) results.push(await rt.execute('inventory', {}));
+      expect(results.map((r) => (r.ok ? 'ok' : r.error.type))).toEqual(['dependency_down', 'dependency_down', 'circuit_open']);
+      await waiting;
+      // Asked after the first connection gave up: at once, the same way.
+      await expect(breakers.sharedStates()).rejects.toSatisfy(silence);
+      expect(breakers.droppedReports).toBe(2);
+      await rt.close();
+      await breakers.close();
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('faultline breakers --redis at such a server ends with one line and exit 2', async () => {
+    const server = await silentServer();
+    try {
+      const run = await runCapture(['breakers', '--redis', server.url], tmpdir());
+      expect(run).toEqual({ code: 2, stdout: '', stderr: `faultline: could not connect to Redis at ${server.url}: no answer within 3 s\n` });
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describeRedis('shared circuit breakers when Redis stops answering after the first connection', () => {
+  it('sharedStates() and reset() fail after the connect timeout with one FaultlineError, and close() ends', async () => {
+    const redis = await redisThatFallsSilent();
+    try {
+      const breakers = createRedisBreakers({ url: redis.url, prefix: `faultline-test-silent-${randomUUID()}`, onError: () => undefined, redis: { retryStrategy: () => null, connectTimeout: 200 } });
+      await breakers.ready();
+      redis.silence();
+      const silence = (e: unknown) => FaultlineError.isInstance(e) && (e as Error).message === `could not connect to Redis at ${redis.url}: no answer within 0.2 s`;
+      await expect(breakers.sharedStates()).rejects.toSatisfy(silence);
+      await expect(breakers.reset('inventory')).rejects.toSatisfy(silence);
+      await breakers.close();
+    } finally {
+      await redis.close();
+    }
   });
 });

@@ -14,6 +14,10 @@
  *   {@link MAX_QUEUED_REPORTS}, and sent in order once it is up, before the mirror is loaded; a
  *   first connection that fails drops them. Reads and resets wait for it (at most the connect
  *   timeout) and fail with a {@link FaultlineError} when Redis cannot be reached.
+ * - **A server that does not answer** (it accepts the connection and stays silent: a stopped
+ *   Redis, another service on the port) is given the connect timeout too, for each answer
+ *   awaited: ioredis's own covers only the TCP connect, after which `ready()`, a read or a reset
+ *   (and `close()`, waiting out the first connection) would wait for ever.
  * - **Redis down** means local breakers: outcomes are still counted in process, reports are
  *   dropped (counted, and passed to `onError`), nothing waits or queues. When Redis comes back,
  *   the mirror is reloaded (and subscribed, when the first connection failed).
@@ -347,6 +351,18 @@ export function createRedisBreakers(options: RedisBreakersOptions = {}): RedisBr
   const where = options.url === undefined ? (options.client === undefined ? 'redis://127.0.0.1:6379' : 'the given client') : maskUrlPassword(options.url);
   const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
   const connectError = (cause: unknown) => new FaultlineError(`could not connect to Redis at ${where}: ${messageOf(cause)}`, { cause });
+  // ioredis's connectTimeout (default 10 s; 0 turns it off) ends a TCP connect that hangs, not
+  // the wait for the server's first answer (the ready check) or any later one.
+  const answerTimeoutMs = (options.client === undefined ? connectionOptions.connectTimeout : options.client.options.connectTimeout) ?? 10_000;
+  /** `work`, or a FaultlineError when it has not settled within the connect timeout. */
+  function answered<T>(work: Promise<T>): Promise<T> {
+    if (!(answerTimeoutMs > 0)) return work;
+    let timer: NodeJS.Timeout | undefined;
+    const silence = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new FaultlineError(`could not connect to Redis at ${where}: no answer within ${answerTimeoutMs / 1000} s`)), answerTimeoutMs);
+    });
+    return Promise.race([work, silence]).finally(() => clearTimeout(timer));
+  }
   // ioredis retries a first connection that failed (unless its retryStrategy says not), and
   // renews only subscriptions that were made: the one the first connection did not get to is
   // made when the client gets through, and the mirror reloaded after it.
@@ -367,17 +383,21 @@ export function createRedisBreakers(options: RedisBreakersOptions = {}): RedisBr
     });
   }
   client.on('ready', subscribeLate);
-  const connecting = (async () => {
-    try {
-      if (ownsClient) await client.connect();
-      await subscriber.connect();
-      // Its reply came before the ready check's, so a failed SELECT has been reported by now.
-      if (selectError !== undefined) throw selectError;
-      await subscriber.subscribe(channel);
-    } catch (error) {
-      throw connectError(selectError ?? lastConnectionError ?? error);
-    }
-  })();
+  // A server that never answers leaves the connections as they are: should it answer later, they
+  // go on as a first connection that failed and was retried.
+  const connecting = answered(
+    (async () => {
+      try {
+        if (ownsClient) await client.connect();
+        await subscriber.connect();
+        // Its reply came before the ready check's, so a failed SELECT has been reported by now.
+        if (selectError !== undefined) throw selectError;
+        await subscriber.subscribe(channel);
+      } catch (error) {
+        throw connectError(selectError ?? lastConnectionError ?? error);
+      }
+    })(),
+  );
   connecting.catch(() => {
     firstConnectionFailed = true;
     subscribeLate();
@@ -396,7 +416,7 @@ export function createRedisBreakers(options: RedisBreakersOptions = {}): RedisBr
       // A first connection that failed and has been retried since, successfully, will do.
       if (selectError !== undefined || client.status !== 'ready') throw error;
     }
-    await flushed;
+    await answered(flushed);
     if (client.status !== 'ready') throw connectError(lastConnectionError ?? 'the connection is closed');
   }
 
@@ -407,7 +427,7 @@ export function createRedisBreakers(options: RedisBreakersOptions = {}): RedisBr
   async function overRedis<T>(what: string, run: () => Promise<T>): Promise<T> {
     await connected();
     try {
-      return await run();
+      return await answered(run());
     } catch (error) {
       if (FaultlineError.isInstance(error)) throw error;
       if (!(error instanceof ReplyError)) throw connectError(lastConnectionError ?? 'the connection is closed');
@@ -440,8 +460,8 @@ export function createRedisBreakers(options: RedisBreakersOptions = {}): RedisBr
         await connecting;
       } catch (error) {
         if (lateSubscription === undefined) throw error;
-        await lateSubscription.catch((late: unknown) => {
-          throw connectError(late);
+        await answered(lateSubscription).catch((late: unknown) => {
+          throw FaultlineError.isInstance(late) ? late : connectError(late);
         });
       }
       await overRedis('load the shared breakers from Redis', () => load([...breakers.keys()]));
@@ -481,7 +501,7 @@ export function createRedisBreakers(options: RedisBreakersOptions = {}): RedisBr
       closed = true;
       // The reports made before the first connection still go, if it comes.
       await connecting.catch(() => undefined);
-      await flushed;
+      await answered(flushed).catch(() => undefined);
       subscriber.disconnect();
       if (ownsClient) client.disconnect();
     },
