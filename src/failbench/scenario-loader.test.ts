@@ -1,10 +1,12 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { existsSync, readdirSync } from 'node:fs';
+import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../errors.js';
 import { ScenarioError, loadScenarios, parseScenario } from './scenario-loader.js';
 import { YAML_ALIAS_BOMB } from '../yaml-alias-bomb.test-helpers.js';
+import { runCapture } from '../cli/run-cli.test-helpers.js';
 
 const VALID = `
 title: weather times out once
@@ -152,5 +154,60 @@ describe('loadScenarios', () => {
     await writeFile(join(dir, 'a-file'), 'not a directory\n');
     await expect(loadScenarios(join(dir, 'a-file'))).rejects.toThrow(new ScenarioError([`cannot read scenario directory ${join(dir, 'a-file')}: not a directory`]));
     await expect(loadScenarios(dir)).rejects.toThrow(/no scenario files/);
+  });
+
+  it('loads a scenario file linked into the suite, and names one it cannot read with the reason', async () => {
+    await put('weather/a.yaml', VALID);
+    const elsewhere = await mkdtemp(join(tmpdir(), 'faultline-linked-'));
+    try {
+      await writeFile(join(elsewhere, 'shared.yaml'), VALID);
+      await symlink(join(elsewhere, 'shared.yaml'), join(dir, 'weather', 'linked.yaml'));
+      expect((await loadScenarios(dir)).map((s) => s.id)).toEqual(['weather/a', 'weather/linked']);
+      await symlink(join(elsewhere, 'gone.yaml'), join(dir, 'weather', 'dangling.yaml'));
+      await mkdir(join(elsewhere, 'a-dir.yaml'));
+      await symlink(join(elsewhere, 'a-dir.yaml'), join(dir, 'weather', 'dir.yaml'));
+      const problems = await loadScenarios(dir).then(
+        () => [],
+        (e: unknown) => (e as ScenarioError).problems,
+      );
+      expect(problems).toEqual([
+        `cannot read scenario file ${relative(process.cwd(), join(dir, 'weather', 'dangling.yaml'))}: no such file or directory`,
+        `cannot read scenario file ${relative(process.cwd(), join(dir, 'weather', 'dir.yaml'))}: is a directory`,
+      ]);
+    } finally {
+      await rm(elsewhere, { recursive: true, force: true });
+    }
+  });
+
+  it('names the directory under the suite, or the scenario file, that it cannot read', async (ctx) => {
+    await put('weather/a.yaml', VALID);
+    await put('locked/b.yaml', VALID);
+    await chmod(join(dir, 'locked'), 0o000);
+    try {
+      // Root (with CAP_DAC_READ_SEARCH) reads it all the same: nothing to see there.
+      const readable = (() => {
+        try {
+          readdirSync(join(dir, 'locked'));
+          return true;
+        } catch {
+          return false;
+        }
+      })();
+      if (readable) ctx.skip();
+      await expect(loadScenarios(dir)).rejects.toThrow(new ScenarioError([`cannot read scenario directory ${join(dir, 'locked')}: permission denied`]));
+      await chmod(join(dir, 'locked'), 0o755);
+      await chmod(join(dir, 'locked', 'b.yaml'), 0o000);
+      await expect(loadScenarios(dir)).rejects.toThrow(new ScenarioError([`cannot read scenario file ${relative(process.cwd(), join(dir, 'locked', 'b.yaml'))}: permission denied`]));
+    } finally {
+      await chmod(join(dir, 'locked'), 0o755);
+    }
+  });
+
+  it('faultline bench --suite with a scenario file it cannot read: one line naming it, exit 2', async () => {
+    await put('weather/a.yaml', VALID);
+    await symlink(join(dir, 'gone.yaml'), join(dir, 'weather', 'dangling.yaml'));
+    const run = await runCapture(['bench', '--suite', dir, '--db', join(dir, 'bench.db'), '--out', join(dir, 'out')], dir);
+    expect(run).toEqual({ code: 2, stdout: '', stderr: `faultline: cannot read scenario file ${relative(process.cwd(), join(dir, 'weather', 'dangling.yaml'))}: no such file or directory\n` });
+    expect(existsSync(join(dir, 'bench.db'))).toBe(false);
   });
 });

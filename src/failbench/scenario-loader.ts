@@ -211,8 +211,10 @@ export function parseScenario(text: string, file: string, defaultId: string): Sc
 
 async function yamlFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true, recursive: true });
+  // A symbolic link is followed when it is read: one to a file is loaded as the file, one that
+  // leads nowhere is a problem. (The walk does not follow links to directories.)
   return entries
-    .filter((e) => e.isFile() && /\.ya?ml$/i.test(e.name))
+    .filter((e) => (e.isFile() || e.isSymbolicLink()) && /\.ya?ml$/i.test(e.name))
     .map((e) => join(e.parentPath, e.name))
     .sort();
 }
@@ -243,9 +245,11 @@ export async function loadScenarios(dir: string, options: LoadScenariosOptions =
   try {
     files = await yamlFiles(dir);
   } catch (error) {
-    // readdir's ENOTDIR is the directory itself being a file (or a parent of it).
-    const reason = (error as NodeJS.ErrnoException).code === 'ENOTDIR' ? 'not a directory' : fileErrorReason(error);
-    throw new ScenarioError([`cannot read scenario directory ${dir}: ${reason}`]);
+    // readdir's ENOTDIR is the directory itself being a file (or a parent of it). The walk names
+    // the directory it could not read, which may be one under `dir`.
+    const { code, path: failed } = error as NodeJS.ErrnoException;
+    const reason = code === 'ENOTDIR' ? 'not a directory' : fileErrorReason(error);
+    throw new ScenarioError([`cannot read scenario directory ${failed ?? dir}: ${reason}`]);
   }
   const problems: string[] = [];
   const scenarios: Scenario[] = [];
@@ -253,9 +257,16 @@ export async function loadScenarios(dir: string, options: LoadScenariosOptions =
   for (const path of files) {
     const file = relative(process.cwd(), path) || path;
     const defaultId = relative(dir, path).split(sep).join('/').replace(/\.ya?ml$/i, '');
+    let text: string;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (error) {
+      problems.push(`cannot read scenario file ${file}: ${fileErrorReason(error)}`);
+      continue;
+    }
     let scenario: Scenario;
     try {
-      scenario = parseScenario(await readFile(path, 'utf8'), file, defaultId);
+      scenario = parseScenario(text, file, defaultId);
     } catch (error) {
       if (error instanceof ScenarioError) {
         problems.push(...error.problems);
