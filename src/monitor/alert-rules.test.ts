@@ -1,7 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCapture } from '../cli/run-cli.test-helpers.js';
 import { ConfigError } from '../errors.js';
 import { makeFailureRecord, makeRecord } from '../record/fixture.js';
 import type { ToolExecutionRecord } from '../record/types.js';
@@ -327,7 +328,7 @@ describe('loadAlertConfig', () => {
   });
 
   it('reports a missing file, malformed YAML or JSON, and invalid content in one line', () => {
-    expect(failure(() => loadAlertConfig('nope.yaml', { cwd: dir }))).toBe('cannot read alerts config nope.yaml: no such file');
+    expect(failure(() => loadAlertConfig('nope.yaml', { cwd: dir }))).toBe('cannot read alerts config nope.yaml: no such file or directory');
     const broken = file('broken.yaml', 'rules:\n  success_rate: [1,\n bad');
     const message = failure(() => loadAlertConfig(broken, { cwd: dir }));
     expect(message).toMatch(/^cannot parse alerts config broken\.yaml: .+ at line \d+, column \d+$/);
@@ -338,5 +339,19 @@ describe('loadAlertConfig', () => {
     expect(failure(() => loadAlertConfig(file('bad.json', '{"minCalls": 1,}'), { cwd: dir }))).toMatch(/^cannot parse alerts config bad\.json: /);
     expect(failure(() => loadAlertConfig(file('typo.yaml', 'min_calls: 10\n'), { cwd: dir }))).toBe('typo.yaml: unknown key min_calls');
     expect(failure(() => loadAlertConfig('.', { cwd: dir }))).toBe('cannot read alerts config .: is a directory');
+  });
+
+  it('faultline alerts --config that cannot be read: one line in the words the rest of the CLI uses, exit 2', async () => {
+    mkdirSync(join(dir, 'a-dir'), { recursive: true });
+    file('a-file', 'not a directory\n');
+    const cases: [string, string][] = [
+      ['a-dir', 'is a directory'],
+      ['a-file/alerts.yaml', 'a parent is not a directory'],
+      ['missing.yaml', 'no such file or directory'],
+    ];
+    for (const [config, reason] of cases) {
+      const run = await runCapture(['alerts', '--db', join(dir, 'none.db'), '--config', config], dir);
+      expect(run).toEqual({ code: 2, stdout: '', stderr: `faultline: cannot read alerts config ${config}: ${reason}\n` });
+    }
   });
 });

@@ -15,6 +15,7 @@ import { extname, resolve } from 'node:path';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 import { ConfigError } from '../errors.js';
+import { fileErrorReason } from '../replace-files.js';
 import { HOUR_MS, hourStartMs } from '../store/rollup.js';
 import type { FailureBreakdownRow, StatsFilter, Store, TimeWindow, ToolStats } from '../store/types.js';
 
@@ -309,9 +310,7 @@ export function loadAlertConfig(path: string, options: { cwd?: string } = {}): R
   try {
     text = readFileSync(resolve(options.cwd ?? process.cwd(), path), 'utf8');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : firstLine((error as Error).message);
-    throw new ConfigError(`cannot read alerts config ${path}: ${reason}`, 'config', { cause: error });
+    throw new ConfigError(`cannot read alerts config ${path}: ${fileErrorReason(error)}`, 'config', { cause: error });
   }
   let parsed: unknown;
   try {

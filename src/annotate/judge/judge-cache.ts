@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ConfigError } from '../../errors.js';
+import { fileErrorReason } from '../../replace-files.js';
 import { canonicalJson } from '../../record/params-hash.js';
 import { JUDGE_PROMPT_VERSION, parseVerdict, type JudgeQuestion, type Verdict } from './llm-verdict.js';
 
@@ -59,8 +60,7 @@ export function fileJudgeCache(path: string, model: string): JudgeCache {
       text = readFileSync(path, 'utf8');
     } catch (error) {
       // A directory or an unreadable file there: one line for the caller, not a bare EISDIR.
-      const code = (error as NodeJS.ErrnoException).code;
-      throw new ConfigError(`cannot read the judge cache ${path}: ${code === 'EISDIR' ? 'is a directory' : (error as Error).message}`, 'judgeCache', { cause: error });
+      throw new ConfigError(`cannot read the judge cache ${path}: ${fileErrorReason(error)}`, 'judgeCache', { cause: error });
     }
     for (const line of text.split('\n')) {
       if (line.trim() === '') continue;

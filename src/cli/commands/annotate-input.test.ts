@@ -123,7 +123,7 @@ describe('faultline annotate --input', () => {
 
   it('exits 2 with one line for a bad file, format or flag combination', async () => {
     const cases: [string[], RegExp][] = [
-      [['--input', 'nope.jsonl', '--format', 'openai'], /^faultline: cannot read nope\.jsonl: no such file$/],
+      [['--input', 'nope.jsonl', '--format', 'openai'], /^faultline: cannot read nope\.jsonl: no such file or directory$/],
       [['--input', 'chat.jsonl', '--format', 'csv'], /argument 'csv' is invalid/],
       [['--input', 'chat.jsonl'], /^faultline: --input and --format go together/],
       [['--format', 'openai'], /^faultline: --input and --format go together/],

@@ -81,7 +81,7 @@ describe('faultline dashboard', () => {
       [['--since', 'yesterday'], 'invalid --since "yesterday": expected a duration like 90m, 24h or 7d, or an ISO date like 2026-03-29T14:00Z'],
       [['--since', '0h'], 'invalid --since "0h": the duration must be positive'],
       [['--refresh', '-1'], 'invalid --refresh "-1": expected an integer >= 0'],
-      [['--config', 'missing.yaml'], 'cannot read alerts config missing.yaml: no such file'],
+      [['--config', 'missing.yaml'], 'cannot read alerts config missing.yaml: no such file or directory'],
       [['--port', String(taken)], `cannot listen on 127.0.0.1:${taken}: EADDRINUSE`],
       [['--db', 'junk.db'], `cannot open SQLite store "${join(dir, 'junk.db')}": file is not a database`],
       [['--db', 'postgres://postgres@127.0.0.1:1/x'], 'could not connect to PostgreSQL at 127.0.0.1:1: ECONNREFUSED'],

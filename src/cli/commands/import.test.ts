@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -11,6 +11,14 @@ const dir = mkdtempSync(join(tmpdir(), 'faultline-import-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
 const freshDb = () => join(dir, `db-${++n}.db`);
+const readable = (path: string) => {
+  try {
+    closeSync(openSync(path, 'r'));
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 const toolCall = (id: string, name: string, args: unknown) => ({ role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name, arguments: JSON.stringify(args) } }] });
 const conversation = (id: string) => ({
@@ -131,7 +139,7 @@ describe('faultline import', () => {
     expect(badFormat.stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(badFormat.stderr).toMatch(/argument 'csv' is invalid/);
     const missing = await runCapture(['import', '--format', 'openai', 'nope.jsonl', '--db', db], dir);
-    expect(missing).toMatchObject({ code: 2, stderr: 'faultline: cannot read nope.jsonl: no such file\n' });
+    expect(missing).toMatchObject({ code: 2, stderr: 'faultline: cannot read nope.jsonl: no such file or directory\n' });
     const noFormat = await runCapture(['import', openAiFile, '--db', db], dir);
     expect(noFormat.code).toBe(2);
     const truncated = join(dir, 'truncated.json');
@@ -144,6 +152,26 @@ describe('faultline import', () => {
     expect(wrongFormat.code).toBe(2);
     expect(wrongFormat.stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(wrongFormat.stderr).toMatch(/^faultline: no trajectories in .*chats\.jsonl: all 4 non-blank lines were skipped \(line 1: .+\); is it in the step-log format\? Nothing imported\n$/);
+    expect(existsSync(db)).toBe(false);
+  });
+
+  it('a file it cannot read (a directory, a path under a file, no read permission) is one line saying why, exit 2, and no store', async (ctx) => {
+    mkdirSync(join(dir, 'a-dir'), { recursive: true });
+    const cases: [string, string][] = [
+      ['a-dir', 'is a directory'],
+      ['chats.jsonl/x.jsonl', 'a parent is not a directory'],
+    ];
+    const db = freshDb();
+    for (const [file, reason] of cases) {
+      const run = await runCapture(['import', '--format', 'openai', file, '--db', db], dir);
+      expect(run).toEqual({ code: 2, stdout: '', stderr: `faultline: cannot read ${file}: ${reason}\n` });
+    }
+    const locked = join(dir, 'locked.jsonl');
+    writeFileSync(locked, `${JSON.stringify(conversation('c9'))}\n`, { mode: 0o000 });
+    // Root (with CAP_DAC_OVERRIDE) reads it all the same.
+    if (readable(locked)) ctx.skip();
+    const run = await runCapture(['import', '--format', 'openai', 'locked.jsonl', '--db', db], dir);
+    expect(run).toEqual({ code: 2, stdout: '', stderr: 'faultline: cannot read locked.jsonl: permission denied\n' });
     expect(existsSync(db)).toBe(false);
   });
 

@@ -6,12 +6,13 @@
  * file, which is one JSON document) is validated in full before the first write, so a bad file
  * writes nothing (see `importFile`).
  */
-import { statSync } from 'node:fs';
+import { statSync, type Stats } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { openStore } from '../../store/open-store.js';
 import { IMPORT_FORMATS, type ImportFormat } from '../../trajectory/importers/import-types.js';
 import { importFile, ImportInputError, type ImportSummary } from '../../trajectory/import-file.js';
+import { fileErrorReason } from '../../replace-files.js';
 import type { Trajectory } from '../../trajectory/types.js';
 import type { Store, TrajectoryStore } from '../../store/types.js';
 import { hasTrajectoryStore } from '../../trajectory/trajectory-row.js';
@@ -41,14 +42,14 @@ export interface ImportReport extends ImportSummary {
 
 /** Exit 2 with one line unless `path` is a readable regular file (`shown` is how the user wrote it). */
 export function assertReadableFile(path: string, shown: string): void {
-  let isFile: boolean;
+  let stats: Stats;
   try {
-    isFile = statSync(path).isFile();
+    stats = statSync(path);
   } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    throw new CliError(`cannot read ${shown}: ${code === 'ENOENT' ? 'no such file' : String(code ?? (error as Error).message)}`);
+    throw new CliError(`cannot read ${shown}: ${fileErrorReason(error)}`, 2, { cause: error });
   }
-  if (!isFile) throw new CliError(`cannot read ${shown}: not a file`);
+  if (stats.isDirectory()) throw new CliError(`cannot read ${shown}: is a directory`);
+  if (!stats.isFile()) throw new CliError(`cannot read ${shown}: not a file`);
 }
 
 export function importCommand(ctx: CliContext): Command {
@@ -112,7 +113,7 @@ export function importCommand(ctx: CliContext): Command {
         if (ImportInputError.isInstance(error)) {
           throw new CliError(`${file}:${error.line}: ${error.reason}${opts.strict === true ? ' (--strict: nothing imported)' : ' (nothing imported)'}`);
         }
-        throw new CliError(`cannot read ${file}: ${(error as Error).message}`);
+        throw new CliError(`cannot read ${file}: ${fileErrorReason(error)}`, 2, { cause: error });
       } finally {
         await store?.close();
       }
