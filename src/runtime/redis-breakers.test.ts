@@ -12,7 +12,7 @@ import { REDIS_URL, redisForTests } from './redis.test-helpers.js';
 import { FaultlineError } from '../errors.js';
 import { createVirtualClock, type VirtualClock } from './clock.js';
 import { defineTool } from './define-tool.js';
-import { createRedisBreakers, type RedisBreakers } from './redis-breakers.js';
+import { createRedisBreakers, MAX_PENDING_REPORTS, type RedisBreakers } from './redis-breakers.js';
 import { createRuntime, type Runtime } from './runtime.js';
 import { HttpError } from './tool-errors.js';
 
@@ -422,12 +422,14 @@ async function silentServer(): Promise<{ url: string; close: () => Promise<void>
 
 /**
  * Forwards a fresh port to the test Redis until `silence()`: from then on what clients send is
- * swallowed, so the connections stay up and nothing answers.
+ * held back, so the connections stay up and nothing answers, until `resume()` passes it on or
+ * `cut()` drops it with the connections (new ones are forwarded).
  */
-async function redisThatFallsSilent(): Promise<{ url: string; silence: () => void; close: () => Promise<void> }> {
+async function redisThatFallsSilent(): Promise<{ url: string; silence: () => void; resume: () => void; cut: () => void; close: () => Promise<void> }> {
   const target = new URL(REDIS_URL);
   const sockets = new Set<Socket>();
   let silent = false;
+  const held: { upstream: Socket; chunk: Buffer }[] = [];
   const server = createServer((client) => {
     const upstream = connectTcp(Number(target.port || 6379), target.hostname);
     for (const s of [client, upstream]) {
@@ -436,7 +438,8 @@ async function redisThatFallsSilent(): Promise<{ url: string; silence: () => voi
       s.on('close', () => sockets.delete(s));
     }
     client.on('data', (chunk: Buffer) => {
-      if (!silent) upstream.write(chunk);
+      if (silent) held.push({ upstream, chunk });
+      else upstream.write(chunk);
     });
     upstream.pipe(client);
   });
@@ -445,6 +448,15 @@ async function redisThatFallsSilent(): Promise<{ url: string; silence: () => voi
   return {
     url: `redis://127.0.0.1:${port}`,
     silence: () => void (silent = true),
+    resume: () => {
+      silent = false;
+      for (const { upstream, chunk } of held.splice(0)) upstream.write(chunk);
+    },
+    cut: () => {
+      silent = false;
+      held.length = 0;
+      for (const s of sockets) s.destroy();
+    },
     close: () => {
       for (const s of sockets) s.destroy();
       return new Promise((resolve) => server.close(() => resolve()));
@@ -513,6 +525,88 @@ describeRedis('shared circuit breakers when Redis stops answering after the firs
       await breakers.close();
     } finally {
       await redis.close();
+    }
+  });
+});
+
+/**
+ * A process connected through `redis` (made silent) and another straight to Redis, on a fresh
+ * prefix; the first has made `calls` failure reports, in rounds of 1,000 with the event loop
+ * turning between them, that Redis has not answered.
+ */
+async function reportsWhileSilent(redis: { url: string; silence: () => void }, calls: number) {
+  const prefix = `faultline-test-silent-${randomUUID()}`;
+  const errors: unknown[] = [];
+  const silent = createRedisBreakers({ url: redis.url, prefix, onError: (e) => errors.push(e) });
+  const other = createRedisBreakers({ url: REDIS_URL, prefix });
+  // A threshold never reached: every call fails and each failure is one report.
+  const inventory = silent.breakerFor('inventory', { failureThreshold: 1_000_000, cooldownMs: 30_000 });
+  await Promise.all([silent.ready(), other.ready()]);
+  redis.silence();
+  for (let round = 0; round < calls / 1_000; round++) {
+    for (let i = 0; i < 1_000; i++) {
+      expect(inventory.admit(i)).toBe('allow');
+      inventory.onFailure(i);
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return { prefix, errors, silent, other };
+}
+
+/** Reports go through again: a circuit tripped in `here` opens in `there`. */
+async function tripIsShared(here: RedisBreakers, there: RedisBreakers) {
+  const payments = here.breakerFor('payments', { failureThreshold: 3, cooldownMs: 30_000 });
+  const paymentsThere = there.breakerFor('payments', { failureThreshold: 3, cooldownMs: 30_000 });
+  await Promise.all([here.ready(), there.ready()]);
+  for (let i = 0; i < 3; i++) payments.onFailure(1_000);
+  await here.ready();
+  await there.ready();
+  expect(paymentsThere.snapshot()).toMatchObject({ state: 'open', trips: 1 });
+}
+
+describeRedis('shared circuit breakers while Redis, connected, stops answering', () => {
+  const calls = 50_000;
+  const cleanUp = async (fleet: { prefix: string; silent: RedisBreakers; other: RedisBreakers }, redis: { close: () => Promise<void> }) => {
+    await fleet.silent.close();
+    await fleet.other.close();
+    await redis.close();
+    for (const key of await admin.keys(`${fleet.prefix}:*`)) await admin.del(key);
+  };
+
+  it(`at most ${MAX_PENDING_REPORTS} reports await its answer, the rest are dropped and counted; once it answers, circuits are shared again`, async () => {
+    const redis = await redisThatFallsSilent();
+    const fleet = await reportsWhileSilent(redis, calls);
+    try {
+      // Redis gets what the forwarder held back: the reports that waited, and no more.
+      redis.resume();
+      await fleet.silent.ready();
+      expect(Number(await admin.hget(`${fleet.prefix}:breaker:inventory`, 'failures'))).toBe(MAX_PENDING_REPORTS);
+      expect(fleet.silent.droppedReports).toBe(calls - MAX_PENDING_REPORTS);
+      expect(fleet.errors).toHaveLength(1);
+      expect(fleet.errors[0]).toSatisfy((e: unknown) => FaultlineError.isInstance(e) && (e as Error).message === `${MAX_PENDING_REPORTS} reports to Redis at ${redis.url} are unanswered; more are dropped until it answers`);
+      await tripIsShared(fleet.silent, fleet.other);
+      expect(fleet.silent.droppedReports).toBe(calls - MAX_PENDING_REPORTS);
+    } finally {
+      await cleanUp(fleet, redis);
+    }
+  });
+
+  it('a new connection ends the wait: the reports that waited are dropped too, and circuits are shared again', async () => {
+    const redis = await redisThatFallsSilent();
+    const fleet = await reportsWhileSilent(redis, calls);
+    try {
+      redis.cut();
+      for (;;) {
+        const states = await fleet.silent.sharedStates().catch(() => undefined);
+        if (states !== undefined) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(fleet.silent.droppedReports).toBe(calls);
+      expect(await admin.hget(`${fleet.prefix}:breaker:inventory`, 'failures')).toBe(null);
+      await tripIsShared(fleet.silent, fleet.other);
+      expect(fleet.silent.droppedReports).toBe(calls);
+    } finally {
+      await cleanUp(fleet, redis);
     }
   });
 });

@@ -21,6 +21,9 @@
  * - **Redis down** means local breakers: outcomes are still counted in process, reports are
  *   dropped (counted, and passed to `onError`), nothing waits or queues. When Redis comes back,
  *   the mirror is reloaded (and subscribed, when the first connection failed).
+ * - **A server that stops answering** keeps the connection, so reports would wait in ioredis's
+ *   queue for as long as it is silent: at most {@link MAX_PENDING_REPORTS} await an answer, and
+ *   more are dropped (counted, and passed to `onError` once) until one comes.
  * - **Time** is the runtime's clock: `openedAt` is epoch ms as each process's clock reads it, so
  *   the processes' clocks should agree to well within the cooldown.
  *
@@ -66,7 +69,10 @@ export interface RedisBreakers extends BreakerProvider {
    * @throws FaultlineError when the first connection fails.
    */
   ready(): Promise<void>;
-  /** Reports that could not reach Redis (the breaker went on with its local state). */
+  /**
+   * Reports that could not reach Redis, or were made while {@link MAX_PENDING_REPORTS} awaited its
+   * answer (the breaker went on with its local state).
+   */
   readonly droppedReports: number;
   /**
    * The shared state of every tool with one, read from Redis (after the first connection, and
@@ -175,6 +181,13 @@ class SharedBreaker extends ConsecutiveBreaker {
  */
 export const MAX_QUEUED_REPORTS = 10_000;
 
+/**
+ * The most reports sent to Redis and not answered yet; more are dropped (and counted) until an
+ * answer comes. A server that stops answering keeps the connection, and ioredis would hold every
+ * report for as long as it is silent.
+ */
+export const MAX_PENDING_REPORTS = 10_000;
+
 /** A report made before the first connection, sent once it is up. */
 interface QueuedReport {
   tool: string;
@@ -271,12 +284,26 @@ export function createRedisBreakers(options: RedisBreakersOptions = {}): RedisBr
     });
   }
 
+  // Reports sent and not answered yet, and whether MAX_PENDING_REPORTS was reached since the last answer.
+  let pending = 0;
+  let unanswered = false;
   function send(tool: string, kind: 'success' | 'failure', now: number, probe: boolean, breaker: SharedBreaker): Promise<void> {
+    pending++;
     return outcome(tool, kind, now, breaker.options, probe).then(
-      (reply) => breaker.adopt(parseState(reply)),
+      (reply) => {
+        pending--;
+        if (unanswered) {
+          unanswered = false;
+          warned = false; // the silence is over: the next outage is reported again
+        }
+        breaker.adopt(parseState(reply));
+      },
       (error: unknown) => {
+        pending--;
+        unanswered = false;
         dropped++;
-        onError(error);
+        // Those that close() cut off are counted, not reported.
+        if (!closed) onError(error);
       },
     );
   }
@@ -442,6 +469,14 @@ export function createRedisBreakers(options: RedisBreakersOptions = {}): RedisBr
     }
     if (closed || client.status !== 'ready' || selectError !== undefined) {
       dropped++;
+      return;
+    }
+    if (pending >= MAX_PENDING_REPORTS) {
+      dropped++;
+      if (!unanswered) {
+        unanswered = true;
+        onError(new FaultlineError(`${MAX_PENDING_REPORTS} reports to Redis at ${where} are unanswered; more are dropped until it answers`));
+      }
       return;
     }
     void send(tool, kind, now, probe, breaker);
