@@ -6,12 +6,14 @@
  *
  * A PostgreSQL read that gets no answer (a table another session keeps locked, a server that
  * stopped answering) fails after {@link readBoundMs} with one line naming the store, instead of
- * holding the command (an `alerts` gate in CI, a dashboard request) for ever.
+ * holding the command (an `alerts` gate in CI, a dashboard request) for ever. Any other failure
+ * of the store itself (a connection cut, a permission refused, a SQLite file locked) is one line
+ * naming the store too, and exit 2: for `alerts`, a dead database is not the 1 of "firing".
  */
 import { existsSync, statSync } from 'node:fs';
 import { FaultlineError } from '../errors.js';
 import { statIfAny } from '../replace-files.js';
-import { displayStoreSpec, openStore, sqlitePathOf, type OpenStoreOptions } from '../store/open-store.js';
+import { DEFAULT_SQLITE_PATH, displayStoreSpec, openStore, sqlitePathOf, type OpenStoreOptions } from '../store/open-store.js';
 import type { Store } from '../store/types.js';
 import { CliError } from './cli-error.js';
 import { parseInteger } from './integer-option.js';
@@ -26,6 +28,29 @@ export const READ_TIMEOUT_ENV = 'FAULTLINE_PG_READ_TIMEOUT_MS';
 const DEFAULT_READ_TIMEOUT_MS = 30_000;
 /** PostgreSQL's SQLSTATE for a statement cancelled, here by `statement_timeout`. */
 const QUERY_CANCELED = '57014';
+/** A PostgreSQL SQLSTATE (`57P01` terminated, `42501` permission denied, ...). */
+const SQLSTATE = /^[0-9A-Z]{5}$/;
+/** A system error's errno name (ECONNRESET, EPIPE, ECONNREFUSED, EIO, ...); Node's own codes are ERR_*. */
+const SYSTEM_ERRNO = /^E[A-Z0-9]+$/;
+/**
+ * What pg says, with no code, when the connection under a query is lost or cannot be made (the
+ * server went away or restarted, or says nothing to a new connection).
+ */
+const PG_CONNECTION_LOST = new Set([
+  'Connection terminated unexpectedly',
+  'Client has encountered a connection error and is not queryable',
+  'Connection terminated due to connection timeout',
+  'timeout exceeded when trying to connect',
+]);
+/** The Store methods that write: their failures say "cannot write to the store". */
+const WRITES: ReadonlySet<PropertyKey> = new Set([
+  'insert',
+  'insertEncoded',
+  'insertTrajectories',
+  'updateTrajectories',
+  'pushCorrection',
+  'pushCorrections',
+] satisfies (keyof Store)[]);
 
 /** What {@link openReportStore} takes besides the store. */
 export interface ReportStoreOptions {
@@ -45,14 +70,14 @@ export interface ReportStoreOptions {
  * Opens the store read-only. A SQLite file that does not exist is a user mistake, reported
  * before SQLite would create an empty database in its place.
  * @throws CliError / ConfigError with one line when the store is missing, is a directory, cannot
- * be opened, or (from its reads) is PostgreSQL and does not answer within the bound.
+ * be opened, or (from its reads) fails or, PostgreSQL, does not answer within the bound.
  */
 export async function openReportStore(spec: string | undefined, io: CliIo, options: ReportStoreOptions = {}): Promise<Store> {
   assertSqliteStoreExists(spec, io.cwd, 'run `faultline demo` or point --db at one');
   if (options.statementTimeoutMs !== undefined) return openStore(spec, { statementTimeoutMs: options.statementTimeoutMs, cwd: io.cwd, readonly: true });
   const bound = readBoundMs(io);
   const store = await openStore(spec, { ...boundOption(bound), cwd: io.cwd, readonly: true });
-  return bounded(store, spec, bound, options.serving === true);
+  return reportingFailures(store, spec, bound, options.serving === true);
 }
 
 /**
@@ -61,16 +86,17 @@ export async function openReportStore(spec: string | undefined, io: CliIo, optio
  * creating an empty store (a SQLite file, or a PostgreSQL schema) and finding nothing in it.
  * With `boundReads`, its statements are bounded as {@link openReportStore}'s reads are, once it
  * is migrated: a migration (a table rewritten) may take longer than any read.
- * @throws CliError / ConfigError with one line when the store is missing, is a directory, or cannot be opened.
+ * @throws CliError / ConfigError with one line when the store is missing, is a directory, cannot
+ * be opened, or (from its reads and writes) fails or does not answer within the bound.
  */
 export async function openExistingStore(spec: string | undefined, io: CliIo, options: { boundReads?: boolean } = {}): Promise<Store> {
   assertSqliteStoreExists(spec, io.cwd, 'import or record something first, or point --db at one');
   const store = await openStore(spec, { cwd: io.cwd, mustExist: true });
-  const bound = options.boundReads === true ? readBoundMs(io) : 0;
-  if (bound === 0 || store.kind !== 'postgres') return store;
+  const bound = options.boundReads === true && store.kind === 'postgres' ? readBoundMs(io) : 0;
+  if (bound === 0) return reportingFailures(store, spec, 0, false);
   // The bound is a setting of the store's connections, so the migrated store is opened again with it.
   await store.close();
-  return bounded(await openStore(spec, { statementTimeoutMs: bound, cwd: io.cwd, mustExist: true }), spec, bound, false);
+  return reportingFailures(await openStore(spec, { statementTimeoutMs: bound, cwd: io.cwd, mustExist: true }), spec, bound, false);
 }
 
 /**
@@ -89,32 +115,54 @@ function boundOption(bound: number): Pick<OpenStoreOptions, 'statementTimeoutMs'
 }
 
 /**
- * `store` whose calls that get no answer within `bound` (the server cancelled the statement, or
- * the client gave up on a server that says nothing) fail with one line naming the store.
+ * `store` whose calls that fail in the store (see {@link storeFailure}) fail with one line naming
+ * the store, "cannot read the store: …" or, for a write, "cannot write to the store: …" (for a
+ * server, `serving`, without those words: it answers the request with the line). faultline's own
+ * errors pass as they are: a ConfigError already says what is wrong, and anything else is a bug.
  */
-function bounded(store: Store, spec: string | undefined, bound: number, serving: boolean): Store {
-  if (bound === 0 || store.kind !== 'postgres' || spec === undefined) return store;
-  const fail = (error: unknown): never => {
-    const why = unanswered(error);
+function reportingFailures(store: Store, spec: string | undefined, bound: number, serving: boolean): Store {
+  const shown = displayStoreSpec(spec ?? DEFAULT_SQLITE_PATH);
+  const failed = (write: boolean) => (error: unknown): never => {
+    const why = storeFailure(error, bound);
     if (why === undefined) throw error;
-    const line = `${displayStoreSpec(spec)}: no answer within ${bound / 1000} s (${why})`;
-    throw new CliError(serving ? line : `cannot read the store: ${line}`, 2, { cause: error });
+    const line = `${shown}: ${why}`;
+    throw new CliError(serving ? line : `cannot ${write ? 'write to' : 'read'} the store: ${line}`, 2, { cause: error });
   };
+  const onRead = failed(false);
+  const onWrite = failed(true);
   return new Proxy(store, {
     get(target, key) {
       const value: unknown = Reflect.get(target, key, target);
       if (typeof value !== 'function') return value;
+      const onError = WRITES.has(key) ? onWrite : onRead;
       return (...args: unknown[]): unknown => {
         const result: unknown = (value as (...a: unknown[]) => unknown).apply(target, args);
-        return result instanceof Promise ? result.catch(fail) : result;
+        return result instanceof Promise ? result.catch(onError) : result;
       };
     },
   });
 }
 
-/** Why a store call got no answer, or undefined when it failed otherwise. */
-function unanswered(error: unknown): string | undefined {
+/**
+ * What the failure of a store call says of the store, or undefined when it is no failure of the
+ * store's: a FaultlineError (its message is already one line for the user), or a bug. The store's
+ * are the driver's: PostgreSQL's (a SQLSTATE), the system's (an errno name: a connection reset, a
+ * read that failed), pg's own when it lost its connection, and SQLite's (a SQLITE_* code).
+ */
+function storeFailure(error: unknown, bound: number): string | undefined {
   if (FaultlineError.isInstance(error) || !(error instanceof Error)) return undefined;
+  const why = bound === 0 ? undefined : unanswered(error);
+  if (why !== undefined) return `no answer within ${bound / 1000} s (${why})`;
+  const code = (error as { code?: unknown }).code;
+  const fromDriver = typeof code === 'string' ? SQLSTATE.test(code) || SYSTEM_ERRNO.test(code) || code.startsWith('SQLITE_') : PG_CONNECTION_LOST.has(error.message);
+  if (!fromDriver) return undefined;
+  // A refused connection to a dual-stack host is an AggregateError with only its code.
+  const message = error.message.trim() === '' ? String(code) : error.message;
+  return message.split('\n', 1)[0]!.trim();
+}
+
+/** Why a store call got no answer, or undefined when it failed otherwise. */
+function unanswered(error: Error): string | undefined {
   if ((error as { code?: unknown }).code === QUERY_CANCELED) return 'a lock held by another session?';
   // pg's client-side query_timeout; pg gives this error no code, only this text.
   if (error.message === 'Query read timeout') return 'the server is not answering';

@@ -102,7 +102,7 @@ export function augmentCommand(ctx: CliContext): Command {
       const rewriter = opts.llm === undefined ? undefined : createLlmRewriter({ model: opts.llm, env: io.env, ...(opts.baseUrl === undefined ? {} : { baseUrl: opts.baseUrl }) });
       const summary: AugmentSummary = { trajectories_read: 0, failure_trajectories: 0, variants: 0, by_kind: {}, stored: 0, already_stored: 0 };
 
-      const store = await openExistingStore(opts.db, io);
+      const store = await openExistingStore(opts.db, io, { boundReads: true });
       try {
         if (!hasTrajectoryStore(store)) throw new CliError(`the ${store.kind} store cannot hold trajectories`);
         const has = async (id: string) => (await store.getTrajectory(id)) !== null;

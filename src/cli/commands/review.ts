@@ -218,7 +218,7 @@ export function reviewCommand(ctx: CliContext): Command {
       const { io } = ctx;
       const share = parseShare(opts.share);
       const seed = parseCount(opts.seed, '--seed', 0);
-      const store = opts.report === true || opts.json === true ? await openReportStore(opts.db, io) : await openExistingStore(opts.db, io);
+      const store = opts.report === true || opts.json === true ? await openReportStore(opts.db, io) : await openExistingStore(opts.db, io, { boundReads: true });
       try {
         if (!hasTrajectoryStore(store)) throw new CliError(`the ${store.kind} store cannot hold trajectories`);
         const all = await judgeLabels(store);

@@ -52,18 +52,31 @@ export async function describePostgres(what: string): Promise<typeof describe> {
 }
 
 /**
+ * Schemas of their own for the tests of the suite it is called in (inside `describe`), all dropped
+ * after the suite: each call of the function returned names a new one, and the store URL that
+ * selects it (`?schema=`).
+ */
+export function useTestSchemas(prefix: string): () => { schema: string; url: string } {
+  const made: string[] = [];
+  afterAll(async () => {
+    const admin = new pg.Client({ connectionString: PG_URL });
+    await admin.connect();
+    for (const schema of made) await admin.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(schema)} CASCADE`);
+    await admin.end();
+  });
+  return () => {
+    const schema = `${prefix}_${randomBytes(4).toString('hex')}`;
+    made.push(schema);
+    return { schema, url: `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}schema=${schema}` };
+  };
+}
+
+/**
  * A schema of its own for the suite it is called in (inside `describe`), dropped after the suite:
  * its name, and the store URL that selects it (`?schema=`).
  */
 export function useTestSchema(prefix: string): { schema: string; url: string } {
-  const schema = `${prefix}_${randomBytes(4).toString('hex')}`;
-  afterAll(async () => {
-    const admin = new pg.Client({ connectionString: PG_URL });
-    await admin.connect();
-    await admin.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(schema)} CASCADE`);
-    await admin.end();
-  });
-  return { schema, url: `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}schema=${schema}` };
+  return useTestSchemas(prefix)();
 }
 
 /** Every table of a faultline store. */
@@ -71,13 +84,14 @@ const STORE_TABLES = ['tool_executions', 'rollup_hourly', 'rollup_duration', 'ro
 
 /**
  * Another session holding ACCESS EXCLUSIVE locks on the tables of the store in `schema`, in an
- * open transaction, until released: every read and write of them waits, with no error.
+ * open transaction, until released: every read and write of them waits, with no error. With
+ * `mode: 'EXCLUSIVE'`, only writes wait: reads go on.
  */
-export async function lockStoreTables(schema: string): Promise<{ release: () => Promise<void> }> {
+export async function lockStoreTables(schema: string, mode: 'ACCESS EXCLUSIVE' | 'EXCLUSIVE' = 'ACCESS EXCLUSIVE'): Promise<{ release: () => Promise<void> }> {
   const locker = new pg.Client({ connectionString: PG_URL });
   await locker.connect();
   await locker.query('BEGIN');
-  await locker.query(`LOCK TABLE ${STORE_TABLES.map((t) => `${pg.escapeIdentifier(schema)}.${t}`).join(', ')} IN ACCESS EXCLUSIVE MODE`);
+  await locker.query(`LOCK TABLE ${STORE_TABLES.map((t) => `${pg.escapeIdentifier(schema)}.${t}`).join(', ')} IN ${mode} MODE`);
   let released: Promise<void> | undefined;
   return { release: () => (released ??= locker.query('ROLLBACK').then(() => locker.end())) };
 }
@@ -88,6 +102,8 @@ export interface PostgresProxy {
   restart(): Promise<void>;
   /** Keeps every connection open, and accepts new ones, but passes nothing more either way: a server that stopped answering. */
   freeze(): void;
+  /** How many connections `silenceOn` has silenced so far. */
+  readonly silenced: number;
 }
 
 /**
@@ -100,6 +116,7 @@ export async function startPostgresProxy(targetHost: string, targetPort: number,
   const sockets = new Set<net.Socket>();
   const silencers = new Set<() => void>();
   let frozen = false;
+  let silenced = 0;
   let server: net.Server | undefined;
   let port = 0;
   const listen = () =>
@@ -118,7 +135,10 @@ export async function startPostgresProxy(targetHost: string, targetPort: number,
         };
         if (!silent) upstream.pipe(client);
         client.on('data', (chunk: Buffer) => {
-          if (!silent && options.silenceOn !== undefined && chunk.includes(options.silenceOn)) silence();
+          if (!silent && options.silenceOn !== undefined && chunk.includes(options.silenceOn)) {
+            silence();
+            silenced++;
+          }
           if (!silent) upstream.write(chunk);
         });
         silencers.add(silence);
@@ -136,6 +156,9 @@ export async function startPostgresProxy(targetHost: string, targetPort: number,
   return {
     get port() {
       return port;
+    },
+    get silenced() {
+      return silenced;
     },
     async stop() {
       const s = server;
