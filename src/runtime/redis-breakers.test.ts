@@ -369,20 +369,21 @@ describe('shared circuit breakers with Redis unreachable', () => {
   });
 });
 
+/** A runtime whose one tool, `inventory`, always fails with a 503 and opens its circuit at the second failure. */
+function failingInventory(breakers: ReturnType<typeof createRedisBreakers>) {
+  const upstream = { calls: 0 };
+  const execute = () => {
+    upstream.calls++;
+    throw new HttpError(503, 'down');
+  };
+  const tool = defineTool({ name: 'inventory', description: 'x', input: { type: 'object' }, idempotent: true, retry: { maxRetries: 0 }, breaker: { failureThreshold: 2 }, execute });
+  return { rt: createRuntime({ tools: [tool], clock: createVirtualClock(), breakers }), upstream };
+}
+
 describe('shared circuit breakers when Redis never comes up', () => {
   it('sharedStates(), reset() and ready() called at once fail with one FaultlineError naming the address; tool calls meanwhile go on locally', async () => {
     const breakers = createRedisBreakers({ url: 'redis://127.0.0.1:1', prefix: 'faultline-test-down', onError: () => undefined, redis: { retryStrategy: () => null } });
-    const upstream = { calls: 0 };
-    const rt = createRuntime({
-      tools: [
-        defineTool({ name: 'inventory', description: 'x', input: { type: 'object' }, idempotent: true, retry: { maxRetries: 0 }, breaker: { failureThreshold: 2 }, execute: () => {
-          upstream.calls++;
-          throw new HttpError(503, 'down');
-        } }),
-      ],
-      clock: createVirtualClock(),
-      breakers,
-    });
+    const { rt, upstream } = failingInventory(breakers);
     const expected = (e: unknown) => FaultlineError.isInstance(e) && /^could not connect to Redis at redis:\/\/127\.0\.0\.1:1: .*ECONNREFUSED/.test((e as Error).message);
     const calledAtOnce = Promise.all([
       expect(breakers.sharedStates()).rejects.toSatisfy(expected),
@@ -469,17 +470,7 @@ describe('shared circuit breakers when the server accepts the connection and nev
     const server = await silentServer();
     try {
       const breakers = createRedisBreakers({ url: server.url, prefix: 'faultline-test-silent', onError: () => undefined, redis: { retryStrategy: () => null, connectTimeout: 200 } });
-      const upstream = { calls: 0 };
-      const rt = createRuntime({
-        tools: [
-          defineTool({ name: 'inventory', description: 'x', input: { type: 'object' }, idempotent: true, retry: { maxRetries: 0 }, breaker: { failureThreshold: 2 }, execute: () => {
-            upstream.calls++;
-            throw new HttpError(503, 'down');
-          } }),
-        ],
-        clock: createVirtualClock(),
-        breakers,
-      });
+      const { rt } = failingInventory(breakers);
       const expected = `could not connect to Redis at ${server.url}: no answer within 0.2 s`;
       const silence = (e: unknown) => FaultlineError.isInstance(e) && (e as Error).message === expected;
       const waiting = Promise.all([
