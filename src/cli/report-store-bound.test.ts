@@ -57,6 +57,16 @@ describe(READ_TIMEOUT_ENV, () => {
   });
 });
 
+/** A proxy to the test server that goes silent at the first statement reading the rollups, and the store's URL through it. */
+async function silencedAtRollups(schema: string) {
+  const target = new URL(PG_URL);
+  const proxy = await startPostgresProxy(target.hostname, target.port === '' ? 5432 : Number(target.port), { silenceOn: 'rollup_' });
+  target.hostname = '127.0.0.1';
+  target.port = String(proxy.port);
+  target.searchParams.set('schema', schema);
+  return { proxy, url: target.toString() };
+}
+
 const describePg = await describePostgres('the bounded reads of the reporting commands');
 
 describePg('reporting commands over a PostgreSQL store that does not answer', () => {
@@ -139,14 +149,9 @@ describePg('reporting commands over a PostgreSQL store that does not answer', ()
   });
 
   it('alerts, when the server stops answering once the store is open, ends with one line and exit 2', async () => {
-    const target = new URL(PG_URL);
     // The server answers the open, then nothing from the first statement reading the rollups.
-    const proxy = await startPostgresProxy(target.hostname, target.port === '' ? 5432 : Number(target.port), { silenceOn: 'rollup_' });
+    const { proxy, url: silent } = await silencedAtRollups(schema);
     try {
-      target.hostname = '127.0.0.1';
-      target.port = String(proxy.port);
-      target.searchParams.set('schema', schema);
-      const silent = target.toString();
       expect(await runBounded(['alerts', '--db', silent])).toStrictEqual({
         code: 2,
         stdout: '',
@@ -262,13 +267,8 @@ describePg('reporting commands over a PostgreSQL store that fails', () => {
 
   it('stats, when the server goes away in the middle of a read, ends with one line and exit 2', async () => {
     const { schema } = await storeWith();
-    const target = new URL(PG_URL);
-    const proxy = await startPostgresProxy(target.hostname, target.port === '' ? 5432 : Number(target.port), { silenceOn: 'rollup_' });
+    const { proxy, url: gone } = await silencedAtRollups(schema);
     try {
-      target.hostname = '127.0.0.1';
-      target.port = String(proxy.port);
-      target.searchParams.set('schema', schema);
-      const gone = target.toString();
       // No bound: only the lost connection ends the read.
       const stats = runBounded(['stats', '--db', gone, '--since', '2026-03-29T00:00Z'], { [READ_TIMEOUT_ENV]: '0' });
       await waitFor(() => (proxy.silenced > 0 ? true : undefined), 'the read of the rollups');
