@@ -603,7 +603,7 @@ describePg('postgres store', () => {
 
     it('spools what it writes while the lock is held, the inserts failing at statementTimeoutMs, and stores each record once after', async () => {
       const schema = freshSchema('rec_bound');
-      const store = await createPostgresStore({ url: PG_URL, schema, statementTimeoutMs: 300, max: 4 });
+      const store = await createPostgresStore({ url: PG_URL, schema, statementTimeoutMs: 1000, max: 4 });
       const dir = mkdtempSync(join(tmpdir(), 'faultline-pg-spool-'));
       const errors: unknown[] = [];
       // The store's bound, not the recorder's, is what ends the inserts.
