@@ -201,6 +201,18 @@ describeRedis('shared circuit breakers before the first connection (a short scri
     for (const key of await admin.keys('faultline-test-early-*')) await admin.del(key);
   });
 
+  /** Another process, connected, whose failing `inventory` was called `failures` times, on a fresh prefix. */
+  async function failedElsewhere(failures: number) {
+    const prefix = `faultline-test-early-${randomUUID()}`;
+    const clock = createVirtualClock({ autoAdvance: false });
+    const upstream: Upstream = { failing: true, calls: 0 };
+    const other = member(prefix, clock, upstream);
+    await other.breakers.ready();
+    for (let i = 0; i < failures; i++) await other.rt.execute('inventory', {});
+    await settle(other);
+    return { prefix, clock, upstream, other };
+  }
+
   it('a circuit tripped before the connection is up is shared once it is, and sharedStates() waits for it', async () => {
     const prefix = `faultline-test-early-${randomUUID()}`;
     const clock = createVirtualClock({ autoAdvance: false });
@@ -223,13 +235,7 @@ describeRedis('shared circuit breakers before the first connection (a short scri
   });
 
   it('a success before the connection resets the count other processes left (the shared count was unknown)', async () => {
-    const prefix = `faultline-test-early-${randomUUID()}`;
-    const clock = createVirtualClock({ autoAdvance: false });
-    const upstream: Upstream = { failing: true, calls: 0 };
-    const other = member(prefix, clock, upstream);
-    await other.breakers.ready();
-    for (let i = 0; i < 3; i++) await other.rt.execute('inventory', {});
-    await settle(other);
+    const { prefix, clock, upstream, other } = await failedElsewhere(3);
     upstream.failing = false;
     const script = member(prefix, clock, upstream);
     for (let i = 0; i < 3; i++) expect((await script.rt.execute('inventory', {})).ok).toBe(true);
@@ -239,13 +245,7 @@ describeRedis('shared circuit breakers before the first connection (a short scri
   });
 
   it('reset() before the connection is up waits for it', async () => {
-    const prefix = `faultline-test-early-${randomUUID()}`;
-    const clock = createVirtualClock({ autoAdvance: false });
-    const upstream: Upstream = { failing: true, calls: 0 };
-    const other = member(prefix, clock, upstream);
-    await other.breakers.ready();
-    for (let i = 0; i < 5; i++) await other.rt.execute('inventory', {});
-    await settle(other);
+    const { prefix } = await failedElsewhere(5);
     const script = createRedisBreakers({ url: REDIS_URL, prefix });
     try {
       await script.reset('inventory');
