@@ -11,12 +11,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, LoggingMessageNotificationSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FaultPlan } from '../plan.js';
 import { createFaultPlan } from '../plan.js';
 import { serveMcpOverHttp, type McpHttpServer } from './http-downstream.js';
-import { EVERYTHING_SERVER, readRecords, rpcError, startTestProxy, tempDir } from './mcp-proxy.test-helpers.js';
+import { EVERYTHING_SERVER, logsAtWarning, readRecords, rpcError, startTestProxy, tempDir } from './mcp-proxy.test-helpers.js';
 import { startMcpProxy, type McpProxy } from './proxy.js';
 import { connectUpstream, McpUpstreamError } from './upstream.js';
 
@@ -347,27 +347,22 @@ describe('server-everything over Streamable HTTP, restarted: the logging level a
     const port = await freePort();
     let server = await startEverythingHttp(port);
     const t = await startTestProxy({ url: `http://127.0.0.1:${port}/mcp` }, { version: 1, rules: [] });
-    const logs: string[] = [];
-    let listening = false;
-    t.client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void (listening && logs.push(`${n.params.level}: ${String(n.params.data)}`)));
     try {
-      const [first, second, third] = (await t.client.listResources()).resources.map((r) => r.uri);
-      await t.client.setLoggingLevel('warning');
-      listening = true;
+      const { logs, uris: [first, second, third] } = await logsAtWarning(t.client);
       // server-everything acknowledges a subscription with an info log, on the session's own stream.
-      await t.client.subscribeResource({ uri: first! });
+      await t.client.subscribeResource({ uri: first });
 
       server.kill('SIGKILL');
       await once(server, 'exit');
       server = await startEverythingHttp(port);
       // Meets the unknown session: the proxy starts a new one, renews the first subscription, and sends this again.
-      await t.client.subscribeResource({ uri: second! });
+      await t.client.subscribeResource({ uri: second });
       await t.client.setLoggingLevel('info');
-      await t.client.subscribeResource({ uri: third! });
+      await t.client.subscribeResource({ uri: third });
       const deadline = Date.now() + 10_000;
-      while (!logs.some((line) => line.includes(third!)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      while (!logs.some((line) => line.includes(third)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
       // One stream, in order: a log of the first or second subscription would have come before the third's.
-      expect(logs.filter((line) => line.includes('Subscribe'))).toEqual([expect.stringMatching(new RegExp(`^info: Received Subscribe Resource request for URI: ${third!} from session `))]);
+      expect(logs.filter((line) => line.includes('Subscribe'))).toEqual([expect.stringMatching(new RegExp(`^info: Received Subscribe Resource request for URI: ${third} from session `))]);
     } finally {
       await t.close();
       server.kill('SIGKILL');

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { LoggingMessageNotificationSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolExecutionRecord } from '../../record/types.js';
 import { createSqliteStore } from '../../store/sqlite/sqlite-store.js';
 import { createFaultPlan, type FaultPlan } from '../plan.js';
@@ -150,4 +150,20 @@ export async function startTestProxy(upstream: McpUpstream, spec: FaultPlanSpec,
       await dir.remove();
     },
   };
+}
+
+/**
+ * Sets `client`'s logging level to `warning` on server-everything (through the proxy) and from then
+ * on collects the logs it gets as `level: data`; also the first three resource URIs it lists, which
+ * server-everything acknowledges with an info log when subscribed to.
+ */
+export async function logsAtWarning(client: Client): Promise<{ logs: string[]; uris: [string, string, string] }> {
+  const logs: string[] = [];
+  let listening = false;
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void (listening && logs.push(`${n.params.level}: ${String(n.params.data)}`)));
+  const [first, second, third] = (await client.listResources()).resources.map((r) => r.uri);
+  if (first === undefined || second === undefined || third === undefined) throw new Error('server-everything listed fewer than three resources');
+  await client.setLoggingLevel('warning');
+  listening = true;
+  return { logs, uris: [first, second, third] };
 }

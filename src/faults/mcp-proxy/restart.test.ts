@@ -5,11 +5,11 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { LoggingMessageNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock, type Clock } from '../../runtime/clock.js';
 import { createFaultPlan } from '../plan.js';
-import { everythingUpstream, memoryUpstream, rpcError, startTestProxy, tempDir, writeDyingServer, type TestProxy } from './mcp-proxy.test-helpers.js';
+import { everythingUpstream, logsAtWarning, memoryUpstream, rpcError, startTestProxy, tempDir, writeDyingServer, type TestProxy } from './mcp-proxy.test-helpers.js';
 import { startMcpProxy } from './proxy.js';
 
 async function until<T>(what: string, probe: () => T | undefined | false, timeoutMs = 15_000): Promise<T> {
@@ -119,26 +119,21 @@ describe('restarting a stdio server that dies mid-session', () => {
 
   it('server-everything killed: the restarted server gets the logging level a client set, and the client no logs below it', async () => {
     const t = await startTestProxy(everythingUpstream(), EMPTY_PLAN, { restart: { initialDelayMs: 20 } });
-    const logs: string[] = [];
-    let listening = false;
-    t.client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void (listening && logs.push(`${n.params.level}: ${String(n.params.data)}`)));
     try {
-      const [first, second, third] = (await t.client.listResources()).resources.map((r) => r.uri);
-      await t.client.setLoggingLevel('warning');
-      listening = true;
+      const { logs, uris: [first, second, third] } = await logsAtWarning(t.client);
       // server-everything acknowledges a subscription with an info log, sent before its answer.
-      await t.client.subscribeResource({ uri: first! });
+      await t.client.subscribeResource({ uri: first });
       expect(logs).toEqual([]);
 
       process.kill(t.proxy.stats().upstreamPid!, 'SIGKILL');
       await until('the restart', () => t.proxy.stats().restarts === 1);
       // The level holds back this log (and that of the first subscription, which the proxy renews there).
-      await t.client.subscribeResource({ uri: second! });
+      await t.client.subscribeResource({ uri: second });
       expect(logs).toEqual([]);
 
       // Logs do reach the client from the restarted server, at the level it asks for.
       await t.client.setLoggingLevel('info');
-      await t.client.subscribeResource({ uri: third! });
+      await t.client.subscribeResource({ uri: third });
       expect(logs).toContain(`info: Received Subscribe Resource request for URI: ${third} `);
     } finally {
       await t.close();
