@@ -275,18 +275,23 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/** Opens a connection to the test Redis for `client`; both sockets are kept in `sockets` while open. */
+function connectToRedis(client: Socket, sockets: Set<Socket>): Socket {
+  const target = new URL(REDIS_URL);
+  const upstream = connectTcp(Number(target.port || 6379), target.hostname);
+  for (const s of [client, upstream]) {
+    sockets.add(s);
+    s.on('error', () => undefined);
+    s.on('close', () => sockets.delete(s));
+  }
+  return upstream;
+}
+
 /** Starts forwarding `port` to the test Redis: a Redis that comes up at that port now. */
 async function redisComesUpAt(port: number): Promise<Server> {
-  const target = new URL(REDIS_URL);
   const sockets = new Set<Socket>();
   const server = createServer((client) => {
-    const upstream = connectTcp(Number(target.port || 6379), target.hostname);
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('error', () => undefined);
-      s.on('close', () => sockets.delete(s));
-    }
-    client.pipe(upstream).pipe(client);
+    client.pipe(connectToRedis(client, sockets)).pipe(client);
   });
   server.on('close', () => {
     for (const s of sockets) s.destroy();
@@ -427,17 +432,11 @@ async function silentServer(): Promise<{ url: string; close: () => Promise<void>
  * `cut()` drops it with the connections (new ones are forwarded).
  */
 async function redisThatFallsSilent(): Promise<{ url: string; silence: () => void; resume: () => void; cut: () => void; close: () => Promise<void> }> {
-  const target = new URL(REDIS_URL);
   const sockets = new Set<Socket>();
   let silent = false;
   const held: { upstream: Socket; chunk: Buffer }[] = [];
   const server = createServer((client) => {
-    const upstream = connectTcp(Number(target.port || 6379), target.hostname);
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('error', () => undefined);
-      s.on('close', () => sockets.delete(s));
-    }
+    const upstream = connectToRedis(client, sockets);
     client.on('data', (chunk: Buffer) => {
       if (silent) held.push({ upstream, chunk });
       else upstream.write(chunk);
