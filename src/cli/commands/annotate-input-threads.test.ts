@@ -25,12 +25,9 @@ beforeAll(async () => {
   const workload = join(dir, 'workload.jsonl');
   await run(process.execPath, ['--input-type=module', '-e', `import { writeOpenAiWorkload } from ${JSON.stringify(WORKLOAD)}; writeOpenAiWorkload(${JSON.stringify(workload)}, 30000);`]);
   const lines = readFileSync(workload, 'utf8').trimEnd().split('\n');
-  const tau = tauBenchAirlineFile();
-  if (tau !== undefined) {
-    const runs = JSON.parse(readFileSync(tau, 'utf8')) as { task_id: number; trial: number; reward: number; traj: unknown[] }[];
-    // tau-bench's transcripts are OpenAI chat messages: spread them through the file.
-    runs.forEach((r, i) => lines.splice(i * 40, 0, JSON.stringify({ id: `${r.task_id}:${r.trial}`, messages: r.traj, reward: r.reward })));
-  }
+  const runs = JSON.parse(readFileSync(tauBenchAirlineFile(), 'utf8')) as { task_id: number; trial: number; reward: number; traj: unknown[] }[];
+  // tau-bench's transcripts are OpenAI chat messages: spread them through the file.
+  runs.forEach((r, i) => lines.splice(i * 40, 0, JSON.stringify({ id: `${r.task_id}:${r.trial}`, messages: r.traj, reward: r.reward })));
   for (let i = 7; i < lines.length; i += 151) lines.splice(i, 0, i % 2 === 0 ? 'not json {' : '{"messages":3}');
   for (let i = 11; i < lines.length; i += 997) lines.splice(i, 0, '', '  ');
   const half = lines.length >> 1;

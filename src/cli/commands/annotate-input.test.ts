@@ -176,8 +176,8 @@ describe('faultline annotate --input', () => {
   });
 
   const tau = tauBenchAirlineFile();
-  it.skipIf(tau === undefined)('labels the real tau-bench airline file as the store path does', async () => {
-    const run = await runCapture(['annotate', '--input', tau!, '--format', 'tau-bench', '--json'], dir);
+  it('labels the real tau-bench airline file as the store path does', async () => {
+    const run = await runCapture(['annotate', '--input', tau, '--format', 'tau-bench', '--json'], dir);
     expect(run.code).toBe(0);
     const lines = parse(run.stdout);
     expect(lines).toHaveLength(200);

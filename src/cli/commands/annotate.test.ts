@@ -138,9 +138,9 @@ describe('faultline annotate', () => {
   });
 
   const tau = tauBenchAirlineFile();
-  it.skipIf(tau === undefined)('labels the real tau-bench airline file', async () => {
+  it('labels the real tau-bench airline file', async () => {
     const db = join(dir, 'tau.db');
-    await run(['import', '--format', 'tau-bench', tau!, '--db', db]);
+    await run(['import', '--format', 'tau-bench', tau, '--db', db]);
     const lines = parse((await run(['annotate', '--db', db, '--json'])).stdout);
     expect(lines).toHaveLength(200);
     const labelsOf = (sourceId: string) => lines.find((l) => l.source_id === sourceId)!.labels.map((l) => `${l.name}@${l.step_index}`);

@@ -110,10 +110,10 @@ describe('faultline export --format predictor', () => {
 });
 
 const tau = tauBenchAirlineFile();
-describe.skipIf(tau === undefined)('on the real tau-bench airline file', () => {
+describe('on the real tau-bench airline file', () => {
   it('imports, annotates, augments, and exports few-shot and predictor without a trajectory on both sides', async () => {
     const tauDb = join(dir, 'tau.db');
-    await run(['import', '--format', 'tau-bench', tau!, '--db', tauDb]);
+    await run(['import', '--format', 'tau-bench', tau, '--db', tauDb]);
     await run(['annotate', '--db', tauDb]);
     expect((await run(['augment', '--db', tauDb])).stdout).toMatch(/^faultline augment: (\d+) failure trajectories of 200 read: \d+ variants .*, (\d+) stored, 0 already stored\n$/);
 

@@ -1,7 +1,7 @@
 /**
- * Finds the real tau-bench file in `shared/` beside the repository (CI clones the repository
- * elsewhere with a copy of shared/ next to it, so the path is taken from the repository root,
- * not from this file). Missing data skips the tests with a printed reason, except under CI=true.
+ * The real tau-bench airline results (MIT, `corpora/tau-bench/LICENSE`), vendored so that a fresh
+ * clone runs every test. The path is taken from the repository root, not from this file, so that
+ * the compiled and the source layouts agree.
  */
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -17,10 +17,8 @@ function repositoryRoot(): string {
   return dir;
 }
 
-export function tauBenchAirlineFile(): string | undefined {
-  const file = join(repositoryRoot(), '..', 'shared', 'data', 'tau-bench', 'gpt-4o-airline.json');
-  if (existsSync(file)) return file;
-  if (process.env['CI'] === 'true') throw new Error(`the tau-bench data is required when CI=true: ${file} is missing`);
-  console.warn(`skipping the real tau-bench tests: ${file} is missing`);
-  return undefined;
+export function tauBenchAirlineFile(): string {
+  const file = join(repositoryRoot(), 'corpora', 'tau-bench', 'gpt-4o-airline.json');
+  if (!existsSync(file)) throw new Error(`the vendored tau-bench data is missing: ${file}`);
+  return file;
 }
