@@ -13,6 +13,8 @@ import {
   type TrajectoryMetadata,
   type TrajectorySource,
   type TrajectoryStep,
+  type ConversationTurn,
+  type ToolDefinition,
 } from './types.js';
 
 /** The failure fields of a step, from seed 001's classification. */
@@ -76,6 +78,9 @@ export interface TrajectoryParts {
   /** Steps with 1-based `step_index` already set. */
   steps: TrajectoryStep[];
   metadata?: Partial<Omit<TrajectoryMetadata, 'source' | 'schema_version'>>;
+  system_prompt?: string;
+  tools?: ToolDefinition[];
+  closing_turns?: ConversationTurn[];
 }
 
 /**
@@ -90,7 +95,7 @@ export function trajectoryIdOf(source: TrajectorySource, sourceId: string | null
 
 export function assembleTrajectory(parts: TrajectoryParts): Trajectory {
   const { source, source_id, steps } = parts;
-  return {
+  const trajectory: Trajectory = {
     trajectory_id: trajectoryIdOf(source, source_id, () => canonicalJson([parts.task_description, steps.map((s) => [s.tool_name, s.input_params, s.response])])),
     source_id,
     task_description: parts.task_description,
@@ -107,4 +112,8 @@ export function assembleTrajectory(parts: TrajectoryParts): Trajectory {
       schema_version: TRAJECTORY_SCHEMA_VERSION,
     },
   };
+  if (parts.system_prompt !== undefined) trajectory.system_prompt = parts.system_prompt;
+  if (parts.tools !== undefined) trajectory.tools = parts.tools;
+  if (parts.closing_turns !== undefined) trajectory.closing_turns = parts.closing_turns;
+  return trajectory;
 }

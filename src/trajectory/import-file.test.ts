@@ -120,9 +120,11 @@ describe('readTrajectories redaction', () => {
   const leaky = JSON.stringify({
     id: 'leak',
     messages: [
+      { role: 'system', content: 'Use token ghp_abcdefghijklmnopqrstuvwxyz0123456789 for GitHub.' },
       { role: 'user', content: 'my api_key=sk-live-9f8e7d6c5b4a39281706abcd please order' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 'create_order', arguments: JSON.stringify({ sku: 'S1', password: 'hunter2hunter2' }) } }] },
+      { role: 'assistant', content: 'Ordering with password=opensesame42', tool_calls: [{ id: 'a', type: 'function', function: { name: 'create_order', arguments: JSON.stringify({ sku: 'S1', password: 'hunter2hunter2' }) } }] },
       { role: 'tool', tool_call_id: 'a', content: '{"error":"card 4111 1111 1111 1111 declined","status":402}' },
+      { role: 'assistant', content: 'Your card 4111 1111 1111 1111 was declined.' },
     ],
   });
 
@@ -131,7 +133,13 @@ describe('readTrajectories redaction', () => {
     writeFileSync(path, `${leaky}\n${conversation(1)}\n`);
     const [dirty, clean] = await collect(readTrajectories('openai', path));
     const text = JSON.stringify(dirty);
-    for (const secret of ['9f8e7d6c5b4a39281706', 'hunter2hunter2', '4111 1111 1111 1111']) expect(text).not.toContain(secret);
+    for (const secret of ['9f8e7d6c5b4a39281706', 'hunter2hunter2', '4111 1111 1111 1111', 'opensesame42', 'ghp_abcdefghijklmnopqrstuvwxyz0123456789']) expect(text).not.toContain(secret);
+    // The conversation's own text goes through the same redactor: system prompt, turns, the text said with a call, the result text.
+    expect(dirty!.system_prompt).toContain('for GitHub.');
+    expect(dirty!.steps[0]!.turns_before![0]!.content).toContain('please order');
+    expect(dirty!.steps[0]!.call_text).toContain('Ordering with');
+    expect(dirty!.steps[0]!.response.text).toContain('declined');
+    expect(dirty!.closing_turns![0]!.content).toContain('was declined');
     expect(dirty!.steps[0]!.input_params).toEqual({ sku: 'S1', password: '[REDACTED]' });
     expect(dirty!.task_description).toContain('please order');
     const [raw] = await collect(readTrajectories('openai', path, { redactor: false }));

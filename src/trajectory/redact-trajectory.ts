@@ -4,13 +4,14 @@
  * went through a runtime, so its arguments, results and messages are redacted here, before the
  * trajectory is stored, annotated or exported.
  *
- * What is redacted: the task description, and per step the arguments, the response (message and
- * body), the decision's reasoning and params delta, the correct action and the reason given for a
- * correctness, and labels' reasons. Ids, times, names of tools and the taxonomy labels are left as
+ * What is redacted: the task description, the system prompt, the conversation's text turns (before
+ * each step and at the close), and per step the arguments, the response (message, body and text),
+ * the text said with the call, the decision's reasoning and params delta, the correct action and
+ * the reason given for a correctness, and labels' reasons. Ids, times, names of tools and the taxonomy labels are left as
  * they are: they identify the data and carry no free text from the source.
  */
 import { defaultRedactor, type Redactor } from '../record/redact.js';
-import type { AgentDecision, StepResponse, Trajectory, TrajectoryLabel, TrajectoryStep } from './types.js';
+import type { AgentDecision, ConversationTurn, StepResponse, Trajectory, TrajectoryLabel, TrajectoryStep } from './types.js';
 
 /** `trajectory` with its free text and payloads redacted; the very same object when nothing changed. */
 export function redactTrajectory(trajectory: Trajectory, redactor: Redactor = defaultRedactor): Trajectory {
@@ -24,10 +25,28 @@ export function redactTrajectory(trajectory: Trajectory, redactor: Redactor = de
   });
   const task = text(trajectory.task_description);
   const labels = trajectory.labels === undefined ? undefined : redactLabels(trajectory.labels, redactor);
-  if (steps === undefined && task === trajectory.task_description && labels === trajectory.labels) return trajectory;
+  const system = trajectory.system_prompt === undefined ? undefined : redactor.text(trajectory.system_prompt);
+  const closing = trajectory.closing_turns === undefined ? undefined : redactTurns(trajectory.closing_turns, redactor);
+  if (steps === undefined && task === trajectory.task_description && labels === trajectory.labels && system === trajectory.system_prompt && closing === trajectory.closing_turns) {
+    return trajectory;
+  }
   const out: Trajectory = { ...trajectory, task_description: task, steps: steps ?? trajectory.steps };
   if (labels !== undefined) out.labels = labels;
+  if (system !== undefined) out.system_prompt = system;
+  if (closing !== undefined) out.closing_turns = closing;
   return out;
+}
+
+/** The turns with their text redacted; the same array when nothing changed. */
+function redactTurns(turns: ConversationTurn[], redactor: Redactor): ConversationTurn[] {
+  let out: ConversationTurn[] | undefined;
+  turns.forEach((turn, i) => {
+    const content = redactor.text(turn.content);
+    if (content === turn.content) return;
+    out ??= turns.slice();
+    out[i] = { ...turn, content };
+  });
+  return out ?? turns;
 }
 
 function redactStep(step: TrajectoryStep, redactor: Redactor): TrajectoryStep {
@@ -36,25 +55,34 @@ function redactStep(step: TrajectoryStep, redactor: Redactor): TrajectoryStep {
   const decision = redactDecision(step.agent_decision, redactor);
   const reason = step.correctness_reason === null ? null : redactor.text(step.correctness_reason);
   const correct = step.correct_action === null ? null : redactor.value(step.correct_action);
+  const before = step.turns_before === undefined ? undefined : redactTurns(step.turns_before, redactor);
+  const said = step.call_text === undefined ? undefined : redactor.text(step.call_text);
   if (
     input === step.input_params &&
     response === step.response &&
     decision === step.agent_decision &&
     reason === step.correctness_reason &&
-    correct === step.correct_action
+    correct === step.correct_action &&
+    before === step.turns_before &&
+    said === step.call_text
   ) {
     return step;
   }
-  return { ...step, input_params: input, response, agent_decision: decision, correctness_reason: reason, correct_action: correct };
+  const out: TrajectoryStep = { ...step, input_params: input, response, agent_decision: decision, correctness_reason: reason, correct_action: correct };
+  if (before !== undefined) out.turns_before = before;
+  if (said !== undefined) out.call_text = said;
+  return out;
 }
 
 function redactResponse(response: StepResponse, redactor: Redactor): StepResponse {
   const message = response.message === undefined ? undefined : redactor.text(response.message);
   const body = response.body === undefined ? undefined : redactor.value(response.body);
-  if (message === response.message && body === response.body) return response;
+  const text = response.text === undefined ? undefined : redactor.text(response.text);
+  if (message === response.message && body === response.body && text === response.text) return response;
   const out: StepResponse = { ...response };
   if (message !== undefined) out.message = message;
   if (body !== undefined) out.body = body;
+  if (text !== undefined) out.text = text;
   return out;
 }
 

@@ -38,6 +38,25 @@ export interface StepResponse {
   message?: string;
   /** The result (parsed JSON when it was JSON text). */
   body?: unknown;
+  /**
+   * The result text exactly as the model read it, when the source logged text and `body` is
+   * that text parsed: what training exports put in the tool turn (formatting kept).
+   */
+  text?: string;
+}
+
+/** A text turn of a logged conversation: what the user or the agent said between tool calls. */
+export interface ConversationTurn {
+  role: 'user' | 'assistant';
+  content: string;
+}
+
+/** A tool as the log declared it to the model (OpenAI `tools`, Anthropic `tools`). */
+export interface ToolDefinition {
+  name: string;
+  description?: string;
+  /** The JSON Schema of its arguments, as declared. */
+  parameters?: unknown;
 }
 
 /**
@@ -127,6 +146,13 @@ export interface TrajectoryStep {
   source_ref?: string;
   /** UTC ISO-8601 start of the call, when the source has times. */
   started_at?: string;
+  /**
+   * The text turns of the conversation since the previous step's result (for the first step,
+   * since the start: the first user message included), when the source is a conversation.
+   */
+  turns_before?: ConversationTurn[];
+  /** Text the agent wrote in the same message as this call ("Let me check that."). */
+  call_text?: string;
 }
 
 export interface FailureSummary {
@@ -221,6 +247,15 @@ export interface Trajectory {
   metadata: TrajectoryMetadata;
   /** Labels from `faultline annotate` (rule annotators and the semantic judge), once annotated. */
   labels?: TrajectoryLabel[];
+  /** The system prompt the log gave the agent, when it had one. */
+  system_prompt?: string;
+  /** The tools the log declared to the model, in its order; absent when it declared none. */
+  tools?: ToolDefinition[];
+  /**
+   * The text turns after the last tool result, when the source is a conversation: the agent's
+   * closing answer (its last assistant turn) and what the user said to it.
+   */
+  closing_turns?: ConversationTurn[];
 }
 
 /** One annotator's finding on one step. */

@@ -31,6 +31,22 @@ describe('Anthropic messages importer', () => {
     expect(t!.steps[2]!.response).toMatchObject({ message: 'upstream unavailable', body: 'upstream unavailable' });
   });
 
+  it('keeps the system prompt, the declared tools and the text said around the calls', async () => {
+    const line = {
+      ...conversation,
+      system: [{ type: 'text', text: 'You operate the platform.' }],
+      tools: [{ name: 'kubectl', description: 'Runs kubectl.', input_schema: { type: 'object' } }],
+      messages: [...conversation.messages, { role: 'assistant', content: [{ type: 'text', text: 'The status service is down; I paged platform.' }] }],
+    };
+    const [t] = (await collect(importAnthropic, jsonl(line))).trajectories;
+    expect(t!.system_prompt).toBe('You operate the platform.');
+    expect(t!.tools).toEqual([{ name: 'kubectl', description: 'Runs kubectl.', parameters: { type: 'object' } }]);
+    expect(t!.steps[0]!.turns_before).toEqual([{ role: 'user', content: 'Restart the api deployment in prod.' }]);
+    expect(t!.steps[0]!.call_text).toBe('Checking.');
+    expect(t!.steps[0]!.response.text).toBe('{"error":{"message":"forbidden"},"status":403}');
+    expect(t!.closing_turns).toEqual([{ role: 'assistant', content: 'The status service is down; I paged platform.' }]);
+  });
+
   it('skips malformed lines by number', async () => {
     const { trajectories, skipped } = await collect(
       importAnthropic,

@@ -5,30 +5,46 @@
  */
 import { assembleTrajectory } from '../assemble.js';
 import type { Trajectory } from '../types.js';
-import { contentText, outcomeOfReward, stepsFromCalls, type ConversationCall } from './conversation.js';
+import { contentText, definedExtras, outcomeOfReward, stepsFromCalls, toolDefinitions, TurnCollector, type ConversationCall, type ConversationExtras } from './conversation.js';
 import { nowIso, type Importer, type ImportOptions } from './import-types.js';
 import { isRecord, jsonLinesImporter } from './json-lines.js';
 import { failureOfResult } from './tool-result.js';
 
-function conversation(messages: unknown): { calls: ConversationCall[]; task: string | null } | string {
+function conversation(messages: unknown): { calls: ConversationCall[]; task: string | null; closing: ConversationExtras['closing_turns'] } | string {
   if (!Array.isArray(messages)) return 'expected "messages" to be an array';
   const calls: ConversationCall[] = [];
   const byId = new Map<string, ConversationCall>();
+  const turns = new TurnCollector();
   let task: string | null = null;
   for (const [i, message] of messages.entries()) {
     if (!isRecord(message) || typeof message['role'] !== 'string') return `messages[${i}] has no role`;
+    const role = message['role'] === 'assistant' ? 'assistant' : message['role'] === 'user' ? 'user' : undefined;
     const content = message['content'];
     if (typeof content === 'string') {
-      if (message['role'] === 'user' && task === null) task = content;
+      if (role === 'user' && task === null) task = content;
+      if (role !== undefined) turns.say(role, content);
       continue;
     }
     if (!Array.isArray(content)) return `messages[${i}].content is neither a string nor a list of blocks`;
+    // Text blocks before a tool_use in an assistant message are what the agent said with the call.
+    let said: string[] = [];
+    const flush = (): void => {
+      if (role !== undefined && said.length > 0) turns.say(role, said.join('\n'));
+      said = [];
+    };
     for (const [j, block] of content.entries()) {
       if (!isRecord(block) || typeof block['type'] !== 'string') return `messages[${i}].content[${j}] has no type`;
-      if (block['type'] === 'text' && message['role'] === 'user' && task === null && typeof block['text'] === 'string') task = block['text'];
+      if (block['type'] === 'text' && typeof block['text'] === 'string') {
+        if (role === 'user' && task === null) task = block['text'];
+        said.push(block['text']);
+      }
       if (block['type'] === 'tool_use') {
         if (typeof block['name'] !== 'string' || typeof block['id'] !== 'string') return `messages[${i}].content[${j}] (tool_use) needs an id and a name`;
         const call: ConversationCall = { id: block['id'], tool_name: block['name'], input_params: block['input'] ?? {} };
+        turns.beforeCall(call);
+        const text = said.join('\n');
+        if (text.trim() !== '') call.call_text = text;
+        said = [];
         calls.push(call);
         byId.set(block['id'], call);
       }
@@ -39,8 +55,9 @@ function conversation(messages: unknown): { calls: ConversationCall[]; task: str
         call.result = { text: contentText(block['content']) ?? '', isError: block['is_error'] === true };
       }
     }
+    flush();
   }
-  return { calls, task };
+  return { calls, task, closing: turns.closing() };
 }
 
 export function anthropicTrajectory(value: unknown, options?: ImportOptions): Trajectory | string {
@@ -57,8 +74,12 @@ export function anthropicTrajectory(value: unknown, options?: ImportOptions): Tr
     created_at: nowIso(options),
     steps,
     metadata: options?.domain === undefined ? {} : { domain: options.domain },
+    ...definedExtras({ system_prompt: systemText(value['system']), tools: toolDefinitions(value['tools']), closing_turns: parsed.closing }),
   });
 }
+
+/** Anthropic's top-level `system`: a string or a list of text blocks. */
+const systemText = (system: unknown): string | null => (typeof system === 'string' ? system : contentText(system));
 
 /** Reads Anthropic Messages JSONL. */
 export const importAnthropic: Importer = jsonLinesImporter(anthropicTrajectory);

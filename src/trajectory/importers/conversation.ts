@@ -5,7 +5,7 @@
 import { NO_FAILURE, stepFailure } from '../assemble.js';
 import { deriveDecision, type DecisionCall } from '../decide.js';
 import { DeferredJson } from '../deferred-json.js';
-import type { TrajectoryStep } from '../types.js';
+import type { ConversationTurn, ToolDefinition, TrajectoryStep } from '../types.js';
 import { failureResponse, mayReportStructuredFailure, parseResultText, type ResultFailure } from './tool-result.js';
 
 export interface ConversationCall {
@@ -15,15 +15,90 @@ export interface ConversationCall {
   input_params: unknown;
   /** Undefined when the conversation ends before the result. */
   result?: { text: string; isError?: boolean };
+  /** The text turns since the previous call's result (see `TrajectoryStep.turns_before`). */
+  turns_before?: ConversationTurn[];
+  /** The agent's text in the message that made this call. */
+  call_text?: string;
+}
+
+/**
+ * What a chat log holds besides its calls: the text turns (each call's `turns_before`, and the
+ * turns after the last result), collected as the messages are read.
+ */
+export class TurnCollector {
+  private pending: ConversationTurn[] | undefined;
+
+  /** A user or assistant text turn; empty text is no turn. */
+  say(role: ConversationTurn['role'], content: string | null): void {
+    if (content === null || content.trim() === '') return;
+    (this.pending ??= []).push({ role, content });
+  }
+
+  /** The turns said since the last call, which belong before `call`. */
+  beforeCall(call: ConversationCall): void {
+    if (this.pending === undefined) return;
+    call.turns_before = this.pending;
+    this.pending = undefined;
+  }
+
+  /** The turns after the last call: the closing ones. */
+  closing(): ConversationTurn[] | undefined {
+    return this.pending;
+  }
+}
+
+/** The parts of a trajectory a chat log has beyond its steps, for `assembleTrajectory`. */
+export interface ConversationExtras {
+  system_prompt?: string;
+  tools?: ToolDefinition[];
+  closing_turns?: ConversationTurn[];
+}
+
+/** `extras` without its undefined members (the trajectory keeps no key it has no value for). */
+export function definedExtras(extras: { system_prompt?: string | null | undefined; tools?: ToolDefinition[] | undefined; closing_turns?: ConversationTurn[] | undefined }): ConversationExtras {
+  const out: ConversationExtras = {};
+  if (extras.system_prompt != null && extras.system_prompt !== '') out.system_prompt = extras.system_prompt;
+  if (extras.tools !== undefined && extras.tools.length > 0) out.tools = extras.tools;
+  if (extras.closing_turns !== undefined && extras.closing_turns.length > 0) out.closing_turns = extras.closing_turns;
+  return out;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * A log's tool declarations, in the shapes the chat APIs take them: OpenAI's
+ * `{ type: 'function', function: { name, description, parameters } }` (and the older bare
+ * `{ name, description, parameters }`), Anthropic's `{ name, description, input_schema }`.
+ * Entries without a name are left out: a declaration nobody can call is no tool.
+ */
+export function toolDefinitions(tools: unknown): ToolDefinition[] | undefined {
+  if (!Array.isArray(tools)) return undefined;
+  const out: ToolDefinition[] = [];
+  for (const entry of tools) {
+    if (!isObject(entry)) continue;
+    const fn = isObject(entry['function']) ? entry['function'] : entry;
+    const name = fn['name'];
+    if (typeof name !== 'string' || name === '') continue;
+    const tool: ToolDefinition = { name };
+    if (typeof fn['description'] === 'string' && fn['description'] !== '') tool.description = fn['description'];
+    const parameters = fn['parameters'] ?? fn['input_schema'];
+    if (isObject(parameters)) tool.parameters = parameters;
+    out.push(tool);
+  }
+  return out;
 }
 
 /** A call whose result the conversation holds. */
 export type AnsweredCall = ConversationCall & { result: { text: string; isError?: boolean } };
 
+function looksLikeJson(text: string): boolean {
+  const trimmed = text.trimStart();
+  return trimmed.startsWith('{') || trimmed.startsWith('[');
+}
+
 /** How a result's text becomes its body: parsed now, or (with `defer`) when read, unless classifying it needs the value. */
 function resultBody(text: string, defer: boolean): { classify: unknown; body: unknown } {
-  const trimmed = text.trimStart();
-  if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return { classify: text, body: text };
+  if (!looksLikeJson(text)) return { classify: text, body: text };
   if (!defer || mayReportStructuredFailure(text)) {
     const value = parseResultText(text);
     return { classify: value, body: value };
@@ -63,7 +138,14 @@ export function stepsFromCalls(
     const call = calls[i]!;
     const failure = failures[i]!;
     const response = failureResponse(failure);
-    if (call.result !== undefined) response.body = bodies[i];
+    if (call.result !== undefined) {
+      const body = bodies[i];
+      response.body = body;
+      // The text is kept beside a body that may be parsed from it (JSON-looking text, whether or
+      // not it parsed: a deferred body is not parsed yet), so exports give the tool turn as the
+      // model read it.
+      if (body !== call.result.text || looksLikeJson(call.result.text)) response.text = call.result.text;
+    }
     const f = failure === null ? NO_FAILURE : stepFailure(failure.category, failure.type, failure.stage);
     steps[i] = {
       step_index: i + 1,
@@ -82,6 +164,8 @@ export function stepsFromCalls(
       correct_action: null,
       source_ref: call.id,
     };
+    if (call.turns_before !== undefined) steps[i]!.turns_before = call.turns_before;
+    if (call.call_text !== undefined) steps[i]!.call_text = call.call_text;
   }
   return steps;
 }

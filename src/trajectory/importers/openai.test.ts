@@ -92,6 +92,44 @@ describe('OpenAI chat-messages importer', () => {
     expect(t!.steps[0]).toMatchObject({ input_params: '{"q": "par', status: null, response: {}, agent_decision: { action: 'proceed' } });
   });
 
+  it('keeps the system prompt, the declared tools, the text turns around the calls and each result as the model read it', async () => {
+    const line = {
+      messages: [
+        { role: 'system', content: 'You are a shop assistant.' },
+        { role: 'user', content: 'Order two mugs.' },
+        { role: 'assistant', content: 'Which colour?' },
+        { role: 'user', content: [{ type: 'text', text: 'Blue.' }] },
+        { role: 'assistant', content: 'Placing it.', tool_calls: [call('c1', 'create_order', { sku: 'MUG-BLUE', qty: 2 })] },
+        { role: 'tool', tool_call_id: 'c1', content: '{"order_id": "o-17",  "status": "placed"}' },
+        { role: 'assistant', content: 'Order o-17 is placed.' },
+        { role: 'user', content: 'Thanks!' },
+      ],
+      tools: [
+        { type: 'function', function: { name: 'create_order', description: 'Places an order.', parameters: { type: 'object', properties: { sku: { type: 'string' } } } } },
+        { type: 'function', function: { description: 'no name: left out' } },
+      ],
+    };
+    const [t] = (await collect(importOpenAi, jsonl(line))).trajectories;
+    expect(t!.system_prompt).toBe('You are a shop assistant.');
+    expect(t!.tools).toEqual([{ name: 'create_order', description: 'Places an order.', parameters: { type: 'object', properties: { sku: { type: 'string' } } } }]);
+    expect(t!.steps[0]!.turns_before).toEqual([
+      { role: 'user', content: 'Order two mugs.' },
+      { role: 'assistant', content: 'Which colour?' },
+      { role: 'user', content: 'Blue.' },
+    ]);
+    expect(t!.steps[0]!.call_text).toBe('Placing it.');
+    // The spacing of the original text is kept beside the parsed body.
+    expect(t!.steps[0]!.response).toEqual({ body: { order_id: 'o-17', status: 'placed' }, text: '{"order_id": "o-17",  "status": "placed"}' });
+    expect(t!.closing_turns).toEqual([
+      { role: 'assistant', content: 'Order o-17 is placed.' },
+      { role: 'user', content: 'Thanks!' },
+    ]);
+    // A plain-text result is its own body: no second copy.
+    const [u] = (await collect(importOpenAi, jsonl(conversation))).trajectories;
+    expect(u!.steps[4]!.response.text).toBeUndefined();
+    expect(u!.tools).toBeUndefined();
+  });
+
   it('gives the same content the same id on every import, and different content a different one', async () => {
     const line = { messages: [{ role: 'user', content: 'a' }] };
     const first = await collect(importOpenAi, jsonl(line));

@@ -5,23 +5,53 @@
  */
 import { assembleTrajectory } from '../assemble.js';
 import type { Trajectory } from '../types.js';
-import { contentText, deferredArguments, outcomeOfReward, parseArguments, stepsFromCalls, type ConversationCall } from './conversation.js';
+import {
+  contentText,
+  deferredArguments,
+  definedExtras,
+  outcomeOfReward,
+  parseArguments,
+  stepsFromCalls,
+  toolDefinitions,
+  TurnCollector,
+  type ConversationCall,
+  type ConversationExtras,
+} from './conversation.js';
 import { nowIso, type ImportOptions, type Importer } from './import-types.js';
 import { isRecord, jsonLinesImporter } from './json-lines.js';
 import { failureOfResult } from './tool-result.js';
 
+/** What an OpenAI `messages` array holds: its calls, the first user message, the system prompt and the closing turns. */
+export interface OpenAiConversation {
+  calls: ConversationCall[];
+  task: string | null;
+  system: string | null;
+  closing: ConversationExtras['closing_turns'];
+}
+
 /** Calls and the first user message of an OpenAI `messages` array; a string names what is malformed. */
-export function openAiConversation(messages: unknown, deferJson = false): { calls: ConversationCall[]; task: string | null } | string {
+export function openAiConversation(messages: unknown, deferJson = false): OpenAiConversation | string {
   if (!Array.isArray(messages)) return 'expected "messages" to be an array';
   const calls: ConversationCall[] = [];
   const byId = new Map<string, ConversationCall>();
+  const turns = new TurnCollector();
   let task: string | null = null;
+  let system: string | null = null;
   // Index loops, not entries(): this runs for every message of every line of a large file.
   for (let i = 0; i < messages.length; i++) {
     const message: unknown = messages[i];
     if (!isRecord(message) || typeof message['role'] !== 'string') return `messages[${i}] has no role`;
     const role = message['role'];
-    if (role === 'user' && task === null) task = contentText(message['content']);
+    if (role === 'user') {
+      const text = contentText(message['content']);
+      if (task === null) task = text;
+      turns.say('user', text);
+    } else if ((role === 'system' || role === 'developer') && system === null) {
+      system = contentText(message['content']);
+    }
+    // A tool-calling message's text goes with its first call; a message without calls is a turn.
+    const said = role === 'assistant' ? contentText(message['content']) : null;
+    if (role === 'assistant' && (message['tool_calls'] == null || (Array.isArray(message['tool_calls']) && message['tool_calls'].length === 0))) turns.say('assistant', said);
     if (role === 'assistant' && message['tool_calls'] != null) {
       const toolCalls = message['tool_calls'];
       if (!Array.isArray(toolCalls)) return `messages[${i}].tool_calls is not an array`;
@@ -31,6 +61,8 @@ export function openAiConversation(messages: unknown, deferJson = false): { call
         if (fn === undefined || typeof fn['name'] !== 'string' || fn['name'] === '') return `messages[${i}].tool_calls[${j}] has no function name`;
         const id = isRecord(toolCall) && typeof toolCall['id'] === 'string' ? toolCall['id'] : `call_${i}_${j}`;
         const call: ConversationCall = { id, tool_name: fn['name'], input_params: deferJson ? deferredArguments(fn['arguments']) : parseArguments(fn['arguments']) };
+        turns.beforeCall(call);
+        if (j === 0 && said !== null && said.trim() !== '') call.call_text = said;
         calls.push(call);
         byId.set(id, call);
       }
@@ -43,7 +75,7 @@ export function openAiConversation(messages: unknown, deferJson = false): { call
       call.result = { text: contentText(message['content']) ?? '' };
     }
   }
-  return { calls, task };
+  return { calls, task, system, closing: turns.closing() };
 }
 
 /** The failures an OpenAI-style tool result shows (shared with tau-bench, whose results are the same shape). */
@@ -68,6 +100,7 @@ export function openAiTrajectory(value: unknown, options?: ImportOptions): Traje
     created_at: nowIso(options),
     steps,
     metadata: options?.domain === undefined ? {} : { domain: options.domain },
+    ...definedExtras({ system_prompt: conversation.system, tools: toolDefinitions(value['tools']), closing_turns: conversation.closing }),
   });
 }
 

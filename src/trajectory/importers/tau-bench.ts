@@ -10,7 +10,7 @@
  */
 import { assembleTrajectory } from '../assemble.js';
 import type { Trajectory } from '../types.js';
-import { outcomeOfReward, stepsFromCalls } from './conversation.js';
+import { definedExtras, outcomeOfReward, stepsFromCalls } from './conversation.js';
 import { nowIso, type ImportItem, type Importer, type ImportOptions } from './import-types.js';
 import { readJsonArray } from './json-array-stream.js';
 import { isRecord } from './json-lines.js';
@@ -79,6 +79,7 @@ export function tauBenchTrajectory(value: unknown, options?: ImportOptions): Tra
     created_at: nowIso(options),
     steps,
     metadata: { domain: options?.domain ?? domainOf(traj) },
+    ...definedExtras({ system_prompt: conversation.system, closing_turns: conversation.closing }),
   });
 }
 
