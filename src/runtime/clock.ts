@@ -31,11 +31,19 @@ function abortReason(signal: AbortSignal): unknown {
  * insertion order, so each length gets a FIFO queue and one shared timer serves the earliest head.
  * Cancelled entries are only flagged; a queue is compacted once most of it is cancelled, which
  * keeps memory proportional to the calls actually in flight.
+ *
+ * The shared timer keeps the process alive exactly while some deadline is live: a call in flight
+ * whose tool never settles must end in its timeout (and its record), not in the process running
+ * out of work first (for an ES module awaiting the call at top level, exit code 13 and no record).
+ * Once every deadline is cancelled the timer lets go, so a finished script does not wait out the
+ * longest timeout.
  */
 class DeadlineQueues {
   private readonly queues = new Map<number, DeadlineQueue>();
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Infinity;
+  /** Deadlines neither cancelled nor fired. */
+  private live = 0;
 
   schedule(atMs: number, callback: () => void): () => void {
     const now = Date.now();
@@ -47,10 +55,12 @@ class DeadlineQueues {
     }
     const entry: DeadlineEntry = { at: atMs, callback, cancelled: false };
     queue.push(entry);
+    if (this.live++ === 0) this.timer?.ref();
     if (atMs < this.timerAt) this.arm(atMs, now);
     return () => {
       if (entry.cancelled) return;
       entry.cancelled = true;
+      if (--this.live === 0) this.timer?.unref();
       queue.cancelled++;
       if (queue.cancelled > 64 && queue.cancelled * 2 > queue.length) queue.compact();
     };
@@ -60,7 +70,7 @@ class DeadlineQueues {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timerAt = atMs;
     this.timer = setTimeout(() => this.fire(), Math.max(0, atMs - now));
-    this.timer.unref();
+    if (this.live === 0) this.timer.unref();
   }
 
   private fire(): void {
@@ -83,6 +93,7 @@ class DeadlineQueues {
         }
         queue.shift();
         head.cancelled = true;
+        this.live--;
         head.callback();
       }
       if (queue.length === 0) this.queues.delete(span);

@@ -45,6 +45,63 @@ describe('runtimes left open at exit', () => {
     }
   });
 
+  it('a hung tool keeps the process alive until its deadline, and its timeout record is stored', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'faultline-exit-'));
+    try {
+      const db = join(dir, 'records.db');
+      const here = (file: string) => JSON.stringify(fileURLToPath(new URL(file, import.meta.url)));
+      const script = join(dir, 'hung.ts');
+      writeFileSync(
+        script,
+        [
+          `import { createRuntime } from ${here('./runtime.ts')};`,
+          `import { defineTool } from ${here('./define-tool.ts')};`,
+          // A promise that never settles, and no other handle in the process: only the call's deadline is left.
+          `const hang = defineTool({ name: 'hang', description: 'never answers', input: { type: 'object' }, timeoutMs: 300, retry: { maxRetries: 0 }, execute: () => new Promise(() => undefined) });`,
+          `const rt = createRuntime({ tools: [hang], store: ${JSON.stringify(`sqlite:${db}`)} });`,
+          `const r = await rt.execute('hang', { order: 7 });`,
+          `console.log(r.record.status);`,
+        ].join('\n'),
+      );
+      // Exit code 0 (runTypeScriptProcess rejects otherwise): the top-level await settled.
+      const out = await runTypeScriptProcess(script, join(dir, 'ts'));
+      expect(out.trim()).toBe('timeout');
+      const read = new Database(db, { readonly: true });
+      try {
+        expect(read.prepare('SELECT tool_name, status, failure_type FROM tool_executions').all()).toEqual([
+          { tool_name: 'hang', status: 'timeout', failure_type: 'timeout' },
+        ]);
+      } finally {
+        read.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a finished call does not keep the process alive for the rest of its timeout', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'faultline-exit-'));
+    try {
+      const here = (file: string) => JSON.stringify(fileURLToPath(new URL(file, import.meta.url)));
+      const script = join(dir, 'quick.ts');
+      writeFileSync(
+        script,
+        [
+          `import { createRuntime } from ${here('./runtime.ts')};`,
+          `import { defineTool } from ${here('./define-tool.ts')};`,
+          // Ten minutes of deadline: a process that waited for it would outlast the test's timeout.
+          `const quick = defineTool({ name: 'quick', description: 'answers at once', input: { type: 'object' }, timeoutMs: 600_000, execute: async () => ({ ok: 1 }) });`,
+          `const rt = createRuntime({ tools: [quick], onRecord: () => undefined });`,
+          `const r = await rt.execute('quick', {});`,
+          `console.log(r.record.status);`,
+        ].join('\n'),
+      );
+      expect((await runTypeScriptProcess(script, join(dir, 'ts'))).trim()).toBe('success');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('listens once for all open runtimes, and not at all once they are closed or have no store', async () => {
     const before = process.listenerCount('beforeExit');
     const a = createRuntime({ tools: [echo], store: createMemoryStore() });
