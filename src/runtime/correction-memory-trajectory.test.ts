@@ -94,4 +94,57 @@ describe('corrections from trajectories', () => {
       { tool_name: 'get_weather', failure_type: 'server_error', recovery: { action: 'wait_and_retry', wait_ms: 2000 }, trace_id: 'traj_1', recovered_at: '2026-01-01T00:00:00.000Z' },
     ]);
   });
+
+  it('never learns repeating a write that failed in a way that may have acted, even when graded correct', () => {
+    const step = (i: number, tool: string, response: object, failureKind: string | null, extra: object = {}) => ({
+      step_index: i,
+      tool_name: tool,
+      input_params: { units: i },
+      response,
+      status: failureKind === null ? ('success' as const) : failureKind === 'timeout' ? ('timeout' as const) : ('failure' as const),
+      failure_type: null,
+      failure_subtype: null,
+      failure_category: failureKind === null ? null : failureKind === 'server_error' ? ('system' as const) : ('network' as const),
+      failure_stage: failureKind === null ? null : ('execution' as const),
+      failure_kind: failureKind,
+      agent_decision: { action: 'proceed' as const },
+      decision_correctness: null,
+      correctness_reason: null,
+      correct_action: null,
+      ...extra,
+    });
+    const trajectory = (steps: ReturnType<typeof step>[]) => ({
+      trajectory_id: 'traj_w',
+      source_id: null,
+      task_description: null,
+      final_outcome: 'success' as const,
+      created_at: '2026-01-01T00:00:00.000Z',
+      failure_summary: { total_failures: 1, failure_types: [], failure_categories: {}, recovery_pattern: null, recovery_success: null },
+      metadata: { source: 'step-log' as const, annotator: null, human_verified: false, domain: null, difficulty: null, schema_version: 1 },
+      steps,
+    });
+    const correct = (action: object) => ({ decision_correctness: 'correct', agent_decision: action });
+    const failures: Array<[object, string]> = [
+      [{ error_code: 'TIMEOUT', message: 'timed out' }, 'timeout'],
+      [{ error_code: 'ECONNRESET', message: 'reset' }, 'connection_reset'],
+      [{ error_code: 'HTTP_500', message: 'internal' }, 'server_error'],
+      [{ error_code: 'HTTP_502', message: 'bad gateway' }, 'server_error'],
+      [{ error_code: 'HTTP_504', message: 'gateway timeout' }, 'server_error'],
+    ];
+    for (const [response, kind] of failures) {
+      for (const decision of [{ action: 'retry_with_params' }, { action: 'retry' }, { action: 'wait_and_retry', wait_seconds: 2 }]) {
+        const write = trajectory([step(1, 'create_order', response, kind, correct(decision)), step(2, 'create_order', {}, null)]);
+        expect(correctionsFromTrajectory(write)).toEqual([]);
+        // A read may be repeated: that is still learned.
+        const read = trajectory([step(1, 'get_order', response, kind, correct(decision)), step(2, 'get_order', {}, null)]);
+        expect(correctionsFromTrajectory(read)).toHaveLength(1);
+      }
+      // Reading the state after the failed write is learned.
+      const verified = trajectory([step(1, 'create_order', response, kind, correct({ action: 'switch_tool', next_tool: 'get_order' })), step(2, 'get_order', {}, null)]);
+      expect(correctionsFromTrajectory(verified)).toMatchObject([{ tool_name: 'create_order', recovery: { action: 'switch_tool', tool: 'get_order' } }]);
+    }
+    // A 503 did not act: repeating the write is a fix there.
+    const refused = trajectory([step(1, 'create_order', { error_code: 'HTTP_503', message: 'down' }, 'dependency_down', correct({ action: 'retry' })), step(2, 'create_order', {}, null)]);
+    expect(correctionsFromTrajectory(refused)).toMatchObject([{ recovery: { action: 'retry' } }]);
+  });
 });

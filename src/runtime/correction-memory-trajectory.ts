@@ -4,7 +4,9 @@
  * and that names a recovery (changed arguments, a wait, a repeat, another tool) becomes a
  * correction, so benchmark runs and imported logs fill the correction memory too.
  */
+import { isNonIdempotentName } from '../annotate/step-facts.js';
 import type { CorrectionRecovery, NewCorrection } from '../store/types.js';
+import { repeatsTheCall } from './correction-memory.js';
 import { paramsDelta } from '../trajectory/decide.js';
 import { stepSignature } from '../trajectory/step-signature.js';
 import type { Trajectory, TrajectoryStep } from '../trajectory/types.js';
@@ -32,6 +34,23 @@ function recoveryOfStep(steps: readonly TrajectoryStep[], at: number): Correctio
   }
 }
 
+/** Error codes after which a request may have been acted on although it failed (as the runtime classifies them). */
+const AMBIGUOUS_CODES = new Set(['HTTP_500', 'HTTP_502', 'HTTP_504', 'MCP_-32603']);
+
+/**
+ * A failed step of a write that may have taken effect: a timeout, a reset or a 500/502/504 of a
+ * tool whose name says it adds to state (trajectories carry no idempotency declaration, so the name
+ * is all there is, as for the annotators). Calling it again is never learned as its fix (see
+ * `repeatsTheCall`), even when a log graded the repeat correct.
+ */
+function isAmbiguousWrite(step: TrajectoryStep): boolean {
+  if (!isNonIdempotentName(step.tool_name)) return false;
+  const kind = step.failure_kind;
+  if (kind === 'timeout' || kind === 'connection_reset' || step.status === 'timeout') return true;
+  const code = step.response.error_code;
+  return code !== undefined && code !== null && AMBIGUOUS_CODES.has(code);
+}
+
 /** The corrections a trajectory teaches, oldest first. */
 export function correctionsFromTrajectory(trajectory: Trajectory): NewCorrection[] {
   const steps = trajectory.steps;
@@ -39,7 +58,7 @@ export function correctionsFromTrajectory(trajectory: Trajectory): NewCorrection
   steps.forEach((step, at) => {
     if (step.decision_correctness !== 'correct' || step.status === null || step.status === 'success') return;
     const recovery = recoveryOfStep(steps, at);
-    if (recovery === undefined) return;
+    if (recovery === undefined || (repeatsTheCall(recovery) && isAmbiguousWrite(step))) return;
     const signature = stepSignature(step)!;
     out.push({
       signature: signature.signature,

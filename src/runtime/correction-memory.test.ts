@@ -250,6 +250,95 @@ describe('correction memory in the runtime', () => {
     await second.rt.close();
   });
 
+  it('never learns calling a write again as the fix for a failure that may have taken effect, and offers none stored', async () => {
+    // A non-idempotent write whose first call for each order number fails in a way that may have
+    // acted: a hang (timeout), a 500, a 502 or a reset; later calls succeed.
+    const seen = new Set<number>();
+    const placeOrder: ToolSpec<any, unknown> = {
+      name: 'place_order',
+      description: 'places an order',
+      input: { type: 'object', properties: { order: { type: 'integer' }, units: { type: 'integer' } }, required: ['order'] },
+      idempotent: false,
+      timeoutMs: 1000,
+      retry: { maxRetries: 0 },
+      execute: (args: { order: number }) => {
+        if (seen.has(args.order)) return { placed: args.order };
+        seen.add(args.order);
+        switch (args.order % 4) {
+          case 0:
+            return new Promise(() => undefined);
+          case 1:
+            throw new HttpError(500, 'internal error');
+          case 2:
+            throw new HttpError(502, 'bad gateway');
+          default:
+            throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+        }
+      },
+    };
+    const getOrder: ToolSpec<any, unknown> = { name: 'get_order', description: 'reads orders', input: { type: 'object' }, idempotent: true, execute: () => [] };
+    const store = createMemoryStore();
+    const { rt, clock } = setup([placeOrder, getOrder], { store, recording: { spool: false } });
+    for (let order = 0; order < 4; order++) {
+      // The next call changes the arguments: the lesson would be "setting units to 2 fixed it".
+      const s = rt.session({ traceId: `changed-${order}`, intent: 'order' });
+      const failed = await s.execute('place_order', { order, units: 1 });
+      expect(failed.record.feedback?.action).toBe('verify_state');
+      expect((await s.execute('place_order', { order, units: 2 })).ok).toBe(true);
+      // The next call repeats the write at once, or after a wait: "calling again" / "waiting and calling again".
+      const repeated = rt.session({ traceId: `repeated-${order}`, intent: 'order' });
+      expect((await repeated.execute('place_order', { order: order + 4 })).record.feedback?.action).toBe('verify_state');
+      expect((await repeated.execute('place_order', { order: order + 4 })).ok).toBe(true);
+      const waited = rt.session({ traceId: `waited-${order}`, intent: 'order' });
+      expect((await waited.execute('place_order', { order: order + 8 })).record.feedback?.action).toBe('verify_state');
+      await clock.advance(5_000);
+      expect((await waited.execute('place_order', { order: order + 8 })).ok).toBe(true);
+    }
+    expect(rt.corrections!.list()).toEqual([]);
+
+    // Reading the state right after the failure, for the same intent, is what an agent should do: that is learned.
+    const s = rt.session({ traceId: 't-verify', intent: 'order' });
+    const failed = await s.execute('place_order', { order: 12 });
+    expect((await s.execute('get_order', {})).ok).toBe(true);
+    const signature = failureSignature(failed.record)!.signature;
+    expect(rt.corrections!.list().map((e) => [e.signature, e.recovery])).toEqual([[signature, { action: 'switch_tool', tool: 'get_order' }]]);
+
+    // A repeat stored for the same signature (by an older runtime, or learned from trajectories) is
+    // newer, but it is not offered after an ambiguous write: the read is.
+    await rt.flush();
+    await store.pushCorrection({ ...rt.corrections!.list()[0]!, recovery: { action: 'retry_with_fixed_params', params_delta: { units: 2 } }, trace_id: 'older' });
+    seen.delete(12);
+    const { rt: restarted } = setup([placeOrder, getOrder], { store, recording: { spool: false } });
+    await restarted.corrections!.loaded;
+    expect(restarted.corrections!.latest(signature)?.recovery.action).toBe('retry_with_fixed_params');
+    const again = await restarted.execute('place_order', { order: 12 });
+    if (again.ok) throw new Error('expected a timeout');
+    expect(again.feedback.action).toBe('verify_state');
+    expect(again.feedback.lastRecovery).toMatchObject({ action: 'switch_tool', tool: 'get_order' });
+    expect(again.feedback.hint).not.toContain('setting units');
+    expect(again.feedback.hint).toContain('calling get_order instead fixed it');
+    await rt.close();
+    await restarted.close();
+  });
+
+  it('still learns a repeat as the fix for the same failures of an idempotent tool', async () => {
+    const lookup: ToolSpec<any, unknown> = {
+      name: 'lookup_order',
+      description: 'reads an order',
+      input: { type: 'object', properties: { id: { type: 'integer' } }, required: ['id'] },
+      idempotent: true,
+      timeoutMs: 1000,
+      retry: { maxRetries: 0 },
+      execute: (args: { id: number }) => (args.id === 1 ? new Promise(() => undefined) : { id: args.id }),
+    };
+    const { rt } = setup([lookup]);
+    const s = rt.session({ traceId: 'T' });
+    expect((await s.execute('lookup_order', { id: 1 })).ok).toBe(false);
+    expect((await s.execute('lookup_order', { id: 2 })).ok).toBe(true);
+    expect(rt.corrections!.list().map((e) => e.recovery)).toEqual([{ action: 'retry_with_fixed_params', params_delta: { id: 2 } }]);
+    await rt.close();
+  });
+
   it('can be turned off', async () => {
     const { rt } = setup([weather], { correctionMemory: false });
     expect(rt.corrections).toBeUndefined();

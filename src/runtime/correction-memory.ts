@@ -42,6 +42,8 @@ export type FailedCall = Pick<
  */
 interface PendingFailure {
   failed: FailedCall;
+  /** A non-idempotent call whose failure may have taken effect (see {@link repeatsTheCall}). */
+  ambiguousWrite: boolean;
   step_index: number;
   params_hash: string;
   input_params: unknown;
@@ -67,6 +69,20 @@ export const MAX_QUEUED_CORRECTIONS = 10_000;
 const BATCH_START = 512;
 
 const intentOf = (record: ToolExecutionRecord): unknown => record.context_snapshot['intent'];
+
+/**
+ * Recoveries that call the failed tool again. After an ambiguous write (a non-idempotent tool whose
+ * call timed out, was reset, or met a 500/502/504: it may have acted) a second call may act twice,
+ * so the memory never learns one of these as the fix there, nor offers one stored earlier (a
+ * trajectory, another runtime's store): what fixes an ambiguous write is verifying the state first,
+ * which is what the failure's own feedback says (`verify_state`). Another tool called next for the
+ * same intent (a read of the state, typically) is still learned.
+ */
+export function repeatsTheCall(recovery: CorrectionRecovery): boolean {
+  return recovery.action === 'retry_with_fixed_params' || recovery.action === 'retry' || recovery.action === 'wait_and_retry';
+}
+
+const offeredAfterAmbiguousWrite = (entry: CorrectionEntry): boolean => !repeatsTheCall(entry.recovery);
 
 export class RuntimeCorrectionMemory implements CorrectionMemoryView {
   readonly #limits: CorrectionLimits;
@@ -106,18 +122,29 @@ export class RuntimeCorrectionMemory implements CorrectionMemoryView {
     return this.#cache.list(query);
   }
 
-  /** The last recovery for a failure record's signature, as the record's feedback carries it. */
-  lastRecoveryFor(record: ToolExecutionRecord): LastRecovery | undefined {
+  /**
+   * The last recovery for a failure record's signature, as the record's feedback carries it.
+   * `ambiguousWrite`: the failure may have taken effect (see {@link repeatsTheCall}).
+   */
+  lastRecoveryFor(record: ToolExecutionRecord, ambiguousWrite = false): LastRecovery | undefined {
     if (!this.#cache.hasTool(record.tool_name)) return undefined;
     const signature = cachedFailureSignature(record);
-    const entry = signature === null ? undefined : this.#cache.latest(signature.signature);
+    const entry =
+      signature === null
+        ? undefined
+        : ambiguousWrite
+          ? this.#cache.latestWhere(signature.signature, offeredAfterAmbiguousWrite)
+          : this.#cache.latest(signature.signature);
     if (entry === undefined) return undefined;
     // Not `{ ...copy, recovered_at, uses }`: on Node 20 that literal costs about 1 us.
     return Object.assign(cloneJson(entry.recovery) as CorrectionRecovery, { recovered_at: entry.recovered_at, uses: entry.uses });
   }
 
-  /** Remembers a failure handed to the agent in an explicit trace, until a later call recovers it. */
-  noteFailure(record: ToolExecutionRecord, endMs: number): void {
+  /**
+   * Remembers a failure handed to the agent in an explicit trace, until a later call recovers it.
+   * `ambiguousWrite`: the failure may have taken effect (see {@link repeatsTheCall}).
+   */
+  noteFailure(record: ToolExecutionRecord, endMs: number, ambiguousWrite = false): void {
     if (record.failure_type === 'cancelled') return;
     let list = this.#pending.get(record.trace_id);
     if (list === undefined) {
@@ -136,6 +163,7 @@ export class RuntimeCorrectionMemory implements CorrectionMemoryView {
         error_message: record.error_message,
         trace_id: record.trace_id,
       },
+      ambiguousWrite,
       step_index: record.step_index,
       params_hash: record.params_hash,
       input_params: record.input_params,
@@ -174,6 +202,8 @@ export class RuntimeCorrectionMemory implements CorrectionMemoryView {
     // Several failures with one signature recovered by one call are one correction.
     const seen = sameTool.length > 1 ? new Set<string>() : undefined;
     for (const failure of sameTool) {
+      // Calling the tool again is never the lesson of an ambiguous write (see repeatsTheCall).
+      if (failure.ambiguousWrite) continue;
       const correction = correctionOf(failure.failed, sameToolRecovery(failure, record, startedAt), record.created_at);
       if (correction === undefined || seen?.has(correction.signature) === true) continue;
       seen?.add(correction.signature);

@@ -628,6 +628,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     recovery?: RecoveryMode;
   }
 
+  /** A non-idempotent call that ran and failed in a way that may have taken effect (timeout, reset, 500/502/504). */
+  function isAmbiguousWrite(call: Call, d: FailureDetails): boolean {
+    const tool = d.entry?.tool;
+    return d.classification.ambiguous && tool !== undefined && !tool.idempotent && call.attempts.length > 0;
+  }
+
   function failureFeedback(call: Call, d: FailureDetails): RecordFeedback {
     const tool = d.entry?.tool;
     const c = d.classification;
@@ -637,7 +643,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         classification: c,
         issues: d.issues,
         attempts: call.attempts.length,
-        ambiguousWrite: c.ambiguous && tool !== undefined && !tool.idempotent && call.attempts.length > 0,
+        ambiguousWrite: isAmbiguousWrite(call, d),
         canRefreshCredential: options.refreshCredential !== undefined,
         fallbackTool: d.fallbackTool ?? tool?.fallback,
         suggestions: d.suggestions ?? [],
@@ -701,14 +707,15 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
   /** Adds the last recovery to a failure's feedback, and remembers the failure until its trace recovers it. */
   function consultCorrections(memory: RuntimeCorrectionMemory, call: Call, d: FailureDetails, feedback: RecordFeedback, record: ToolExecutionRecord): void {
+    const ambiguousWrite = isAmbiguousWrite(call, d);
     if (d.fallbackUsed === undefined) {
-      const last = memory.lastRecoveryFor(record);
+      const last = memory.lastRecoveryFor(record, ambiguousWrite);
       if (last !== undefined) {
         feedback.last_recovery = last;
         feedback.hint = `${feedback.hint} ${lastRecoveryHint(last)}`;
       }
     }
-    if (call.options.traceId !== undefined && record.recovery === 'needs_decision') memory.noteFailure(record, call.startedAt + record.duration_ms);
+    if (call.options.traceId !== undefined && record.recovery === 'needs_decision') memory.noteFailure(record, call.startedAt + record.duration_ms, ambiguousWrite);
   }
 
   function learnRefresh(call: Call, c: Classification, endedAt: number): void {

@@ -168,6 +168,14 @@ export class CorrectionBuffer {
     return list?.[list.length - 1]?.entry;
   }
 
+  /** The newest entry for the signature that `accept` takes; the caller must not modify it. */
+  latestWhere(signature: string, accept: (entry: CorrectionEntry) => boolean): CorrectionEntry | undefined {
+    const list = this.#bySignature.get(signature);
+    if (list === undefined) return undefined;
+    for (let i = list.length - 1; i >= 0; i--) if (accept(list[i]!.entry)) return list[i]!.entry;
+    return undefined;
+  }
+
   /** Newest first, copies. */
   list(query: CorrectionQuery = {}): CorrectionEntry[] {
     const limit = listLimit(query);
