@@ -9,6 +9,7 @@ import {
   TRAJECTORY_SCHEMA_VERSION,
   type FailureSummary,
   type FinalOutcome,
+  type OutcomeBasis,
   type Trajectory,
   type TrajectoryMetadata,
   type TrajectorySource,
@@ -69,11 +70,16 @@ export function summarizeFailures(steps: readonly TrajectoryStep[], outcome: Fin
   };
 }
 
+const defaultBasis = (outcome: FinalOutcome): OutcomeBasis =>
+  outcome === 'unknown' ? { source: 'unstated', confidence: 0, evidence: null } : { source: 'stated', confidence: 1, evidence: null };
+
 export interface TrajectoryParts {
   source: TrajectorySource;
   source_id: string | null;
   task_description: string | null;
   final_outcome: FinalOutcome;
+  /** How the outcome is known; default: stated when it is not `unknown`, else unstated. */
+  outcome_basis?: OutcomeBasis;
   created_at: string;
   /** Steps with 1-based `step_index` already set. */
   steps: TrajectoryStep[];
@@ -100,6 +106,7 @@ export function assembleTrajectory(parts: TrajectoryParts): Trajectory {
     source_id,
     task_description: parts.task_description,
     final_outcome: parts.final_outcome,
+    outcome_basis: parts.outcome_basis ?? defaultBasis(parts.final_outcome),
     created_at: parts.created_at,
     steps,
     failure_summary: summarizeFailures(steps, parts.final_outcome),

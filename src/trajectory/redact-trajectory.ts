@@ -6,12 +6,13 @@
  *
  * What is redacted: the task description, the system prompt, the conversation's text turns (before
  * each step and at the close), and per step the arguments, the response (message, body and text),
- * the text said with the call, the decision's reasoning and params delta, the correct action and
- * the reason given for a correctness, and labels' reasons. Ids, times, names of tools and the taxonomy labels are left as
- * they are: they identify the data and carry no free text from the source.
+ * the text said with the call, the stated intent and the agent's observation, the failure evidence
+ * (it quotes what it read), the decision's reasoning and params delta, the correct action and the
+ * reason given for a correctness, and labels' reasons. Ids, times, names of tools and the taxonomy
+ * labels are left as they are: they identify the data and carry no free text from the source.
  */
 import { defaultRedactor, type Redactor } from '../record/redact.js';
-import type { AgentDecision, ConversationTurn, StepResponse, Trajectory, TrajectoryLabel, TrajectoryStep } from './types.js';
+import type { AgentDecision, ConversationTurn, FailureEvidence, StepResponse, Trajectory, TrajectoryLabel, TrajectoryStep } from './types.js';
 
 /** `trajectory` with its free text and payloads redacted; the very same object when nothing changed. */
 export function redactTrajectory(trajectory: Trajectory, redactor: Redactor = defaultRedactor): Trajectory {
@@ -57,6 +58,9 @@ function redactStep(step: TrajectoryStep, redactor: Redactor): TrajectoryStep {
   const correct = step.correct_action === null ? null : redactor.value(step.correct_action);
   const before = step.turns_before === undefined ? undefined : redactTurns(step.turns_before, redactor);
   const said = step.call_text === undefined ? undefined : redactor.text(step.call_text);
+  const intent = step.intent === undefined ? undefined : redactor.text(step.intent);
+  const observation = step.agent_observation === undefined ? undefined : redactor.text(step.agent_observation);
+  const evidence = step.failure_evidence === undefined ? undefined : redactEvidence(step.failure_evidence, redactor);
   if (
     input === step.input_params &&
     response === step.response &&
@@ -64,14 +68,31 @@ function redactStep(step: TrajectoryStep, redactor: Redactor): TrajectoryStep {
     reason === step.correctness_reason &&
     correct === step.correct_action &&
     before === step.turns_before &&
-    said === step.call_text
+    said === step.call_text &&
+    intent === step.intent &&
+    observation === step.agent_observation &&
+    evidence === step.failure_evidence
   ) {
     return step;
   }
   const out: TrajectoryStep = { ...step, input_params: input, response, agent_decision: decision, correctness_reason: reason, correct_action: correct };
   if (before !== undefined) out.turns_before = before;
   if (said !== undefined) out.call_text = said;
+  if (intent !== undefined) out.intent = intent;
+  if (observation !== undefined) out.agent_observation = observation;
+  if (evidence !== undefined) out.failure_evidence = evidence;
   return out;
+}
+
+function redactEvidence(evidence: FailureEvidence, redactor: Redactor): FailureEvidence {
+  let out: string[] | undefined;
+  evidence.evidence.forEach((item, i) => {
+    const redacted = redactor.text(item);
+    if (redacted === item) return;
+    out ??= evidence.evidence.slice();
+    out[i] = redacted;
+  });
+  return out === undefined ? evidence : { ...evidence, evidence: out };
 }
 
 function redactResponse(response: StepResponse, redactor: Redactor): StepResponse {

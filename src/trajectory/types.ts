@@ -28,6 +28,52 @@ export const TRAJECTORY_SOURCES: readonly TrajectorySource[] = ['faultline', 'op
  */
 export type FinalOutcome = 'success' | 'failure' | 'partial' | 'unknown';
 
+/**
+ * How `final_outcome` is known. `stated`: the log says so (a reward, an `outcome` or `success`
+ * field, a root span's status). `inferred`: a judge read it from the conversation (the final
+ * answer gives up, or reports the task done). `unstated`: the log says nothing and nothing has
+ * inferred it yet; `final_outcome` is then `unknown`, and an inference may fill it in.
+ */
+export type OutcomeSource = 'stated' | 'inferred' | 'unstated';
+
+export const OUTCOME_SOURCES: readonly OutcomeSource[] = ['stated', 'inferred', 'unstated'];
+
+/** Where a trajectory's `final_outcome` came from (DESIGN.md "Importers and streaming"). */
+export interface OutcomeBasis {
+  source: OutcomeSource;
+  /** In [0, 1]: 1 for a stated outcome, the judge's own for an inferred one, 0 while unstated. */
+  confidence: number;
+  /**
+   * What decided it, for a person to check: the field and value for a stated outcome
+   * (`reward=0.5`, `metadata.success=false`, `span.status=ERROR`), the judge's reason for an
+   * inferred one; null while unstated.
+   */
+  evidence: string | null;
+  /** For `inferred`: who inferred it (`judge:heuristic`, `judge:llm:<model>`). */
+  by?: string;
+}
+
+/**
+ * What a failure reading of a tool result rests on (src/trajectory/importers/read-result.ts).
+ * On a failed step: why it is a failure and of that category. On a successful step: word-level
+ * signals only (a result that says "timed out" but states no code), below what fails a step,
+ * kept for judges that weigh them.
+ */
+export interface FailureEvidence {
+  /**
+   * In [0, 1]: how sure the reading is of the failure and its category. Stated structure (a
+   * status field, a status line, an errno, an exception class, a source's error flag) reads at
+   * 0.7 and above; a category taken from words alone at most 0.5; a success's word signals below 0.3.
+   */
+  confidence: number;
+  /**
+   * What was read, strongest first, as `kind:detail`: `flag:is_error`, `field:error.code=429`,
+   * `text:HTTP 401`, `exception:ReadTimeout`, `errno:ECONNRESET`, `grpc:UNAVAILABLE`,
+   * `jsonrpc:-32602`, `words:timed out`. `words:` marks a reading from wording, not structure.
+   */
+  evidence: string[];
+}
+
 /** What the tool answered, as far as the source shows it. */
 export interface StepResponse {
   /** HTTP status when the source has one (or a synthetic 200 for a success the source marked as such). */
@@ -153,6 +199,12 @@ export interface TrajectoryStep {
   turns_before?: ConversationTurn[];
   /** Text the agent wrote in the same message as this call ("Let me check that."). */
   call_text?: string;
+  /** The natural-language intent the call served, when the source logs one per step (seed 000's step log). */
+  intent?: string;
+  /** The agent's own reading of the result (seed 000's `agent_observation`), as opposed to the raw response. */
+  agent_observation?: string;
+  /** Why an imported step reads as failed (or, on a success, word-level doubts); absent when nothing was found. */
+  failure_evidence?: FailureEvidence;
 }
 
 export interface FailureSummary {
@@ -240,6 +292,8 @@ export interface Trajectory {
   source_id: string | null;
   task_description: string | null;
   final_outcome: FinalOutcome;
+  /** Where `final_outcome` came from; absent on trajectories stored before it was kept (read those as stated unless `unknown`). */
+  outcome_basis?: OutcomeBasis;
   /** UTC ISO-8601: the first call's time when the source has times, else when it was imported. */
   created_at: string;
   steps: TrajectoryStep[];

@@ -5,7 +5,8 @@
  */
 import { assembleTrajectory } from '../assemble.js';
 import type { Trajectory } from '../types.js';
-import { contentText, definedExtras, outcomeOfReward, stepsFromCalls, toolDefinitions, TurnCollector, type ConversationCall, type ConversationExtras } from './conversation.js';
+import { contentText, definedExtras, stepsFromCalls, toolDefinitions, TurnCollector, type ConversationCall, type ConversationExtras } from './conversation.js';
+import { outcomeParts, statedOutcome } from './stated-outcome.js';
 import { nowIso, type Importer, type ImportOptions } from './import-types.js';
 import { isRecord, jsonLinesImporter } from './json-lines.js';
 import { failureOfResult } from './tool-result.js';
@@ -70,7 +71,7 @@ export function anthropicTrajectory(value: unknown, options?: ImportOptions): Tr
     source: 'anthropic',
     source_id: typeof id === 'string' || typeof id === 'number' ? String(id) : null,
     task_description: parsed.task,
-    final_outcome: outcomeOfReward(value['reward']),
+    ...outcomeParts(statedOutcome(value)),
     created_at: nowIso(options),
     steps,
     metadata: options?.domain === undefined ? {} : { domain: options.domain },

@@ -195,11 +195,3 @@ export function contentText(content: unknown): string | null {
   );
   return texts.length === 0 ? null : texts.join('\n');
 }
-
-/** Outcome from a reward in [0, 1]: 1 success, 0 failure, part credit partial. */
-export function outcomeOfReward(reward: unknown): 'success' | 'failure' | 'partial' | 'unknown' {
-  if (typeof reward !== 'number' || !Number.isFinite(reward)) return 'unknown';
-  if (reward >= 1) return 'success';
-  if (reward <= 0) return 'failure';
-  return 'partial';
-}

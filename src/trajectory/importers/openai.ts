@@ -9,7 +9,6 @@ import {
   contentText,
   deferredArguments,
   definedExtras,
-  outcomeOfReward,
   parseArguments,
   stepsFromCalls,
   toolDefinitions,
@@ -17,6 +16,7 @@ import {
   type ConversationCall,
   type ConversationExtras,
 } from './conversation.js';
+import { outcomeParts, statedOutcome } from './stated-outcome.js';
 import { nowIso, type ImportOptions, type Importer } from './import-types.js';
 import { isRecord, jsonLinesImporter } from './json-lines.js';
 import { failureOfResult } from './tool-result.js';
@@ -96,7 +96,7 @@ export function openAiTrajectory(value: unknown, options?: ImportOptions): Traje
     source: 'openai',
     source_id: sourceIdOf(value['id']),
     task_description: conversation.task,
-    final_outcome: outcomeOfReward(value['reward']),
+    ...outcomeParts(statedOutcome(value)),
     created_at: nowIso(options),
     steps,
     metadata: options?.domain === undefined ? {} : { domain: options.domain },

@@ -32,6 +32,8 @@ interface TraceParts {
   spans: ToolSpan[];
   /** From the root span: OK -> success, ERROR -> failure. */
   outcome: FinalOutcome;
+  /** The root span's status that stated it; null when no root span stated one. */
+  outcomeEvidence: string | null;
 }
 
 /** An OTLP AnyValue as a plain value. int64 values arrive as strings in OTLP JSON. */
@@ -134,6 +136,7 @@ function trajectoryOf(traceId: string, parts: TraceParts, options?: ImportOption
     source_id: traceId,
     task_description: null,
     final_outcome: parts.outcome,
+    outcome_basis: parts.outcomeEvidence === null ? { source: 'unstated', confidence: 0, evidence: null } : { source: 'stated', confidence: 1, evidence: parts.outcomeEvidence },
     created_at: spans.length > 0 ? new Date(spans[0]!.startMs).toISOString() : nowIso(options),
     steps,
     metadata: options?.domain === undefined ? {} : { domain: options.domain },
@@ -206,12 +209,16 @@ export const importOtel: Importer = async function* (input, options): AsyncGener
     }
     for (const { traceId, span } of tools) {
       let parts = traces.get(traceId);
-      if (parts === undefined) traces.set(traceId, (parts = { line: item.line, spans: [], outcome: 'unknown' }));
+      if (parts === undefined) traces.set(traceId, (parts = { line: item.line, spans: [], outcome: 'unknown', outcomeEvidence: null }));
       parts.spans.push(span);
     }
   }
   for (const [traceId, parts] of traces) {
-    parts.outcome = rootOutcome.get(traceId) ?? 'unknown';
+    const root = rootOutcome.get(traceId);
+    if (root !== undefined) {
+      parts.outcome = root;
+      parts.outcomeEvidence = root === 'success' ? 'root span status=OK' : 'root span status=ERROR';
+    }
     yield { kind: 'trajectory', trajectory: trajectoryOf(traceId, parts, options), line: parts.line };
   }
 };

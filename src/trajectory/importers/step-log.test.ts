@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { collect, jsonl } from './collect.test-helpers.js';
+import { redactTrajectory } from '../redact-trajectory.js';
 import { importStepLog } from './step-log.js';
 
 const base = (step: number, second: number) => ({ trace_id: 'sess_a3f9c2', step_index: step, timestamp: `2026-03-29T14:23:${String(second).padStart(2, '0')}Z` });
@@ -52,6 +53,24 @@ describe('step-log importer (seed 000 section 2.1)', () => {
     // No next_action logged: derived from the 6 s gap against the 5 s Retry-After.
     expect(t!.steps[1]).toMatchObject({ failure_kind: 'rate_limited', response: { error_code: 'HTTP_429' }, agent_decision: { wait_seconds: 6 } });
     expect(trajectories[1]!.final_outcome).toBe('unknown');
+    expect(t!.outcome_basis).toEqual({ source: 'stated', confidence: 1, evidence: 'final_outcome=success' });
+    expect(trajectories[1]!.outcome_basis).toMatchObject({ source: 'unstated' });
+  });
+
+  it("keeps each step's intent and the agent's observation (seed 000 section 2.1), and redaction covers them", async () => {
+    const text = jsonl(
+      { ...base(1, 0), tool_name: 'search_documents', intent: '查找过去一周关于项目X的会议记录', input_params: { q: 'x' }, raw_response: { status_code: 200, body: { results: [] } }, agent_observation: '搜索返回空结果' },
+      { ...base(2, 5), tool_name: 'notify', intent: 'tell ops at ops@example.com', input_params: {}, raw_response: { status_code: 200 }, agent_observation: '' },
+      { ...base(3, 9), tool_name: 'notify', input_params: {}, raw_response: { status_code: 200 } },
+    );
+    const { trajectories } = await collect(importStepLog, text);
+    const steps = trajectories[0]!.steps;
+    expect(steps[0]).toMatchObject({ intent: '查找过去一周关于项目X的会议记录', agent_observation: '搜索返回空结果' });
+    // An empty observation says nothing; a step without either has neither key.
+    expect(steps[1]!.intent).toBe('tell ops at ops@example.com');
+    expect('agent_observation' in steps[1]!).toBe(false);
+    expect('intent' in steps[2]! || 'agent_observation' in steps[2]!).toBe(false);
+    expect(redactTrajectory(trajectories[0]!).steps[1]!.intent).not.toContain('ops@example.com');
   });
 
   it('calls a repeat within the Retry-After a plain retry', async () => {

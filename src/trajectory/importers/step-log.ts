@@ -13,9 +13,10 @@ import { backoffCeiling, DEFAULT_BACKOFF } from '../../runtime/backoff.js';
 import type { TrainingFailureSubtype, TrainingFailureType } from '../../taxonomy.js';
 import { assembleTrajectory, NO_FAILURE, stepFailure, type StepFailure } from '../assemble.js';
 import { deriveDecisions, type DecisionCall } from '../decide.js';
-import type { AgentDecision, CorrectAction, DecisionAction, DecisionCorrectness, FinalOutcome, Trajectory, TrajectoryStep } from '../types.js';
+import type { AgentDecision, CorrectAction, DecisionAction, DecisionCorrectness, Trajectory, TrajectoryStep } from '../types.js';
 import { nowIso, type ImportItem, type Importer, type ImportOptions } from './import-types.js';
 import { isRecord, readJsonLines } from './json-lines.js';
+import { outcomeParts, statedOutcome, type Stated } from './stated-outcome.js';
 import { failureOfBody, type ResultFailure } from './tool-result.js';
 
 interface LoggedStep {
@@ -124,8 +125,6 @@ function loggedDecision(raw: unknown): AgentDecision | undefined {
   return decision;
 }
 
-const FINAL_OUTCOMES = new Set<FinalOutcome>(['success', 'failure', 'partial', 'unknown']);
-
 function trajectoryOf(traceId: string, logged: LoggedStep[], options?: ImportOptions): Trajectory {
   logged.sort((a, b) => a.step_index - b.step_index || a.line - b.line);
   const failures = logged.map((s) => failureOf(s.entry));
@@ -179,17 +178,23 @@ function trajectoryOf(traceId: string, logged: LoggedStep[], options?: ImportOpt
       source_ref: `${traceId}#${s.step_index}`,
     };
     if (!Number.isNaN(times[i]!)) step.started_at = new Date(times[i]!).toISOString();
+    const intent = s.entry['intent'];
+    if (typeof intent === 'string' && intent !== '') step.intent = intent;
+    const observation = s.entry['agent_observation'];
+    if (typeof observation === 'string' && observation !== '') step.agent_observation = observation;
     return step;
   });
   const first = logged[0]!.entry;
-  const outcome = logged.map((s) => s.entry['final_outcome']).find((o) => typeof o === 'string' && FINAL_OUTCOMES.has(o as FinalOutcome));
+  // The outcome is known when the trace ends: the last line that states one wins.
+  let stated: Stated | null = null;
+  for (const s of logged) stated = statedOutcome(s.entry, 'step') ?? stated;
   const validTimes = times.filter((t) => !Number.isNaN(t));
   const task = typeof first['task_description'] === 'string' ? first['task_description'] : typeof first['intent'] === 'string' ? first['intent'] : null;
   return assembleTrajectory({
     source: 'step-log',
     source_id: traceId,
     task_description: task,
-    final_outcome: (outcome as FinalOutcome | undefined) ?? 'unknown',
+    ...outcomeParts(stated),
     created_at: validTimes.length > 0 ? new Date(Math.min(...validTimes)).toISOString() : nowIso(options),
     steps,
     metadata: { annotator, ...(options?.domain === undefined ? {} : { domain: options.domain }) },

@@ -10,7 +10,8 @@
  */
 import { assembleTrajectory } from '../assemble.js';
 import type { Trajectory } from '../types.js';
-import { definedExtras, outcomeOfReward, stepsFromCalls } from './conversation.js';
+import { definedExtras, stepsFromCalls } from './conversation.js';
+import { outcomeParts, statedOutcome } from './stated-outcome.js';
 import { nowIso, type ImportItem, type Importer, type ImportOptions } from './import-types.js';
 import { readJsonArray } from './json-array-stream.js';
 import { isRecord } from './json-lines.js';
@@ -75,7 +76,7 @@ export function tauBenchTrajectory(value: unknown, options?: ImportOptions): Tra
     source: 'tau-bench',
     source_id: `${taskId}:${typeof trial === 'number' || typeof trial === 'string' ? trial : 0}`,
     task_description: instruction,
-    final_outcome: outcomeOfReward(value['reward']),
+    ...outcomeParts(statedOutcome(value)),
     created_at: nowIso(options),
     steps,
     metadata: { domain: options?.domain ?? domainOf(traj) },
