@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { generateText, stepCountIs, tool, type ToolExecutionOptions } from 'ai';
+import type { LanguageModelV3StreamPart } from '@ai-sdk/provider';
+import { generateText, stepCountIs, streamText, tool, type ToolExecutionOptions } from 'ai';
+import { convertArrayToReadableStream, MockLanguageModelV3 } from 'ai/test';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { reply, startFakeModelServer, toolResultsIn, offeredSchema, type FakeModelServer } from '../failbench/agents/fake-model-server.test-helpers.js';
@@ -10,7 +12,7 @@ import { createVirtualClock } from '../runtime/clock.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
 import { HttpError } from '../runtime/tool-errors.js';
 import { createToolCatalog, DEFAULT_CATALOG_NOW } from '../tools/index.js';
-import { aiSdkTools, lastUserText, ToolCallFailedError, wrapAiSdkTools } from './ai-sdk.js';
+import { aiSdkTools, answerInvalidToolCalls, lastUserText, ToolCallFailedError, wrapAiSdkTools } from './ai-sdk.js';
 
 let dir: string;
 let server: FakeModelServer;
@@ -193,5 +195,192 @@ describe('wrapAiSdkTools: existing AI SDK tools run through faultline', () => {
 
   it('refuses settings for a tool it was not given', async () => {
     await expect(wrapAiSdkTools({}, { settings: { ghost: { idempotent: true } } })).rejects.toThrow(/not one of the tools/);
+  });
+});
+
+/** A model reply as the AI SDK's provider interface carries it: some tool calls, or a text. */
+type MockStep = { calls: { id: string; name: string; input: string }[] } | { text: string };
+
+const USAGE = { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 5, text: 5, reasoning: 0 } };
+
+function generateResult(step: MockStep) {
+  return 'text' in step
+    ? { content: [{ type: 'text' as const, text: step.text }], finishReason: { unified: 'stop' as const, raw: 'stop' }, usage: USAGE, warnings: [] }
+    : {
+        content: step.calls.map((c) => ({ type: 'tool-call' as const, toolCallId: c.id, toolName: c.name, input: c.input })),
+        finishReason: { unified: 'tool-calls' as const, raw: 'tool_calls' },
+        usage: USAGE,
+        warnings: [],
+      };
+}
+
+function streamResult(step: MockStep) {
+  const parts =
+    'text' in step
+      ? [
+          { type: 'text-start' as const, id: 't' },
+          { type: 'text-delta' as const, id: 't', delta: step.text },
+          { type: 'text-end' as const, id: 't' },
+        ]
+      : step.calls.flatMap((c) => [
+          // Streamed as providers do: the input arrives in pieces, then the whole call.
+          { type: 'tool-input-start' as const, id: c.id, toolName: c.name },
+          { type: 'tool-input-delta' as const, id: c.id, delta: c.input },
+          { type: 'tool-input-end' as const, id: c.id },
+          { type: 'tool-call' as const, toolCallId: c.id, toolName: c.name, input: c.input },
+        ]);
+  const finishReason = 'text' in step ? { unified: 'stop' as const, raw: 'stop' } : { unified: 'tool-calls' as const, raw: 'tool_calls' };
+  return { stream: convertArrayToReadableStream<LanguageModelV3StreamPart>([{ type: 'stream-start', warnings: [] }, ...parts, { type: 'finish', finishReason, usage: USAGE }]) };
+}
+
+/** The three calls the AI SDK alone would not let reach faultline, and a schema-invalid one that it would. */
+const BAD_CALLS: MockStep = {
+  calls: [
+    { id: 'call_unknown', name: 'get_wether', input: '{"city":"Paris"}' },
+    { id: 'call_malformed', name: 'get_weather', input: '{"city": "Paris", "date": ' },
+    { id: 'call_invalid', name: 'get_weather', input: '{"date":"2026-03-30"}' },
+  ],
+};
+
+interface ToolResultInPrompt {
+  toolCallId: string;
+  toolName: string;
+  output: { type: string; value: unknown };
+}
+
+/** The tool results of the last tool message of a prompt the model received. */
+function toolResultsOf(prompt: readonly { role: string; content: unknown }[]): ToolResultInPrompt[] {
+  const tool = prompt.filter((m) => m.role === 'tool').at(-1);
+  return ((tool?.content ?? []) as ToolResultInPrompt[]).filter((p) => (p as { type?: string }).type === 'tool-result');
+}
+
+function failureOf(result: ToolResultInPrompt | undefined): { ok: boolean; error: { type: string; stage: string; category: string }; feedback: { action: string; hint: string } } {
+  expect(result?.output.type).toBe('error-json');
+  return result!.output.value as never;
+}
+
+describe('answerInvalidToolCalls: unknown tools and malformed arguments reach faultline (MockLanguageModelV3)', () => {
+  async function expectAnsweredAndRecorded(rt: Runtime, traceId: string, prompt: readonly { role: string; content: unknown }[], offered: readonly string[]) {
+    const results = toolResultsOf(prompt);
+    expect(results.map((r) => [r.toolCallId, r.toolName])).toEqual([
+      ['call_unknown', 'get_wether'],
+      ['call_malformed', 'get_weather'],
+      ['call_invalid', 'get_weather'],
+    ]);
+    const unknown = failureOf(results[0]);
+    expect(unknown).toMatchObject({ ok: false, error: { type: 'unknown_tool', stage: 'request_build', category: 'parameter' }, feedback: { action: 'retry_with_fixed_params' } });
+    expect(unknown.feedback.hint).toContain('"get_weather"');
+    expect(failureOf(results[1])).toMatchObject({ ok: false, error: { type: 'malformed_arguments', stage: 'request_build', category: 'parameter' } });
+    expect(failureOf(results[2])).toMatchObject({ ok: false, error: { stage: 'param_validation', category: 'parameter' } });
+    // The made-up name was answered but never offered.
+    expect(offered).toEqual(['get_weather']);
+
+    await rt.flush();
+    const records = await rt.store!.query({ traceId });
+    expect(records.map((r) => [r.step_index, r.tool_name, r.status, r.failure_stage, r.failure_type, r.context_snapshot['tool_call_id']])).toEqual([
+      [0, 'get_wether', 'rejected', 'request_build', 'unknown_tool', 'call_unknown'],
+      [1, 'get_weather', 'rejected', 'request_build', 'malformed_arguments', 'call_malformed'],
+      [2, 'get_weather', 'rejected', 'param_validation', records[2]!.failure_type, 'call_invalid'],
+    ]);
+    // The malformed call is recorded with the text the model wrote, not with what the SDK replayed.
+    expect(records[1]!.input_params).toBe('{"city": "Paris", "date": ');
+    expect(records[0]!.input_params).toEqual({ city: 'Paris' });
+  }
+
+  function offeredNames(call: { tools?: readonly { name: string }[] | undefined }): string[] {
+    return (call.tools ?? []).map((t) => t.name);
+  }
+
+  it('generateText: records and answers all three, and the conversation goes on', async () => {
+    const { rt } = catalogRuntime(['get_weather']);
+    const steps: MockStep[] = [BAD_CALLS, { text: 'Let me try again.' }];
+    const model = new MockLanguageModelV3({ doGenerate: async () => generateResult(steps.shift()!) });
+    const session = rt.session({ agent: 'trip-planner' });
+    const result = await generateText({ model, tools: aiSdkTools(rt, { session }), experimental_repairToolCall: answerInvalidToolCalls, stopWhen: stepCountIs(4), prompt: 'Weather in Paris?' });
+    expect(result.text).toBe('Let me try again.');
+    expect(model.doGenerateCalls).toHaveLength(2);
+    await expectAnsweredAndRecorded(rt, session.traceId, model.doGenerateCalls[1]!.prompt, offeredNames(model.doGenerateCalls[1]!));
+    // The SDK saw three answered calls, none of them a tool-error of its own.
+    expect(result.steps[0]!.content.filter((p) => p.type === 'tool-result').map((p) => p.toolCallId)).toEqual(['call_unknown', 'call_malformed', 'call_invalid']);
+    expect(result.steps[0]!.content.filter((p) => p.type === 'tool-error')).toEqual([]);
+  });
+
+  it('streamText: the same, over a streamed response', async () => {
+    const { rt } = catalogRuntime(['get_weather']);
+    const steps: MockStep[] = [BAD_CALLS, { text: 'Let me try again.' }];
+    const model = new MockLanguageModelV3({ doStream: async () => streamResult(steps.shift()!) });
+    const session = rt.session({ agent: 'trip-planner' });
+    const result = streamText({ model, tools: aiSdkTools(rt, { session }), experimental_repairToolCall: answerInvalidToolCalls, stopWhen: stepCountIs(4), prompt: 'Weather in Paris?' });
+    expect(await result.text).toBe('Let me try again.');
+    expect(model.doStreamCalls).toHaveLength(2);
+    await expectAnsweredAndRecorded(rt, session.traceId, model.doStreamCalls[1]!.prompt, offeredNames(model.doStreamCalls[1]!));
+  });
+
+  it('wrapAiSdkTools: the same for zod tools wrapped in a runtime, in one session', async () => {
+    let ran = 0;
+    const getWeather = tool({
+      description: 'Weather for a city on a date.',
+      inputSchema: z.object({ city: z.string(), date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/) }),
+      execute: async ({ city }) => {
+        ran += 1;
+        return { city, sky: 'clear' };
+      },
+    });
+    const { runtime, forSession } = await wrapAiSdkTools({ get_weather: getWeather }, { store: `sqlite:${join(dir, 'wrapped.db')}`, settings: { get_weather: { idempotent: true } } });
+    runtimes.push(runtime);
+    const steps: MockStep[] = [
+      { calls: [...(BAD_CALLS as { calls: { id: string; name: string; input: string }[] }).calls.slice(0, 2), { id: 'call_invalid', name: 'get_weather', input: '{"city":"Paris","date":"tomorrow"}' }] },
+      { calls: [{ id: 'call_ok', name: 'get_weather', input: '{"city":"Paris","date":"2026-03-30"}' }] },
+      { text: 'Clear.' },
+    ];
+    const model = new MockLanguageModelV3({ doGenerate: async () => generateResult(steps.shift()!) });
+    const session = runtime.session();
+    const result = await generateText({ model, tools: forSession(session), experimental_repairToolCall: answerInvalidToolCalls, stopWhen: stepCountIs(5), prompt: 'Weather in Paris on 2026-03-30?' });
+    expect(result.text).toBe('Clear.');
+    expect(ran).toBe(1);
+    await runtime.flush();
+    const records = await runtime.store!.query({ traceId: session.traceId });
+    expect(records.map((r) => [r.tool_name, r.status, r.failure_type])).toEqual([
+      ['get_wether', 'rejected', 'unknown_tool'],
+      ['get_weather', 'rejected', 'malformed_arguments'],
+      ['get_weather', 'rejected', records[2]!.failure_type],
+      ['get_weather', 'success', null],
+    ]);
+    expect(records[2]!.failure_stage).toBe('param_validation');
+    expect(failureOf(toolResultsOf(model.doGenerateCalls[1]!.prompt)[0])).toMatchObject({ error: { type: 'unknown_tool' } });
+  });
+
+  it('a made-up name called twice is answered both times, and tools faultline did not make are left to the SDK', async () => {
+    const { rt } = catalogRuntime(['get_weather']);
+    const own = tool({ description: 'Not faultline.', inputSchema: z.object({ q: z.string() }), execute: async ({ q }) => q });
+    const steps: MockStep[] = [
+      { calls: [{ id: 'c1', name: 'get_wether', input: '{}' }, { id: 'c2', name: 'own', input: '{"q": ' }] },
+      { calls: [{ id: 'c3', name: 'get_wether', input: 'not json' }] },
+      { text: 'done' },
+    ];
+    const model = new MockLanguageModelV3({ doGenerate: async () => generateResult(steps.shift()!) });
+    const tools = { ...aiSdkTools(rt), own };
+    const result = await generateText({ model, tools, experimental_repairToolCall: answerInvalidToolCalls, stopWhen: stepCountIs(5), prompt: 'hi' });
+    expect(result.text).toBe('done');
+    // The other tool's unparsable call got the SDK's own answer.
+    expect(result.steps[0]!.content.filter((p) => p.type === 'tool-error').map((p) => p.toolCallId)).toEqual(['c2']);
+    expect(offeredNames(model.doGenerateCalls[2]!)).toEqual(['get_weather', 'own']);
+    expect(Object.keys(tools)).toEqual(['get_weather', 'own']);
+    await rt.flush();
+    const records = await rt.store!.query({ toolName: 'get_wether' });
+    expect(records.map((r) => r.failure_type)).toEqual(['unknown_tool', 'unknown_tool']);
+    expect(records[0]!.input_params).toEqual({});
+    // An unknown name with unparsable arguments, as executeJson records it everywhere.
+    expect(records[1]!.input_params).toMatchObject({ raw: 'not json' });
+  });
+
+  it('without the hook, the AI SDK answers such calls itself and faultline records only the schema-invalid one', async () => {
+    const { rt } = catalogRuntime(['get_weather']);
+    const steps: MockStep[] = [BAD_CALLS, { text: 'ok' }];
+    const model = new MockLanguageModelV3({ doGenerate: async () => generateResult(steps.shift()!) });
+    const result = await generateText({ model, tools: aiSdkTools(rt), stopWhen: stepCountIs(3), prompt: 'Weather in Paris?' });
+    expect(result.steps[0]!.content.filter((p) => p.type === 'tool-error').map((p) => p.toolCallId)).toEqual(['call_unknown', 'call_malformed']);
+    await rt.flush();
+    expect((await rt.store!.query({})).map((r) => r.context_snapshot['tool_call_id'])).toEqual(['call_invalid']);
   });
 });

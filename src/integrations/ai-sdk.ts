@@ -15,12 +15,32 @@
  * both that the call failed and what to do. With `failures: 'throw'`, `execute` throws a
  * `ToolCallFailedError` instead, which the AI SDK turns into a `tool-error` part.
  *
+ * The AI SDK parses a tool call before any tool runs: a name that is not in the tool set
+ * (`NoSuchToolError`) or arguments that are not JSON (`InvalidToolInputError`) never reach an
+ * `execute`, and the SDK answers them itself. `answerInvalidToolCalls`, passed as
+ * `experimental_repairToolCall`, hands them to faultline instead, so they are recorded and
+ * answered like everywhere else (`request_build` / `unknown_tool` or `malformed_arguments`).
+ *
  * @example
  * const rt = createRuntime({ tools: [getWeather], store: 'sqlite:.faultline/faultline.db' });
- * const { text } = await generateText({ model, tools: aiSdkTools(rt, { session: rt.session({ agent: 'trip-planner' }) }), stopWhen: stepCountIs(5), prompt });
+ * const tools = aiSdkTools(rt, { session: rt.session({ agent: 'trip-planner' }) });
+ * const { text } = await generateText({ model, tools, experimental_repairToolCall: answerInvalidToolCalls, stopWhen: stepCountIs(5), prompt });
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { asSchema, jsonSchema, tool, type JSONSchema7, type ModelMessage, type Tool as AiTool, type ToolExecutionOptions, type ToolSet } from 'ai';
+import {
+  asSchema,
+  dynamicTool,
+  InvalidToolInputError,
+  jsonSchema,
+  NoSuchToolError,
+  tool,
+  type JSONSchema7,
+  type ModelMessage,
+  type Tool as AiTool,
+  type ToolCallRepairFunction,
+  type ToolExecutionOptions,
+  type ToolSet,
+} from 'ai';
 import { FaultlineError } from '../errors.js';
 import { defineTool, type JsonSchema, type Tool, type ToolSpec } from '../runtime/define-tool.js';
 import { createRuntime, type ExecuteOptions, type ExecuteResult, type Runtime, type RuntimeOptions, type Session } from '../runtime/runtime.js';
@@ -87,12 +107,30 @@ function isFailureEnvelope(value: unknown): value is ModelFacingFailure {
   return v['ok'] === false && typeof error?.['type'] === 'string' && typeof feedback?.['action'] === 'string';
 }
 
-function executeFor(
-  rt: Runtime,
-  name: string,
-  options: AiSdkToolsOptions,
-  scope: ((ai: ToolExecutionOptions, run: () => Promise<ExecuteResult>) => Promise<ExecuteResult>) | undefined,
-) {
+type CallScope = (ai: ToolExecutionOptions, run: () => Promise<ExecuteResult>) => Promise<ExecuteResult>;
+
+/**
+ * What one built tool set shares with {@link answerInvalidToolCalls}: how a call of a name it
+ * does not have is answered, and the argument text of the calls the hook rerouted. The hook finds
+ * it from the tool objects themselves, since the SDK hands it the tool set it is using, which may
+ * be a merge of several or the `activeTools` subset of one.
+ */
+interface ToolSetCalls {
+  /** The raw argument text of rerouted calls, by tool call id, until their execute takes it. */
+  unparsed: Map<string, string>;
+  /** A tool that records and answers calls of `name`, which the runtime does not have. */
+  unknownTool(name: string): AiTool;
+}
+
+const toolSetOf = new WeakMap<object, ToolSetCalls>();
+
+/**
+ * Rerouted calls whose execute never ran (a step that ended with `finishReason: 'length'` runs no
+ * tools) leave their text behind; past this many, the oldest go.
+ */
+const MAX_UNPARSED = 256;
+
+function executeFor(rt: Runtime, name: string, options: AiSdkToolsOptions, calls: ToolSetCalls, scope: CallScope | undefined) {
   const intentOf = options.intent === false ? undefined : (options.intent ?? lastUserText);
   const target = options.session ?? rt;
   return async (input: unknown, ai: ToolExecutionOptions): Promise<unknown> => {
@@ -100,7 +138,11 @@ function executeFor(
     if (ai.abortSignal !== undefined) opts.signal = ai.abortSignal;
     const intent = intentOf?.(ai.messages);
     if (intent !== undefined) opts.intent = intent;
-    const run = () => target.execute(name, input, opts);
+    const unparsed = calls.unparsed.get(ai.toolCallId);
+    if (unparsed !== undefined) calls.unparsed.delete(ai.toolCallId);
+    // A call the repair hook rerouted runs with the text the model wrote, so the runtime rejects
+    // and records it as malformed_arguments (or unknown_tool) with that text as its input.
+    const run = () => (unparsed !== undefined ? target.executeJson(name, unparsed, opts) : target.execute(name, input, opts));
     const result = scope === undefined ? await run() : await scope(ai, run);
     if (result.ok) return result.output;
     if (options.failures === 'throw') throw new ToolCallFailedError(name, result);
@@ -114,20 +156,88 @@ function toModelOutput({ output }: { output: unknown }) {
   return { type: 'json' as const, value: (output ?? null) as never };
 }
 
-function buildToolSet(rt: Runtime, options: AiSdkToolsOptions, scope?: Parameters<typeof executeFor>[3]): ToolSet {
+function buildToolSet(rt: Runtime, options: AiSdkToolsOptions, scope?: CallScope): ToolSet {
   const set: ToolSet = {};
+  const calls: ToolSetCalls = {
+    unparsed: new Map(),
+    unknownTool: (name) => {
+      // Any input is taken as it is: the runtime rejects the name before it looks at arguments.
+      const answer = dynamicTool({ description: name, inputSchema: jsonSchema({}), execute: executeFor(rt, name, options, calls, scope), toModelOutput });
+      toolSetOf.set(answer, calls);
+      return answer;
+    },
+  };
   for (const info of selectTools(rt, options.only)) {
-    set[info.name] = tool({
+    const made = tool({
       description: info.description,
       // A JSON Schema without a validator: the AI SDK hands the model's input over as it is, and
       // faultline validates it (normalizing first). A wrapped zod schema is not consulted either.
       inputSchema: jsonSchema(info.inputSchema as JSONSchema7),
-      execute: executeFor(rt, info.name, options, scope),
+      execute: executeFor(rt, info.name, options, calls, scope),
       toModelOutput,
     });
+    toolSetOf.set(made, calls);
+    set[info.name] = made;
   }
   return set;
 }
+
+/** Whether the AI SDK would read this text as arguments (it reads blank text as `{}`). */
+function parsesAsJson(text: string): boolean {
+  if (text.trim() === '') return true;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The `experimental_repairToolCall` hook that hands faultline the tool calls the AI SDK cannot
+ * parse, for tool sets made by {@link aiSdkTools} or {@link wrapAiSdkTools}: a tool name that is
+ * not in the set, and arguments that are not JSON. Each is recorded like any call
+ * (`request_build` / `unknown_tool`, with the closest names as suggestions, or
+ * `malformed_arguments`, with the text as it came) and answered with the same failure envelope as
+ * every other failure, as the tool result of the call id the model used. Without it, the SDK
+ * answers such calls with its own error text and faultline never sees them.
+ *
+ * How: a call of a known tool whose arguments are not JSON goes on as a call of that tool with
+ * `{}` for input (what the SDK itself replays for unparsable input), and its execute runs the
+ * original text through `executeJson`. A call of an unknown name gets a tool of that name that
+ * the runtime answers, added to the tool set the SDK is using as a non-enumerable property: the
+ * SDK finds tools by name but lists them with `Object.entries`, so the model is never offered it.
+ * Calls on tools faultline did not make are left to the SDK (the hook returns null). To use your
+ * own repair as well, call it first and fall back: `async (o) => (await mine(o)) ?? answerInvalidToolCalls(o)`.
+ *
+ * @example
+ * const tools = aiSdkTools(rt, { session });
+ * await generateText({ model, tools, experimental_repairToolCall: answerInvalidToolCalls, stopWhen: stepCountIs(5), prompt });
+ */
+export const answerInvalidToolCalls: ToolCallRepairFunction<ToolSet> = async ({ toolCall, tools, error }) => {
+  if (NoSuchToolError.isInstance(error)) {
+    // The set's first faultline tool says which runtime (or session) answers for names it lacks.
+    const calls = Object.values(tools)
+      .map((t) => toolSetOf.get(t))
+      .find((c) => c !== undefined);
+    if (calls === undefined) return null;
+    try {
+      Object.defineProperty(tools, toolCall.toolName, { value: calls.unknownTool(toolCall.toolName), enumerable: false, configurable: true, writable: true });
+    } catch {
+      // A frozen tool set cannot take it: the SDK answers the call itself.
+      return null;
+    }
+  } else if (!InvalidToolInputError.isInstance(error)) {
+    return null;
+  }
+  const owner = tools[toolCall.toolName];
+  const calls = owner === undefined ? undefined : toolSetOf.get(owner);
+  if (calls === undefined) return null;
+  if (parsesAsJson(toolCall.input)) return toolCall;
+  if (calls.unparsed.size >= MAX_UNPARSED) calls.unparsed.delete(calls.unparsed.keys().next().value!);
+  calls.unparsed.set(toolCall.toolCallId, toolCall.input);
+  return { ...toolCall, input: '{}' };
+};
 
 /** The runtime's tools as an AI SDK `ToolSet`. */
 export function aiSdkTools(rt: Runtime, options: AiSdkToolsOptions = {}): ToolSet {
@@ -206,7 +316,7 @@ export async function wrapAiSdkTools(tools: ToolSet, options: WrapAiSdkToolsOpti
     if (!(name in tools)) throw new RangeError(`settings for "${name}", which is not one of the tools`);
   }
   const runtime = createRuntime({ ...runtimeOptions, tools: defined });
-  const scope = (ai: ToolExecutionOptions, run: () => Promise<ExecuteResult>) => callScope.run(ai, run);
+  const scope: CallScope = (ai, run) => callScope.run(ai, run);
   const make = (session?: Session): ToolSet => ({ ...buildToolSet(runtime, { ...toolSetOptions, ...(session !== undefined ? { session } : {}) }, scope), ...untouched });
   return { runtime, tools: make(), forSession: (session) => make(session) };
 }
