@@ -13,7 +13,8 @@
 // 0.2-1.4 s of backoff, and waits out a Retry-After of up to 60 s):
 // - a transient outage is a time window (2 s for instant failures, 5 s for 1 s client timeouts,
 //   45 s for dropped responses that hang until the 10 s call timeout), longer than the runtime's
-//   own retries and over by the time an agent that backs off (2 s, then 4 s) calls again;
+//   own retries and over by the time an agent that backs off (2 s, then 4 s) calls again; the
+//   first two end up to 0.65 s and 1.65 s later, drawn per repeat;
 // - a rate limit says Retry-After: 90, beyond what the runtime waits out for the agent;
 // - semantic faults hit the first call only: a 200 is never retried by the runtime.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -36,7 +37,19 @@ function localDate(timeZone, offsetDays = 0) {
 // Fault building blocks
 // ---------------------------------------------------------------------------------------------
 
-const outage = (tool, fault, params, ms = 2000) => ({ tool, trigger: { window: { until: ms } }, fault, ...(params === undefined ? {} : { params }) });
+/**
+ * How much longer a transient outage may last, by its base length: each repeat of a run draws its
+ * own (pass^k). The longest draw still ends before the agent's second call in assisted mode, which
+ * comes 2 s after the runtime's own retries (0.7-1.4 s of backoff; with 1 s client timeouts, 4.7-5.4
+ * s): a second failing call there would be the fifth failure in a row, which opens the runtime's
+ * circuit for 30 s. Rate limits (the window is what Retry-After says) and dropped responses (sized
+ * to the runtime's own retries) do not move.
+ */
+const OUTAGE_JITTER_MS = { 2000: 650, 5000: 1650 };
+const outage = (tool, fault, params, ms = 2000) => {
+  const jitter = OUTAGE_JITTER_MS[ms];
+  return { tool, trigger: { window: { until: ms, ...(jitter === undefined ? {} : { jitter_ms: jitter }) } }, fault, ...(params === undefined ? {} : { params }) };
+};
 const always = (tool, fault, params) => ({ tool, trigger: 'always', fault, ...(params === undefined ? {} : { params }) });
 const once = (tool, fault, params) => ({ tool, trigger: 'first_call_only', fault, ...(params === undefined ? {} : { params }) });
 const TIMEOUT_1S = { delay_ms: 1000 };

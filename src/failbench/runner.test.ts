@@ -14,7 +14,10 @@ import {
   verifyingAgent,
 } from './bench.test-helpers.js';
 import { ModelEndpointError, type ModelFailure } from './agents/model-endpoint-error.js';
+import { createNaiveAgent } from './agents/naive.js';
+import { createRobustAgent } from './agents/robust.js';
 import { BUDGET_EXHAUSTED, runScenario, runSuite, SuiteStoppedError, taskIdOf } from './runner.js';
+import { scoreAgent } from './score.js';
 import type { Agent, AgentTask, AgentToolResult, Scenario } from './types.js';
 
 const dirs: string[] = [];
@@ -278,6 +281,95 @@ describe('records', () => {
     expect(suite.results).toHaveLength(8);
     const recorded = suite.results.reduce((n, r) => n + r.calls.length, 0);
     expect(total).toBe(recorded);
+  });
+});
+
+describe('repeats: pass^k means something', () => {
+  // A 503 outage whose length varies with the seed (2 to 5.5 s), and a reset that meets one of the
+  // first two calls: what a repeat may vary.
+  const flaky = (): Scenario =>
+    outageScenario({
+      id: 'test/flaky-outage',
+      dimensions: ['identification', 'recovery', 'loop_avoidance'],
+      recoverable: true,
+      faults: [{ id: 'down', tool: 'get_weather', trigger: { window: { until: 2_000, jitter_ms: 3_500 } }, fault: 'http_status', params: { status: 503 } }],
+      oracle: { status: ['completed'], answer_contains: ['paris'], diagnosis: { tool: 'get_weather', category: 'system' } },
+    });
+  const pick = (): Scenario =>
+    outageScenario({
+      id: 'test/one-of-reset',
+      dimensions: ['identification', 'recovery'],
+      recoverable: true,
+      faults: [{ id: 'reset', tool: 'get_weather', trigger: { one_of: [1, 2] }, fault: 'connection_reset' }],
+      oracle: { status: ['completed'], answer_contains: ['paris'], diagnosis: { tool: 'get_weather', category: 'network' } },
+    });
+
+  /** Retries a failed call once, after 3 s; a fixed habit, good enough only for short outages. */
+  const onceAfter3s = (): Agent => ({
+    name: 'once-after-3s',
+    async run(task) {
+      let r = await task.callTool('get_weather', { city: 'Paris', date: '2026-03-30' });
+      if (!r.ok) {
+        await task.sleep(3_000);
+        r = await task.callTool('get_weather', { city: 'Paris', date: '2026-03-30' });
+      }
+      return r.ok ? { status: 'completed', answer: `Paris: ${JSON.stringify(r.output)}`, diagnoses: [{ tool: 'get_weather', category: 'system' }] } : { status: 'gave_up', answer: 'still down', diagnoses: [] };
+    },
+  });
+
+  /** Waits a random 1-5 s (its own seeded draws) before its one retry: a stochastic agent. */
+  const jittery = (seed: number): Agent => {
+    let state = seed;
+    const random = () => ((state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0) / 2 ** 32);
+    return {
+      name: 'jittery',
+      async run(task) {
+        let r = await task.callTool('get_weather', { city: 'Paris', date: '2026-03-30' });
+        if (!r.ok) {
+          await task.sleep(1_000 + Math.floor(random() * 4_000));
+          r = await task.callTool('get_weather', { city: 'Paris', date: '2026-03-30' });
+        }
+        return r.ok ? { status: 'completed', answer: `Paris: ${JSON.stringify(r.output)}`, diagnoses: [] } : { status: 'gave_up', answer: 'still down', diagnoses: [] };
+      },
+    };
+  };
+
+  it('each repeat draws its own faults: the outage lasts longer in some, and a one_of rule meets different calls', async () => {
+    // Asks every 250 ms until the answer comes: its first success marks the end of the outage.
+    const poller: Agent = {
+      name: 'poller',
+      async run(task) {
+        for (let i = 0; i < 30; i++) {
+          const r = await task.callTool('get_weather', { city: 'Paris', date: '2026-03-30' });
+          if (r.ok) break;
+          await task.sleep(250);
+        }
+        return { status: 'completed', answer: 'paris', diagnoses: [] };
+      },
+    };
+    const suite = await runSuite({ scenarios: [flaky(), pick()], agents: [createRobustAgent(), poller], feedback: 'raw', seed: 3, repeat: 12, runId: 'repeats' });
+    const ends = suite.results.filter((r) => r.agent === 'poller' && r.scenarioId === 'test/flaky-outage').map((r) => r.calls.find((c) => c.ok)!.virtualMs);
+    for (const end of ends) expect(end).toBeGreaterThanOrEqual(2_000);
+    expect(new Set(ends).size).toBeGreaterThan(3);
+    const faulted = suite.results.filter((r) => r.agent === 'robust' && r.scenarioId === 'test/one-of-reset').map((r) => r.calls.findIndex((c) => c.fault === 'connection_reset'));
+    expect(new Set(faulted.map((i) => (i === 0 ? 'first' : 'later')))).toEqual(new Set(['first', 'later']));
+  });
+
+  it('a fixed habit and a stochastic agent each pass some repeats and fail others: pass^k < pass^1', async () => {
+    for (const agent of [onceAfter3s(), jittery(11)]) {
+      const suite = await runSuite({ scenarios: [flaky()], agents: [agent], feedback: 'raw', seed: 5, repeat: 10, runId: 'pass-k' });
+      const passK = scoreAgent(agent.name, suite.results).passK;
+      expect(passK).toHaveLength(10);
+      expect(passK[0], agent.name).toBeGreaterThan(0);
+      expect(passK[9], agent.name).toBeLessThan(passK[0]!);
+    }
+  });
+
+  it('the reference agents are reproducible for a seed, and robust passes every repeat', async () => {
+    const run = () => runSuite({ scenarios: [flaky(), pick()], agents: [createRobustAgent(), createNaiveAgent()], feedback: 'raw', seed: 9, repeat: 6, runId: 'ref' });
+    const [a, b] = [await run(), await run()];
+    expect(JSON.stringify(b.results)).toBe(JSON.stringify(a.results));
+    expect(scoreAgent('robust', a.results).passK[5]).toBe(1);
   });
 });
 

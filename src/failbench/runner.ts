@@ -47,9 +47,9 @@ export const TRANSPORTS: readonly Transport[] = ['inprocess', 'http', 'mcp'];
 
 export interface RunScenarioOptions {
   feedback: FeedbackMode;
-  /** The run seed: with the scenario id it seeds the fault plan and retry jitter. */
+  /** The run seed: with the scenario id and the repeat it seeds the fault plan and retry jitter. */
   seed: number;
-  /** 0-based index of this repeat (for pass^k). Default 0. */
+  /** 0-based index of this repeat (for pass^k): each repeat draws its own faults (see WorldOptions.repeat). Default 0. */
   repeat?: number;
   /** Records go through a recorder over this store, flushed before the result is returned. */
   store?: Store;
@@ -361,6 +361,7 @@ export async function runScenario(scenario: Scenario, agent: Agent, options: Run
   const world = createWorld(scenario, {
     feedback,
     seed: options.seed,
+    repeat,
     // The runtime closes its recorder on close(); a shared one must outlive this run.
     ...(sink !== undefined
       ? { sink: { enqueue: (record) => (transport === 'inprocess' || record.attempts.length === 0 ? sink.enqueue(record) : undefined) } }

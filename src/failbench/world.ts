@@ -1,7 +1,8 @@
 /**
  * The world one scenario run happens in: a fresh tool catalog, a virtual clock at the scenario's
  * "now", the scenario's fault plan, and a runtime over the scenario's tools. Every piece is
- * seeded from the run seed and the scenario id, so the same seed gives the same run.
+ * seeded from the run seed, the scenario id and the repeat, so the same seed gives the same run and
+ * repeats differ where the plan leaves room (DESIGN.md, FailBench).
  */
 import { createHash } from 'node:crypto';
 import { ConfigError, DuplicateToolError } from '../errors.js';
@@ -14,8 +15,13 @@ import type { AgentTool, FeedbackMode, Scenario } from './types.js';
 
 export interface WorldOptions {
   feedback: FeedbackMode;
-  /** The run seed; combined with the scenario id for the fault plan and retry jitter. */
+  /** The run seed; combined with the scenario id and the repeat for the fault plan and retry jitter. */
   seed: number;
+  /**
+   * 0-based repeat of the scenario (pass^k). Each repeat draws its own fault plan and jitter: which
+   * call a `one_of` rule meets, how long a window with `jitter_ms` lasts, sampled latencies. Default 0.
+   */
+  repeat?: number;
   /** Where the runtime's records go (the runner passes a shared recorder). */
   sink?: RecordSink;
   /** Added to every record's context_snapshot. */
@@ -113,7 +119,7 @@ const CATALOG_TOOLS: ReadonlySet<string> = new Set(CATALOG_TOOL_NAMES);
  * @throws ConfigError for an unknown tool, an invalid `now` or an invalid fault plan; RangeError for
  * a non-integer catalog seed; DuplicateToolError for a tool listed twice.
  */
-export function checkScenario(scenario: Scenario, options: Pick<WorldOptions, 'seed'>): number {
+export function checkScenario(scenario: Scenario, options: Pick<WorldOptions, 'seed' | 'repeat'>): number {
   const startMs = scenarioStartMs(scenario);
   const catalogSeed = scenario.seed ?? 1;
   if (!Number.isInteger(catalogSeed)) throw new RangeError(`seed must be an integer, got ${String(catalogSeed)}`);
@@ -122,15 +128,15 @@ export function checkScenario(scenario: Scenario, options: Pick<WorldOptions, 's
     if (!CATALOG_TOOLS.has(name)) throw new ConfigError(`scenario ${scenario.id}: unknown tool "${name}"`, 'tools');
     seen.add(name);
   }
-  void faultPlanOf(scenario, options.seed, createVirtualClock({ startMs }), startMs);
+  void faultPlanOf(scenario, options.seed, options.repeat ?? 0, createVirtualClock({ startMs }), startMs);
   // What createRuntime refuses, last, as in createWorld.
   if (seen.size !== scenario.tools.length) throw new DuplicateToolError(scenario.tools.find((name, i) => scenario.tools.indexOf(name) !== i)!);
   return startMs;
 }
 
-function faultPlanOf(scenario: Scenario, seed: number, clock: VirtualClock, startMs: number): FaultPlan {
+function faultPlanOf(scenario: Scenario, seed: number, repeat: number, clock: VirtualClock, startMs: number): FaultPlan {
   try {
-    return createFaultPlan({ version: 1, rules: scenario.faults }, { clock, seed: derivedSeed(seed, scenario.id, 'faults'), startedAt: startMs });
+    return createFaultPlan({ version: 1, rules: scenario.faults }, { clock, seed: derivedSeed(seed, scenario.id, repeat, 'faults'), startedAt: startMs });
   } catch (error) {
     throw new ConfigError(`scenario ${scenario.id}: ${(error as Error).message}`, 'faults', { cause: error });
   }
@@ -154,12 +160,13 @@ export function createWorld(scenario: Scenario, options: WorldOptions): Scenario
     else tools.push(options.feedback === 'raw' ? withoutOwnRecovery(tool) : tool);
   }
   const clock = createVirtualClock({ startMs });
-  const faults = faultPlanOf(scenario, options.seed, clock, startMs);
+  const repeat = options.repeat ?? 0;
+  const faults = faultPlanOf(scenario, options.seed, repeat, clock, startMs);
   const runtime = createRuntime({
     tools,
     clock,
     ...(options.remote === undefined ? { faults } : {}),
-    seed: derivedSeed(options.seed, scenario.id, 'jitter'),
+    seed: derivedSeed(options.seed, scenario.id, repeat, 'jitter'),
     ...(options.sink !== undefined ? { recorder: options.sink } : {}),
     ...(options.context !== undefined ? { context: options.context } : {}),
     ...(options.feedback === 'raw' ? { retry: { maxRetries: 0 }, breaker: { failureThreshold: Number.MAX_SAFE_INTEGER } } : {}),

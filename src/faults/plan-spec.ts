@@ -48,14 +48,30 @@ export type FaultTrigger =
   | 'first_call_only'
   /** On exactly these calls. */
   | { nth: number[] }
+  /**
+   * On exactly one of these calls, picked by the plan's seed (per rule and tool): which of the
+   * first calls a fault meets varies from seed to seed, as it does from run to run.
+   */
+  | { one_of: number[] }
   /** On every Nth call (N, 2N, ...). */
   | { every: number }
   /** On every call after the Nth. */
   | { after: number }
   /** With this probability, drawn from a PRNG seeded by the plan's seed, the rule and the tool. */
   | { probability: number }
-  /** While the plan's clock is in [from, until): ISO-8601 times (a date-time with its zone; a date alone is midnight UTC), or milliseconds after the plan started. */
-  | { window: { from?: string | number; until?: string | number } };
+  /**
+   * While the plan's clock is in [from, until): ISO-8601 times (a date-time with its zone; a date
+   * alone is midnight UTC), or milliseconds after the plan started. With `jitter_ms` (needs
+   * `until`), the window ends up to that much later, drawn once per rule from the plan's seed: an
+   * outage lasts longer in some runs than in others.
+   */
+  | { window: FaultWindow };
+
+export interface FaultWindow {
+  from?: string | number;
+  until?: string | number;
+  jitter_ms?: number;
+}
 
 export interface TimeoutParams {
   /**

@@ -14,7 +14,7 @@ import { cloneJson } from '../record/clone-json.js';
 import { parseYamlText } from '../yaml-text.js';
 import { TOOL_PATTERN } from './glob.js';
 import { isJsonText } from './output-rewrites.js';
-import { FAULT_KINDS, HTTP_FAULT_STATUSES, MAX_FAULT_DELAY_MS, type FaultKind, type FaultPlanSpec, type FaultRule } from './plan-spec.js';
+import { FAULT_KINDS, HTTP_FAULT_STATUSES, MAX_FAULT_DELAY_MS, type FaultKind, type FaultPlanSpec, type FaultRule, type FaultWindow } from './plan-spec.js';
 import { isIsoTimestamp, isoInstant } from './timestamps.js';
 
 /**
@@ -29,7 +29,7 @@ ajv.addKeyword({ keyword: MESSAGE, schemaType: 'string' });
 
 // RFC 9110 section 10.2.3: delay-seconds is digits only; "1.5" is not a Retry-After every client reads.
 const RETRY_AFTER_MESSAGE = 'must be a whole number of seconds, an HTTP-date, or null for none';
-const TRIGGER_MESSAGE = 'must be always, first_call_only, or an object with one of nth, every, after, probability, window';
+const TRIGGER_MESSAGE = 'must be always, first_call_only, or an object with one of nth, one_of, every, after, probability, window';
 const WINDOW_BOUND_MESSAGE = 'must be an ISO-8601 time or a number of milliseconds after the plan starts';
 const WINDOW_ZONE_MESSAGE = 'must give its time zone (Z, or an offset such as +08:00): without one it would depend on the machine';
 /** Outputs kept per tool and arguments for stale replays (see output-history.ts). */
@@ -164,6 +164,7 @@ const TRIGGER_OBJECT_SCHEMA = {
   [MESSAGE]: TRIGGER_MESSAGE,
   properties: {
     nth: { type: 'array', minItems: 1, items: { type: 'integer', minimum: 1 }, [MESSAGE]: 'must be an array of positive integers' },
+    one_of: { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'integer', minimum: 1 }, [MESSAGE]: 'must be an array of distinct positive integers' },
     every: positiveInteger,
     after: nonNegativeInteger,
     probability: { type: 'number', minimum: 0, maximum: 1, [MESSAGE]: 'must be a number from 0 to 1' },
@@ -171,10 +172,11 @@ const TRIGGER_OBJECT_SCHEMA = {
       type: 'object',
       additionalProperties: false,
       minProperties: 1,
-      [MESSAGE]: 'must be an object with from, until or both',
+      [MESSAGE]: 'must be an object with from, until or both (and jitter_ms)',
       properties: {
         from: { type: ['string', 'number'], minimum: 0, [MESSAGE]: WINDOW_BOUND_MESSAGE },
         until: { type: ['string', 'number'], minimum: 0, [MESSAGE]: WINDOW_BOUND_MESSAGE },
+        jitter_ms: { type: 'integer', minimum: 0, maximum: MAX_FAULT_DELAY_MS, [MESSAGE]: `must be an integer from 0 to ${MAX_FAULT_DELAY_MS} (ms)` },
       },
     },
   },
@@ -321,7 +323,9 @@ function propertiesAt(schema: object, path: string[]): string[] {
   return Object.keys((node?.['properties'] as object | undefined) ?? {});
 }
 
-function checkWindow(window: { from?: string | number; until?: string | number }, path: (string | number)[]): void {
+function checkWindow(window: FaultWindow, path: (string | number)[]): void {
+  if (window.jitter_ms !== undefined && window.until === undefined) fail([...path, 'jitter_ms'], 'needs until: it moves the end of the window');
+  if (window.from === undefined && window.until === undefined) fail(path, 'must be an object with from, until or both (and jitter_ms)');
   for (const key of ['from', 'until'] as const) {
     const bound = window[key];
     if (typeof bound === 'string' && isoInstant(bound) === undefined) {
@@ -344,7 +348,7 @@ function checkTrigger(trigger: unknown, path: (string | number)[]): void {
   if (!validateTriggerObject(trigger)) {
     throw new PlanIssue(firstIssue(TRIGGER_OBJECT_SCHEMA, validateTriggerObject.errors ?? [], path));
   }
-  const window = (trigger as { window?: { from?: string | number; until?: string | number } }).window;
+  const window = (trigger as { window?: FaultWindow }).window;
   if (window !== undefined) checkWindow(window, [...path, 'window']);
 }
 

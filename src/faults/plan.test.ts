@@ -141,13 +141,17 @@ describe('parseFaultPlan: errors are one line naming the field', () => {
     expect(rule('{ every: 0 }')).toBe('plan.yaml: rules[2].trigger.every: must be a positive integer');
     expect(rule('{ after: -1 }')).toBe('plan.yaml: rules[2].trigger.after: must be a non-negative integer');
     expect(rule('{ probability: 1.5 }')).toBe('plan.yaml: rules[2].trigger.probability: must be a number from 0 to 1');
-    expect(rule('sometimes')).toBe('plan.yaml: rules[2].trigger: must be always, first_call_only, or an object with one of nth, every, after, probability, window');
-    expect(rule('{ every: 2, after: 3 }')).toBe('plan.yaml: rules[2].trigger: must be always, first_call_only, or an object with one of nth, every, after, probability, window');
+    expect(rule('sometimes')).toBe('plan.yaml: rules[2].trigger: must be always, first_call_only, or an object with one of nth, one_of, every, after, probability, window');
+    expect(rule('{ every: 2, after: 3 }')).toBe('plan.yaml: rules[2].trigger: must be always, first_call_only, or an object with one of nth, one_of, every, after, probability, window');
     expect(rule('{ evrey: 2 }')).toBe('plan.yaml: rules[2].trigger.evrey: unknown field (did you mean "every"?)');
-    expect(rule('{ window: {} }')).toBe('plan.yaml: rules[2].trigger.window: must be an object with from, until or both');
+    expect(rule('{ window: {} }')).toBe('plan.yaml: rules[2].trigger.window: must be an object with from, until or both (and jitter_ms)');
     expect(rule('{ window: { from: yesterday } }')).toBe('plan.yaml: rules[2].trigger.window.from: must be an ISO-8601 time or a number of milliseconds after the plan starts');
     expect(rule('{ window: { from: 5000, until: 1000 } }')).toBe('plan.yaml: rules[2].trigger.window: from must be before until');
-    expect(rule('[always]')).toBe('plan.yaml: rules[2].trigger: must be always, first_call_only, or an object with one of nth, every, after, probability, window');
+    expect(rule('{ one_of: [2, 2] }')).toBe('plan.yaml: rules[2].trigger.one_of: must be an array of distinct positive integers');
+    expect(rule('{ window: { from: 0, jitter_ms: 500 } }')).toBe('plan.yaml: rules[2].trigger.window.jitter_ms: needs until: it moves the end of the window');
+    expect(rule('{ window: { until: 5000, jitter_ms: 1.5 } }')).toBe('plan.yaml: rules[2].trigger.window.jitter_ms: must be an integer from 0 to 86400000 (ms)');
+    expect(rule('{ window: { jitter_ms: 5 } }')).toBe('plan.yaml: rules[2].trigger.window.jitter_ms: needs until: it moves the end of the window');
+    expect(rule('[always]')).toBe('plan.yaml: rules[2].trigger: must be always, first_call_only, or an object with one of nth, one_of, every, after, probability, window');
   });
 
   it('bad params, per kind', () => {
@@ -305,6 +309,51 @@ describe('triggers', () => {
     expect(at()).toEqual(['-', 'iso']);
     // An explicit `now` (a proxy's own reading) wins over the clock.
     expect(plan.decide({ toolName: 'a', args: {}, now: clock.now() - 5_000 })?.ruleId).toBe('offset');
+  });
+
+  it('one_of: exactly one of the listed calls, per tool, picked by the seed', () => {
+    const spec = (seed: number): FaultPlanSpec => ({ version: 1, seed, rules: [rule({ one_of: [1, 2, 3] })] });
+    const picks = new Set<string>();
+    for (let seed = 0; seed < 40; seed++) {
+      const hits = firing(createFaultPlan(spec(seed)), 6);
+      expect(hits.length, `seed ${seed}`).toBe(1);
+      expect([1, 2, 3]).toContain(hits[0]);
+      // The same seed picks the same call.
+      expect(firing(createFaultPlan(spec(seed)), 6)).toEqual(hits);
+      picks.add(String(hits[0]));
+    }
+    // Every call of the list is picked by some seed.
+    expect([...picks].sort()).toEqual(['1', '2', '3']);
+    // Each tool gets its own pick, and calls to another tool do not move it.
+    const a = firing(createFaultPlan({ version: 1, seed: 5, rules: [{ tool: '*', trigger: { one_of: [1, 2, 3, 4] }, fault: 'empty' }] }), 4, 'a');
+    const plan = createFaultPlan({ version: 1, seed: 5, rules: [{ tool: '*', trigger: { one_of: [1, 2, 3, 4] }, fault: 'empty' }] });
+    const interleaved: number[] = [];
+    for (let i = 1; i <= 4; i++) {
+      if (plan.decide({ toolName: 'a', args: {} }) !== undefined) interleaved.push(i);
+      plan.decide({ toolName: 'b', args: {} });
+    }
+    expect(interleaved).toEqual(a);
+  });
+
+  it('window jitter_ms: the window ends up to that much later, fixed by the seed', () => {
+    const start = Date.parse('2026-01-01T00:00:00Z');
+    const endOf = (seed: number, trigger: FaultTrigger = { window: { until: 2_000, jitter_ms: 3_000 } }) => {
+      const plan = createFaultPlan({ version: 1, seed, rules: [{ tool: 'a', trigger, fault: 'empty' }] }, { startedAt: start });
+      let t = 0;
+      while (t < 10_000 && plan.decide({ toolName: 'a', args: {}, now: start + t }) !== undefined) t += 100;
+      return t;
+    };
+    const ends = Array.from({ length: 30 }, (_, seed) => endOf(seed));
+    for (const end of ends) {
+      expect(end).toBeGreaterThanOrEqual(2_000);
+      expect(end).toBeLessThanOrEqual(5_000);
+    }
+    // Reproducible for a seed, different across seeds.
+    expect(Array.from({ length: 30 }, (_, seed) => endOf(seed))).toEqual(ends);
+    expect(new Set(ends).size).toBeGreaterThan(10);
+    // No jitter: the window ends where it says, whatever the seed.
+    expect(new Set(Array.from({ length: 10 }, (_, seed) => endOf(seed, { window: { until: 2_000 } })))).toEqual(new Set([2_000]));
+    expect(endOf(3, { window: { until: 2_000, jitter_ms: 0 } })).toBe(2_000);
   });
 
   it('window: ISO times in any offset form name the same instant on every machine; a date-time without a zone is refused', () => {

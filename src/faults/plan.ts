@@ -96,6 +96,8 @@ interface RuleCounters {
   injections: number;
   /** Random streams per tool and purpose ("trigger", "sample"), created on first use. */
   streams: Map<string, () => number>;
+  /** one_of's draw per tool (see pickOf). */
+  picks: Map<string, number>;
   bucket: TokenBucketState | undefined;
 }
 
@@ -119,14 +121,17 @@ function argsMatcher(when: Record<string, unknown> | undefined): (args: unknown)
   };
 }
 
-function compile(spec: FaultPlanSpec, startedAt: number): CompiledRule[] {
-  return spec.rules.map((rule, index) => ({
-    rule,
-    id: rule.id ?? `rule-${index}`,
-    matchesTool: globMatcher(rule.tool),
-    matchesArgs: argsMatcher(rule.when),
-    trigger: compileTrigger(rule.trigger ?? ('always' satisfies FaultTrigger), startedAt),
-  }));
+function compile(spec: FaultPlanSpec, startedAt: number, seed: number): CompiledRule[] {
+  return spec.rules.map((rule, index) => {
+    const id = rule.id ?? `rule-${index}`;
+    return {
+      rule,
+      id,
+      matchesTool: globMatcher(rule.tool),
+      matchesArgs: argsMatcher(rule.when),
+      trigger: compileTrigger(rule.trigger ?? ('always' satisfies FaultTrigger), startedAt, seededRandom(hash32(`${seed}\u0000${id}\u0000window`))),
+    };
+  });
 }
 
 /**
@@ -155,18 +160,18 @@ export function createFaultPlan(spec: FaultPlanSpec, options: FaultPlanOptions =
   const clock = options.clock ?? systemClock;
   const startedAt = options.startedAt ?? clock.now();
   let current = validateFaultPlan(spec, 'fault plan');
-  let rules = compile(current, startedAt);
+  const seedOf = (plan: FaultPlanSpec) => options.seed ?? plan.seed ?? 0;
+  let seed = seedOf(current);
+  let rules = compile(current, startedAt, seed);
   let counters = new Map<string, RuleCounters>();
   const calls = new Map<string, number>();
   const history = new OutputHistory();
-  const seedOf = (plan: FaultPlanSpec) => options.seed ?? plan.seed ?? 0;
-  let seed = seedOf(current);
   let watchesOutputs = rules.some((r) => r.rule.fault === 'stale');
 
   const countersFor = (id: string): RuleCounters => {
     let c = counters.get(id);
     if (c === undefined) {
-      c = { matched: new Map(), total: 0, injections: 0, streams: new Map(), bucket: undefined };
+      c = { matched: new Map(), total: 0, injections: 0, streams: new Map(), picks: new Map(), bucket: undefined };
       counters.set(id, c);
     }
     return c;
@@ -182,6 +187,16 @@ export function createFaultPlan(spec: FaultPlanSpec, options: FaultPlanOptions =
     return random;
   };
 
+  /** One draw per rule and tool, made on first use and kept: one_of's choice of call. */
+  const pickOf = (c: RuleCounters, ruleId: string, toolName: string): number => {
+    let p = c.picks.get(toolName);
+    if (p === undefined) {
+      p = seededRandom(hash32(`${seed}\u0000${ruleId}\u0000${toolName}\u0000pick`))();
+      c.picks.set(toolName, p);
+    }
+    return p;
+  };
+
   function decide(call: FaultCall): FaultDecision | undefined {
     const now = call.now ?? clock.now();
     const toolName = call.toolName;
@@ -195,7 +210,7 @@ export function createFaultPlan(spec: FaultPlanSpec, options: FaultPlanOptions =
       c.total++;
       // Every matching rule evaluates its trigger, even after another rule has won, so that a
       // probability rule's draws depend only on its own calls: adding a rule does not reshuffle it.
-      const fires = compiled.trigger({ count, now, random: stream(c, compiled.id, toolName, 'trigger') });
+      const fires = compiled.trigger({ count, now, random: stream(c, compiled.id, toolName, 'trigger'), pick: () => pickOf(c, compiled.id, toolName) });
       if (decision !== undefined || !fires) continue;
       const rule = compiled.rule;
       if (rule.max_injections !== undefined && c.injections >= rule.max_injections) continue;
@@ -255,7 +270,7 @@ export function createFaultPlan(spec: FaultPlanSpec, options: FaultPlanOptions =
     },
     update(next: FaultPlanSpec) {
       const validated = validateFaultPlan(next, 'fault plan');
-      const compiled = compile(validated, startedAt);
+      const compiled = compile(validated, startedAt, seedOf(validated));
       const kept = new Map<string, RuleCounters>();
       const before = new Map(rules.map((r) => [r.id, r.rule]));
       compiled.forEach(({ id, rule }, index) => {

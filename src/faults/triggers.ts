@@ -1,6 +1,7 @@
 /**
  * Rule triggers as predicates over (call count, time, random draw). Compiled once per plan
- * (window bounds are resolved against the plan's start then), evaluated on every matching call.
+ * (window bounds are resolved against the plan's start then, and a window's jitter is drawn from
+ * the plan's seed), evaluated on every matching call.
  */
 import type { FaultTrigger } from './plan-spec.js';
 import { isoInstant } from './timestamps.js';
@@ -12,6 +13,8 @@ export interface TriggerInput {
   now: number;
   /** The rule's seeded random stream for this tool; drawn only by probability triggers. */
   random: () => number;
+  /** A number in [0, 1) fixed per rule and tool by the plan's seed (one_of's choice). */
+  pick: () => number;
 }
 
 export type TriggerTest = (input: TriggerInput) => boolean;
@@ -21,12 +24,20 @@ export function windowBound(bound: string | number, startedAt: number): number {
   return typeof bound === 'number' ? startedAt + bound : (isoInstant(bound) ?? Number.NaN);
 }
 
-export function compileTrigger(trigger: FaultTrigger, startedAt: number): TriggerTest {
+/**
+ * @param draw a number in [0, 1) from the plan's seed for this rule: how much of a window's
+ * `jitter_ms` it gets.
+ */
+export function compileTrigger(trigger: FaultTrigger, startedAt: number, draw: () => number): TriggerTest {
   if (trigger === 'always') return () => true;
   if (trigger === 'first_call_only') return ({ count }) => count === 1;
   if ('nth' in trigger) {
     const calls = new Set(trigger.nth);
     return ({ count }) => calls.has(count);
+  }
+  if ('one_of' in trigger) {
+    const calls = trigger.one_of;
+    return ({ count, pick }) => count === calls[Math.min(calls.length - 1, Math.floor(pick() * calls.length))];
   }
   if ('every' in trigger) {
     const every = trigger.every;
@@ -40,7 +51,8 @@ export function compileTrigger(trigger: FaultTrigger, startedAt: number): Trigge
     const p = trigger.probability;
     return ({ random }) => random() < p;
   }
-  const from = trigger.window.from === undefined ? -Infinity : windowBound(trigger.window.from, startedAt);
-  const until = trigger.window.until === undefined ? Infinity : windowBound(trigger.window.until, startedAt);
+  const { from: start, until: end, jitter_ms: jitter } = trigger.window;
+  const from = start === undefined ? -Infinity : windowBound(start, startedAt);
+  const until = end === undefined ? Infinity : windowBound(end, startedAt) + (jitter === undefined || jitter === 0 ? 0 : Math.floor(draw() * jitter));
   return ({ now }) => now >= from && now < until;
 }
