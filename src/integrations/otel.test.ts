@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { AggregationTemporality, DataPointType, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createFaultPlan } from '../faults/plan.js';
@@ -173,4 +174,60 @@ it('derived trace ids are stable per faultline trace and differ between traces',
   expect(ids[0]).not.toBe(ids[1]);
   expect(ids[0]).toMatch(/^[0-9a-f]{32}$/);
   expect(trace.getActiveSpan()).toBeUndefined();
+});
+
+describe('otelRecordListener with a meter: the logical call and its attempts as OTel metrics', () => {
+  it('records gen_ai.execute_tool.duration per call (seconds, the span duration) and faultline.tool.attempts per try, through the real SDK', async () => {
+    const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+    // The export interval is never reached: forceFlush below collects.
+    const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 3_600_000 });
+    const meterProvider = new MeterProvider({ readers: [reader] });
+    const { tracer, exporter: spans } = inMemoryTracer();
+    const listener = otelRecordListener({ tracer, meter: meterProvider.getMeter('faultline-test') });
+    const rt = catalogRuntime(listener, [{ tool: 'get_weather', trigger: 'first_call_only', fault: 'http_status', params: { status: 503 } }]);
+    const s = rt.session({ agent: 'trip-planner' });
+    await s.execute('get_weather', { city: 'Paris', date: '2026-03-30' }); // a 503, retried, then a success
+    await s.execute('get_order', { order_id: 'ORD-99999' }); // not found, not retried
+    await s.execute('get_wether', { city: 'Paris' }); // a made-up name: rejected, never tried
+    await s.execute('get_wether_2', {});
+    await rt.close();
+    await reader.forceFlush();
+
+    const metrics = exporter.getMetrics().flatMap((m) => m.scopeMetrics.flatMap((sm) => sm.metrics));
+    const duration = metrics.find((m) => m.descriptor.name === 'gen_ai.execute_tool.duration')!;
+    const attempts = metrics.find((m) => m.descriptor.name === 'faultline.tool.attempts')!;
+    expect(duration.descriptor).toMatchObject({ unit: 's', type: 'HISTOGRAM' });
+    expect(attempts.descriptor).toMatchObject({ unit: '{attempt}', type: 'COUNTER' });
+    expect(duration.dataPointType).toBe(DataPointType.HISTOGRAM);
+
+    type Point = { attributes: Record<string, unknown>; value: unknown };
+    const points = duration.dataPoints as Point[];
+    const byTool = (tool: string) => points.filter((p) => p.attributes['gen_ai.tool.name'] === tool);
+    // One logical call each; the two made-up names share one series.
+    expect(points.map((p) => [p.attributes['gen_ai.tool.name'], p.attributes['faultline.status'], p.attributes['error.type'], (p.value as { count: number }).count])).toEqual([
+      ['get_weather', 'success', undefined, 1],
+      ['get_order', 'failure', 'not_found', 1],
+      ['(unknown)', 'rejected', 'unknown_tool', 2],
+    ]);
+    expect(byTool('get_weather')[0]!.attributes).toMatchObject({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.type': 'function', 'gen_ai.agent.name': 'trip-planner' });
+    // The metric is the span's duration, in seconds: retries and backoff included.
+    const weatherSpan = spans.getFinishedSpans().find((sp) => sp.name === 'execute_tool get_weather')!;
+    const spanSeconds = weatherSpan.duration[0] + weatherSpan.duration[1] / 1e9;
+    expect((byTool('get_weather')[0]!.value as { sum: number }).sum).toBeCloseTo(spanSeconds, 6);
+    expect(spanSeconds).toBeGreaterThan(0);
+    expect((byTool('get_weather')[0]!.value as { buckets: { boundaries: number[] } }).buckets.boundaries).toEqual([0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92]);
+
+    // Attempts: the get_weather call counts two (a 503, then a success); a rejected call counts none.
+    const tries = (attempts.dataPoints as Point[]).map((p) => [p.attributes['gen_ai.tool.name'], p.attributes['faultline.attempt.outcome'], p.attributes['error.type'], p.value]);
+    expect(tries).toEqual([
+      ['get_weather', 'failure', 'dependency_down', 1],
+      ['get_weather', 'success', undefined, 1],
+      ['get_order', 'failure', 'not_found', 1],
+    ]);
+    await meterProvider.shutdown();
+  });
+
+  it('refuses to be made with neither a tracer nor a meter', () => {
+    expect(() => otelRecordListener({})).toThrow(/tracer, a meter or both/);
+  });
 });

@@ -2,7 +2,8 @@
  * OpenTelemetry: every record as an `execute_tool` span in the GenAI semantic conventions, so the
  * calls faultline sees show up in whatever tracing backend a team already runs (Jaeger, Tempo,
  * Langfuse, Phoenix, an OTel collector writing OTLP JSON), and come back in through
- * `faultline import --format otel` with nothing lost that the importer reads.
+ * `faultline import --format otel` with nothing lost that the importer reads; and, with a
+ * `meter`, the GenAI `gen_ai.execute_tool.duration` metric plus an attempt counter.
  *
  * Use it as (or inside) the runtime's `onRecord`. The span starts at the call's start
  * (`created_at`) and lasts `duration_ms`; attempts become `faultline.attempt` events. Its parent
@@ -10,24 +11,40 @@
  * `rt.execute`); otherwise spans of one faultline trace share an OTel trace id derived from the
  * record's `trace_id`, so a conversation stays one trace in the backend.
  *
- * Attributes: `gen_ai.operation.name` (`execute_tool`), `gen_ai.tool.name`, `gen_ai.tool.type`,
- * `gen_ai.tool.call.id` (the model's tool-call id when the integrations recorded one, else the
- * execution id), `error.type` (the failure type), `http.response.status_code` for HTTP failures,
- * and `faultline.*` for the rest of the record (status, stage, category, error code, retries,
- * breaker state, idempotency, injected fault, feedback action, recovery, params hash). With
- * `content` (default true), `gen_ai.tool.call.arguments` and `gen_ai.tool.call.result` carry the
- * record's input and output, which the runtime has already redacted and truncated.
+ * Logical calls and attempts (the conventions leave open which one GenAI metrics count): the span
+ * and `gen_ai.execute_tool.duration` are the logical call, retries and backoff included, so the
+ * metric equals the span's duration as the conventions ask; `faultline.tool.attempts` counts
+ * every try the runtime made, by outcome. Attempts are span events rather than child spans: they
+ * are the runtime's retries of one call with the same arguments, an event keeps each one's start,
+ * duration, outcome and error on the call's span, the importer reads them back from there, and a
+ * tool's own instrumentation (an HTTP client's spans) already nests each try's I/O under the
+ * active context.
+ *
+ * Span attributes: `gen_ai.operation.name` (`execute_tool`), `gen_ai.tool.name`,
+ * `gen_ai.tool.type`, `gen_ai.tool.call.id` (the model's tool-call id when the integrations
+ * recorded one, else the execution id), `error.type` (the failure type), `gen_ai.agent.name`,
+ * `http.response.status_code` for HTTP failures, and `faultline.*` for the rest of the record
+ * (status, stage, category, error code, retries, breaker state, idempotency, injected fault,
+ * feedback action, recovery, params hash). With `content` (default true),
+ * `gen_ai.tool.call.arguments` and `gen_ai.tool.call.result` carry the record's input and output,
+ * which the runtime has already redacted and truncated. Metric attributes are the low-cardinality
+ * part of these; a name the runtime rejected as `unknown_tool` counts as `gen_ai.tool.name`
+ * `(unknown)`, as in the Prometheus metrics, so made-up names cannot create series.
  *
  * @example
- * const tracer = trace.getTracer('my-agent');
- * const rt = createRuntime({ tools, onRecord: otelRecordListener({ tracer }) });
+ * const rt = createRuntime({ tools, onRecord: otelRecordListener({ tracer: trace.getTracer('my-agent'), meter: metrics.getMeter('my-agent') }) });
  */
 import { createHash } from 'node:crypto';
-import { context as otelContext, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Context, type Tracer } from '@opentelemetry/api';
+import { context as otelContext, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Context, type Meter, type Tracer } from '@opentelemetry/api';
+import { ConfigError } from '../errors.js';
+import { UNKNOWN_TOOL_LABEL, UNKNOWN_TOOL_TYPE } from '../monitor/tool-labels.js';
 import type { ToolExecutionRecord } from '../record/types.js';
 
 export interface OtelRecordListenerOptions {
-  tracer: Tracer;
+  /** Spans: one `execute_tool` span per record. */
+  tracer?: Tracer;
+  /** Metrics: `gen_ai.execute_tool.duration` per record and `faultline.tool.attempts` per attempt. */
+  meter?: Meter;
   /** Put the (redacted) arguments and result on the span. Default true. */
   content?: boolean;
   /** The parent for a record's span. Default: the active context, or one derived from `trace_id`. */
@@ -86,6 +103,8 @@ export function spanAttributes(record: ToolExecutionRecord, content = true): Att
   }
   const intent = record.context_snapshot['intent'];
   if (typeof intent === 'string') attributes['faultline.intent'] = intent;
+  const agent = record.context_snapshot['agent'];
+  if (typeof agent === 'string') attributes['gen_ai.agent.name'] = agent;
   if (content) {
     attributes['gen_ai.tool.call.arguments'] = typeof record.input_params === 'string' ? record.input_params : JSON.stringify(record.input_params ?? null);
     if (record.raw_output !== null) attributes['gen_ai.tool.call.result'] = record.raw_output;
@@ -93,9 +112,34 @@ export function spanAttributes(record: ToolExecutionRecord, content = true): Att
   return attributes;
 }
 
-/** An `onRecord` listener that ends one span per record. */
-export function otelRecordListener(options: OtelRecordListenerOptions): (record: ToolExecutionRecord) => void {
-  const { tracer, content = true } = options;
+/** The metric names, as the OTel API takes them (a Prometheus exporter adds the unit and `_total`). */
+export const OTEL_METRIC_NAMES = {
+  /** Histogram, seconds: one logical call, retries and backoff included (the GenAI conventions' metric). */
+  duration: 'gen_ai.execute_tool.duration',
+  /** Counter, `{attempt}`: every try the runtime made, by outcome. */
+  attempts: 'faultline.tool.attempts',
+} as const;
+
+/**
+ * The GenAI conventions' advised bucket boundaries for operation durations, in seconds: doubling
+ * from 10 ms to about 80 s, which spans a local lookup to a slow remote tool under retries.
+ */
+const DURATION_BOUNDARIES_SECONDS = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92];
+
+/** The low-cardinality attributes of a record's metrics. */
+function metricAttributes(record: ToolExecutionRecord): Attributes {
+  const attributes: Attributes = {
+    'gen_ai.operation.name': 'execute_tool',
+    'gen_ai.tool.name': record.failure_type === UNKNOWN_TOOL_TYPE ? UNKNOWN_TOOL_LABEL : record.tool_name,
+    'gen_ai.tool.type': 'function',
+  };
+  const agent = record.context_snapshot['agent'];
+  if (typeof agent === 'string') attributes['gen_ai.agent.name'] = agent;
+  return attributes;
+}
+
+function spanRecorder(tracer: Tracer, options: OtelRecordListenerOptions): (record: ToolExecutionRecord) => void {
+  const content = options.content ?? true;
   return (record) => {
     const startTime = Date.parse(record.created_at);
     const span = tracer.startSpan(
@@ -111,5 +155,42 @@ export function otelRecordListener(options: OtelRecordListenerOptions): (record:
     }
     if (record.status !== 'success') span.setStatus({ code: SpanStatusCode.ERROR, message: record.error_message ?? record.failure_type ?? record.status });
     span.end(startTime + record.duration_ms);
+  };
+}
+
+function metricRecorder(meter: Meter): (record: ToolExecutionRecord) => void {
+  const duration = meter.createHistogram(OTEL_METRIC_NAMES.duration, {
+    description: 'Duration of tool executions: one logical call, retries and backoff included.',
+    unit: 's',
+    advice: { explicitBucketBoundaries: DURATION_BOUNDARIES_SECONDS },
+  });
+  const attempts = meter.createCounter(OTEL_METRIC_NAMES.attempts, {
+    description: 'Attempts of tool executions: every try the runtime made, by outcome (a logical call with retries counts several).',
+    unit: '{attempt}',
+  });
+  return (record) => {
+    const base = metricAttributes(record);
+    const call: Attributes = { ...base, 'faultline.status': record.status };
+    if (record.status !== 'success' && record.failure_type !== null) call['error.type'] = record.failure_type;
+    duration.record(Math.max(0, record.duration_ms) / 1000, call);
+    for (const attempt of record.attempts) {
+      const tried: Attributes = { ...base, 'faultline.attempt.outcome': attempt.outcome };
+      if (attempt.failure_type !== null) tried['error.type'] = attempt.failure_type;
+      attempts.add(1, tried);
+    }
+  };
+}
+
+/**
+ * An `onRecord` listener that ends one span per record (with a `tracer`) and records its metrics
+ * (with a `meter`). Instruments are created once, here.
+ */
+export function otelRecordListener(options: OtelRecordListenerOptions): (record: ToolExecutionRecord) => void {
+  const recorders: ((record: ToolExecutionRecord) => void)[] = [];
+  if (options.tracer !== undefined) recorders.push(spanRecorder(options.tracer, options));
+  if (options.meter !== undefined) recorders.push(metricRecorder(options.meter));
+  if (recorders.length === 0) throw new ConfigError('otelRecordListener needs a tracer, a meter or both', 'tracer');
+  return (record) => {
+    for (const recorder of recorders) recorder(record);
   };
 }

@@ -20,6 +20,7 @@ import type { ToolExecutionRecord } from '../record/types.js';
 import { uuidv7UpperBound } from '../record/uuid-v7.js';
 import { failureCell, HOUR_MS, hourStartMs, parseIsoMs } from '../store/rollup.js';
 import type { FailureBreakdownRow, Store, TimeWindow, ToolStats } from '../store/types.js';
+import { OTHER_TOOLS_LABEL, UNKNOWN_TOOL_LABEL, UNKNOWN_TOOL_TYPE } from './tool-labels.js';
 
 export const METRIC_NAMES = {
   calls: 'faultline_tool_calls_total',
@@ -34,18 +35,9 @@ export const METRIC_NAMES = {
 /** Histogram buckets in seconds: from a fast local call to the runtime's longest sensible timeout. */
 export const DURATION_BUCKETS_SECONDS: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
-/**
- * The `tool` label of calls of a name that is not a tool (failure type `unknown_tool`), whatever
- * the name: a model inventing names must not be able to create series. Parenthesised, so no name
- * `defineTool` accepts can be mistaken for it.
- */
-export const UNKNOWN_TOOL_LABEL = '(unknown)';
-/** The `tool` label shared by the tools past `maxTools` distinct labels. */
-export const OTHER_TOOLS_LABEL = '(other)';
+export { OTHER_TOOLS_LABEL, UNKNOWN_TOOL_LABEL } from './tool-labels.js';
 /** Distinct tool labels kept by default, {@link UNKNOWN_TOOL_LABEL} and {@link OTHER_TOOLS_LABEL} aside. */
 export const DEFAULT_MAX_TOOLS = 1000;
-
-const UNKNOWN_TOOL_TYPE = 'unknown_tool';
 
 /**
  * A recorded name that spells one of the fold labels (a proxy route `/tools/(unknown)`, an import)
