@@ -225,7 +225,7 @@ interface DurationTotals {
 /**
  * The duration histogram as the store can give it: exact `_sum` and `_count` per tool, and only
  * the `+Inf` bucket, because the Store interface exposes percentiles of its rollup sketch, not
- * its bucket counts. The recent-duration gauge carries p50 and p95 instead.
+ * its bucket counts. The recent-duration summary carries p50 and p95 instead.
  */
 class RollupDurationHistogram {
   readonly name = METRIC_NAMES.duration;
@@ -253,6 +253,38 @@ class RollupDurationHistogram {
         { metricName: `${this.name}_sum`, labels: { tool: r.tool }, value: r.sumSeconds },
         { metricName: `${this.name}_count`, labels: { tool: r.tool }, value: r.count },
       ]),
+    };
+  }
+}
+
+/**
+ * Recent duration percentiles per tool, as a Prometheus summary: the exposition format reserves
+ * the `quantile` label for summaries. It has quantiles only, no `_sum` or `_count`: those are
+ * cumulative counters in a summary, and the store's cumulative sum and count are already
+ * {@link METRIC_NAMES.duration}'s; a count over a moving window would read as counter resets.
+ */
+class RecentDurationSummary {
+  readonly name = METRIC_NAMES.recentDuration;
+  readonly help = `Tool call duration percentiles over the last complete hour and the current one, in seconds; none for ${UNKNOWN_TOOL_LABEL} and ${OTHER_TOOLS_LABEL}, whose tools' percentiles cannot be merged. The cumulative sum and count are ${METRIC_NAMES.duration}'s.`;
+  readonly type = 'summary';
+  readonly aggregator = 'sum';
+  #rows: { tool: string; quantile: string; seconds: number }[] = [];
+
+  set(rows: { tool: string; quantile: string; seconds: number }[]): void {
+    this.#rows = rows;
+  }
+
+  reset(): void {
+    this.#rows = [];
+  }
+
+  async get() {
+    return {
+      name: this.name,
+      help: this.help,
+      type: this.type,
+      aggregator: this.aggregator,
+      values: this.#rows.map((r) => ({ labels: { tool: r.tool, quantile: r.quantile }, value: r.seconds })),
     };
   }
 }
@@ -345,8 +377,8 @@ function storeToolLabels(totals: Totals, maxTools: number): Map<string, string> 
  * are read again every `rereadMs` to pick up records stored into the past.
  *
  * `faultline_breaker_open` comes from each tool's latest record within `breakerWindowMs`;
- * `faultline_tool_duration_recent_seconds{quantile}` is p50/p95 over the last complete hour and
- * the current one.
+ * `faultline_tool_duration_recent_seconds{quantile}`, a summary, is p50/p95 over the last
+ * complete hour and the current one.
  *
  * Tool labels are bounded as {@link storeToolLabels} decides. A folded label sums its tools'
  * counters and duration sum and count, and its breaker is open if any of theirs is; it has no
@@ -369,12 +401,8 @@ export function createStoreMetrics(store: Store, options: StoreMetricsOptions = 
     labelNames: ['tool'] as const,
     registers,
   });
-  const recent = new Gauge({
-    name: METRIC_NAMES.recentDuration,
-    help: `Tool call duration percentiles over the last complete hour and the current one, in seconds; none for ${UNKNOWN_TOOL_LABEL} and ${OTHER_TOOLS_LABEL}, whose tools' percentiles cannot be merged.`,
-    labelNames: ['tool', 'quantile'] as const,
-    registers,
-  });
+  const recent = new RecentDurationSummary();
+  registry.registerMetric(recent as unknown as Metric);
 
   let settled = emptyTotals();
   /** Rollup hours before this are in `settled`. */
@@ -455,12 +483,14 @@ export function createStoreMetrics(store: Store, options: StoreMetricsOptions = 
       failures.inc({ tool: labelOf(f.tool_name), stage: f.failure_stage, category: f.failure_category, type: f.failure_type }, f.count);
     }
     duration.set([...byLabel].map(([tool, t]) => ({ tool, count: t.count, sumSeconds: t.sumMs / 1000 })));
+    const percentiles: { tool: string; quantile: string; seconds: number }[] = [];
     for (const s of stats) {
       // A tool keeps its percentiles only under its own name; fold labels are never tool names here.
       if (labelOf(s.tool_name) !== s.tool_name) continue;
-      if (s.p50_ms !== null) recent.set({ tool: s.tool_name, quantile: '0.5' }, s.p50_ms / 1000);
-      if (s.p95_ms !== null) recent.set({ tool: s.tool_name, quantile: '0.95' }, s.p95_ms / 1000);
+      if (s.p50_ms !== null) percentiles.push({ tool: s.tool_name, quantile: '0.5', seconds: s.p50_ms / 1000 });
+      if (s.p95_ms !== null) percentiles.push({ tool: s.tool_name, quantile: '0.95', seconds: s.p95_ms / 1000 });
     }
+    recent.set(percentiles);
   }
 
   const refresh = (): Promise<void> => {
