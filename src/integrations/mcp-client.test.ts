@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import * as z from 'zod';
 import { EVERYTHING_SERVER, MEMORY_SERVER } from '../faults/mcp-proxy/mcp-proxy.test-helpers.js';
 import { createFaultPlan } from '../faults/plan.js';
 import type { ToolExecutionRecord } from '../record/types.js';
@@ -133,5 +138,95 @@ describe('mcpClientTools over server-everything (stdio, from npm)', () => {
     expect(r.error.code).toBe('MCP_-32000');
     expect(r.error.category).toBe('network');
     expect(records[0]!.status).toBe('failure');
+  });
+});
+
+describe('mcpClientTools: calls the server refuses are recorded as what they are', () => {
+  it('arguments that pass the listed schema but fail the server (-32602, sent as an isError result) are param_validation, not a tool error', async () => {
+    const { client } = await connect([EVERYTHING_SERVER, 'stdio']);
+    const { rt, records } = runtimeOver(await mcpClientTools(client, { only: ['gzip-file-as-resource'] }));
+    // A URI by the listed JSON Schema (format: uri), which the server's URL parser refuses (port out of range).
+    const r = await rt.execute('gzip-file-as-resource', { name: 'x.gz', data: 'http://a:99999' });
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.error).toMatchObject({ stage: 'param_validation', category: 'parameter', type: 'schema_mismatch', code: 'MCP_-32602' });
+    expect(r.error.message).toMatch(/Invalid URL/);
+    expect(r.feedback.action).toBe('retry_with_fixed_params');
+    expect(records[0]).toMatchObject({ status: 'failure', failure_stage: 'param_validation', failure_type: 'schema_mismatch', retry_count: 0 });
+  });
+
+  it('a name the runtime does not have is rejected before the server sees it', async () => {
+    const { client } = await connect([MEMORY_SERVER], { MEMORY_FILE_PATH: join(dir, 'graph.jsonl') });
+    const { rt, records } = runtimeOver(await mcpClientTools(client, { prefix: 'memory_' }));
+    const r = await rt.execute('memory_read_grap', {});
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.error).toMatchObject({ stage: 'request_build', type: 'unknown_tool' });
+    expect(r.feedback.hint).toContain('memory_read_graph');
+    expect(records[0]).toMatchObject({ status: 'rejected', failure_type: 'unknown_tool' });
+  });
+
+  /** A real SDK McpServer (in memory) whose tool list changes after the client listed it. */
+  async function dynamicServer() {
+    const server = new McpServer({ name: 'dynamic', version: '1.0.0' });
+    const lookup = server.registerTool('lookup', { description: 'Looks a key up.', inputSchema: { key: z.string() } }, async ({ key }) => ({ content: [{ type: 'text', text: `value of ${key}` }] }));
+    const legacy = server.registerTool('legacy_lookup', { description: 'Going away.', inputSchema: { key: z.string() } }, async ({ key }) => ({ content: [{ type: 'text', text: key }] }));
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client({ name: 'faultline-test', version: '1.0.0' });
+    await client.connect(clientSide);
+    clients.push(client);
+    return { client, server, lookup, legacy };
+  }
+
+  it('a tool the server stopped listing (removed or disabled after the listing) is unknown_tool, and a listed one keeps working', async () => {
+    const { client, server, legacy, lookup } = await dynamicServer();
+    const { rt, records } = runtimeOver(await mcpClientTools(client));
+    legacy.remove();
+    lookup.disable();
+    const removed = await rt.execute('legacy_lookup', { key: 'k' });
+    const disabled = await rt.execute('lookup', { key: 'k' });
+    lookup.enable();
+    const back = await rt.execute('lookup', { key: 'k' });
+    expect(back.ok).toBe(true);
+    for (const r of [removed, disabled]) {
+      expect(r.ok).toBe(false);
+      if (r.ok) return;
+      expect(r.error).toMatchObject({ stage: 'request_build', category: 'parameter', type: 'unknown_tool', code: 'MCP_-32602' });
+    }
+    expect(records.map((r) => [r.tool_name, r.failure_stage, r.failure_type])).toEqual([
+      ['legacy_lookup', 'request_build', 'unknown_tool'],
+      ['lookup', 'request_build', 'unknown_tool'],
+      ['lookup', null, null],
+    ]);
+    await server.close();
+  });
+
+  it('the same holds when the server answers with a JSON-RPC error instead of an isError result', async () => {
+    const server = new Server({ name: 'strict', version: '1.0.0' }, { capabilities: { tools: {} } });
+    let listed = ['lookup', 'legacy_lookup'];
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({
+      tools: listed.map((name) => ({ name, inputSchema: { type: 'object' as const, properties: { key: { type: 'string' } }, required: ['key'] } })),
+    }));
+    server.setRequestHandler(CallToolRequestSchema, async (request) => {
+      if (!listed.includes(request.params.name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+      if (String(request.params.arguments?.['key']).length > 3) throw new McpError(ErrorCode.InvalidParams, 'key: at most 3 characters');
+      return { content: [{ type: 'text', text: 'ok' }] };
+    });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client({ name: 'faultline-test', version: '1.0.0' });
+    await client.connect(clientSide);
+    clients.push(client);
+    const { rt } = runtimeOver(await mcpClientTools(client));
+    const tooLong = await rt.execute('lookup', { key: 'abcdef' });
+    listed = ['lookup'];
+    const gone = await rt.execute('legacy_lookup', { key: 'k' });
+    expect(tooLong.ok || gone.ok).toBe(false);
+    if (tooLong.ok || gone.ok) return;
+    expect(tooLong.error).toMatchObject({ stage: 'param_validation', type: 'schema_mismatch', code: 'MCP_-32602' });
+    expect(tooLong.error.message).toContain('at most 3 characters');
+    expect(gone.error).toMatchObject({ stage: 'request_build', type: 'unknown_tool', code: 'MCP_-32602' });
+    await server.close();
   });
 });

@@ -9,6 +9,15 @@
  *   classified failure (its structured content's HTTP status when it has one, otherwise a
  *   business error the tool reported); a JSON-RPC error (the SDK's McpError) is classified by its
  *   code (-32602 invalid params, -32001 request timeout, -32000 connection closed, ...).
+ * - A protocol error can come back as an `isError` result: the TypeScript SDK's `McpServer` turns
+ *   what it throws while answering `tools/call` (an unknown tool, arguments its schema rejects)
+ *   into a result whose text is the error's message, `MCP error <code>: <message>`. That text is
+ *   the only place the code survives, so it is read from there and classified as the JSON-RPC
+ *   error it was, not as a failure the tool reported.
+ * - The protocol answers both an unknown tool and invalid arguments with -32602, so on -32602 the
+ *   server's tool list is read again: a tool it no longer lists (removed or disabled since it was
+ *   listed) is `request_build` / `unknown_tool`; otherwise the arguments were rejected, which is
+ *   `param_validation` / `schema_mismatch` (the server checks more than its JSON Schema says).
  * - The runtime's deadline cancels the request on the wire (the SDK sends
  *   `notifications/cancelled`), so a timed-out call does not keep running on the server.
  *
@@ -19,8 +28,9 @@
  * const r = await rt.execute('memory_read_graph', {});
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { defineTool, type JsonSchema, type Tool, type ToolAnnotations, type ToolSpec } from '../runtime/define-tool.js';
+import { ToolError } from '../runtime/tool-errors.js';
 
 /** Per-tool faultline settings the server cannot declare. */
 export type McpToolSettings = Partial<Pick<ToolSpec<unknown, unknown>, 'idempotent' | 'idempotencyKey' | 'timeoutMs' | 'retry' | 'breaker' | 'fallback' | 'feedback'>>;
@@ -40,11 +50,11 @@ export interface McpClientToolsOptions {
 }
 
 /** Every tool the server lists, following pagination. */
-async function listAll(client: Client): Promise<McpTool[]> {
+async function listAll(client: Client, signal?: AbortSignal): Promise<McpTool[]> {
   const tools: McpTool[] = [];
   let cursor: string | undefined;
   do {
-    const page = await client.listTools(cursor === undefined ? {} : { cursor });
+    const page = await client.listTools(cursor === undefined ? {} : { cursor }, signal === undefined ? undefined : { signal });
     tools.push(...page.tools);
     cursor = page.nextCursor;
   } while (cursor !== undefined);
@@ -69,12 +79,45 @@ export async function mcpClientTools(client: Client, options: McpClientToolsOpti
       // readOnlyHint / idempotentHint declare idempotency (defineTool reads them).
       ...(tool.annotations !== undefined ? { annotations: definedOnly(tool.annotations) } : {}),
       ...options.settings?.[tool.name],
-      execute: (args, ctx) =>
-        client.callTool({ name: tool.name, arguments: args }, undefined, { signal: ctx.signal, timeout: options.requestTimeoutMs ?? deadlineMs + 1000 }),
+      execute: async (args, ctx) => {
+        let result: Awaited<ReturnType<Client['callTool']>>;
+        try {
+          result = await client.callTool({ name: tool.name, arguments: args }, undefined, { signal: ctx.signal, timeout: options.requestTimeoutMs ?? deadlineMs + 1000 });
+        } catch (error) {
+          throw await explainInvalidParams(client, tool.name, error, ctx.signal);
+        }
+        const protocolError = protocolErrorIn(result as CallToolResult);
+        if (protocolError !== undefined) throw await explainInvalidParams(client, tool.name, protocolError, ctx.signal);
+        return result;
+      },
     });
     deadlineMs = defined.timeoutMs;
     return defined;
   });
+}
+
+/** The message format of the SDK's McpError (`MCP error -32602: Tool x not found`). */
+const MCP_ERROR_TEXT = /^MCP error (-32\d{3}): ([\s\S]*)$/;
+
+/** The JSON-RPC error an `isError` result carries as its text, when a server downgraded one. */
+function protocolErrorIn(result: CallToolResult): McpError | undefined {
+  if (result.isError !== true || !Array.isArray(result.content) || result.content.length !== 1) return undefined;
+  const [part] = result.content;
+  if (part?.type !== 'text') return undefined;
+  const match = MCP_ERROR_TEXT.exec(part.text);
+  return match === null ? undefined : new McpError(Number(match[1]), match[2]!);
+}
+
+/**
+ * A -32602 for a tool the server no longer lists becomes an unknown_tool; any other error, or a
+ * list that cannot be read, is left to the runtime's classification by code.
+ */
+async function explainInvalidParams(client: Client, name: string, error: unknown, signal: AbortSignal): Promise<unknown> {
+  if ((error as { code?: unknown } | null)?.code !== ErrorCode.InvalidParams) return error;
+  const listed = await listAll(client, signal).catch(() => undefined);
+  if (listed === undefined || listed.some((t) => t.name === name)) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new ToolError('parameter', 'unknown_tool', `the MCP server no longer lists a tool "${name}" (${message})`, { stage: 'request_build', code: `MCP_${ErrorCode.InvalidParams}`, cause: error });
 }
 
 /** The annotations without their undefined members. */
