@@ -64,3 +64,45 @@ describe('Anthropic Messages through faultline', () => {
     await rt.close();
   });
 });
+
+describe('Anthropic Messages: unknown tools and malformed input are recorded and answered', () => {
+  it('answers a made-up name and text that is not JSON with is_error results, and records both, in one trace', async () => {
+    const records: ToolExecutionRecord[] = [];
+    const { tools } = createToolCatalog({ seed: 3, only: ['get_weather'] });
+    const rt = createRuntime({ tools, clock: createVirtualClock({ startMs: DEFAULT_CATALOG_NOW }), onRecord: (r) => records.push(r) });
+    const session = rt.session({ agent: 'claude-agent' });
+    server.enqueue(
+      reply.toolCalls([
+        { id: 'toolu_unknown', name: 'get_wether', arguments: { city: 'Paris' } },
+        // The input as a streaming client accumulates it from input_json_delta events, cut short.
+        { id: 'toolu_malformed', name: 'get_weather', arguments: '{"city": "Paris", "date": "2026-' },
+        { id: 'toolu_text_ok', name: 'get_weather', arguments: '{"city": "Paris", "date": "2026-03-30"}' },
+      ]),
+      reply.text('Sorry.'),
+    );
+    const messages: unknown[] = [{ role: 'user', content: 'Weather in Paris?' }];
+    const first = await createMessage({ model: 'claude-test', max_tokens: 512, messages, tools: anthropicTools(rt) });
+    const results = await runToolUseBlocks(session, first);
+    messages.push({ role: 'assistant', content: first.content }, { role: 'user', content: results });
+    await createMessage({ model: 'claude-test', max_tokens: 512, messages, tools: anthropicTools(rt) });
+
+    const sent = toolResultsIn(server.requests[1]!);
+    expect(sent.map((s) => [s.id, s.isError ?? false])).toEqual([
+      ['toolu_unknown', true],
+      ['toolu_malformed', true],
+      ['toolu_text_ok', false],
+    ]);
+    const unknown = JSON.parse(sent[0]!.content) as { error: { type: string; stage: string }; feedback: { hint: string } };
+    expect(unknown.error).toMatchObject({ type: 'unknown_tool', stage: 'request_build' });
+    expect(unknown.feedback.hint).toContain('"get_weather"');
+    expect(JSON.parse(sent[1]!.content)).toMatchObject({ ok: false, error: { type: 'malformed_arguments', stage: 'request_build', category: 'parameter' }, feedback: { action: 'retry_with_fixed_params' } });
+    expect(JSON.parse(sent[2]!.content)).toMatchObject({ city: 'Paris' });
+    expect(records.map((r) => [r.trace_id, r.step_index, r.tool_name, r.status, r.failure_type, r.context_snapshot['tool_call_id']])).toEqual([
+      [session.traceId, 0, 'get_wether', 'rejected', 'unknown_tool', 'toolu_unknown'],
+      [session.traceId, 1, 'get_weather', 'rejected', 'malformed_arguments', 'toolu_malformed'],
+      [session.traceId, 2, 'get_weather', 'success', null, 'toolu_text_ok'],
+    ]);
+    expect(records[1]!.input_params).toBe('{"city": "Paris", "date": "2026-');
+    await rt.close();
+  });
+});

@@ -7,6 +7,13 @@
  * (`{ ok: false, error, feedback }`, see model-facing-result.ts), so the model reads both that the
  * call failed and what to do about it. Types here are structural: no Anthropic package needed.
  *
+ * A tool name the runtime does not have is a recorded `request_build` / `unknown_tool` rejection
+ * whose hint names the closest tools. An `input` that is text rather than an object is the JSON
+ * the model wrote, as a client that reads the stream has it (the `partial_json` of the block's
+ * `input_json_delta` events, concatenated; `input_schema` is always an object, so text is never
+ * a valid input itself): it goes through `executeJson`, and text that does not parse is a
+ * recorded `malformed_arguments` rejection, as with OpenAI.
+ *
  * @example
  * const s = rt.session({ agent: 'support-bot', model: 'claude-sonnet-4-5' });
  * const message = await anthropic.messages.create({ model, max_tokens: 1024, messages, tools: anthropicTools(rt) });
@@ -30,6 +37,7 @@ export interface AnthropicToolUseBlock {
   type: 'tool_use';
   id: string;
   name: string;
+  /** The decoded arguments, or the JSON text a streaming client accumulated. */
   input: unknown;
 }
 
@@ -56,7 +64,8 @@ export async function runToolUseBlocks(
   options: RunToolCallsOptions = {},
 ): Promise<AnthropicToolResultBlock[]> {
   const uses = message.content.filter((block): block is AnthropicToolUseBlock => block.type === 'tool_use');
-  const results = await runToolCalls(target, uses.map((use) => ({ id: use.id, name: use.name, input: { value: use.input } })), options);
+  const calls = uses.map((use) => ({ id: use.id, name: use.name, input: typeof use.input === 'string' ? { json: use.input } : { value: use.input } }));
+  const results = await runToolCalls(target, calls, options);
   return uses.map((use, i) => {
     const result = results[i]!;
     const block: AnthropicToolResultBlock = { type: 'tool_result', tool_use_id: use.id, content: resultText(result) };

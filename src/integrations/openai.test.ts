@@ -113,6 +113,38 @@ describe('OpenAI Chat Completions through faultline', () => {
     expect(custom).toMatchObject({ ok: false, error: { stage: 'param_validation' } });
   });
 
+  it('records a made-up name and unparsable arguments from the real SDK, and the next request carries their answers', async () => {
+    const { rt } = catalogRuntime(['get_weather']);
+    server = await startFakeModelServer({
+      replies: [
+        reply.toolCalls([
+          { id: 'call_unknown', name: 'get_wether', arguments: { city: 'Paris' } },
+          { id: 'call_malformed', name: 'get_weather', arguments: "{'city': 'Paris'}" },
+        ]),
+        reply.text('Trying again.'),
+      ],
+    });
+    const client = new OpenAI({ apiKey: 'sk-test', baseURL: server.openaiBaseUrl, maxRetries: 0 });
+    const session = rt.session({ agent: 'support-bot' });
+    const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: 'Weather in Paris?' }];
+    const first = await client.chat.completions.create({ model: 'gpt-test', messages, tools: chatTools(rt) });
+    const message = first.choices[0]!.message;
+    messages.push(message, ...(await runChatToolCalls(session, message)));
+    await client.chat.completions.create({ model: 'gpt-test', messages, tools: chatTools(rt) });
+
+    const sent = toolResultsIn(server.requests[1]!);
+    expect(sent.map((s) => s.id)).toEqual(['call_unknown', 'call_malformed']);
+    expect(JSON.parse(sent[0]!.content)).toMatchObject({ ok: false, error: { type: 'unknown_tool', stage: 'request_build', category: 'parameter' } });
+    expect(JSON.parse(sent[1]!.content)).toMatchObject({ ok: false, error: { type: 'malformed_arguments', stage: 'request_build', category: 'parameter' } });
+    await rt.flush();
+    const records = await rt.store!.query({ traceId: session.traceId });
+    expect(records.map((r) => [r.tool_name, r.status, r.failure_stage, r.failure_type, r.context_snapshot['tool_call_id']])).toEqual([
+      ['get_wether', 'rejected', 'request_build', 'unknown_tool', 'call_unknown'],
+      ['get_weather', 'rejected', 'request_build', 'malformed_arguments', 'call_malformed'],
+    ]);
+    expect(records[1]!.input_params).toBe("{'city': 'Paris'}");
+  });
+
   it('runs sequentially when asked, and reports each full result', async () => {
     const { rt } = catalogRuntime(['get_weather']);
     const seen: string[] = [];
@@ -205,6 +237,39 @@ describe('OpenAI Responses API through faultline', () => {
       expect(second.output_text).toBe('done');
       const notFound = JSON.parse(outputs[1]!.output as string) as { ok: boolean; error: { type: string; category: string } };
       expect(notFound).toMatchObject({ ok: false, error: { type: 'not_found', category: 'business' } });
+    } finally {
+      await endpoint.close();
+    }
+  });
+
+  it('answers and records a made-up name and arguments that are not JSON, and the strict endpoint takes the answers', async () => {
+    const { rt } = catalogRuntime(['get_weather']);
+    const endpoint = await startResponsesEndpoint([
+      () => [
+        { type: 'function_call', id: 'fc_1', call_id: 'call_unknown', name: 'get_wether', arguments: '{"city":"Oslo"}', status: 'completed' },
+        { type: 'function_call', id: 'fc_2', call_id: 'call_malformed', name: 'get_weather', arguments: '{"city":"Oslo"', status: 'completed' },
+      ],
+      () => [{ type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'retrying', annotations: [] }] }],
+    ]);
+    try {
+      const client = new OpenAI({ apiKey: 'sk-test', baseURL: endpoint.baseURL, maxRetries: 0 });
+      const input: ResponseInputItem[] = [{ role: 'user', content: 'Weather in Oslo' }];
+      const first = await client.responses.create({ model: 'gpt-test', input, tools: responsesTools(rt) });
+      const session = rt.session({ agent: 'responses-bot' });
+      const outputs = await runResponsesFunctionCalls(session, first.output);
+      const second = await client.responses.create({ model: 'gpt-test', input: [...input, ...(first.output as ResponseInputItem[]), ...outputs], tools: responsesTools(rt) });
+      expect(second.output_text).toBe('retrying');
+      expect(outputs.map((o) => [o.call_id, (JSON.parse(o.output as string) as { error: { type: string } }).error.type])).toEqual([
+        ['call_unknown', 'unknown_tool'],
+        ['call_malformed', 'malformed_arguments'],
+      ]);
+      expect((JSON.parse(outputs[0]!.output as string) as { feedback: { hint: string } }).feedback.hint).toContain('"get_weather"');
+      await rt.flush();
+      const records = await rt.store!.query({ traceId: session.traceId });
+      expect(records.map((r) => [r.tool_name, r.failure_stage, r.failure_type, r.context_snapshot['tool_call_id']])).toEqual([
+        ['get_wether', 'request_build', 'unknown_tool', 'call_unknown'],
+        ['get_weather', 'request_build', 'malformed_arguments', 'call_malformed'],
+      ]);
     } finally {
       await endpoint.close();
     }
