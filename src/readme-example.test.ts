@@ -1,14 +1,27 @@
 /**
  * The README's API example, run for real against a loopback HTTP server, so the first code a
- * new user copies keeps working.
+ * new user copies keeps working; and its integration examples, with a mock model (the AI SDK's
+ * own) and a real MCP server from npm.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { metrics, trace } from '@opentelemetry/api';
+import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { generateText, stepCountIs } from 'ai';
+import { MockLanguageModelV3 } from 'ai/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime, defineTool, openStore } from './index.js';
+import { aiSdkTools, answerInvalidToolCalls } from './integrations/ai-sdk.js';
+import { mcpClientTools } from './integrations/mcp-client.js';
+import { otelRecordListener } from './integrations/otel.js';
+import type { ToolExecutionRecord } from './record/types.js';
 
 let server: Server;
 let base = '';
@@ -69,5 +82,81 @@ describe('the README API example', () => {
     const [first] = await store.query({ limit: 1 });
     expect(first?.context_snapshot).toEqual({ intent: 'weather in Paris tomorrow', agent: 'support-bot', model: 'gpt-4o' });
     await store.close();
+  });
+});
+
+/** A README code block that contains `marker`, so each test below runs the block it names. */
+function readmeBlock(marker: string): string {
+  const readme = readFileSync(fileURLToPath(new URL('../README.md', import.meta.url)), 'utf8');
+  const block = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!).find((b) => b.includes(marker));
+  expect(block, `a README ts block with ${marker}`).toBeDefined();
+  return block!;
+}
+
+describe('the README integration examples', () => {
+  it('AI SDK: generateText with aiSdkTools and answerInvalidToolCalls records a made-up tool name', async () => {
+    const block = readmeBlock("from 'faultline/ai-sdk'");
+    // The lines run below, as the README has them.
+    expect(block).toContain('tools: aiSdkTools(rt, { session }),');
+    expect(block).toContain('experimental_repairToolCall: answerInvalidToolCalls,');
+    const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
+    const replies = [
+      { content: [{ type: 'tool-call' as const, toolCallId: 'c1', toolName: 'get_wether', input: '{"city":"Paris"}' }], finishReason: { unified: 'tool-calls' as const, raw: undefined }, usage, warnings: [] },
+      { content: [{ type: 'text' as const, text: 'Sunny.' }], finishReason: { unified: 'stop' as const, raw: undefined }, usage, warnings: [] },
+    ];
+    const model = new MockLanguageModelV3({ doGenerate: async () => replies.shift()! });
+    const getWeather = defineTool({ name: 'get_weather', description: 'Weather.', input: { type: 'object', properties: { city: { type: 'string' } } }, execute: async () => ({ sky: 'clear' }) });
+    const records: ToolExecutionRecord[] = [];
+    const rt = createRuntime({ tools: [getWeather], onRecord: (r) => records.push(r) });
+    const prompt = 'Weather in Paris?';
+
+    const session = rt.session({ agent: 'trip-planner', model: 'gpt-4.1' });
+    const { text } = await generateText({
+      model,
+      tools: aiSdkTools(rt, { session }),
+      experimental_repairToolCall: answerInvalidToolCalls, // unknown tools and malformed JSON, recorded and answered
+      stopWhen: stepCountIs(8),
+      prompt,
+    });
+    expect(text).toBe('Sunny.');
+    expect(records.map((r) => [r.tool_name, r.failure_type])).toEqual([['get_wether', 'unknown_tool']]);
+    await rt.close();
+  });
+
+  it('MCP and OpenTelemetry: a server from npm behind a runtime whose records become spans and metrics', async () => {
+    const block = readmeBlock("from 'faultline/otel'");
+    expect(block).toContain("onRecord: otelRecordListener({ tracer: trace.getTracer('my-agent'), meter: metrics.getMeter('my-agent') }),");
+    expect(block).toContain("tools: await mcpClientTools(client, { prefix: 'memory_', settings: { create_entities: { timeoutMs: 5000 } } }),");
+    const spans = new InMemorySpanExporter();
+    const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] });
+    const metricExporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+    const reader = new PeriodicExportingMetricReader({ exporter: metricExporter, exportIntervalMillis: 3_600_000 });
+    const meterProvider = new MeterProvider({ readers: [reader] });
+    trace.setGlobalTracerProvider(tracerProvider);
+    metrics.setGlobalMeterProvider(meterProvider);
+    try {
+      const client = new Client({ name: 'my-agent', version: '1.0.0' });
+      // The README starts the server with npx; here, the installed copy, with its graph in the temp dir.
+      const server = fileURLToPath(new URL('../node_modules/@modelcontextprotocol/server-memory/dist/index.js', import.meta.url));
+      await client.connect(new StdioClientTransport({ command: process.execPath, args: [server], env: { ...(process.env as Record<string, string>), MEMORY_FILE_PATH: join(dir, 'graph.jsonl') }, stderr: 'ignore' }));
+      const rt = createRuntime({
+        tools: await mcpClientTools(client, { prefix: 'memory_', settings: { create_entities: { timeoutMs: 5000 } } }),
+        store: `sqlite:${join(dir, 'mcp.db')}`,
+        onRecord: otelRecordListener({ tracer: trace.getTracer('my-agent'), meter: metrics.getMeter('my-agent') }),
+      });
+      const r = await rt.execute('memory_read_graph', {});
+      expect(r.ok).toBe(true);
+      await rt.close();
+      await client.close();
+      await reader.forceFlush();
+      expect(spans.getFinishedSpans().map((s) => s.name)).toEqual(['execute_tool memory_read_graph']);
+      const names = metricExporter.getMetrics().flatMap((m) => m.scopeMetrics.flatMap((sm) => sm.metrics.map((x) => x.descriptor.name)));
+      expect(names).toEqual(['gen_ai.execute_tool.duration', 'faultline.tool.attempts']);
+    } finally {
+      trace.disable();
+      metrics.disable();
+      await tracerProvider.shutdown();
+      await meterProvider.shutdown();
+    }
   });
 });
