@@ -222,19 +222,29 @@ interface DurationTotals {
   sumSeconds: number;
 }
 
-/**
- * The duration histogram as the store can give it: exact `_sum` and `_count` per tool, and only
- * the `+Inf` bucket, because the Store interface exposes percentiles of its rollup sketch, not
- * its bucket counts. The recent-duration summary carries p50 and p95 instead.
- */
-class RollupDurationHistogram {
-  readonly name = METRIC_NAMES.duration;
-  readonly help = 'Tool call duration in seconds, retries and backoff included (from the store: sum and count only).';
-  readonly type = 'histogram';
-  readonly aggregator = 'sum';
-  #rows: DurationTotals[] = [];
+/** One sample of a metric the store feed computes itself. */
+interface PrecomputedSample {
+  metricName?: string;
+  labels: Record<string, string>;
+  value: number;
+}
 
-  set(rows: DurationTotals[]): void {
+/**
+ * A metric whose samples the store feed computes per scrape, for the two types prom-client can
+ * only fill from observations: the registry calls `get` and `reset`, nothing else.
+ */
+class PrecomputedMetric<Row> {
+  readonly aggregator = 'sum';
+  #rows: Row[] = [];
+
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly type: 'histogram' | 'summary',
+    private readonly samplesOf: (row: Row) => PrecomputedSample[],
+  ) {}
+
+  set(rows: Row[]): void {
     this.#rows = rows;
   }
 
@@ -243,18 +253,28 @@ class RollupDurationHistogram {
   }
 
   async get() {
-    return {
-      name: this.name,
-      help: this.help,
-      type: this.type,
-      aggregator: this.aggregator,
-      values: this.#rows.flatMap((r) => [
-        { metricName: `${this.name}_bucket`, labels: { le: '+Inf', tool: r.tool }, value: r.count },
-        { metricName: `${this.name}_sum`, labels: { tool: r.tool }, value: r.sumSeconds },
-        { metricName: `${this.name}_count`, labels: { tool: r.tool }, value: r.count },
-      ]),
-    };
+    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values: this.#rows.flatMap(this.samplesOf) };
   }
+}
+
+/**
+ * The duration histogram as the store can give it: exact `_sum` and `_count` per tool, and only
+ * the `+Inf` bucket, because the Store interface exposes percentiles of its rollup sketch, not
+ * its bucket counts. The recent-duration summary carries p50 and p95 instead.
+ */
+function rollupDurationHistogram(): PrecomputedMetric<DurationTotals> {
+  const name = METRIC_NAMES.duration;
+  return new PrecomputedMetric(name, 'Tool call duration in seconds, retries and backoff included (from the store: sum and count only).', 'histogram', (r) => [
+    { metricName: `${name}_bucket`, labels: { le: '+Inf', tool: r.tool }, value: r.count },
+    { metricName: `${name}_sum`, labels: { tool: r.tool }, value: r.sumSeconds },
+    { metricName: `${name}_count`, labels: { tool: r.tool }, value: r.count },
+  ]);
+}
+
+interface Percentile {
+  tool: string;
+  quantile: string;
+  seconds: number;
 }
 
 /**
@@ -263,30 +283,13 @@ class RollupDurationHistogram {
  * cumulative counters in a summary, and the store's cumulative sum and count are already
  * {@link METRIC_NAMES.duration}'s; a count over a moving window would read as counter resets.
  */
-class RecentDurationSummary {
-  readonly name = METRIC_NAMES.recentDuration;
-  readonly help = `Tool call duration percentiles over the last complete hour and the current one, in seconds; none for ${UNKNOWN_TOOL_LABEL} and ${OTHER_TOOLS_LABEL}, whose tools' percentiles cannot be merged. The cumulative sum and count are ${METRIC_NAMES.duration}'s.`;
-  readonly type = 'summary';
-  readonly aggregator = 'sum';
-  #rows: { tool: string; quantile: string; seconds: number }[] = [];
-
-  set(rows: { tool: string; quantile: string; seconds: number }[]): void {
-    this.#rows = rows;
-  }
-
-  reset(): void {
-    this.#rows = [];
-  }
-
-  async get() {
-    return {
-      name: this.name,
-      help: this.help,
-      type: this.type,
-      aggregator: this.aggregator,
-      values: this.#rows.map((r) => ({ labels: { tool: r.tool, quantile: r.quantile }, value: r.seconds })),
-    };
-  }
+function recentDurationSummary(): PrecomputedMetric<Percentile> {
+  return new PrecomputedMetric(
+    METRIC_NAMES.recentDuration,
+    `Tool call duration percentiles over the last complete hour and the current one, in seconds; none for ${UNKNOWN_TOOL_LABEL} and ${OTHER_TOOLS_LABEL}, whose tools' percentiles cannot be merged. The cumulative sum and count are ${METRIC_NAMES.duration}'s.`,
+    'summary',
+    (r) => [{ labels: { tool: r.tool, quantile: r.quantile }, value: r.seconds }],
+  );
 }
 
 /** Counters as the rollups hold them, summable across windows. */
@@ -392,7 +395,7 @@ export function createStoreMetrics(store: Store, options: StoreMetricsOptions = 
   const registry = new Registry();
   const registers = [registry];
   const { calls, failures, retries, trips } = callCounters(registers);
-  const duration = new RollupDurationHistogram();
+  const duration = rollupDurationHistogram();
   // prom-client types a metric as one of its own classes; the registry only calls get/reset.
   registry.registerMetric(duration as unknown as Metric);
   const breakerOpen = new Gauge({
@@ -401,7 +404,7 @@ export function createStoreMetrics(store: Store, options: StoreMetricsOptions = 
     labelNames: ['tool'] as const,
     registers,
   });
-  const recent = new RecentDurationSummary();
+  const recent = recentDurationSummary();
   registry.registerMetric(recent as unknown as Metric);
 
   let settled = emptyTotals();
@@ -483,7 +486,7 @@ export function createStoreMetrics(store: Store, options: StoreMetricsOptions = 
       failures.inc({ tool: labelOf(f.tool_name), stage: f.failure_stage, category: f.failure_category, type: f.failure_type }, f.count);
     }
     duration.set([...byLabel].map(([tool, t]) => ({ tool, count: t.count, sumSeconds: t.sumMs / 1000 })));
-    const percentiles: { tool: string; quantile: string; seconds: number }[] = [];
+    const percentiles: Percentile[] = [];
     for (const s of stats) {
       // A tool keeps its percentiles only under its own name; fold labels are never tool names here.
       if (labelOf(s.tool_name) !== s.tool_name) continue;
