@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV3StreamPart } from '@ai-sdk/provider';
-import { generateText, stepCountIs, streamText, tool, type ToolExecutionOptions } from 'ai';
+import { generateText, stepCountIs, streamText, tool, ToolLoopAgent, type ToolExecutionOptions } from 'ai';
 import { convertArrayToReadableStream, MockLanguageModelV3 } from 'ai/test';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
@@ -372,6 +372,26 @@ describe('answerInvalidToolCalls: unknown tools and malformed arguments reach fa
     expect(records[0]!.input_params).toEqual({});
     // An unknown name with unparsable arguments, as executeJson records it everywhere.
     expect(records[1]!.input_params).toMatchObject({ raw: 'not json' });
+  });
+
+  it('works where the SDK uses a copy of the tool set (activeTools) and in a ToolLoopAgent', async () => {
+    const { rt } = catalogRuntime(['get_weather', 'get_order']);
+    const steps: MockStep[] = [BAD_CALLS, { text: 'one' }, BAD_CALLS, { text: 'two' }];
+    const model = new MockLanguageModelV3({ doGenerate: async () => generateResult(steps.shift()!) });
+    const tools = aiSdkTools(rt);
+    const first = await generateText({ model, tools, activeTools: ['get_weather'], experimental_repairToolCall: answerInvalidToolCalls, stopWhen: stepCountIs(3), prompt: 'Weather?' });
+    expect(first.text).toBe('one');
+    expect(offeredNames(model.doGenerateCalls[1]!)).toEqual(['get_weather']);
+    // activeTools gave the SDK a copy of the set: the caller's own object was not touched.
+    expect(Object.getOwnPropertyNames(tools)).toEqual(['get_weather', 'get_order']);
+    const agent = new ToolLoopAgent({ model, tools, experimental_repairToolCall: answerInvalidToolCalls, stopWhen: stepCountIs(3) });
+    const second = await agent.generate({ prompt: 'Weather?' });
+    expect(second.text).toBe('two');
+    expect(offeredNames(model.doGenerateCalls[3]!)).toEqual(['get_weather', 'get_order']);
+    await rt.flush();
+    const records = await rt.store!.query({});
+    expect(records.map((r) => r.failure_type).filter((t) => t === 'unknown_tool' || t === 'malformed_arguments')).toEqual(['unknown_tool', 'malformed_arguments', 'unknown_tool', 'malformed_arguments']);
+    expect(records).toHaveLength(6);
   });
 
   it('without the hook, the AI SDK answers such calls itself and faultline records only the schema-invalid one', async () => {
