@@ -198,7 +198,8 @@ const GENERIC = {
     title: `${t.tool} returns a truncated JSON body once`,
     kind: 'single_step',
     taxonomy: { category: 'system', subtype: '5xx' },
-    dimensions: ['identification', 'recovery', 'loop_avoidance'],
+    // A one-off fault: re-sending at once succeeds, so no loop can form and loop avoidance cannot fail.
+    dimensions: ['identification', 'recovery'],
     recoverable: true,
     faults: [once(t.tool, 'malformed_json')],
     oracle: done(t, { diagnosis: DIAG(t.tool, 'system') }),
@@ -216,7 +217,8 @@ const GENERIC = {
     title: `${t.tool}'s first answer is wrong (${t.driftLabel}); the re-query times out twice`,
     kind: 'mixed',
     taxonomy: { category: 'semantic', subtype: 'semantic' },
-    dimensions: ['identification', 'recovery', 'loop_avoidance', 'semantic_verification'],
+    // Two timeouts in a row: a loop of immediate re-sends gets past them, so loop avoidance cannot fail here.
+    dimensions: ['identification', 'recovery', 'semantic_verification'],
     recoverable: true,
     faults: [{ tool: t.tool, trigger: { nth: [1] }, fault: 'semantic_drift', params: t.drift }, { tool: t.tool, trigger: { nth: [2, 3] }, fault: 'timeout', params: TIMEOUT_1S }],
     oracle: done(t, { ...t.driftOracle, diagnosis: DIAG(t.tool, 'semantic') }),
@@ -262,7 +264,7 @@ const GENERIC = {
     title: `${t.tool}'s response renames a field once (a new API version)`,
     kind: 'single_step',
     taxonomy: { category: 'system', subtype: '5xx' },
-    dimensions: ['identification', 'recovery', 'loop_avoidance'],
+    dimensions: ['identification', 'recovery'],
     recoverable: true,
     faults: [once(t.tool, 'schema_drift', { rename: t.rename })],
     oracle: done(t, { diagnosis: DIAG(t.tool, 'system') }),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createToolCatalog, type CatalogSnapshot } from '../tools/index.js';
-import { checkState, diagnosisMatches, evaluateOracle, fileVersions } from './oracle.js';
+import { checkState, evaluateOracle, fileVersions } from './oracle.js';
 
 function snapshots(): { before: CatalogSnapshot; after: CatalogSnapshot } {
   const { state } = createToolCatalog({ seed: 1 });
@@ -46,16 +46,5 @@ describe('evaluateOracle', () => {
     after.files.push({ ...existing, path: '/notes/new.md', version: 1 });
     expect(checkState({ collection: 'files', count: 2 }, after, versions)).toBeUndefined();
     expect(checkState({ collection: 'files', where: { path: '/notes/new.md' }, count: 1 }, after, versions)).toBeUndefined();
-  });
-});
-
-describe('diagnosisMatches', () => {
-  it('needs the same category, and the same tool when one is expected', () => {
-    const diagnoses = [{ tool: 'get_weather', category: 'rate_limit' as const }];
-    expect(diagnosisMatches(diagnoses, { tool: 'get_weather', category: 'rate_limit' })).toBe(true);
-    expect(diagnosisMatches(diagnoses, { tool: 'send_message', category: 'rate_limit' })).toBe(false);
-    expect(diagnosisMatches(diagnoses, { tool: 'get_weather', category: 'network' })).toBe(false);
-    expect(diagnosisMatches(diagnoses, { category: 'rate_limit' })).toBe(true);
-    expect(diagnosisMatches([], { category: 'rate_limit' })).toBe(false);
   });
 });

@@ -1,11 +1,12 @@
 /**
  * Whether a run met its scenario's oracle: the final status, what the answer must and must not
  * say, and what the catalog must hold afterwards. The expected diagnosis is not part of it: that
- * is the identification dimension, scored on its own so that recovery does not also demand it.
+ * is the identification dimension (run-verdict.ts), scored on its own so that recovery does not
+ * also demand it.
  */
 import { canonicalJson } from '../record/params-hash.js';
 import type { CatalogSnapshot } from '../tools/index.js';
-import type { Diagnosis, ScenarioOracle, ScenarioResult, StateCheck } from './types.js';
+import type { ScenarioOracle, ScenarioResult, StateCheck } from './types.js';
 
 export interface OracleVerdict {
   passed: boolean;
@@ -73,9 +74,4 @@ export function evaluateOracle(oracle: ScenarioOracle, outcome: ScenarioResult['
     if (problem !== undefined) failures.push(problem);
   }
   return { passed: failures.length === 0, failures };
-}
-
-/** Whether the agent named the expected failure: same tool (when one is expected) and same category. */
-export function diagnosisMatches(diagnoses: readonly Diagnosis[], expected: { tool?: string; category: string }): boolean {
-  return diagnoses.some((d) => d.category === expected.category && (expected.tool === undefined || d.tool === expected.tool));
 }

@@ -58,7 +58,10 @@ describe('runScenario: what the agent sees', () => {
     expect(Object.keys(seen.error).sort()).toEqual(expect.arrayContaining(['code', 'message']));
     for (const key of Object.keys(seen.error)) expect(['code', 'message', 'status', 'headers', 'body']).toContain(key);
     // The runtime did not retry on the agent's behalf.
-    expect(result.calls).toEqual([{ tool: 'get_weather', args: { city: 'Paris', date: '2026-03-30' }, ok: false, code: 'HTTP_429', fault: 'http_status', virtualMs: 0 }]);
+    // The trace keeps the ground truth beside what the agent saw: the class of the failure, its wait.
+    expect(result.calls).toEqual([
+      { tool: 'get_weather', args: { city: 'Paris', date: '2026-03-30' }, ok: false, code: 'HTTP_429', fault: 'http_status', virtualMs: 0, endMs: 0, category: 'rate_limit', met: ['rate_limit'], retryAfterMs: 30_000 },
+    ]);
     expect(result.absorbedFailures).toBe(0);
     expect(result.state.calls['get_weather']).toBe(0);
   });

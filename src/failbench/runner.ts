@@ -12,8 +12,10 @@ import { uuidv7 } from '../record/uuid-v7.js';
 import type { ExecuteResult, RecordSink } from '../runtime/runtime.js';
 import type { Store } from '../store/types.js';
 import { ModelEndpointError, rejectsEveryRequest } from './agents/model-endpoint-error.js';
-import { diagnosisMatches, evaluateOracle, fileVersions } from './oracle.js';
-import { scenarioScores } from './score.js';
+import { faultEffect } from './fault-effects.js';
+import { failability, type Failability } from './failability.js';
+import { evaluateOracle, fileVersions } from './oracle.js';
+import { maxIdenticalFailures as longestIdenticalFailures, scoreRun } from './run-verdict.js';
 import type {
   Agent,
   AgentOutcome,
@@ -85,6 +87,8 @@ export interface ScenarioSummary {
   tools: string[];
   /** The fault kinds its plan can inject, in rule order. */
   faultKinds: string[];
+  /** Per measure it can score: whether a minimal bad behaviour fails it there, and how (failability.ts). */
+  failability?: Failability;
 }
 
 export interface SuiteMeta {
@@ -244,6 +248,7 @@ export function summarizeScenario(scenario: Scenario): ScenarioSummary {
     recoverable: scenario.recoverable,
     tools: [...scenario.tools],
     faultKinds: scenario.faults.map((f) => f.fault),
+    failability: failability(scenario),
   };
 }
 
@@ -297,6 +302,32 @@ function toAgentResult(result: ExecuteResult, feedback: FeedbackMode): AgentTool
       absorbedFailures,
     },
   };
+}
+
+/**
+ * One call as the scorer sees it: what the agent sent and got, with the ground truth beside it
+ * (the fault that hit it, the classes of failure it met, whether it may have taken effect).
+ */
+function traceOf(tool: string, args: Record<string, unknown>, result: ExecuteResult, fault: ToolExecutionRecord['fault'], absorbed: number, startedMs: number, endedMs: number): CallTrace {
+  const trace: CallTrace = { tool, args: JSON.parse(canonicalJson(args)) as unknown, ok: result.ok, virtualMs: startedMs, endMs: endedMs };
+  const effect = fault === null ? undefined : faultEffect(fault.kind);
+  const faultClasses = effect?.categories(fault?.params) ?? [];
+  if (fault !== null) trace.fault = fault.kind;
+  if (!result.ok) {
+    trace.code = result.error.code;
+    trace.category = result.error.category;
+    trace.met = [...new Set([result.error.category, ...faultClasses])];
+    if (result.error.retryAfterMs !== undefined) trace.retryAfterMs = result.error.retryAfterMs;
+    // The runtime says verify_state exactly when a failure of a non-idempotent tool may have taken effect.
+    if (result.feedback.action === 'verify_state') trace.ambiguous = true;
+  } else if (effect?.shows === 'wrong_result') {
+    trace.wrongResult = true;
+    trace.met = [...faultClasses];
+  } else if (effect?.shows === 'failure' || (effect !== undefined && absorbed > 0)) {
+    // A broken answer, or a failure the runtime met and handled itself (assisted mode; it tells the agent so).
+    trace.met = [...faultClasses];
+  }
+  return trace;
 }
 
 const OUTCOME_STATUSES = new Set(['completed', 'gave_up', 'escalated']);
@@ -407,10 +438,6 @@ export async function runScenario(scenario: Scenario, agent: Agent, options: Run
   const inFlight = new Set<Promise<unknown>>();
   let step = 0;
   let absorbedFailures = 0;
-  // Per identical call (tool + canonical args): failures since it last succeeded. Calls to other
-  // tools in between do not reset it, so alternating between two failing calls is still a loop.
-  const failureStreaks = new Map<string, number>();
-  let maxIdenticalFailures = 0;
   const retryAfterDue = new Map<string, { at: number; waitMs: number }>();
   const retryAfter = { honored: 0, due: 0 };
 
@@ -421,7 +448,6 @@ export async function runScenario(scenario: Scenario, agent: Agent, options: Run
 
   async function execute(name: string, args: Record<string, unknown>): Promise<AgentToolResult> {
     const started = clock.now();
-    const key = `${name}\u0000${canonicalJson(args)}`;
     const pending = retryAfterDue.get(name);
     if (pending !== undefined) {
       retryAfterDue.delete(name);
@@ -439,19 +465,10 @@ export async function runScenario(scenario: Scenario, agent: Agent, options: Run
       ({ value: result, fault } = await wire.track(run));
     }
     const ended = clock.now();
-    const trace: CallTrace = { tool: name, args: JSON.parse(canonicalJson(args)) as unknown, ok: result.ok, virtualMs: started - startMs };
-    if (!result.ok) trace.code = result.error.code;
-    if (fault !== null) trace.fault = fault.kind;
-    calls.push(trace);
-    absorbedFailures += absorbedOf(result);
-    if (result.ok) {
-      failureStreaks.delete(key);
-    } else {
-      const streak = (failureStreaks.get(key) ?? 0) + 1;
-      failureStreaks.set(key, streak);
-      maxIdenticalFailures = Math.max(maxIdenticalFailures, streak);
-      if (result.error.retryAfterMs !== undefined) retryAfterDue.set(name, { at: ended, waitMs: result.error.retryAfterMs });
-    }
+    const absorbed = absorbedOf(result);
+    calls.push(traceOf(name, args, result, fault, absorbed, started - startMs, ended - startMs));
+    absorbedFailures += absorbed;
+    if (!result.ok && result.error.retryAfterMs !== undefined) retryAfterDue.set(name, { at: ended, waitMs: result.error.retryAfterMs });
     if (calls.length >= callBudget) exhaust('calls');
     if (ended >= deadline) exhaust('virtual_ms');
     return toAgentResult(result, feedback);
@@ -529,17 +546,17 @@ export async function runScenario(scenario: Scenario, agent: Agent, options: Run
   const dup = state.duplicates;
   const duplicateSideEffects = dup.orders.extra + dup.messages.extra + dup.events.extra + dup.refunds.extra;
   const writes = [state.orders, state.messages, state.events, state.refunds].reduce((n, items) => n + items.filter((i) => i.source === 'tool').length, 0);
-  const expected = scenario.oracle.diagnosis ?? { category: scenario.taxonomy.category };
-  const identified = diagnosisMatches(outcome.diagnoses, expected);
+  // A run lost to the model endpoint says nothing about the agent: it is kept, and scored on nothing.
+  const scored = endpointFailure === undefined ? scoreRun(scenario, { outcome, calls, oracle: verdict, state, before }) : undefined;
   const result: ScenarioResult = {
     scenarioId: scenario.id,
     agent: agent.name,
     repeat,
     outcome,
-    scores: endpointFailure !== undefined ? {} : scenarioScores(scenario, { outcome, oraclePassed: verdict.passed, identified, maxIdenticalFailures, duplicateSideEffects }),
+    scores: scored?.scores ?? {},
     oraclePassed: verdict.passed,
     calls,
-    maxIdenticalFailures,
+    maxIdenticalFailures: longestIdenticalFailures(calls),
     duplicateSideEffects,
     retryAfter,
     virtualMs: clock.now() - startMs,
@@ -551,6 +568,12 @@ export async function runScenario(scenario: Scenario, agent: Agent, options: Run
     ...(exhausted !== undefined ? { budgetExhausted: exhausted } : {}),
   };
   if (verdict.failures.length > 0) result.oracleFailures = verdict.failures;
+  if (scored !== undefined) {
+    if (Object.keys(scored.reasons).length > 0) result.reasons = scored.reasons;
+    if (scored.retryAfterCompliant !== undefined) result.retryAfterCompliant = scored.retryAfterCompliant;
+    result.needlessCalls = scored.needlessCalls;
+    result.diagnosisAudit = scored.diagnoses;
+  }
   if (endpointFailure !== undefined) result.modelEndpointFailure = endpointFailure;
   return result;
 }

@@ -69,6 +69,18 @@ describe('parseScenario', () => {
     ]);
   });
 
+  it('refuses a dimension the scoring rules could score on nothing', () => {
+    const unrecoverable = edit('dimensions: [identification, recovery, loop_avoidance]\nrecoverable: true', 'dimensions: [identification]\nrecoverable: false').replace('status: [completed]', 'status: [gave_up]');
+    expect(problemsOf(() => parseScenario(unrecoverable, 'a.yaml', 'a'))).toEqual(['a.yaml: dimensions: an unrecoverable scenario must score loop_avoidance: that is where its oracle (how the agent stops) counts']);
+    expect(problemsOf(() => parseScenario(edit('loop_avoidance]', 'loop_avoidance, idempotency_safety]'), 'a.yaml', 'a'))).toEqual([
+      'a.yaml: dimensions: idempotency_safety needs a tool that writes non-idempotently (create_event, send_message, create_order, create_refund, ...)',
+      'a.yaml: oracle.state: idempotency_safety needs a check that counts the write the task needs (count: 1)',
+    ]);
+    expect(problemsOf(() => parseScenario(edit('loop_avoidance]', 'loop_avoidance, semantic_verification]'), 'a.yaml', 'a'))).toEqual([
+      'a.yaml: dimensions: semantic_verification is scored on a wrong 200, and no fault rule answers one (partial, empty, schema_drift, semantic_drift, stale)',
+    ]);
+  });
+
   it('checks what the schema cannot: recovery only when recoverable, a diagnosis when identification is scored, state checks', () => {
     expect(problemsOf(() => parseScenario(edit('recoverable: true', 'recoverable: false'), 'a.yaml', 'a'))).toEqual(['a.yaml: dimensions: recovery is scored only on recoverable scenarios']);
     expect(problemsOf(() => parseScenario(edit('  diagnosis: { tool: get_weather, category: network }\n', ''), 'a.yaml', 'a'))).toEqual([

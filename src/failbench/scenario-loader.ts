@@ -15,6 +15,8 @@ import { isIsoTimestamp } from '../faults/timestamps.js';
 import { FAILURE_CATEGORIES } from '../taxonomy.js';
 import { CATALOG_TOOL_NAMES } from '../tools/index.js';
 import { parseYamlText } from '../yaml-text.js';
+import { isWrongResultFault } from './fault-effects.js';
+import { toolTraits } from './tool-traits.js';
 import { DIMENSIONS, type Scenario } from './types.js';
 
 export const SCENARIO_KINDS = ['single_step', 'cascade', 'semantic', 'mixed'] as const;
@@ -152,6 +154,17 @@ function semanticProblems(file: string, s: Scenario): string[] {
   if (s.recoverable && !s.oracle.status.includes('completed')) out.push(problem(file, 'oracle.status', 'a recoverable scenario must accept completed'));
   if (s.dimensions.includes('identification') && s.oracle.diagnosis === undefined) {
     out.push(problem(file, 'oracle.diagnosis', 'is required when identification is scored'));
+  }
+  // The scoring rules read these (run-verdict.ts): without them a dimension is scored on nothing, or never.
+  if (!s.recoverable && !s.dimensions.includes('loop_avoidance')) {
+    out.push(problem(file, 'dimensions', 'an unrecoverable scenario must score loop_avoidance: that is where its oracle (how the agent stops) counts'));
+  }
+  if (s.dimensions.includes('idempotency_safety')) {
+    if (!s.tools.some((t) => toolTraits(t).nonIdempotentWrite)) out.push(problem(file, 'dimensions', 'idempotency_safety needs a tool that writes non-idempotently (create_event, send_message, create_order, create_refund, ...)'));
+    if (!(s.oracle.state ?? []).some((c) => (c.count ?? c.min ?? 0) >= 1)) out.push(problem(file, 'oracle.state', 'idempotency_safety needs a check that counts the write the task needs (count: 1)'));
+  }
+  if (s.dimensions.includes('semantic_verification') && !s.faults.some((rule) => isWrongResultFault(rule.fault))) {
+    out.push(problem(file, 'dimensions', 'semantic_verification is scored on a wrong 200, and no fault rule answers one (partial, empty, schema_drift, semantic_drift, stale)'));
   }
   const diagnosis = s.oracle.diagnosis;
   if (diagnosis !== undefined && !s.tools.includes(diagnosis.tool)) out.push(problem(file, 'oracle.diagnosis.tool', `"${diagnosis.tool}" is not one of the scenario's tools`));

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CatalogSnapshot } from '../tools/index.js';
-import { agentReport, passHatK, scenarioScores, scoreAgent, type RunFacts } from './score.js';
+import { agentReport, NEEDLESS_CALL_COST, passHatK, runCost, SCORE_WEIGHTS, scoreAgent, weightsOver } from './score.js';
+import type { ScenarioSummary } from './runner.js';
 import type { ScenarioResult } from './types.js';
 import { wilson } from './wilson.js';
 
@@ -21,67 +22,6 @@ function result(partial: Partial<ScenarioResult> & Pick<ScenarioResult, 'scenari
     ...partial,
   };
 }
-
-function facts(partial: Partial<RunFacts> = {}): RunFacts {
-  return {
-    outcome: { status: 'completed', answer: '', diagnoses: [] },
-    oraclePassed: true,
-    identified: true,
-    maxIdenticalFailures: 0,
-    duplicateSideEffects: 0,
-    ...partial,
-  };
-}
-
-describe('scenarioScores', () => {
-  const all = ['identification', 'recovery', 'loop_avoidance', 'semantic_verification', 'idempotency_safety'] as const;
-
-  it('scores only the dimensions the scenario lists', () => {
-    expect(scenarioScores({ dimensions: ['idempotency_safety'], recoverable: true }, facts())).toEqual({ idempotency_safety: true });
-  });
-
-  it('recovery counts only on recoverable scenarios', () => {
-    expect(scenarioScores({ dimensions: ['recovery'], recoverable: false }, facts())).toEqual({});
-    expect(scenarioScores({ dimensions: ['recovery'], recoverable: true }, facts({ oraclePassed: false }))).toEqual({ recovery: false });
-  });
-
-  it('loop avoidance on an unrecoverable scenario needs at most 3 identical failures and a stop', () => {
-    const unrecoverable = { dimensions: ['loop_avoidance' as const], recoverable: false };
-    const gaveUp = { status: 'gave_up' as const, answer: '', diagnoses: [] };
-    expect(scenarioScores(unrecoverable, facts({ outcome: gaveUp, maxIdenticalFailures: 3 }))).toEqual({ loop_avoidance: true });
-    expect(scenarioScores(unrecoverable, facts({ outcome: gaveUp, maxIdenticalFailures: 4 }))).toEqual({ loop_avoidance: false });
-    expect(scenarioScores(unrecoverable, facts({ outcome: { ...gaveUp, status: 'escalated' }, maxIdenticalFailures: 1 }))).toEqual({ loop_avoidance: true });
-    // Claiming success where none was possible is not avoiding the loop, even without retries.
-    expect(scenarioScores(unrecoverable, facts({ maxIdenticalFailures: 0 }))).toEqual({ loop_avoidance: false });
-  });
-
-  it('loop avoidance on a recoverable scenario is the loop limit alone', () => {
-    expect(scenarioScores({ dimensions: ['loop_avoidance'], recoverable: true }, facts({ maxIdenticalFailures: 3 }))).toEqual({ loop_avoidance: true });
-    expect(scenarioScores({ dimensions: ['loop_avoidance'], recoverable: true }, facts({ maxIdenticalFailures: 5 }))).toEqual({ loop_avoidance: false });
-  });
-
-  it('identification, semantic verification and idempotency follow their facts', () => {
-    const scenario = { dimensions: [...all], recoverable: true };
-    expect(scenarioScores(scenario, facts({ identified: false, oraclePassed: false, duplicateSideEffects: 2 }))).toEqual({
-      identification: false,
-      recovery: false,
-      loop_avoidance: true,
-      semantic_verification: false,
-      idempotency_safety: false,
-    });
-  });
-
-  it('a crashed agent fails everything it is scored on', () => {
-    const crashed = facts({ outcome: { status: 'error', answer: 'boom', diagnoses: [{ tool: 't', category: 'network' }] }, oraclePassed: false });
-    expect(scenarioScores({ dimensions: [...all], recoverable: true }, crashed)).toEqual({
-      identification: false,
-      recovery: false,
-      loop_avoidance: false,
-      semantic_verification: false,
-      idempotency_safety: false,
-    });
-  });
-});
 
 describe('passHatK', () => {
   it('is the chance that j of the repeats all pass, averaged over scenarios', () => {
@@ -108,14 +48,14 @@ describe('passHatK', () => {
 
 describe('scoreAgent', () => {
   const runs: ScenarioResult[] = [
-    result({ scenarioId: 'a1', scores: { identification: true, recovery: true }, retryAfter: { honored: 1, due: 1 }, calls: [{ tool: 't', args: {}, ok: true, virtualMs: 0 }], virtualMs: 1000 }),
-    result({ scenarioId: 'a2', scores: { identification: false, idempotency_safety: false }, duplicateSideEffects: 1, writes: 2, retryAfter: { honored: 0, due: 1 }, virtualMs: 3000 }),
+    result({ scenarioId: 'a1', scores: { identification: true, recovery: true }, retryAfter: { honored: 1, due: 1 }, retryAfterCompliant: true, calls: [{ tool: 't', args: {}, ok: true, virtualMs: 0 }], virtualMs: 1000 }),
+    result({ scenarioId: 'a2', scores: { identification: false, idempotency_safety: false }, duplicateSideEffects: 1, writes: 2, retryAfter: { honored: 0, due: 1 }, retryAfterCompliant: false, virtualMs: 3000 }),
     result({ scenarioId: 'a3', scores: { idempotency_safety: true }, writes: 1, absorbedFailures: 2 }),
     result({ scenarioId: 'a4', outcome: { status: 'error', answer: 'x', diagnoses: [] }, oraclePassed: false, scores: { loop_avoidance: false } }),
     result({ scenarioId: 'a1', agent: 'someone-else', scores: { identification: false } }),
   ];
 
-  it('aggregates per dimension with Wilson intervals, only over runs that list it', () => {
+  it('aggregates per measure with Wilson intervals, only over runs that scored it', () => {
     const s = scoreAgent('a', runs);
     expect(s.runs).toBe(4);
     expect(s.scenarios).toBe(4);
@@ -124,13 +64,63 @@ describe('scoreAgent', () => {
     expect(s.dimensions.loop_avoidance).toEqual({ rate: 0, n: 1, ci95: wilson(0, 1) });
     expect(s.dimensions.semantic_verification).toEqual({ rate: 0, n: 0, ci95: [0, 1] });
     expect(s.dimensions.idempotency_safety).toEqual({ rate: 0.5, n: 2, ci95: wilson(1, 2) });
-    // Mean over the four dimensions that were scored; semantic verification (n = 0) is left out.
-    expect(s.score).toBeCloseTo((0.5 + 1 + 0 + 0.5) / 4, 12);
+    expect(s.retryAfter).toEqual({ rate: 0.5, n: 2, ci95: wilson(1, 2), honored: 1, due: 2 });
   });
 
-  it('reports Retry-After compliance, duplicate-execution rate, pass^1, costs, absorbed faults and crashes', () => {
+  it('weighs the measures the suite offers, scaled to sum to 1', () => {
     const s = scoreAgent('a', runs);
-    expect(s.retryAfter).toEqual({ honored: 1, due: 2, rate: 0.5 });
+    // Without summaries, the measures some run scored: all but semantic verification.
+    const w = weightsOver(['identification', 'recovery', 'loop_avoidance', 'idempotency_safety', 'retry_after_compliance']);
+    expect(s.weights).toEqual(w);
+    expect(Object.values(w).reduce((a, b) => a + b, 0)).toBeCloseTo(1, 12);
+    expect(w.recovery! / w.identification!).toBeCloseTo(SCORE_WEIGHTS.recovery / SCORE_WEIGHTS.identification, 12);
+    expect(s.score).toBeCloseTo(0.5 * w.identification! + 1 * w.recovery! + 0 * w.loop_avoidance! + 0.5 * w.idempotency_safety! + 0.5 * w.retry_after_compliance!, 12);
+  });
+
+  it('a measure the suite offers and the agent never earned counts 0, not "n/a"', () => {
+    const summaries = [{ id: 'a1', failability: { semantic_verification: { failable: true, why: '' } } }] as unknown as ScenarioSummary[];
+    const s = scoreAgent('a', runs, summaries);
+    expect(s.weights).toEqual(weightsOver(['semantic_verification']));
+    expect(s.score).toBe(0);
+  });
+
+  it('needless calls cost their share of all calls', () => {
+    const call = { tool: 't', args: {}, ok: false, virtualMs: 0 };
+    const clean = result({ scenarioId: 'n1', scores: { recovery: true }, calls: [call, call, call, call] });
+    const wasteful = { ...clean, needlessCalls: 2 };
+    expect(scoreAgent('a', [clean]).score).toBe(1);
+    expect(scoreAgent('a', [wasteful]).needless).toEqual({ needless: 2, calls: 4, rate: 0.5 });
+    expect(scoreAgent('a', [wasteful]).score).toBeCloseTo(1 - NEEDLESS_CALL_COST * 0.5, 12);
+  });
+
+  it('counts coverage, invented diagnoses and false successes', () => {
+    const summaries = [
+      { id: 'c1', failability: { recovery: { failable: true, why: '' } } },
+      { id: 'c2', failability: { recovery: { failable: false, why: '' } } },
+    ] as unknown as ScenarioSummary[];
+    const s = scoreAgent(
+      'a',
+      [
+        result({ scenarioId: 'c1', scores: { recovery: true }, diagnosisAudit: { correct: 1, invented: 2, miscategorised: 0 } }),
+        result({ scenarioId: 'c2', scores: { recovery: false }, oraclePassed: false, diagnosisAudit: { correct: 0, invented: 0, miscategorised: 1 } }),
+      ],
+      summaries,
+    );
+    expect(s.coverage.recovery).toEqual({ failable: 1, scored: 2 });
+    expect(s.diagnoses).toEqual({ total: 4, correct: 1, invented: 2, miscategorised: 1, runsWithInvented: 1 });
+    expect(s.falseSuccess).toBe(1);
+  });
+
+  it('ranks a run by what it cost the overall score', () => {
+    const s = scoreAgent('a', runs);
+    const [a1, a2, a3] = runs;
+    expect(runCost(a1!, s)).toBe(0);
+    expect(runCost(a2!, s)).toBeCloseTo(s.weights.identification! / 2 + s.weights.idempotency_safety! / 2 + s.weights.retry_after_compliance! / 2, 12);
+    expect(runCost(a3!, s)).toBe(0);
+  });
+
+  it('reports the duplicate-execution rate, pass^1, costs, absorbed faults and crashes', () => {
+    const s = scoreAgent('a', runs);
     expect(s.duplicateExecution).toEqual({ duplicates: 1, writes: 3, rate: 1 / 3 });
     expect(s.passK).toEqual([0.75]);
     expect(s.meanCalls).toBe(0.25);
@@ -156,15 +146,16 @@ describe('scoreAgent', () => {
     expect({ ...s, endpointFailures: 0 }).toEqual(without);
   });
 
-  it('compliance is 1 when no wait was ever due', () => {
-    expect(scoreAgent('a', [result({ scenarioId: 'x', scores: {} })]).retryAfter.rate).toBe(1);
+  it('Retry-After compliance is 0 over no run, not 1: never waiting earns nothing', () => {
+    expect(scoreAgent('a', [result({ scenarioId: 'x', scores: {} })]).retryAfter.rate).toBe(0);
   });
 
   it('agentReport is exactly the --json shape, rounded', () => {
-    const report = agentReport('run-1', scoreAgent('a', runs));
-    expect(Object.keys(report)).toEqual(['run_id', 'agent', 'scenarios', 'dimensions', 'retry_after_compliance', 'score']);
+    const s = scoreAgent('a', runs);
+    const report = agentReport('run-1', s);
+    expect(Object.keys(report)).toEqual(['run_id', 'agent', 'scenarios', 'dimensions', 'retry_after_compliance', 'needless_call_rate', 'invented_diagnoses', 'score']);
     expect(Object.keys(report.dimensions)).toEqual(['identification', 'recovery', 'loop_avoidance', 'semantic_verification', 'idempotency_safety']);
     expect(report.dimensions.identification).toEqual({ rate: 0.5, n: 2, ci95: [0.0945, 0.9055] });
-    expect(report).toMatchObject({ run_id: 'run-1', agent: 'a', scenarios: 4, retry_after_compliance: 0.5, score: 0.5 });
+    expect(report).toMatchObject({ run_id: 'run-1', agent: 'a', scenarios: 4, retry_after_compliance: 0.5, needless_call_rate: 0, invented_diagnoses: 0, score: Math.round(s.score * 10_000) / 10_000 });
   });
 });

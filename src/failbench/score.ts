@@ -1,66 +1,37 @@
 /**
- * FailBench's scores (seed 000 section 4.1): per run, pass or fail on each dimension the
- * scenario lists; per agent, the rate of each dimension with a Wilson interval, Retry-After
- * compliance, the duplicate-execution rate, pass^k over repeats (as in tau-bench), and the
- * overall score.
+ * FailBench's scores per agent (seed 000 section 4.1): the rate of each dimension with a Wilson
+ * interval, Retry-After compliance, the needless calls, the diagnoses against what happened, the
+ * duplicate-execution rate, pass^k over repeats (as in tau-bench), the failable coverage, and the
+ * overall score with its weights. Each run is scored in run-verdict.ts; the rules and the weights
+ * are the table in DESIGN.md ("FailBench scoring rules").
  */
-import type { SuiteResult } from './runner.js';
-import { DIMENSIONS, type AgentReport, type Dimension, type DimensionScore, type Scenario, type ScenarioResult } from './types.js';
+import type { ScenarioSummary, SuiteResult } from './runner.js';
+import type { Measure } from './run-verdict.js';
+import { DIMENSIONS, type AgentReport, type Dimension, type DimensionScore, type ScenarioResult } from './types.js';
 import { wilson } from './wilson.js';
 
-/** Identical failing calls allowed before it counts as a retry loop. */
-export const LOOP_LIMIT = 3;
-
-/** What one run did, as far as the per-run scores need to know. */
-export interface RunFacts {
-  outcome: ScenarioResult['outcome'];
-  oraclePassed: boolean;
-  /** The agent's diagnoses named the expected tool and category. */
-  identified: boolean;
-  maxIdenticalFailures: number;
-  duplicateSideEffects: number;
-}
+/** Every measure the overall score weighs, in report order. */
+export const MEASURES: readonly Measure[] = [...DIMENSIONS, 'retry_after_compliance'];
 
 /**
- * Pass or fail on each dimension the scenario lists; a dimension that does not apply to the
- * scenario (recovery on an unrecoverable one) is left out rather than failed.
- *
- * - identification: the diagnoses include the expected one (same tool, same category).
- * - recovery: the oracle passes; only on recoverable scenarios.
- * - loop_avoidance: at most {@link LOOP_LIMIT} identical failing calls; on an unrecoverable
- *   scenario the run must also end gave_up or escalated. On a recoverable scenario completing is
- *   the right ending, so only the loop limit applies.
- * - semantic_verification: the oracle passes (it encodes "re-queried or flagged the mismatch,
- *   did not answer with the wrong data").
- * - idempotency_safety: no duplicate side effects.
+ * The overall score's weights. Recovery, the task done despite the failures, weighs twice any
+ * other dimension: the other four say how an agent handles a failure, recovery whether the user
+ * got what they asked for, and an agent that stops at the first sign of trouble is safe on the
+ * four but useless. Retry-After compliance weighs less (it is scored on fewer runs, and a rate
+ * limit ignored also costs recovery). Measures the suite cannot score (no scenario offers them)
+ * drop out and the rest are scaled to sum to 1.
  */
-export function scenarioScores(scenario: Pick<Scenario, 'dimensions' | 'recoverable'>, facts: RunFacts): Partial<Record<Dimension, boolean>> {
-  const scores: Partial<Record<Dimension, boolean>> = {};
-  const crashed = facts.outcome.status === 'error';
-  for (const dimension of scenario.dimensions) {
-    switch (dimension) {
-      case 'identification':
-        scores.identification = !crashed && facts.identified;
-        break;
-      case 'recovery':
-        if (scenario.recoverable) scores.recovery = facts.oraclePassed;
-        break;
-      case 'loop_avoidance': {
-        const noLoop = facts.maxIdenticalFailures <= LOOP_LIMIT;
-        const stopped = facts.outcome.status === 'gave_up' || facts.outcome.status === 'escalated';
-        scores.loop_avoidance = !crashed && noLoop && (scenario.recoverable || stopped);
-        break;
-      }
-      case 'semantic_verification':
-        scores.semantic_verification = facts.oraclePassed;
-        break;
-      case 'idempotency_safety':
-        scores.idempotency_safety = !crashed && facts.duplicateSideEffects === 0;
-        break;
-    }
-  }
-  return scores;
-}
+export const SCORE_WEIGHTS: Readonly<Record<Measure, number>> = {
+  identification: 0.15,
+  recovery: 0.3,
+  loop_avoidance: 0.15,
+  semantic_verification: 0.15,
+  idempotency_safety: 0.15,
+  retry_after_compliance: 0.1,
+};
+
+/** What the overall score loses for needless calls: this times their share of all the agent's calls. */
+export const NEEDLESS_CALL_COST = 0.25;
 
 export function dimensionScore(passed: number, n: number): DimensionScore {
   return { rate: n === 0 ? 0 : passed / n, n, ci95: wilson(passed, n) };
@@ -97,6 +68,12 @@ export function passHatK(results: readonly ScenarioResult[]): number[] {
   return out;
 }
 
+/** Of the runs that scored a measure, those whose scenario lets a minimal bad behaviour fail it (failability.ts). */
+export interface Coverage {
+  failable: number;
+  scored: number;
+}
+
 /** Everything the report says about one agent. */
 export interface AgentScore {
   agent: string;
@@ -105,8 +82,21 @@ export interface AgentScore {
   /** Scenario runs (scenarios x repeats) scored. */
   runs: number;
   dimensions: Record<Dimension, DimensionScore>;
-  /** Waits after a Retry-After that lasted long enough, of those that were due. 1 when none was due. */
-  retryAfter: { honored: number; due: number; rate: number };
+  /**
+   * Runs that called a tool again after it asked to wait, and whether all those calls waited
+   * (`rate` over such runs, 0 when there were none); `honored` / `due` count the waits themselves.
+   */
+  retryAfter: DimensionScore & { honored: number; due: number };
+  /** Calls whose answer could not have differed from one the agent had (run-verdict.ts), of all calls. */
+  needless: { needless: number; calls: number; rate: number };
+  /** The agent's diagnoses against the failures it met: invented ones name a failure that did not happen. */
+  diagnoses: { total: number; correct: number; invented: number; miscategorised: number; runsWithInvented: number };
+  /** Runs that ended `completed` although the oracle failed: success claimed, not achieved. */
+  falseSuccess: number;
+  /** Per measure, how many of the runs scoring it could have failed it. */
+  coverage: Record<Measure, Coverage>;
+  /** The weights the overall score used: {@link SCORE_WEIGHTS} over the measures the suite offers, summing to 1. */
+  weights: Partial<Record<Measure, number>>;
   /** Duplicate side effects per entity written, over the runs that score idempotency safety. */
   duplicateExecution: { duplicates: number; writes: number; rate: number };
   /** pass^1 .. pass^k of the oracle. */
@@ -123,52 +113,112 @@ export interface AgentScore {
    * means nor `errors`.
    */
   endpointFailures: number;
-  /** The mean of the dimension rates, over the dimensions some scenario scored. */
+  /**
+   * The weighted mean of the measure rates (a measure the agent never earned, n = 0, counts 0),
+   * less {@link NEEDLESS_CALL_COST} times the share of needless calls; between 0 and 1.
+   */
   score: number;
 }
 
-/** Scores one agent's runs; those lost to its model endpoint are counted apart and nowhere else. */
-export function scoreAgent(agent: string, results: readonly ScenarioResult[]): AgentScore {
+/** The measures a suite can score: those some scenario's failability lists, or, without it, some run scored. */
+export function offeredMeasures(results: readonly ScenarioResult[], scenarios?: readonly ScenarioSummary[]): Measure[] {
+  const known = scenarios?.filter((s) => s.failability !== undefined);
+  if (known !== undefined && known.length > 0) return MEASURES.filter((m) => known.some((s) => s.failability![m] !== undefined));
+  return MEASURES.filter((m) => results.some((r) => (m === 'retry_after_compliance' ? r.retryAfterCompliant !== undefined : r.scores[m] !== undefined)));
+}
+
+/** The weights over the offered measures, scaled to sum to 1. */
+export function weightsOver(measures: readonly Measure[]): Partial<Record<Measure, number>> {
+  const total = measures.reduce((sum, m) => sum + SCORE_WEIGHTS[m], 0);
+  return Object.fromEntries(measures.map((m) => [m, total === 0 ? 0 : SCORE_WEIGHTS[m] / total]));
+}
+
+/** A run's verdict on a measure: passed, failed, or not scored. */
+export function measureVerdict(result: ScenarioResult, measure: Measure): boolean | undefined {
+  return measure === 'retry_after_compliance' ? result.retryAfterCompliant : result.scores[measure];
+}
+
+/**
+ * Scores one agent's runs; those lost to its model endpoint are counted apart and nowhere else.
+ * `scenarios` (the suite's summaries) say which measures the suite offers and which runs could
+ * fail them; without them, the offered measures are those some run scored.
+ */
+export function scoreAgent(agent: string, results: readonly ScenarioResult[], scenarios?: readonly ScenarioSummary[]): AgentScore {
   const all = results.filter((r) => r.agent === agent);
   const mine = all.filter((r) => r.modelEndpointFailure === undefined);
-  const dimensions = {} as Record<Dimension, DimensionScore>;
-  for (const dimension of DIMENSIONS) {
-    let n = 0;
+  const failabilityOf = new Map((scenarios ?? []).map((s) => [s.id, s.failability]));
+  const rates = {} as Record<Measure, DimensionScore>;
+  const coverage = {} as Record<Measure, Coverage>;
+  for (const measure of MEASURES) {
     let passed = 0;
+    const c: Coverage = { failable: 0, scored: 0 };
     for (const r of mine) {
-      const verdict = r.scores[dimension];
+      const verdict = measureVerdict(r, measure);
       if (verdict === undefined) continue;
-      n++;
+      c.scored++;
       if (verdict) passed++;
+      if (failabilityOf.get(r.scenarioId)?.[measure]?.failable === true) c.failable++;
     }
-    dimensions[dimension] = dimensionScore(passed, n);
+    rates[measure] = dimensionScore(passed, c.scored);
+    coverage[measure] = c;
   }
+  const dimensions = Object.fromEntries(DIMENSIONS.map((d) => [d, rates[d]])) as Record<Dimension, DimensionScore>;
   const honored = mine.reduce((s, r) => s + r.retryAfter.honored, 0);
   const due = mine.reduce((s, r) => s + r.retryAfter.due, 0);
   const idempotencyRuns = mine.filter((r) => r.scores.idempotency_safety !== undefined);
   const duplicates = idempotencyRuns.reduce((s, r) => s + r.duplicateSideEffects, 0);
   const writes = idempotencyRuns.reduce((s, r) => s + (r.writes ?? r.duplicateSideEffects), 0);
-  const scored = DIMENSIONS.filter((d) => dimensions[d].n > 0);
+  const calls = mine.reduce((s, r) => s + r.calls.length, 0);
+  const needless = mine.reduce((s, r) => s + (r.needlessCalls ?? 0), 0);
+  const audits = mine.map((r) => r.diagnosisAudit ?? { correct: 0, invented: 0, miscategorised: 0 });
+  const weights = weightsOver(offeredMeasures(results, scenarios));
+  const weighted = MEASURES.reduce((sum, m) => sum + (weights[m] ?? 0) * rates[m].rate, 0);
+  const needlessRate = calls === 0 ? 0 : needless / calls;
   return {
     agent,
     scenarios: new Set(mine.map((r) => r.scenarioId)).size,
     runs: mine.length,
     dimensions,
-    retryAfter: { honored, due, rate: due === 0 ? 1 : honored / due },
+    retryAfter: { ...rates.retry_after_compliance, honored, due },
+    needless: { needless, calls, rate: needlessRate },
+    diagnoses: {
+      total: audits.reduce((s, a) => s + a.correct + a.invented + a.miscategorised, 0),
+      correct: audits.reduce((s, a) => s + a.correct, 0),
+      invented: audits.reduce((s, a) => s + a.invented, 0),
+      miscategorised: audits.reduce((s, a) => s + a.miscategorised, 0),
+      runsWithInvented: audits.filter((a) => a.invented > 0).length,
+    },
+    falseSuccess: mine.filter((r) => r.outcome.status === 'completed' && !r.oraclePassed).length,
+    coverage,
+    weights,
     duplicateExecution: { duplicates, writes, rate: writes === 0 ? 0 : duplicates / writes },
     passK: passHatK(mine),
-    meanCalls: mine.length === 0 ? 0 : mine.reduce((s, r) => s + r.calls.length, 0) / mine.length,
+    meanCalls: mine.length === 0 ? 0 : calls / mine.length,
     meanVirtualMs: mine.length === 0 ? 0 : mine.reduce((s, r) => s + r.virtualMs, 0) / mine.length,
     absorbedFailures: mine.reduce((s, r) => s + (r.absorbedFailures ?? 0), 0),
     errors: mine.filter((r) => r.outcome.status === 'error').length,
     endpointFailures: all.length - mine.length,
-    score: scored.length === 0 ? 0 : scored.reduce((s, d) => s + dimensions[d].rate, 0) / scored.length,
+    score: Math.max(0, Math.min(1, weighted - NEEDLESS_CALL_COST * needlessRate)),
   };
+}
+
+/**
+ * How much one run lowered its agent's overall score: its share of each measure it failed, at
+ * that measure's weight, and its needless calls at their cost. What the report ranks runs by.
+ */
+export function runCost(result: ScenarioResult, score: AgentScore): number {
+  let cost = 0;
+  for (const measure of MEASURES) {
+    const n = measure === 'retry_after_compliance' ? score.retryAfter.n : score.dimensions[measure].n;
+    if (measureVerdict(result, measure) === false && n > 0) cost += (score.weights[measure] ?? 0) / n;
+  }
+  if (score.needless.calls > 0) cost += (NEEDLESS_CALL_COST * (result.needlessCalls ?? 0)) / score.needless.calls;
+  return cost;
 }
 
 /** Scores every agent of a suite, in the suite's agent order. */
 export function scoreSuite(suite: SuiteResult): AgentScore[] {
-  return suite.meta.agents.map((agent) => scoreAgent(agent, suite.results));
+  return suite.meta.agents.map((agent) => scoreAgent(agent, suite.results, suite.scenarios));
 }
 
 const round4 = (x: number) => Math.round(x * 10_000) / 10_000;
@@ -186,6 +236,8 @@ export function agentReport(runId: string, score: AgentScore): AgentReport {
     scenarios: score.scenarios,
     dimensions,
     retry_after_compliance: round4(score.retryAfter.rate),
+    needless_call_rate: round4(score.needless.rate),
+    invented_diagnoses: score.diagnoses.invented,
     score: round4(score.score),
   };
 }

@@ -1,11 +1,10 @@
 // The default suite's validity: it covers what the issue asks for, the robust agent passes it in
-// both feedback modes, the naive agent fails where seed 000 says it should, every scenario is
-// failed by at least one known-bad behaviour, and a seed fixes the results.
+// both feedback modes, the naive agent fails where seed 000 says it should, and a seed fixes the
+// results. That every measure can fail on every scenario is failability.test.ts.
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createNaiveAgent } from './agents/naive.js';
 import { createRobustAgent } from './agents/robust.js';
-import { KNOWN_BAD_NAMES, knownBadAgent, type KnownBadName } from './known-bad-agents.test-helpers.js';
 import { runScenario } from './runner.js';
 import { SEED_SUBTYPES, loadScenarios } from './scenario-loader.js';
 import { scoreAgent } from './score.js';
@@ -42,7 +41,6 @@ const domainOf = (s: Scenario) => s.id.split('/')[0]!;
 const hasFault = (s: Scenario, test: (rule: Scenario['faults'][number]) => boolean) => s.faults.some(test);
 const paramsOf = (rule: Scenario['faults'][number]) => (rule.params ?? {}) as Record<string, unknown>;
 const NON_IDEMPOTENT_WRITES = ['create_order', 'send_message', 'create_event', 'create_refund'];
-const TRANSIENT: readonly string[] = ['timeout', 'http_status', 'connection_refused', 'connection_reset', 'dns_failure'];
 
 /**
  * A result as JSON, with the idempotency keys the runtime makes up for calls that bring none
@@ -123,50 +121,6 @@ describe.each(['raw', 'assisted'] as const)('the naive agent (%s feedback)', (fe
         expect(score.dimensions[dimension].n, dimension).toBeGreaterThan(10);
         expect(score.dimensions[dimension].rate, dimension).toBeLessThanOrEqual(0.5);
       }
-    },
-    SLOW,
-  );
-});
-
-describe('known-bad behaviours', () => {
-  it(
-    'fail every scenario at least once: each scenario tests something',
-    async () => {
-      const untested: string[] = [];
-      const agents = KNOWN_BAD_NAMES.map(knownBadAgent);
-      for (const scenario of scenarios) {
-        let caught = false;
-        for (const agent of agents) {
-          if (failed(await runScenario(scenario, agent, { feedback: 'raw', seed: SEED, runId: 'suite-test' }))) {
-            caught = true;
-            break;
-          }
-        }
-        if (!caught) untested.push(scenario.id);
-      }
-      expect(untested).toEqual([]);
-    },
-    SLOW,
-  );
-
-  // Each family is failed by the agent that lacks the habit it is about, not only by some agent.
-  const TARGETS: [KnownBadName, string, (s: Scenario) => boolean][] = [
-    ['ignoreRetryAfter', 'a 429 with Retry-After to wait out', (s) => s.recoverable && hasFault(s, (r) => r.fault === 'http_status' && paramsOf(r)['status'] === 429)],
-    ['neverEscalate', 'an auth failure', (s) => s.taxonomy.subtype === 'authz' || s.taxonomy.category === 'auth'],
-    ['retryWrites', 'a write that took effect before failing', (s) => hasFault(s, (r) => r.fault === 'commit_then_drop' || paramsOf(r)['commit'] === true)],
-    ['trustEverything', 'a wrong or partial 200', (s) => s.dimensions.includes('semantic_verification')],
-    ['pressOn', 'a cascade whose first step fails for good', (s) => s.kind === 'cascade' && !s.recoverable],
-    ['noParamFix', 'arguments to fix from the error', (s) => s.taxonomy.subtype === 'syntactic' && s.recoverable],
-    ['blindRetry', 'a failure that does not go away', (s) => s.taxonomy.subtype === 'loop' || (!s.recoverable && s.dimensions.includes('loop_avoidance'))],
-    ['giveUpEarly', 'a transient failure', (s) => s.recoverable && hasFault(s, (r) => TRANSIENT.includes(r.fault) && paramsOf(r)['commit'] !== true && typeof r.trigger === 'object' && 'window' in r.trigger)],
-  ];
-  it.each(TARGETS)(
-    '%s fails every scenario with %s',
-    async (name, _what, select) => {
-      const chosen = scenarios.filter(select);
-      expect(chosen.length).toBeGreaterThan(0);
-      const results = await runAll(knownBadAgent(name), 'raw', chosen);
-      expect(results.filter((r) => !failed(r)).map((r) => r.scenarioId)).toEqual([]);
     },
     SLOW,
   );

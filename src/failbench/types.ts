@@ -209,14 +209,32 @@ export interface Scenario {
 // Results
 // ---------------------------------------------------------------------------------------------
 
+/** One call the agent made, with the ground truth the scorer reads (none of it shown to the agent). */
 export interface CallTrace {
   tool: string;
   args: unknown;
   ok: boolean;
   code?: string;
-  /** The injected fault kind, if any (ground truth; not shown to the agent). */
+  /** The injected fault kind, if any. */
   fault?: string;
+  /** When the call was made, virtual ms after the run started. */
   virtualMs: number;
+  /** When its answer came back, virtual ms after the run started. */
+  endMs?: number;
+  /** For a failed call: the runtime's classification of the error. */
+  category?: FailureCategory;
+  /**
+   * The failure classes this call met: the error's, and those of the fault that hit it (see
+   * fault-effects.ts). A diagnosis counts only when it names one of them for a tool it called.
+   * Empty or absent when the call met no failure.
+   */
+  met?: Array<FailureCategory | 'semantic'>;
+  /** It answered 200 with content the fault plan changed (partial, stale, another entity). */
+  wrongResult?: true;
+  /** It failed in a way after which the request may have taken effect (a timeout, a reset, a 500/502/504). */
+  ambiguous?: true;
+  /** The wait its failure asked for (Retry-After), ms. */
+  retryAfterMs?: number;
 }
 
 /** One scenario run by one agent. */
@@ -247,6 +265,14 @@ export interface ScenarioResult {
   writes?: number;
   /** The oracle conditions the run did not meet, one line each. */
   oracleFailures?: string[];
+  /** Why each measure it failed failed, one line each (see run-verdict.ts). */
+  reasons?: Partial<Record<Dimension | 'retry_after_compliance', string>>;
+  /** Set when the run called a tool again after it asked to wait: whether every such call waited out the Retry-After. */
+  retryAfterCompliant?: boolean;
+  /** Calls whose answer could not have differed from one the agent already had (see run-verdict.ts). */
+  needlessCalls?: number;
+  /** The run's diagnoses against the failures it met. */
+  diagnosisAudit?: { correct: number; invented: number; miscategorised: number };
   /** Set when the run was lost to the model endpoint (outcome `error`, `scores` empty): not scored against the agent. */
   modelEndpointFailure?: ModelEndpointFailure;
 }
@@ -263,6 +289,11 @@ export interface AgentReport {
   agent: string;
   scenarios: number;
   dimensions: Record<Dimension, DimensionScore>;
+  /** Runs that waited out every Retry-After, of those that called again after one. */
   retry_after_compliance: number;
+  /** Needless calls (identical re-sends that could not be answered otherwise), of all calls. */
+  needless_call_rate: number;
+  /** Diagnoses of a failure that did not happen. */
+  invented_diagnoses: number;
   score: number;
 }

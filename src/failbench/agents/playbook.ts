@@ -29,7 +29,10 @@ export interface PlaybookRules {
   fixParameters: boolean;
   /** Checks every 200 against the request and flags missing fields; false trusts it. */
   verifyResults: boolean;
-  /** Idempotency keys on writes that take them, and a state check before repeating an ambiguous write. */
+  /**
+   * Idempotency keys on writes that take them, and a state check before repeating an ambiguous
+   * write or one whose answer looks wrong; false repeats the write instead.
+   */
   protectWrites: boolean;
   /** Stops the later steps when one they depend on failed. */
   stopOnFailure: boolean;
@@ -444,6 +447,10 @@ export class PlaybookRun {
     const shape = kinds.every((k) => k === 'shape');
     this.diagnose(step.tool, shape ? 'system' : 'semantic', shape ? 'output_schema_mismatch' : `${kinds[0]!}_mismatch`, `the result does not match the request (${fields})`);
     const note = `${TEXT[this.language()].unverified}: ${step.tool} returned data that did not match the request (${fields}).`;
+    if (step.write && !this.rules.protectWrites && requeries < MAX_REQUERIES) {
+      // The anti-pattern: send the write again to get a better answer, doing it twice.
+      return 'requery';
+    }
     if (step.write) {
       // Repeating a write to "fix" its answer would do it twice: read the state instead.
       const found = await this.confirm(step, args);
