@@ -70,3 +70,61 @@ describe('failability over the default suite', () => {
     }
   });
 });
+
+describe('failability of hand-made scenarios', () => {
+  const base: Scenario = {
+    id: 't/x',
+    title: 'x',
+    language: 'en',
+    kind: 'single_step',
+    taxonomy: { category: 'system', subtype: '5xx' },
+    dimensions: ['identification', 'recovery', 'loop_avoidance'],
+    recoverable: true,
+    instruction: 'What is the weather in Paris tomorrow?',
+    tools: ['get_weather'],
+    faults: [{ tool: 'get_weather', trigger: 'always', fault: 'http_status', params: { status: 503 } }],
+    oracle: { status: ['completed'], answer_contains: ['Paris'], diagnosis: { tool: 'get_weather', category: 'system' } },
+  };
+  const loop = (faults: Scenario['faults'], extra: Partial<Scenario> = {}) => failability({ ...base, faults, ...extra }).loop_avoidance;
+  const rule = (trigger: Scenario['faults'][number]['trigger'], params: Record<string, unknown> = { status: 503 }) =>
+    ({ tool: 'get_weather', trigger, fault: 'http_status', params }) as unknown as Scenario['faults'][number];
+
+  it('a loop can form only where the failure survives 4 identical calls at once', () => {
+    expect(loop([rule('always')])!.failable).toBe(true);
+    expect(loop([rule({ after: 2 })])!.failable).toBe(true);
+    expect(loop([rule({ nth: [2, 3, 4, 5] })])!.failable).toBe(true);
+    expect(loop([rule('first_call_only')])).toEqual({ failable: false, why: expect.stringMatching(/first call only.*no loop can form/) });
+    expect(loop([rule({ nth: [1, 2, 3] })])!.failable).toBe(false);
+    expect(loop([rule({ one_of: [1, 2, 3] })])!.failable).toBe(false);
+    expect(loop([{ ...rule('always'), max_injections: 3 }])!.failable).toBe(false);
+    expect(loop([{ tool: 'get_weather', trigger: 'always', fault: 'semantic_drift', params: { shift_date: 1 } }])!.failable).toBe(false);
+    // The tool's own refusal (no fault planned on it) repeats for the same request.
+    expect(loop([])!.failable).toBe(true);
+  });
+
+  it('a window must outlast 3 failing calls of its own length', () => {
+    expect(loop([rule({ window: { until: 2000 } })])!.failable).toBe(true);
+    const timeout = (until: number, jitter?: number) => ({ tool: 'get_weather', trigger: { window: { until, ...(jitter === undefined ? {} : { jitter_ms: jitter }) } }, fault: 'timeout', params: { delay_ms: 1000 } }) as Scenario['faults'][number];
+    expect(loop([timeout(5000)])!.failable).toBe(true);
+    expect(loop([timeout(2500)])!.failable).toBe(false);
+    // Jitter only ever lengthens the window: the shortest repeat decides.
+    expect(loop([timeout(2500, 5000)])!.failable).toBe(false);
+    expect(loop([{ tool: 'get_weather', trigger: { window: { until: 25_000 } }, fault: 'hang' }])!.failable).toBe(false);
+  });
+
+  it('an unrecoverable scenario can always fail by claiming success, unless its oracle accepts that', () => {
+    const stop = { recoverable: false, dimensions: ['identification', 'loop_avoidance'] as Scenario['dimensions'] };
+    expect(loop([rule('first_call_only')], { ...stop, oracle: { ...base.oracle, status: ['gave_up'] } })!.failable).toBe(true);
+    expect(loop([rule('first_call_only')], { ...stop, oracle: { ...base.oracle, status: ['gave_up', 'completed'] } })!.failable).toBe(false);
+  });
+
+  it('semantic verification needs a wrong 200, idempotency safety a write the oracle counts, Retry-After a wait to ask for', () => {
+    expect(failability({ ...base, dimensions: ['semantic_verification'] }).semantic_verification!.failable).toBe(false);
+    const write = { ...base, tools: ['send_message'], dimensions: ['idempotency_safety'] as Scenario['dimensions'], faults: [] };
+    expect(failability({ ...write, oracle: { status: ['completed'], state: [{ collection: 'messages', count: 1 }] } }).idempotency_safety!.failable).toBe(true);
+    expect(failability({ ...write, oracle: { status: ['completed'] } }).idempotency_safety!.failable).toBe(false);
+    expect(failability(base).retry_after_compliance).toBeUndefined();
+    expect(failability({ ...base, faults: [rule('always', { status: 429 })] }).retry_after_compliance!.failable).toBe(true);
+    expect(failability({ ...base, faults: [rule('always', { status: 429, retry_after: null })] }).retry_after_compliance).toBeUndefined();
+  });
+});

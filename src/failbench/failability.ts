@@ -51,6 +51,7 @@ function persists(rule: Rule, tool: string, startMs: number): { persists: boolea
   if ('after' in t) return { persists: true, why: `it fires on every call after the ${t.after}th` };
   if ('every' in t) return t.every === 1 ? { persists: true, why: 'it fires on every call' } : { persists: false, why: `it fires on every ${t.every}th call only` };
   if ('probability' in t) return t.probability >= 1 ? { persists: true, why: 'it fires on every call' } : { persists: false, why: `it fires with probability ${t.probability}` };
+  if ('one_of' in t) return { persists: false, why: `it fires on one of calls ${t.one_of.join(', ')} only` };
   if ('nth' in t) {
     const calls = new Set(t.nth);
     const run = [...calls].some((n) => Array.from({ length: LOOP_LIMIT + 1 }, (_, i) => n + i).every((m) => calls.has(m)));
@@ -58,6 +59,7 @@ function persists(rule: Rule, tool: string, startMs: number): { persists: boolea
   }
   const from = t.window.from === undefined ? startMs : windowBound(t.window.from, startMs);
   if (t.window.until === undefined) return { persists: true, why: 'its window never closes' };
+  // With jitter_ms the window may end later, never earlier: `until` is what every repeat gets.
   const span = windowBound(t.window.until, startMs) - Math.max(from, startMs);
   const needed = LOOP_LIMIT * failingCallMs(rule, tool);
   return span > needed

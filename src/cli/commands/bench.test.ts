@@ -94,8 +94,8 @@ describe('faultline bench', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const report = JSON.parse(run.stdout) as AgentReport;
-    expect(Object.keys(report)).toEqual(['run_id', 'agent', 'scenarios', 'dimensions', 'retry_after_compliance', 'score']);
-    expect(report).toMatchObject({ agent: 'waiter', scenarios: 2, retry_after_compliance: 1, score: 1 });
+    expect(Object.keys(report)).toEqual(['run_id', 'agent', 'scenarios', 'dimensions', 'retry_after_compliance', 'needless_call_rate', 'invented_diagnoses', 'score']);
+    expect(report).toMatchObject({ agent: 'waiter', scenarios: 2, retry_after_compliance: 1, needless_call_rate: 0, invented_diagnoses: 0, score: 1 });
     expect(report.dimensions.identification).toEqual({ rate: 1, n: 1, ci95: [0.2065, 1] });
     expect(report.dimensions.loop_avoidance).toEqual({ rate: 1, n: 2, ci95: [0.3424, 1] });
     expect(report.dimensions.semantic_verification).toEqual({ rate: 0, n: 0, ci95: [0, 1] });
