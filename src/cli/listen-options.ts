@@ -4,33 +4,34 @@
  * stopping on Ctrl-C.
  */
 import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
-import { isIP } from 'node:net';
+import { hostAllowed, hostAllowlist, isLoopbackHost } from '../host-allowlist.js';
 import { listen } from '../listen.js';
 import type { Store } from '../store/types.js';
 import { CliError } from './cli-error.js';
 import { writeLine, type CliIo } from './io.js';
 
 /** Loopback addresses: a server bound to one answers only to loopback names (see {@link loopbackHostAllowed}). */
-export function isLoopback(host: string): boolean {
-  const h = host.toLowerCase();
-  return h === 'localhost' || h === '::1' || (isIP(h) === 4 && h.startsWith('127.'));
-}
-
-/** Host names a loopback-bound server answers to. */
-export const LOOPBACK_HOST_NAMES: readonly string[] = ['127.0.0.1', 'localhost', '[::1]'];
+export const isLoopback = isLoopbackHost;
 
 /**
- * Whether a request to a server bound to `boundHost` names a host it answers to: any, unless the
- * server is on loopback, where only loopback names (and the bound address) are, so that a web
- * page cannot read it through DNS rebinding. A request without Host (raw HTTP/1.0) passes; a
- * browser, which rebinding needs, always sends one.
+ * Whether a request to a server bound to `boundHost` names a host it answers to
+ * (host-allowlist.ts): any, unless the server is on loopback.
  */
 export function loopbackHostAllowed(req: IncomingMessage, boundHost: string): boolean {
-  if (!isLoopback(boundHost)) return true;
-  const host = req.headers.host;
-  if (host === undefined) return true;
-  const name = host.toLowerCase().replace(/:\d*$/, '');
-  return LOOPBACK_HOST_NAMES.includes(name) || name === boundHost.toLowerCase();
+  return hostAllowed(req.headers.host, hostAllowlist(boundHost));
+}
+
+/**
+ * One `--allow-host <name>` (repeatable; commander's collector): a host name or address, with or
+ * without a port, that a loopback-bound server also answers to.
+ */
+export function collectAllowedHost(value: string, previous: string[] = []): string[] {
+  const name = value.trim();
+  // Whatever a Host header can hold: a name, an IPv4 address or a bracketed IPv6 one, and a port.
+  if (!/^(?:[a-z0-9](?:[a-z0-9_.-]*[a-z0-9])?|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i.test(name)) {
+    throw new CliError(`--allow-host must be a host name such as tools.internal or tools.internal:8080, got ${JSON.stringify(value)}`);
+  }
+  return [...previous, name];
 }
 
 /** `--port` (or another port flag): 0-65535, where 0 picks a free port. */

@@ -5,10 +5,12 @@
  * reports its errors as one line instead of crashing the process, and a set of output files is
  * replaced all or nothing (`replaceFiles`, src/replace-files.ts, which the FailBench report shares).
  */
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { accessSync, constants, createWriteStream } from 'node:fs';
+import { accessSync, constants, createWriteStream, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { fileErrorReason, statIfAny } from '../replace-files.js';
+import { FaultlineError } from '../errors.js';
+import { fileErrorReason, replaceFiles, statIfAny } from '../replace-files.js';
 import { CliError } from './cli-error.js';
 
 /**
@@ -94,6 +96,49 @@ export function openOutputStream(path: string, shown: string): OutputStream {
       if (!stream.closed) stream.end();
       await closed;
       check();
+    },
+  };
+}
+
+/** A file written as the command goes that replaces `path` only once the command succeeded. */
+export interface ReplacingOutput extends Pick<OutputStream, 'write'> {
+  /** Closes the temporary file and renames it over the target (replaceFiles). */
+  commit(): Promise<void>;
+  /** Closes and removes the temporary file; the target stays as it was. Never throws. */
+  discard(): Promise<void>;
+}
+
+/**
+ * Writes to a temporary file beside `path` (absolute; `shown` as given), which {@link
+ * ReplacingOutput.commit} renames into place, as `export` does: a command that fails midway (its
+ * input turns out malformed, the store goes away) leaves the file that was there untouched
+ * instead of truncated or half-written.
+ */
+export function openReplacingOutput(path: string, shown: string): ReplacingOutput {
+  const temporary = `${path}.partial-${randomUUID()}`;
+  const stream = openOutputStream(temporary, shown);
+  const remove = () => {
+    try {
+      rmSync(temporary, { force: true });
+    } catch {
+      // Left as it is: the failure being reported is the one that matters.
+    }
+  };
+  return {
+    write: (text) => stream.write(text),
+    async commit() {
+      try {
+        await stream.close();
+        replaceFiles([[temporary, path]]);
+      } catch (error) {
+        remove();
+        if (FaultlineError.isInstance(error) && !CliError.isInstance(error)) throw new CliError(error.message.replace(path, shown), 2, { cause: error });
+        throw error;
+      }
+    },
+    async discard() {
+      await stream.close().catch(() => undefined);
+      remove();
     },
   };
 }

@@ -4,10 +4,11 @@
  * (tools that exist in the catalog, fault rules that parse and can fire, unique ids). Each
  * problem is one line, `<file>: <path>: <problem>`, so a broken suite names the exact field.
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { ConfigError } from '../errors.js';
+import { readInputText } from '../read-input-file.js';
 import { fileErrorReason } from '../replace-files.js';
 import { globMatcher } from '../faults/glob.js';
 import { validateFaultPlan } from '../faults/index.js';
@@ -225,9 +226,11 @@ export function parseScenario(text: string, file: string, defaultId: string): Sc
 async function yamlFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true, recursive: true });
   // A symbolic link is followed when it is read: one to a file is loaded as the file, one that
-  // leads nowhere is a problem. (The walk does not follow links to directories.)
+  // leads nowhere is a problem. (The walk does not follow links to directories.) Anything else
+  // named *.yaml that is not a directory (a FIFO, a socket) is read too, and refused there as
+  // not a regular file, rather than left out without a word.
   return entries
-    .filter((e) => (e.isFile() || e.isSymbolicLink()) && /\.ya?ml$/i.test(e.name))
+    .filter((e) => !e.isDirectory() && /\.ya?ml$/i.test(e.name))
     .map((e) => join(e.parentPath, e.name))
     .sort();
 }
@@ -270,16 +273,14 @@ export async function loadScenarios(dir: string, options: LoadScenariosOptions =
   for (const path of files) {
     const file = relative(process.cwd(), path) || path;
     const defaultId = relative(dir, path).split(sep).join('/').replace(/\.ya?ml$/i, '');
-    let text: string;
-    try {
-      text = await readFile(path, 'utf8');
-    } catch (error) {
-      problems.push(`cannot read scenario file ${file}: ${fileErrorReason(error)}`);
+    const read = await readInputText(path);
+    if (!read.ok) {
+      problems.push(`cannot read scenario file ${file}: ${read.reason}`);
       continue;
     }
     let scenario: Scenario;
     try {
-      scenario = parseScenario(text, file, defaultId);
+      scenario = parseScenario(read.value, file, defaultId);
     } catch (error) {
       if (error instanceof ScenarioError) {
         problems.push(...error.problems);

@@ -4,14 +4,13 @@
  * name the exact field: `plan.yaml: rules[2].trigger.nth: must be an array of positive integers`.
  * Anything that is wrong is a ConfigError with that one line.
  */
-import { readFile } from 'node:fs/promises';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { ConfigError } from '../errors.js';
-import { fileErrorReason } from '../replace-files.js';
+import { readInputText } from '../read-input-file.js';
 import { parseRetryAfter } from '../runtime/retry-after.js';
 import { closestNames } from '../runtime/suggest.js';
 import { cloneJson } from '../record/clone-json.js';
-import { parseYamlText } from '../yaml-text.js';
+import { parseJsonText, parseYamlText } from '../yaml-text.js';
 import { TOOL_PATTERN } from './glob.js';
 import { isJsonText } from './output-rewrites.js';
 import { FAULT_KINDS, HTTP_FAULT_STATUSES, MAX_FAULT_DELAY_MS, type FaultKind, type FaultPlanSpec, type FaultRule, type FaultWindow } from './plan-spec.js';
@@ -507,27 +506,15 @@ export function validateFaultPlan(value: unknown, sourceName = 'fault plan'): Fa
  */
 export function parseFaultPlan(text: string, sourceName = 'fault plan'): FaultPlanSpec {
   let value: unknown;
-  if (sourceName.toLowerCase().endsWith('.json')) {
-    try {
-      value = JSON.parse(text);
-    } catch (error) {
-      throw new ConfigError(`${sourceName}: invalid JSON: ${(error as Error).message}`, undefined, { cause: error });
-    }
-  } else {
-    const parsed = parseYamlText(text);
-    if (!parsed.ok) throw new ConfigError(`${sourceName}: ${parsed.problem}`, undefined, { cause: parsed.cause });
-    value = parsed.value;
-  }
+  const parsed = sourceName.toLowerCase().endsWith('.json') ? parseJsonText(text) : parseYamlText(text);
+  if (!parsed.ok) throw new ConfigError(`${sourceName}: ${parsed.problem}`, undefined, { cause: parsed.cause });
+  value = parsed.value;
   return validateFaultPlan(value, sourceName);
 }
 
 /** Reads and validates a plan file (YAML, or JSON for `.json`). Throws {@link ConfigError}. */
 export async function loadFaultPlan(path: string): Promise<FaultPlanSpec> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    throw new ConfigError(`cannot read fault plan ${path}: ${fileErrorReason(error)}`, 'path', { cause: error });
-  }
-  return parseFaultPlan(text, path);
+  const read = await readInputText(path);
+  if (!read.ok) throw new ConfigError(`cannot read fault plan ${path}: ${read.reason}`, 'path', { cause: read.cause });
+  return parseFaultPlan(read.value, path);
 }

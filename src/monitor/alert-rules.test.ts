@@ -315,7 +315,8 @@ describe('loadAlertConfig', () => {
     expect(config.rules.success_rate.threshold).toBe(0.99);
     const json = file('alerts.json', JSON.stringify({ rules: { new_failure_signature: { enabled: false } } }));
     expect(loadAlertConfig(join(dir, json)).rules.new_failure_signature.enabled).toBe(false);
-    expect(loadAlertConfig(file('empty.yaml', ''), { cwd: dir })).toStrictEqual(DEFAULT_ALERT_CONFIG);
+    // An empty file is refused like every empty input (README, "Bad input"); no --config means the defaults.
+    expect(failure(() => loadAlertConfig(file('empty.yaml', ''), { cwd: dir }))).toBe('cannot read alerts config empty.yaml: the file is empty');
   });
 
   it('reads the per-day rules\' windows, and files written before them', () => {
@@ -331,10 +332,10 @@ describe('loadAlertConfig', () => {
     expect(failure(() => loadAlertConfig('nope.yaml', { cwd: dir }))).toBe('cannot read alerts config nope.yaml: no such file or directory');
     const broken = file('broken.yaml', 'rules:\n  success_rate: [1,\n bad');
     const message = failure(() => loadAlertConfig(broken, { cwd: dir }));
-    expect(message).toMatch(/^cannot parse alerts config broken\.yaml: .+ at line \d+, column \d+$/);
+    expect(message).toMatch(/^cannot parse alerts config broken\.yaml: invalid YAML at line \d+, column \d+: .+$/);
     expect(message).not.toContain('\n');
     expect(failure(() => loadAlertConfig(file('dup.yaml', 'minCalls: 1\nminCalls: 2\n'), { cwd: dir }))).toMatch(
-      /^cannot parse alerts config dup\.yaml: Map keys must be unique at line 2, column 1$/,
+      /^cannot parse alerts config dup\.yaml: invalid YAML at line 2, column 1: Map keys must be unique$/,
     );
     expect(failure(() => loadAlertConfig(file('bad.json', '{"minCalls": 1,}'), { cwd: dir }))).toMatch(/^cannot parse alerts config bad\.json: /);
     expect(failure(() => loadAlertConfig(file('typo.yaml', 'min_calls: 10\n'), { cwd: dir }))).toBe('typo.yaml: unknown key min_calls');

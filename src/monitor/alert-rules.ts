@@ -10,12 +10,11 @@
  * breaker trips per day: those two rules look at the last `windowHours` (default 24) up to the
  * window's end, or at the whole window when it is longer.
  */
-import { readFileSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { parse as parseYaml } from 'yaml';
 import { ConfigError } from '../errors.js';
-import { fileErrorReason } from '../replace-files.js';
+import { readInputTextSync } from '../read-input-file.js';
+import { parseJsonText, parseYamlText } from '../yaml-text.js';
 import { HOUR_MS, hourStartMs } from '../store/rollup.js';
 import type { FailureBreakdownRow, StatsFilter, Store, TimeWindow, ToolStats } from '../store/types.js';
 
@@ -306,21 +305,11 @@ export function resolveAlertConfig(input: unknown, source = 'alerts config'): Re
  * @throws ConfigError with one line when the file cannot be read, does not parse, or is invalid.
  */
 export function loadAlertConfig(path: string, options: { cwd?: string } = {}): ResolvedAlertConfig {
-  let text: string;
-  try {
-    text = readFileSync(resolve(options.cwd ?? process.cwd(), path), 'utf8');
-  } catch (error) {
-    throw new ConfigError(`cannot read alerts config ${path}: ${fileErrorReason(error)}`, 'config', { cause: error });
-  }
-  let parsed: unknown;
-  try {
-    // Editors on Windows save UTF-8 with a byte order mark, which JSON.parse refuses.
-    const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-    parsed = extname(path).toLowerCase() === '.json' ? JSON.parse(body) : parseYaml(body);
-  } catch (error) {
-    throw new ConfigError(`cannot parse alerts config ${path}: ${firstLine((error as Error).message)}`, 'config', { cause: error });
-  }
-  return resolveAlertConfig(parsed, path);
+  const read = readInputTextSync(resolve(options.cwd ?? process.cwd(), path));
+  if (!read.ok) throw new ConfigError(`cannot read alerts config ${path}: ${read.reason}`, 'config', { cause: read.cause });
+  const parsed = extname(path).toLowerCase() === '.json' ? parseJsonText(read.value) : parseYamlText(read.value);
+  if (!parsed.ok) throw new ConfigError(`cannot parse alerts config ${path}: ${firstLine(parsed.problem)}`, 'config', { cause: parsed.cause });
+  return resolveAlertConfig(parsed.value, path);
 }
 
 function firstLine(text: string): string {

@@ -27,6 +27,7 @@ import type { ToolCatalog } from './catalog.js';
 import { errorReply, invalidArgumentsReply, type HttpReply } from './http-error-response.js';
 import { COMMIT_HEADER, INJECT_HEADER, parseInjectHeader } from './inject-error.js';
 import { idempotencyHeaderIssue } from './idempotency-keys.js';
+import { hostAllowed, hostAllowlist, refusedHostMessage } from '../host-allowlist.js';
 import { listen } from '../listen.js';
 
 /**
@@ -41,6 +42,12 @@ export interface MockToolServerOptions {
   port?: number;
   /** Default 127.0.0.1: nothing outside this machine can reach the server unless asked. */
   host?: string;
+  /**
+   * Host names besides the loopback ones that requests may carry while bound to loopback (a
+   * proxy that fronts it deliberately); other names are refused 403, against DNS rebinding
+   * (host-allowlist.ts). Default: none.
+   */
+  allowedHosts?: readonly string[];
   /**
    * Faults for requests without an X-Inject-Error header. A request with the header is not
    * shown to the plan at all, so it does not count towards the plan's triggers either.
@@ -147,6 +154,7 @@ function describeTool(tool: Tool): Record<string, unknown> {
 export async function startMockToolServer(options: MockToolServerOptions): Promise<MockToolServer> {
   const { catalog } = options;
   const host = options.host ?? '127.0.0.1';
+  const allowedHosts = hostAllowlist(host, options.allowedHosts);
   const clock = options.clock ?? anchoredClock(Date.parse(catalog.state.anchor));
   const wireClock = options.wireClock ?? systemClock;
   const timeoutCapMs = options.timeoutCapMs ?? DEFAULT_TIMEOUT_CAP_MS;
@@ -283,6 +291,11 @@ export async function startMockToolServer(options: MockToolServerOptions): Promi
   }
 
   async function route(req: IncomingMessage, res: ServerResponse, signal: AbortSignal): Promise<void> {
+    // Before anything runs: a web page that rebound its name to 127.0.0.1 must not drive tool calls.
+    if (!hostAllowed(req.headers.host, allowedHosts)) {
+      send(res, problem(403, 'forbidden', 'FORBIDDEN_HOST', refusedHostMessage(req.headers.host, 'mock tool server')));
+      return;
+    }
     const url = new URL(req.url ?? '/', 'http://mock-tools.invalid');
     const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
     const method = req.method ?? 'GET';

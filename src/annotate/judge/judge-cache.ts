@@ -6,10 +6,10 @@
  * rebuild, and can be shared or deleted on its own.
  */
 import { createHash } from 'node:crypto';
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ConfigError } from '../../errors.js';
-import { fileErrorReason } from '../../replace-files.js';
+import { readInputTextSync } from '../../read-input-file.js';
 import { canonicalJson } from '../../record/params-hash.js';
 import { JUDGE_PROMPT_VERSION, parseVerdict, type JudgeQuestion, type Verdict } from './llm-verdict.js';
 
@@ -55,14 +55,11 @@ export function memoryJudgeCache(): JudgeCache {
 export function fileJudgeCache(path: string, model: string): JudgeCache {
   const entries = new Map<string, Verdict>();
   if (existsSync(path)) {
-    let text: string;
-    try {
-      text = readFileSync(path, 'utf8');
-    } catch (error) {
-      // A directory or an unreadable file there: one line for the caller, not a bare EISDIR.
-      throw new ConfigError(`cannot read the judge cache ${path}: ${fileErrorReason(error)}`, 'judgeCache', { cause: error });
-    }
-    for (const line of text.split('\n')) {
+    // A new cache may be empty, and a write cut short may end mid-character: both read, as the
+    // lines they spoil are skipped below. A directory, a FIFO or an unreadable file is one line.
+    const read = readInputTextSync(path, { allowEmpty: true, utf8: 'replace' });
+    if (!read.ok) throw new ConfigError(`cannot read the judge cache ${path}: ${read.reason}`, 'judgeCache', { cause: read.cause });
+    for (const line of read.value.split('\n')) {
       if (line.trim() === '') continue;
       let parsed: Partial<CacheLine>;
       try {

@@ -81,7 +81,7 @@ describe('faultline alerts', () => {
 
   it.each([
     ['missing.yaml', undefined, 'faultline: cannot read alerts config missing.yaml: no such file or directory'],
-    ['broken.yaml', 'rules: [1,\n x', /^faultline: cannot parse alerts config broken\.yaml: .+ at line \d+, column \d+$/],
+    ['broken.yaml', 'rules: [1,\n x', /^faultline: cannot parse alerts config broken\.yaml: invalid YAML at line \d+, column \d+: .+$/],
     ['typo.yaml', 'rules:\n  succes_rate: { threshold: 0.9 }\n', 'faultline: typo.yaml: unknown key rules.succes_rate'],
     ['range.json', '{"rules": {"retry_rate": {"threshold": 20}}}', 'faultline: range.json: rules.retry_rate.threshold must be <= 1'],
   ])('refuses config %s with one line and exit 2', async (name, text, message) => {

@@ -18,7 +18,7 @@ import type { ImportFormat } from '../../trajectory/importers/import-types.js';
 import { CliError } from '../cli-error.js';
 import { HeldWarnings } from '../held-warnings.js';
 import { printable, writeLine, type CliIo } from '../io.js';
-import { assertWritableFile, openOutputStream, type OutputStream } from '../output-paths.js';
+import { assertWritableFile, openReplacingOutput, type ReplacingOutput } from '../output-paths.js';
 import { assertReadableFile } from './import.js';
 
 export interface AnnotateInputOptions {
@@ -103,13 +103,15 @@ export async function annotateInput(io: CliIo, opts: AnnotateInputOptions, judge
   // Skipped lines are held back until the first trajectory: a file in another format (every line
   // skipped) then gets one error line instead of a warning per line.
   const warnings = new HeldWarnings(io.stderr, opts.input);
-  let out: OutputStream | undefined;
+  let out: ReplacingOutput | undefined;
   if (opts.out !== undefined) {
     const outPath = isAbsolute(opts.out) ? opts.out : resolve(io.cwd, opts.out);
     // Checked before anything is annotated: a directory there, or no directory to write in, is one line.
     assertWritableFile(outPath, opts.out);
-    out = openOutputStream(outPath, opts.out);
+    // Replaced only when the whole input is annotated: an input that fails midway leaves the file as it was.
+    out = openReplacingOutput(outPath, opts.out);
   }
+  let done = false;
   try {
     const annotated = annotations(opts, path, judge, (s) => {
       skipped += 1;
@@ -121,16 +123,18 @@ export async function annotateInput(io: CliIo, opts: AnnotateInputOptions, judge
       if (opts.json === true) await write(io.stdout, chunk.json);
       if (out !== undefined) await out.write(chunk.out);
     }
+    if (total.trajectories === 0 && skipped > 0) {
+      throw new CliError(`no trajectories in ${opts.input}: all ${skipped} non-blank lines were skipped (is it in the ${opts.format} format?)`);
+    }
+    await out?.commit();
+    done = true;
   } catch (error) {
     if (ImportInputError.isInstance(error)) throw new CliError(`${opts.input}:${error.line}: ${error.reason}`);
     throw error;
   } finally {
-    await out?.close();
+    if (!done) await out?.discard();
   }
   const { trajectories, labelled, marks, counts } = total;
-  if (trajectories === 0 && skipped > 0) {
-    throw new CliError(`no trajectories in ${opts.input}: all ${skipped} non-blank lines were skipped (is it in the ${opts.format} format?)`);
-  }
   warnings.release();
   if (opts.json === true) return;
   const labels = [...counts.values()].reduce((a, b) => a + b, 0);

@@ -18,7 +18,7 @@ import { hasTrajectoryStore } from '../../trajectory/trajectory-row.js';
 import { TRAJECTORY_SOURCES, type Trajectory, type TrajectorySource } from '../../trajectory/types.js';
 import { CliError } from '../cli-error.js';
 import { writeLine, type CliContext } from '../io.js';
-import { assertWritableFile, openOutputStream } from '../output-paths.js';
+import { assertWritableFile, openReplacingOutput } from '../output-paths.js';
 import { openExistingStore } from '../report-options.js';
 import { IMPORT_FORMATS, type ImportFormat } from '../../trajectory/importers/import-types.js';
 import { annotateInput } from './annotate-input.js';
@@ -85,7 +85,9 @@ export function annotateCommand(ctx: CliContext): Command {
       let trajectories = 0;
       let labelled = 0;
       let marks = 0;
-      const out = outFile === undefined ? undefined : openOutputStream(outFile.path, outFile.shown);
+      // Replaced only once every trajectory is annotated: a store that fails midway leaves the file as it was.
+      const out = outFile === undefined ? undefined : openReplacingOutput(outFile.path, outFile.shown);
+      let done = false;
       try {
         if (!hasTrajectoryStore(store)) throw new CliError(`the ${store.kind} store cannot hold trajectories`);
         const rare = await rareFailureIndex(store);
@@ -108,9 +110,11 @@ export function annotateCommand(ctx: CliContext): Command {
           if (page.length < PAGE) break;
           afterId = page[page.length - 1]!.trajectory_id;
         }
+        await out?.commit();
+        done = true;
       } finally {
         await store.close();
-        await out?.close();
+        if (!done) await out?.discard();
       }
       if (opts.json === true) return;
       const total = [...counts.values()].reduce((a, b) => a + b, 0);

@@ -6,12 +6,12 @@
  * file, which is one JSON document) is validated in full before the first write, so a bad file
  * writes nothing (see `importFile`).
  */
-import { statSync, type Stats } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { openStore } from '../../store/open-store.js';
 import { IMPORT_FORMATS, type ImportFormat } from '../../trajectory/importers/import-types.js';
 import { importFile, ImportInputError, type ImportSummary } from '../../trajectory/import-file.js';
+import { checkInputFile } from '../../read-input-file.js';
 import { fileErrorReason } from '../../replace-files.js';
 import type { Trajectory } from '../../trajectory/types.js';
 import type { Store, TrajectoryStore } from '../../store/types.js';
@@ -42,14 +42,8 @@ export interface ImportReport extends ImportSummary {
 
 /** Exit 2 with one line unless `path` is a readable regular file (`shown` is how the user wrote it). */
 export function assertReadableFile(path: string, shown: string): void {
-  let stats: Stats;
-  try {
-    stats = statSync(path);
-  } catch (error) {
-    throw new CliError(`cannot read ${shown}: ${fileErrorReason(error)}`, 2, { cause: error });
-  }
-  if (stats.isDirectory()) throw new CliError(`cannot read ${shown}: is a directory`);
-  if (!stats.isFile()) throw new CliError(`cannot read ${shown}: not a file`);
+  const checked = checkInputFile(path);
+  if (!checked.ok) throw new CliError(`cannot read ${shown}: ${checked.reason}`, 2, { cause: checked.cause });
 }
 
 export function importCommand(ctx: CliContext): Command {

@@ -80,7 +80,7 @@ describe('faultline mcp-proxy: bad usage and bad input print one line and exit 2
   afterAll(() => new Promise<void>((resolve) => blocker.close(() => resolve())));
 
   const cases: Array<[string, () => string[], RegExp]> = [
-    ['no --plan', () => ['mcp-proxy', '--', process.execPath, EVERYTHING_SERVER], /^faultline: --plan <file> is required$/],
+    ['--allow-host without --port', () => ['mcp-proxy', '--allow-host', 'mcp.lan', '--', 'node'], /^faultline: --allow-host needs --port$/],
     ['no upstream', () => ['mcp-proxy', '--plan', planPath], /^faultline: no upstream MCP server: add -- <server command\.\.\.> \(stdio\) or --upstream <url>/],
     ['both upstreams', () => ['mcp-proxy', '--plan', planPath, '--upstream', 'http://127.0.0.1:9/mcp', '--', 'node'], /^faultline: give either --upstream <url> or -- <server command>, not both$/],
     ['an --upstream that is not http', () => ['mcp-proxy', '--plan', planPath, '--upstream', 'ftp://example/mcp'], /^faultline: --upstream must be an http\(s\) URL/],

@@ -24,6 +24,7 @@ import { loadFaultPlan } from '../../faults/plan-validate.js';
 import { DEFAULT_SQLITE_PATH } from '../../store/open-store.js';
 import { CliError } from '../cli-error.js';
 import type { CliContext, CliIo } from '../io.js';
+import { collectAllowedHost } from '../listen-options.js';
 
 interface McpProxyOptions {
   plan?: string;
@@ -36,6 +37,7 @@ interface McpProxyOptions {
   upstreamTimeoutMs: string;
   restart?: boolean;
   maxRestarts?: string;
+  allowHost: string[];
 }
 
 /** The io of a command that serves MCP on stdio: stdin is only read here, so it is optional in CliIo. */
@@ -116,13 +118,14 @@ function endOf(stream: NodeJS.ReadableStream): Promise<void> {
 export function mcpProxyCommand(ctx: CliContext): Command {
   return new Command('mcp-proxy')
     .description('Serve an MCP server through a fault plan, recording every tools/call (stdio by default; --port for Streamable HTTP)')
-    .usage('--plan <file> [options] -- <server command...>  |  --plan <file> --upstream <url> [options]')
+    .usage('[--plan <file>] [options] -- <server command...>  |  [--plan <file>] --upstream <url> [options]')
     .argument('[command...]', 'the upstream MCP server to start, after --')
-    .option('--plan <file>', 'fault plan, YAML (or JSON for .json); required')
+    .option('--plan <file>', 'fault plan, YAML (or JSON for .json); without one the proxy only records (the admin API can set one)')
     .option('--db <store>', `where to store the records: a SQLite path (default ${DEFAULT_SQLITE_PATH}) or a postgres:// URL`)
     .option('--upstream <url>', 'proxy a Streamable HTTP MCP server instead of starting one')
     .option('--header <line>', 'HTTP header sent to --upstream, "Name: value" (repeatable)', collect, [])
     .option('--port <port>', 'serve Streamable HTTP on 127.0.0.1:<port>/mcp instead of stdio (0 picks a free port)')
+    .option('--allow-host <name>', 'with --port: a Host name besides 127.0.0.1/localhost that requests may carry (repeatable)', collectAllowedHost, [])
     .option('--admin-port <port>', 'serve GET/PUT /plan and GET /state on 127.0.0.1:<port> (0 picks a free port)')
     .option('--admin-token <token>', 'bearer token for the admin endpoint (default $FAULTLINE_ADMIN_TOKEN, else one is generated and printed to stderr)')
     .option('--upstream-timeout-ms <ms>', 'how long an upstream request may go without an answer or progress', '300000')
@@ -149,17 +152,17 @@ export function mcpProxyCommand(ctx: CliContext): Command {
     .action(async (command: string[], opts: McpProxyOptions) => {
       const io = ctx.io as StdioCliIo;
       const log = (line: string) => io.stderr.write(`faultline mcp-proxy: ${line}\n`);
-      if (opts.plan === undefined) throw new CliError('--plan <file> is required');
       const upstream = upstreamFrom(opts, command, io);
       const httpPort = opts.port === undefined ? undefined : port('--port', opts.port);
       const adminPort = opts.adminPort === undefined ? undefined : port('--admin-port', opts.adminPort);
       const upstreamTimeoutMs = milliseconds('--upstream-timeout-ms', opts.upstreamTimeoutMs);
       if (opts.adminToken !== undefined && opts.adminToken.trim() === '') throw new CliError('--admin-token must not be empty');
       if (opts.adminToken !== undefined && adminPort === undefined) throw new CliError('--admin-token needs --admin-port');
+      if (opts.allowHost.length > 0 && httpPort === undefined) throw new CliError('--allow-host needs --port');
       if (opts.maxRestarts !== undefined && opts.restart !== true) throw new CliError('--max-restarts needs --restart');
       if (opts.restart === true && !('command' in upstream)) throw new CliError('--restart applies to a server command (-- <command...>), not to --upstream');
       const maxRestarts = opts.maxRestarts === undefined ? DEFAULT_MAX_RESTARTS : count('--max-restarts', opts.maxRestarts);
-      const plan = await loadPlan(opts.plan);
+      const plan = opts.plan === undefined ? createFaultPlan({ version: 1, rules: [] }) : await loadPlan(opts.plan);
 
       // The ports are taken before the server is started or the store opened, so that a port in
       // use is one line and nothing else; requests that come before the proxy is up are refused.
@@ -173,7 +176,7 @@ export function mcpProxyCommand(ctx: CliContext): Command {
       const configured = configuredAdminToken(opts.adminToken, io.env);
       const token = configured ?? generateAdminToken();
       try {
-        if (httpPort !== undefined) http = await listen('--port', httpPort, () => serveMcpOverHttp({ createServer: () => started().createServer() }, { port: httpPort, log }));
+        if (httpPort !== undefined) http = await listen('--port', httpPort, () => serveMcpOverHttp({ createServer: () => started().createServer() }, { port: httpPort, allowedHosts: opts.allowHost, log }));
         if (adminPort !== undefined) {
           admin = await listen('--admin-port', adminPort, () =>
             startAdminServer({ plan, token, port: adminPort, state: () => ({ ...proxy?.stats() }), onUpdate: (p) => log(`plan updated: ${p.spec.rules.length} rule(s)`) }),

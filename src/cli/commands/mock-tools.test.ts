@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,6 +39,29 @@ describe('faultline mock-tools', () => {
     expect(await s.stop()).toBe(0);
     expect(s.captured.stderr()).toBe('faultline mock-tools: stopped (1 fault injected)\n');
     await expect(fetch(`${s.url}/tools`)).rejects.toThrow();
+  });
+
+  it('refuses tool calls whose Host is not loopback (DNS rebinding), and serves the names --allow-host adds', async () => {
+    const s = await serve(['--allow-host', 'tools.lan']);
+    const post = (host: string) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = httpRequest(`${s.url}/tools/create_order`, { method: 'POST', headers: { host, 'content-type': 'application/json' } }, (res) => {
+          let body = '';
+          res.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+        req.on('error', reject);
+        req.end(JSON.stringify({ customer_id: 'CUS-002', items: [{ sku: 'SKU-1005', quantity: 1 }] }));
+      });
+    const orders = async () => ((await (await fetch(`${s.url}/state`)).json()) as { orders: { source: string }[] }).orders.filter((o) => o.source === 'tool').length;
+    const refused = await post('attacker.example');
+    expect(refused.status).toBe(403);
+    expect(JSON.parse(refused.body)).toMatchObject({ error: { code: 'FORBIDDEN_HOST' } });
+    expect(await orders()).toBe(0);
+    expect((await post('tools.lan:8787')).status).toBe(200);
+    expect((await post('localhost')).status).toBe(200);
+    expect(await orders()).toBe(2);
+    expect(await s.stop()).toBe(0);
   });
 
   it('serves the same data for the same seed', async () => {
@@ -80,6 +104,7 @@ describe('faultline mock-tools', () => {
     [['--timeout-cap-ms', '-5'], /^faultline: invalid --timeout-cap-ms "-5": expected an integer from 0 to 600000\n$/],
     [['--now', 'yesterday'], /--now must be an ISO-8601 time/],
     [['--plan', join(dir, 'missing.yaml')], /^faultline: cannot read fault plan .*missing\.yaml: no such file or directory\n$/],
+    [['--allow-host', 'http://tools.lan/'], /^faultline: --allow-host must be a host name such as tools\.internal/],
   ])('rejects %j with one line and exit code 2', async (args, message) => {
     const run = await runCapture(['mock-tools', ...args], dir);
     expect(run.code).toBe(2);

@@ -12,7 +12,7 @@ import { startMockToolServer, type FaultDecider, type MockToolServer } from '../
 import { CliError } from '../cli-error.js';
 import { parseInteger } from '../integer-option.js';
 import { writeLine, type CliContext } from '../io.js';
-import { parsePort } from '../listen-options.js';
+import { collectAllowedHost, parsePort } from '../listen-options.js';
 
 interface MockToolsOptions {
   port: string;
@@ -21,6 +21,7 @@ interface MockToolsOptions {
   plan?: string;
   now?: string;
   timeoutCapMs?: string;
+  allowHost: string[];
   json?: boolean;
 }
 
@@ -33,6 +34,7 @@ export function mockToolsCommand(ctx: CliContext): Command {
     .option('--plan <file>', 'fault plan (YAML, or JSON for .json) for requests without an X-Inject-Error header')
     .option('--now <iso>', 'the instant the seeded data ends and the server clock starts', new Date(DEFAULT_CATALOG_NOW).toISOString())
     .option('--timeout-cap-ms <ms>', 'how long an injected timeout holds a request before answering 504', '30000')
+    .option('--allow-host <name>', 'a Host name besides 127.0.0.1/localhost that requests may carry while bound to loopback (repeatable)', collectAllowedHost, [])
     .option('--json', 'print the server address as one JSON line')
     .addHelpText(
       'after',
@@ -65,7 +67,7 @@ export function mockToolsCommand(ctx: CliContext): Command {
 
       let server: MockToolServer;
       try {
-        server = await startMockToolServer({ catalog, port, host: opts.host, clock, timeoutCapMs, ...(plan !== undefined ? { plan } : {}) });
+        server = await startMockToolServer({ catalog, port, host: opts.host, allowedHosts: opts.allowHost, clock, timeoutCapMs, ...(plan !== undefined ? { plan } : {}) });
       } catch (error) {
         const code = (error as { code?: unknown }).code;
         throw new CliError(`cannot listen on ${opts.host}:${port}: ${typeof code === 'string' ? code : (error as Error).message}`, 2, { cause: error });

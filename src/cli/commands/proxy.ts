@@ -18,7 +18,7 @@ import { DEFAULT_SQLITE_PATH, sqlitePathOf } from '../../store/open-store.js';
 import { CliError } from '../cli-error.js';
 import { parseInteger } from '../integer-option.js';
 import { writeLine, type CliContext } from '../io.js';
-import { parsePort } from '../listen-options.js';
+import { collectAllowedHost, parsePort } from '../listen-options.js';
 import { assertSqliteStoreCreatable } from '../report-options.js';
 import { probeTarget } from '../probe-endpoint.js';
 import { noteStartLeftovers } from '../start-leftovers.js';
@@ -34,6 +34,7 @@ interface ProxyOptions {
   adminPort?: string;
   adminHost?: string;
   holdCapMs: string;
+  allowHost: string[];
   json?: boolean;
 }
 
@@ -73,6 +74,7 @@ export function proxyCommand(ctx: CliContext): Command {
     .option('--admin-token <token>', `bearer token of the admin API (default $${ADMIN_TOKEN_ENV}, else one is generated and printed)`)
     .option('--admin-port <port>', 'serve the admin API on its own port instead of under /__faultline/ on the proxy port')
     .option('--admin-host <host>', 'also serve the admin API to non-loopback clients: the address they reach it on (0.0.0.0 for any)')
+    .option('--allow-host <name>', 'a Host name besides 127.0.0.1/localhost that requests may carry while bound to loopback (repeatable)', collectAllowedHost, [])
     .option('--hold-cap-ms <ms>', 'how long a timeout fault without its own delay holds a request before answering 504', '30000')
     .option('--json', 'print the endpoints as one JSON line once listening')
     .addHelpText(
@@ -123,6 +125,7 @@ export function proxyCommand(ctx: CliContext): Command {
           recording: { spool: { path: spool } },
           adminToken,
           holdCapMs,
+          allowedHosts: opts.allowHost,
           ...(adminPort === undefined ? {} : { adminPort }),
           ...(opts.adminHost === undefined ? {} : { adminHost: opts.adminHost }),
         });

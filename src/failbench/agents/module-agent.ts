@@ -2,10 +2,10 @@
  * `module:<path>`: loads an agent written by the user. The module's default export is either an
  * Agent (an object with `run(task)`) or a factory `(options) => Agent | Promise<Agent>`.
  */
-import { access } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ConfigError } from '../../errors.js';
+import { checkInputFile } from '../../read-input-file.js';
 import type { Agent } from '../types.js';
 
 export interface ModuleAgentOptions {
@@ -25,10 +25,11 @@ export interface ModuleAgentOptions {
 export async function loadModuleAgent(path: string, options: ModuleAgentOptions = {}): Promise<Agent> {
   if (path.trim() === '') throw new ConfigError('module agent: a path is required, e.g. module:./my-agent.js', 'agent');
   const file = resolve(options.cwd ?? process.cwd(), path);
-  try {
-    await access(file);
-  } catch {
-    throw new ConfigError(`module agent ${path}: file not found (${file})`, 'agent');
+  // Before import(): node would wait for ever on a FIFO there.
+  const checked = checkInputFile(file);
+  if (!checked.ok) {
+    const missing = (checked.cause as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
+    throw new ConfigError(missing ? `module agent ${path}: file not found (${file})` : `module agent ${path}: ${checked.reason}`, 'agent', { cause: checked.cause });
   }
   let namespace: Record<string, unknown>;
   try {

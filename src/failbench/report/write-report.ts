@@ -3,11 +3,13 @@
  * `report.md` and `report.html`. The files are written to temporary names and renamed together,
  * all or nothing (see replaceFiles), so a failed write never leaves half a report behind.
  */
-import { readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { rm, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { fileErrorReason, replaceFiles } from '../../replace-files.js';
 import { ConfigError, FaultlineError } from '../../errors.js';
 import { makeDirectory } from '../../make-directory.js';
+import { readInputText } from '../../read-input-file.js';
+import { parseJsonText } from '../../yaml-text.js';
 import type { SuiteResult } from '../runner.js';
 import type { AgentScore } from '../score.js';
 import { DIMENSIONS } from '../types.js';
@@ -98,18 +100,13 @@ export async function readResults(path: string): Promise<ResultsFile> {
   } catch {
     throw new ConfigError(`no FailBench run at ${path}`, 'run');
   }
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch {
-    throw new ConfigError(`no ${RESULTS_FILE} in ${path}`, 'run');
+  const read = await readInputText(file);
+  if (!read.ok) {
+    const missing = (read.cause as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
+    throw new ConfigError(missing ? `no ${RESULTS_FILE} in ${path}` : `cannot read ${file}: ${read.reason}`, 'run', { cause: read.cause });
   }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    throw new ConfigError(`${file} is not JSON: ${(error as Error).message}`, 'run');
-  }
-  if (!looksLikeResults(parsed)) throw new ConfigError(`${file} is not a FailBench results file`, 'run');
-  return parsed;
+  const parsed = parseJsonText(read.value);
+  if (!parsed.ok) throw new ConfigError(`${file} is not JSON: ${parsed.problem.replace(/^invalid JSON: /, '')}`, 'run', { cause: parsed.cause });
+  if (!looksLikeResults(parsed.value)) throw new ConfigError(`${file} is not a FailBench results file`, 'run');
+  return parsed.value;
 }

@@ -98,7 +98,7 @@ describe('http fault proxy fast path', () => {
     });
     const { proxy, records } = await proxyTo(up.url);
     const client = rawClient(proxy.port);
-    const get = (path: string) => `GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`;
+    const get = (path: string) => `GET ${path} HTTP/1.1\r\nHost: localhost\r\n\r\n`;
     client.socket.write(get('/a/1') + get('/b/2') + get('/c/3'));
     await until(() => (count(client.text(), 'HTTP/1.1 200 OK') === 3 ? true : undefined), 'three answers');
     const bodies = [...client.text().matchAll(/\{"path":"([^"]+)"\}/g)].map((m) => m[1]);
@@ -126,7 +126,7 @@ describe('http fault proxy fast path', () => {
     });
     const { proxy, records } = await proxyTo(up.url);
     const client = rawClient(proxy.port);
-    client.socket.write('POST /tools/get_weather HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"cit');
+    client.socket.write('POST /tools/get_weather HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"cit');
     await new Promise((resolve) => setTimeout(resolve, 30));
     client.socket.write('\r\n5\r\ny":"P\r\n');
     await new Promise((resolve) => setTimeout(resolve, 30));
@@ -188,15 +188,15 @@ describe('http fault proxy fast path', () => {
     });
     const { proxy } = await proxyTo(up.url);
     const keep = rawClient(proxy.port);
-    keep.socket.write('GET /one HTTP/1.1\r\nHost: x\r\n\r\n');
+    keep.socket.write('GET /one HTTP/1.1\r\nHost: localhost\r\n\r\n');
     await until(() => (keep.text().endsWith('bye') ? true : undefined), 'the first answer');
     expect(keep.text()).toMatch(/Connection: keep-alive/);
-    keep.socket.write('GET /two HTTP/1.1\r\nHost: x\r\n\r\n');
+    keep.socket.write('GET /two HTTP/1.1\r\nHost: localhost\r\n\r\n');
     await until(() => (count(keep.text(), 'bye') === 2 ? true : undefined), 'the second answer on the same connection');
     expect(up.connections()).toBe(2);
 
     const closing = rawClient(proxy.port);
-    closing.socket.write('GET /three HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    closing.socket.write('GET /three HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n');
     await closing.ended;
     expect(closing.text()).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*Connection: close\r\n\r\nbye$/);
   });
@@ -208,7 +208,7 @@ describe('http fault proxy fast path', () => {
     });
     const { proxy, records } = await proxyTo(target);
     const client = rawClient(proxy.port);
-    client.socket.write('GET /stream HTTP/1.1\r\nHost: x\r\n\r\n');
+    client.socket.write('GET /stream HTTP/1.1\r\nHost: localhost\r\n\r\n');
     await client.ended;
     expect(client.text()).toMatch(/Connection: close\r\n\r\nuntil the end$/);
     expect(records[0]).toMatchObject({ status: 'success', raw_output: 'until the end' });
@@ -258,7 +258,7 @@ describe('http fault proxy fast path', () => {
     });
     const { proxy, records } = await proxyTo(up.url);
     const midBody = rawClient(proxy.port);
-    midBody.socket.write('POST /tools/upload HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n0123456789');
+    midBody.socket.write('POST /tools/upload HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1000\r\n\r\n0123456789');
     await until(() => (seen === 1 ? true : undefined), 'the upstream to see the request');
     midBody.socket.destroy();
     await until(() => records[0], 'the first record');
@@ -266,7 +266,7 @@ describe('http fault proxy fast path', () => {
     await until(() => (up.closed() === 1 ? true : undefined), 'the upstream request cut mid-body');
 
     const midAnswer = rawClient(proxy.port);
-    midAnswer.socket.write('GET /slow-answer HTTP/1.1\r\nHost: x\r\n\r\n');
+    midAnswer.socket.write('GET /slow-answer HTTP/1.1\r\nHost: localhost\r\n\r\n');
     await until(() => (midAnswer.text().includes('first part') ? true : undefined), 'the first bytes');
     midAnswer.socket.destroy();
     await until(() => records[1], 'the second record');
@@ -310,7 +310,7 @@ describe('http fault proxy fast path', () => {
     });
     const { proxy, records } = await proxyTo(up.url);
     const client = rawClient(proxy.port);
-    client.socket.write('POST /tools/upload HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n' + 'x'.repeat(1000));
+    client.socket.write('POST /tools/upload HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100000\r\n\r\n' + 'x'.repeat(1000));
     await client.ended;
     expect(client.text()).toMatch(/^HTTP\/1\.1 413 Payload Too Large\r\n/);
     expect(records[0]).toMatchObject({ status: 'failure', context_snapshot: { response_status: 413 } });
@@ -323,12 +323,12 @@ describe('http fault proxy fast path', () => {
     });
     const { proxy, records } = await proxyTo(up.url, { rules: [{ id: 'orders-down', tool: 'GET /orders/:id', fault: 'http_status', params: { status: 503 } }] });
     const client = rawClient(proxy.port);
-    client.socket.write('GET /fast/1 HTTP/1.1\r\nHost: x\r\n\r\n');
+    client.socket.write('GET /fast/1 HTTP/1.1\r\nHost: localhost\r\n\r\n');
     await until(() => (client.text().includes('"/fast/1"') ? true : undefined), 'the fast answer');
     // An injection header, then a plan rule, then a plain request: all on node:http from here on.
-    client.socket.write('POST /tools/get_weather HTTP/1.1\r\nHost: x\r\nX-Inject-Error: 429\r\nContent-Length: 2\r\n\r\n{}');
+    client.socket.write('POST /tools/get_weather HTTP/1.1\r\nHost: localhost\r\nX-Inject-Error: 429\r\nContent-Length: 2\r\n\r\n{}');
     await until(() => (client.text().includes('HTTP/1.1 429') ? true : undefined), 'the injected 429');
-    client.socket.write('GET /orders/ORD-10041 HTTP/1.1\r\nHost: x\r\n\r\nGET /fast/2 HTTP/1.1\r\nHost: x\r\n\r\n');
+    client.socket.write('GET /orders/ORD-10041 HTTP/1.1\r\nHost: localhost\r\n\r\nGET /fast/2 HTTP/1.1\r\nHost: localhost\r\n\r\n');
     await until(() => (client.text().includes('"/fast/2"') ? true : undefined), 'the answer after the handoff');
     expect(client.text()).toMatch(/HTTP\/1\.1 503/);
 
@@ -338,13 +338,13 @@ describe('http fault proxy fast path', () => {
     expect(old.text()).toMatch(/^HTTP\/1\.1 200 OK[\s\S]*"\/old"/);
 
     const expecting = rawClient(proxy.port);
-    expecting.socket.write('PUT /things/1 HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n');
+    expecting.socket.write('PUT /things/1 HTTP/1.1\r\nHost: localhost\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n');
     await until(() => (expecting.text().startsWith('HTTP/1.1 100 Continue') ? true : undefined), 'node:http\'s 100 Continue');
     expecting.socket.write('{}');
     await until(() => (expecting.text().includes('"/things/1"') ? true : undefined), 'the answer after 100 Continue');
 
     const folded = rawClient(proxy.port);
-    folded.socket.write('GET /folded HTTP/1.1\r\nHost: x\r\nX-A: 1\r\n  continued\r\n\r\n');
+    folded.socket.write('GET /folded HTTP/1.1\r\nHost: localhost\r\nX-A: 1\r\n  continued\r\n\r\n');
     await folded.ended;
     expect(folded.text()).not.toMatch(/200 OK/);
 
@@ -366,12 +366,12 @@ describe('http fault proxy fast path', () => {
     });
     const { proxy, records } = await proxyTo(up.url);
     const big = rawClient(proxy.port);
-    big.socket.write(`GET /big HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(17 * 1024)}\r\n\r\n`);
+    big.socket.write(`GET /big HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'b'.repeat(17 * 1024)}\r\n\r\n`);
     await big.ended;
     expect(big.text()).toBe('HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n\r\n');
 
     const broken = rawClient(proxy.port);
-    broken.socket.write('POST /tools/x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n');
+    broken.socket.write('POST /tools/x HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n');
     await broken.ended;
     expect(broken.text()).toBe('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
     await until(() => records[0], 'the record of the broken request');
@@ -383,7 +383,7 @@ describe('http fault proxy fast path', () => {
     const up = await httpUpstream(() => undefined);
     const { proxy, records } = await proxyTo(up.url);
     const client = rawClient(proxy.port);
-    client.socket.write('GET /never HTTP/1.1\r\nHost: x\r\n\r\n');
+    client.socket.write('GET /never HTTP/1.1\r\nHost: localhost\r\n\r\n');
     await until(() => (proxy.stats().inFlight === 1 ? true : undefined), 'the request in flight');
     await proxy.close();
     await client.ended;
@@ -416,7 +416,7 @@ describe('createFastPath', () => {
       return closeServer(server);
     });
     const client = rawClient((server.address() as AddressInfo).port);
-    client.socket.write('GET /x HTTP/1.1\r\nHost: x\r\n\r\n');
+    client.socket.write('GET /x HTTP/1.1\r\nHost: localhost\r\n\r\n');
     await until(() => (client.text().endsWith('ok') ? true : undefined), 'the answer');
     const started = Date.now();
     await client.ended;
@@ -449,7 +449,7 @@ async function bytesUpstream(): Promise<{ url: string; received: () => string }>
   return { url: `http://127.0.0.1:${(relay.address() as AddressInfo).port}`, received: () => received };
 }
 
-const H = 'Host: x\r\n';
+const H = 'Host: localhost\r\n';
 const BAD_REQUEST = 'HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n';
 
 // Whatever two HTTP parsers could frame differently must not be relayed: the upstream socket may

@@ -302,7 +302,7 @@ for (const fastPath of [true, false]) {
       const r = await rig([], { maxArgsBytes: 1024 });
       const big = JSON.stringify({ city: 'Paris', notes: 'n'.repeat(300_000) });
       const small = JSON.stringify({ city: 'Paris' });
-      const head = (body: string, extra = '') => `POST /tools/get_weather HTTP/1.1\r\nhost: proxy\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${extra}\r\n`;
+      const head = (body: string, extra = '') => `POST /tools/get_weather HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${extra}\r\n`;
       // Two requests on one keep-alive connection, the way a client reuses its socket.
       const socket = connect(r.proxy.port, '127.0.0.1');
       let received = '';
@@ -336,7 +336,8 @@ for (const fastPath of [true, false]) {
         res.writeHead(200, ['Content-Type', 'application/json', 'Connection', 'keep-alive, X-Upstream-Hop', 'X-Upstream-Hop', '1', 'Set-Cookie', 'a=1', 'Set-Cookie', 'b=2']);
         res.end('{"ok":true}');
       });
-      const r = await rig([], { target });
+      // A name that fronts the proxy on purpose, as --allow-host lets it.
+      const r = await rig([], { target, allowedHosts: ['agents.local'] });
       const socket = connect(r.proxy.port, '127.0.0.1');
       let received = '';
       socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));

@@ -42,6 +42,7 @@ import { bodyBuffer, BodyCapture, EMPTY_BODY, readBodyPrefix, type BodyPrefix } 
 import { BAD_REQUEST, createFastPath, unexpectedUpgrade, type FastPathHost } from './fast-path.js';
 import { compileRoutes, type ProxyRoute, type RouteMatch } from './routes.js';
 import { forwardableResponseHeaders, readRequestHeaders, responseHeaderObject, undecodedTransferCoding, type RequestHeaders } from './wire-headers.js';
+import { hostAllowed, hostAllowlist, refusedHostMessage, type HostAllowlist } from '../../host-allowlist.js';
 import { listen } from '../../listen.js';
 
 /**
@@ -66,6 +67,12 @@ export interface HttpFaultProxyOptions {
   port: number;
   /** Default 127.0.0.1, so nothing outside this machine reaches the proxy unless asked. */
   host?: string;
+  /**
+   * Host names besides the loopback ones that requests may carry while the proxy is bound to
+   * loopback (a reverse proxy or a name that fronts it deliberately). Any other name is refused
+   * 403 on both paths and not recorded, against DNS rebinding (host-allowlist.ts). Default: none.
+   */
+  allowedHosts?: readonly string[];
   /** Request-to-tool mapping, tried before the built-in rules (see routes.ts). */
   routes?: readonly ProxyRoute[];
   /** Records go to this store through a batching recorder the proxy owns. The store itself stays the caller's to close. */
@@ -125,6 +132,8 @@ export interface HttpFaultProxyStats {
   recorded: number;
   /** Requests relayed on the fast path (fast-path.ts) rather than through node:http. */
   fastPath: number;
+  /** Requests refused for a Host name the proxy does not answer to (not proxied, not recorded). */
+  refusedHosts: number;
 }
 
 export interface HttpFaultProxy {
@@ -426,7 +435,9 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
   let closingProxy = false;
   /** Requests in flight, marked gone when the proxy closes. */
   const inFlight = new Set<Live>();
-  const counters: HttpFaultProxyStats = { requests: 0, injected: 0, inFlight: 0, recorded: 0, fastPath: 0 };
+  const counters: HttpFaultProxyStats = { requests: 0, injected: 0, inFlight: 0, recorded: 0, fastPath: 0, refusedHosts: 0 };
+  const allowedHosts = hostAllowlist(host, options.allowedHosts);
+  const adminAllowedHosts = hostAllowlist(options.adminHost ?? '127.0.0.1', options.allowedHosts);
   /** Requests not yet recorded; close() waits for them. */
   let unfinished = 0;
   let allFinished: (() => void) | undefined;
@@ -916,9 +927,8 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
     }
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+  async function handle(req: IncomingMessage, res: ServerResponse, path: string, headers: RequestHeaders): Promise<void> {
     const method = (req.method ?? 'GET').toUpperCase();
-    const headers = readRequestHeaders(req.rawHeaders);
     const live: Live = Object.assign(openCall(method, path, headers, routes.resolve(method, pathOnly(path))), {
       req,
       res,
@@ -955,17 +965,25 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
     }
   }
 
-  function onRequest(req: IncomingMessage, res: ServerResponse, serveAdmin: boolean): void {
+  function onRequest(req: IncomingMessage, res: ServerResponse, serveAdmin: boolean, hosts: HostAllowlist): void {
     const path = requestPath(req.url);
+    const headers = readRequestHeaders(req.rawHeaders);
+    if (!hostAllowed(headers.host, hosts)) {
+      // The fast path hands such a request here, so both paths refuse it with these bytes.
+      counters.refusedHosts++;
+      const body = JSON.stringify({ error: { type: 'forbidden', code: 'FORBIDDEN_HOST', message: refusedHostMessage(headers.host, 'faultline proxy') } });
+      res.writeHead(403, { ...JSON_HEADERS, 'content-length': Buffer.byteLength(body) }).end(body);
+      return;
+    }
     if (serveAdmin && path.startsWith(ADMIN_PREFIX) && isAdminPath(pathOnly(path))) {
       admin(req, res, pathOnly(path)).catch((error: unknown) => sendAdminInternalError(res, error));
       return;
     }
-    void handle(req, res, path);
+    void handle(req, res, path, headers);
   }
 
   const serveAdmin = options.adminPort === undefined;
-  const server = createServer((req, res) => onRequest(req, res, serveAdmin));
+  const server = createServer((req, res) => onRequest(req, res, serveAdmin, allowedHosts));
   server.on('clientError', (error: Error & { code?: string }, socket: Socket) => {
     // Bytes after a request that asked to close the connection: node:http reads no more of them,
     // and the answer to that request still goes out (node's own handler would send a 400 instead).
@@ -988,6 +1006,7 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
       const path = requestPath(head.target);
       if (serveAdmin && isAdminPath(pathOnly(path))) return undefined;
       const headers = readRequestHeaders(head.raw);
+      if (!hostAllowed(headers.host, allowedHosts)) return undefined;
       if (headers.inject !== undefined && headers.inject.trim() !== '') return undefined;
       const match = routes.resolve(head.method, pathOnly(path));
       if (planLooksAt(match.toolName)) return undefined;
@@ -1051,7 +1070,7 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
   if (options.adminPort !== undefined) {
     adminServer = createServer((req, res) => {
       const path = pathOnly(requestPath(req.url));
-      if (isAdminPath(path)) onRequest(req, res, true);
+      if (isAdminPath(path)) onRequest(req, res, true, adminAllowedHosts);
       else sendAdminNoRoute(req, res, path, ADMIN_PREFIX);
     });
     try {

@@ -6,9 +6,8 @@
  * identifiers in the path replaced by `:id`, so that `GET /orders/ORD-10041` and
  * `GET /orders/ORD-10042` count as one tool.
  */
-import { readFile } from 'node:fs/promises';
 import { ConfigError } from '../../errors.js';
-import { fileErrorReason } from '../../replace-files.js';
+import { readInputText } from '../../read-input-file.js';
 import { parseYamlText } from '../../yaml-text.js';
 
 /** One configured route. */
@@ -246,11 +245,7 @@ export function parseRoutes(text: string, sourceName = 'routes'): ProxyRoute[] {
 
 /** Reads and checks a routes file. @throws ConfigError. */
 export async function loadRoutes(path: string): Promise<ProxyRoute[]> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    throw new ConfigError(`cannot read routes ${path}: ${fileErrorReason(error)}`, 'path', { cause: error });
-  }
-  return parseRoutes(text, path);
+  const read = await readInputText(path);
+  if (!read.ok) throw new ConfigError(`cannot read routes ${path}: ${read.reason}`, 'path', { cause: read.cause });
+  return parseRoutes(read.value, path);
 }

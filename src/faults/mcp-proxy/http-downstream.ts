@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ErrorCode, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { McpProxy } from './proxy.js';
+import { hostAllowed, hostAllowlist, refusedHostMessage } from '../../host-allowlist.js';
 import { listen } from '../../listen.js';
 
 export interface McpHttpOptions {
@@ -17,6 +18,11 @@ export interface McpHttpOptions {
   host?: string;
   /** The MCP endpoint. Default `/mcp`. */
   path?: string;
+  /**
+   * Host names besides the loopback ones that requests may carry while bound to loopback (a
+   * reverse proxy that fronts it deliberately). Default: none (host-allowlist.ts).
+   */
+  allowedHosts?: readonly string[];
   /** Request bodies larger than this are refused. Default 4 MiB. */
   maxBodyBytes?: number;
   log?: (line: string) => void;
@@ -63,14 +69,12 @@ export async function serveMcpOverHttp(proxy: Pick<McpProxy, 'createServer'>, op
   const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const log = options.log ?? (() => undefined);
   const sessions = new Map<string, StreamableHTTPServerTransport>();
-  let allowedHosts = new Set<string>();
+  const allowedHosts = hostAllowlist(host, options.allowedHosts);
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== path) return sendJson(res, 404, { error: `not found; the MCP endpoint is ${path}` });
-    // A page in a browser can reach loopback ports; a Host header naming anything but this
-    // address is a DNS rebinding attempt.
-    if (!allowedHosts.has((req.headers.host ?? '').toLowerCase())) return sendJson(res, 403, { error: 'forbidden host' });
+    if (!hostAllowed(req.headers.host, allowedHosts)) return sendJson(res, 403, { error: refusedHostMessage(req.headers.host, 'MCP proxy') });
     const sessionHeader = req.headers['mcp-session-id'];
     const sessionId = Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader;
     if (sessionId !== undefined) {
@@ -110,7 +114,6 @@ export async function serveMcpOverHttp(proxy: Pick<McpProxy, 'createServer'>, op
   await listen(server, options.port ?? 0, host);
   const port = (server.address() as AddressInfo).port;
   const hostPart = host.includes(':') ? `[${host}]` : host;
-  allowedHosts = new Set([`${hostPart}:${port}`, `localhost:${port}`].map((h) => h.toLowerCase()));
   let closing: Promise<void> | undefined;
   return {
     url: `http://${hostPart}:${port}${path}`,

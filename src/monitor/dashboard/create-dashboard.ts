@@ -16,6 +16,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ConfigError } from '../../errors.js';
+import { hostAllowed, LOOPBACK_HOST_NAMES, namedHosts } from '../../host-allowlist.js';
 import type { Store, TimeWindow } from '../../store/types.js';
 import { defaultAlertWindow, resolveAlertConfig, type AlertConfig, type ResolvedAlertConfig } from '../alert-rules.js';
 import { parseSince } from '../time-window.js';
@@ -38,7 +39,7 @@ import { html, type SafeHtml } from './safe-html.js';
 import { renderTrace } from './trace-html.js';
 
 /** Host names a loopback-bound dashboard answers to. */
-export const LOOPBACK_HOSTS: readonly string[] = ['127.0.0.1', 'localhost', '[::1]'];
+export const LOOPBACK_HOSTS: readonly string[] = LOOPBACK_HOST_NAMES;
 
 export interface DashboardOptions {
   store: Store;
@@ -102,14 +103,6 @@ function idAfter(path: string, prefix: string): string | undefined {
   }
 }
 
-function hostAllowed(req: IncomingMessage, allowed: readonly string[] | 'any'): boolean {
-  if (allowed === 'any') return true;
-  const host = req.headers.host;
-  // Only a raw HTTP/1.0 client sends none; a browser, which rebinding needs, always does.
-  if (host === undefined) return true;
-  const name = host.toLowerCase().replace(/:\d*$/, '');
-  return allowed.includes(name);
-}
 
 /**
  * Creates the dashboard over `store`. It reads on every request, so it shows what other processes
@@ -123,7 +116,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const config = resolveAlertConfig(options.alerts ?? {});
   const defaultSince = options.since ?? '24h';
   const refreshSeconds = options.refreshSeconds ?? 5;
-  const allowed = options.allowedHosts ?? LOOPBACK_HOSTS;
+  const allowed = namedHosts(options.allowedHosts ?? LOOPBACK_HOST_NAMES);
   const now = options.now ?? Date.now;
   // A bad default window is the caller's mistake, reported now rather than on every request.
   parseSince(defaultSince, now(), 'since');
@@ -195,7 +188,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     const isApi = path === '/api' || path.startsWith('/api/');
     const nowMs = now();
     try {
-      if (!hostAllowed(req, allowed)) throw new HttpError(403, `refused: Host ${JSON.stringify(req.headers.host)} is not this dashboard's; open it by 127.0.0.1 or localhost`);
+      if (!hostAllowed(req.headers.host, allowed)) throw new HttpError(403, `refused: Host ${JSON.stringify(req.headers.host)} is not this dashboard's; open it by 127.0.0.1 or localhost`);
       if (req.method !== 'GET' && req.method !== 'HEAD') throw new HttpError(405, `method ${req.method ?? '?'} not allowed: the dashboard is read-only (GET, HEAD)`);
       if (path === '/favicon.ico') return void res.writeHead(204, COMMON_HEADERS).end();
       await (isApi ? api(path, url.searchParams, res, nowMs) : pages(path, url.searchParams, res, nowMs));

@@ -7,6 +7,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { ConfigError, FaultlineError } from '../../errors.js';
 import { makeDirectorySync } from '../../make-directory.js';
+import { nonFileProblem } from '../../read-input-file.js';
 import type { ToolExecutionRecord } from '../../record/types.js';
 import { uniqueTrajectoryRows, type TrajectoryRow } from '../../trajectory/trajectory-row.js';
 import type { Trajectory } from '../../trajectory/types.js';
@@ -96,6 +97,9 @@ function openDatabase(options: SqliteStoreOptions): OpenedDatabase {
       );
     }
   }
+  // SQLite opens a FIFO and then waits on it for ever; a directory is "disk I/O error".
+  const notAFile = isMemoryPath(path) ? undefined : nonFileProblem(path);
+  if (notAFile !== undefined) throw new ConfigError(`cannot open SQLite store ${JSON.stringify(path)}: ${notAFile}`, 'store');
   try {
     return { db: prepareDatabase(new Database(path, { readonly, fileMustExist: readonly }), options) };
   } catch (error) {
