@@ -239,7 +239,11 @@ export const answerInvalidToolCalls: ToolCallRepairFunction<ToolSet> = async ({ 
   return { ...toolCall, input: '{}' };
 };
 
-/** The runtime's tools as an AI SDK `ToolSet`. */
+/**
+ * The runtime's tools as an AI SDK `ToolSet`. Pass {@link answerInvalidToolCalls} as the call's
+ * `experimental_repairToolCall` too, or calls of unknown names and unparsable arguments never
+ * reach the runtime.
+ */
 export function aiSdkTools(rt: Runtime, options: AiSdkToolsOptions = {}): ToolSet {
   return buildToolSet(rt, options);
 }
@@ -282,7 +286,7 @@ async function settle(value: unknown): Promise<unknown> {
  *   store: 'sqlite:.faultline/faultline.db',
  *   settings: { getWeather: { idempotent: true, timeoutMs: 5000 }, bookFlight: { idempotencyKey: true } },
  * });
- * await generateText({ model, tools, prompt });
+ * await generateText({ model, tools, experimental_repairToolCall: answerInvalidToolCalls, prompt });
  * await runtime.close();
  */
 export async function wrapAiSdkTools(tools: ToolSet, options: WrapAiSdkToolsOptions = {}): Promise<WrappedAiSdkTools> {
