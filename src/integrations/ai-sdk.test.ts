@@ -394,6 +394,23 @@ describe('answerInvalidToolCalls: unknown tools and malformed arguments reach fa
     expect(records).toHaveLength(6);
   });
 
+  it('a long-lived tool set keeps at most 256 answered made-up names, dropping the oldest once they have run', async () => {
+    const { rt } = catalogRuntime(['get_weather']);
+    const tools = aiSdkTools(rt);
+    const names = Array.from({ length: 300 }, (_, i) => `made_up_${i}`);
+    const steps: MockStep[] = [{ calls: names.map((name, i) => ({ id: `c${i}`, name, input: '{}' })) }, { calls: [{ id: 'last', name: 'made_up_last', input: '{}' }] }, { text: 'done' }];
+    const model = new MockLanguageModelV3({ doGenerate: async () => generateResult(steps.shift()!) });
+    const result = await generateText({ model, tools, experimental_repairToolCall: answerInvalidToolCalls, stopWhen: stepCountIs(4), prompt: 'hi' });
+    // One step with 300 made-up names: none is taken off before its call has run.
+    expect(result.text).toBe('done');
+    expect(result.steps[0]!.content.filter((p) => p.type === 'tool-result')).toHaveLength(300);
+    const own = Object.getOwnPropertyNames(tools);
+    expect(own).toHaveLength(1 + 256);
+    expect(own).not.toContain('made_up_0');
+    expect(own).toContain('made_up_last');
+    expect(Object.keys(tools)).toEqual(['get_weather']);
+  });
+
   it('without the hook, the AI SDK answers such calls itself and faultline records only the schema-invalid one', async () => {
     const { rt } = catalogRuntime(['get_weather']);
     const steps: MockStep[] = [BAD_CALLS, { text: 'ok' }];

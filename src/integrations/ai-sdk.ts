@@ -130,6 +130,17 @@ const toolSetOf = new WeakMap<object, ToolSetCalls>();
  */
 const MAX_UNPARSED = 256;
 
+/**
+ * The made-up names given a tool on each tool set object, oldest first. A long-lived set shared
+ * by many conversations would otherwise gain a property per name a model ever invented; past
+ * this many, the oldest whose call has run are taken off again (one that has not run yet is
+ * still needed by the step that parsed it).
+ */
+const MAX_ANSWERED_NAMES = 256;
+const answeredNames = new WeakMap<object, string[]>();
+/** The made-up-name tools whose execute has run. */
+const ranTools = new WeakSet<object>();
+
 function executeFor(rt: Runtime, name: string, options: AiSdkToolsOptions, calls: ToolSetCalls, scope: CallScope | undefined) {
   const intentOf = options.intent === false ? undefined : (options.intent ?? lastUserText);
   const target = options.session ?? rt;
@@ -162,7 +173,16 @@ function buildToolSet(rt: Runtime, options: AiSdkToolsOptions, scope?: CallScope
     unparsed: new Map(),
     unknownTool: (name) => {
       // Any input is taken as it is: the runtime rejects the name before it looks at arguments.
-      const answer = dynamicTool({ description: name, inputSchema: jsonSchema({}), execute: executeFor(rt, name, options, calls, scope), toModelOutput });
+      const execute = executeFor(rt, name, options, calls, scope);
+      const answer = dynamicTool({
+        description: name,
+        inputSchema: jsonSchema({}),
+        execute: (input, ai) => {
+          ranTools.add(answer);
+          return execute(input, ai);
+        },
+        toModelOutput,
+      });
       toolSetOf.set(answer, calls);
       return answer;
     },
@@ -226,6 +246,20 @@ export const answerInvalidToolCalls: ToolCallRepairFunction<ToolSet> = async ({ 
     } catch {
       // A frozen tool set cannot take it: the SDK answers the call itself.
       return null;
+    }
+    const names = answeredNames.get(tools) ?? [];
+    answeredNames.set(tools, names);
+    names.push(toolCall.toolName);
+    for (let i = 0; names.length > MAX_ANSWERED_NAMES && i < names.length; ) {
+      const property = Object.getOwnPropertyDescriptor(tools, names[i]!);
+      // Only a property this hook added: never one the caller has since made a real tool.
+      const ours = property !== undefined && !property.enumerable && toolSetOf.has(property.value as object);
+      if (ours && !ranTools.has(property.value as object)) {
+        i++;
+        continue;
+      }
+      if (ours) Reflect.deleteProperty(tools, names[i]!);
+      names.splice(i, 1);
     }
   } else if (!InvalidToolInputError.isInstance(error)) {
     return null;
