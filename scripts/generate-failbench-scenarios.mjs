@@ -57,6 +57,10 @@ const RATE_LIMITED = { status: 429, retry_after: 90, body: { error: { type: 'rat
 const UNAUTHORIZED = { status: 401, body: { error: { type: 'unauthorized', code: 'INVALID_TOKEN', message: 'Unauthorized: token expired' } }, headers: { 'www-authenticate': 'Bearer error="invalid_token"' } };
 const FORBIDDEN = { status: 403, body: { error: { type: 'forbidden', code: 'FORBIDDEN', message: 'Permission denied for this token' } } };
 const UNAVAILABLE = { status: 503, body: { error: { type: 'dependency_down', message: 'Service temporarily unavailable' } } };
+/** A slow service, well inside the 10 s call timeout; each call draws its own delay. */
+const SLOW = { distribution: 'uniform', min_ms: 3000, max_ms: 8000 };
+/** A quota of `capacity` calls, one more every 100 s: Retry-After about 100, past what the runtime waits out. */
+const burstOf = (capacity) => ({ capacity, refill_per_sec: 0.01 });
 /** The window dropped responses last: long enough for the runtime's own four 10 s attempts. */
 const DROP_WINDOW_MS = 45_000;
 
@@ -297,14 +301,70 @@ const GENERIC = {
     faults: [dropped(t.tool, 'http_status', { status: 500, commit: true })],
     oracle: done(t, { diagnosis: DIAG(t.tool, 'system') }),
   }),
+  // Nothing was written, so repeating the write cannot duplicate it: idempotency is not scored.
   'timeout-before-commit': (t) => ({
     title: `${t.tool} times out before taking effect: check, then do it once`,
     kind: 'single_step',
     taxonomy: { category: 'network', subtype: 'idempotency' },
-    dimensions: ['identification', 'recovery', 'idempotency_safety'],
+    dimensions: ['identification', 'recovery'],
     recoverable: true,
     faults: [KEYED_WRITES.has(t.tool) ? outage(t.tool, 'timeout', TIMEOUT_1S, 5000) : once(t.tool, 'timeout', TIMEOUT_1S)],
     oracle: done(t, { diagnosis: DIAG(t.tool, 'network') }),
+  }),
+  // A request that never gets an answer: the runtime's own 10 s timeout ends it, and the write
+  // had not been made. Only for writes the runtime never retries itself (no idempotency key), so
+  // the hang reaches the agent in assisted mode too.
+  'hang-before-commit': (t) => ({
+    title: `${t.tool} hangs with no answer until the call times out, before the write was made: check, then do it once`,
+    kind: 'single_step',
+    taxonomy: { category: 'network', subtype: 'timeout' },
+    dimensions: ['identification', 'recovery'],
+    recoverable: true,
+    faults: [once(t.tool, 'hang')],
+    oracle: done(t, { diagnosis: DIAG(t.tool, 'network') }),
+  }),
+  // A quota shared by a burst of calls (a token bucket): the calls past it get 429 with a
+  // Retry-After of about 100 s, longer than the runtime waits out for the agent.
+  burst: (t) => ({
+    title: `${t.tool} allows ${t.burst.capacity} call${t.burst.capacity === 1 ? '' : 's'} in a burst, then answers 429 with Retry-After until its quota refills`,
+    kind: 'single_step',
+    taxonomy: { category: 'rate_limit', subtype: 'rate_limit' },
+    dimensions: ['identification', 'recovery', 'loop_avoidance'],
+    recoverable: true,
+    faults: [{ tool: t.tool, fault: 'rate_limit_burst', params: t.burst }],
+    oracle: done(t, { diagnosis: DIAG(t.tool, 'rate_limit') }),
+  }),
+  // A degraded service: a few seconds of 503, then answers that take 3-8 s (a different delay per
+  // call and per repeat, all within the call timeout). The slowness needs no handling; the 503 does.
+  'mixed-503-then-slow': (t) => ({
+    title: `${t.tool} answers 503 for a few seconds, then slowly (3-8 s a call)`,
+    kind: 'mixed',
+    taxonomy: { category: 'system', subtype: '5xx' },
+    dimensions: ['identification', 'recovery', 'loop_avoidance'],
+    recoverable: true,
+    faults: [outage(t.tool, 'http_status', UNAVAILABLE), always(t.tool, 'latency', SLOW)],
+    oracle: done(t, { diagnosis: DIAG(t.tool, 'system') }),
+  }),
+  // One of several lookups of the same kind comes back wrong; which one varies per repeat.
+  'semantic-one-of': (t, v) => ({
+    title: `one of the ${t.entities} ${t.tool} lookups returns 200 with ${v.label}: verify each and re-query that one`,
+    kind: 'semantic',
+    taxonomy: { category: 'semantic', subtype: 'semantic' },
+    dimensions: ['identification', 'recovery', 'semantic_verification'],
+    recoverable: true,
+    faults: [{ tool: t.tool, trigger: { one_of: Array.from({ length: t.entities }, (_, i) => i + 1) }, fault: 'semantic_drift', params: v.params }],
+    oracle: done(t, { ...v.oracle, diagnosis: DIAG(t.tool, 'semantic') }),
+  }),
+  // A truncated body on one of several lookups (which one varies per repeat): read again.
+  'malformed-one-of': (t) => ({
+    title: `one of the ${t.entities} ${t.tool} lookups returns a truncated JSON body: read that one again`,
+    kind: 'single_step',
+    taxonomy: { category: 'system', subtype: '5xx' },
+    // It fires once: no loop can form on it.
+    dimensions: ['identification', 'recovery'],
+    recoverable: true,
+    faults: [{ tool: t.tool, trigger: { one_of: Array.from({ length: t.entities }, (_, i) => i + 1) }, fault: 'malformed_json' }],
+    oracle: done(t, { diagnosis: DIAG(t.tool, 'system') }),
   }),
 };
 
@@ -404,6 +464,36 @@ const DOMAINS = {};
     ['cascade-semantic', { ...cascadeBj, ...drift(cascadeBj, 1), key: cascadeBj.key }, {}],
     ['cascade-sink-drop', cascadeBj, { fault: once('send_message', 'commit_then_drop'), tool: 'send_message', category: 'network' }],
   ];
+  const compare = {
+    key: 'compare-three',
+    tool: 'get_weather',
+    tools: ['get_weather'],
+    write: false,
+    entities: 3,
+    en: "Compare tomorrow's weather in Shanghai, Beijing and Guangzhou.",
+    zh: '对比一下上海、北京和广州明天的天气。',
+    ok: { answer_contains: ['Shanghai', 'Beijing', 'Guangzhou', localDate('Asia/Shanghai', 1)] },
+  };
+  const fourCities = {
+    key: 'four-cities',
+    tool: 'get_weather',
+    tools: ['get_weather'],
+    write: false,
+    entities: 4,
+    en: 'What is the weather today in Tokyo, Singapore, London and New York?',
+    zh: '东京、新加坡、伦敦和纽约今天的天气怎么样？',
+    ok: { answer_contains: ['Tokyo', 'Singapore', 'London', 'New York', localDate('Asia/Tokyo', 0)] },
+  };
+  DOMAINS.weather.push(
+    ['burst', { ...compare, burst: burstOf(2) }],
+    ['burst', { ...fourCities, burst: burstOf(3) }],
+    ['semantic-one-of', compare, { slug: 'semantic-one-of-date', label: 'the wrong date', params: { shift_date: 1 }, oracle: { answer_excludes: [localDate('Asia/Shanghai', 2)] } }],
+    ['semantic-one-of', fourCities, { slug: 'semantic-one-of-city', label: "another city's weather", params: { other_entity: { field: 'city', value: 'Osaka' } }, oracle: { answer_excludes: ['Osaka'] } }],
+    ['malformed-one-of', fourCities],
+    ['mixed-503-then-slow', tasks.ny],
+    ['mixed-503-then-slow', tasks.gz],
+    ['cascade-sink-hang', cascadeBj, { fault: once('send_message', 'hang'), tool: 'send_message', category: 'network' }],
+  );
 }
 
 // ---- sales ----------------------------------------------------------------------------------
@@ -454,6 +544,23 @@ const DOMAINS = {};
     ['cascade-ok', report, { fault: outage('query_sales_data', 'timeout', TIMEOUT_1S, 5000), category: 'network' }],
     ['cascade-sink-drop', report, { fault: once('send_message', 'commit_then_drop'), tool: 'send_message', category: 'network' }],
   ];
+  const regions = {
+    key: 'three-regions-feb',
+    tool: 'query_sales_data',
+    tools: ['query_sales_data'],
+    write: false,
+    entities: 3,
+    en: 'Compare the February 2026 sales of the north, south and east regions.',
+    zh: '对比2026年2月华北、华南和华东区域的销售额。',
+    ok: { answer_contains: ['2026-02', 'region north', 'region south', 'region east'] },
+  };
+  DOMAINS.sales.push(
+    ['burst', { ...regions, burst: burstOf(2) }],
+    ['malformed-one-of', regions],
+    ['semantic-one-of', regions, { slug: 'semantic-one-of-region', label: "another region's figures", params: { other_entity: { field: 'region', value: 'west' } }, oracle: { answer_excludes: ['region west'] } }],
+    ['mixed-503-then-slow', tasks.north],
+    ['cascade-sink-hang', report, { fault: once('send_message', 'hang'), tool: 'send_message', category: 'network' }],
+  );
 }
 
 // ---- documents ------------------------------------------------------------------------------
@@ -495,6 +602,7 @@ const DOMAINS = {};
     ['cascade-fail', save, { fault: always('search_documents', 'timeout', TIMEOUT_1S), category: 'network' }],
     ['cascade-ok', save, { fault: outage('search_documents', 'connection_refused'), category: 'network' }],
   ];
+  DOMAINS.documents.push(['mixed-503-then-slow', tasks.helios], ['mixed-503-then-slow', tasks.apollo]);
 }
 
 // ---- orders ---------------------------------------------------------------------------------
@@ -558,6 +666,23 @@ const DOMAINS = {};
     ['cascade-fail', checkThenCancel, { fault: always('get_order', 'http_status', UNAUTHORIZED), tool: 'get_order', category: 'auth', statuses: ['escalated'], oracle: { answer_excludes: ['is cancelled'] } }],
     ['cascade-ok', checkThenCancel, { fault: outage('get_order', 'http_status', UNAVAILABLE), tool: 'get_order', category: 'system' }],
   ];
+  const three = {
+    key: 'three-orders',
+    tool: 'get_order',
+    tools: ['get_order'],
+    write: false,
+    entities: 3,
+    en: "What's the status of orders ORD-10019, ORD-10020 and ORD-10021?",
+    zh: '查询订单ORD-10019、ORD-10020和ORD-10021的状态。',
+    ok: { answer_contains: ['ORD-10019', 'ORD-10020', 'ORD-10021'] },
+  };
+  DOMAINS.orders.push(
+    ['burst', { ...three, burst: burstOf(2) }],
+    ['semantic-one-of', three, { slug: 'semantic-one-of-order', label: 'another order', params: { other_entity: { field: 'order_id', value: 'ORD-10030' } }, oracle: { answer_excludes: ['ORD-10030'] } }],
+    ['malformed-one-of', three],
+    ['mixed-503-then-slow', tasks.get],
+    ['mixed-503-then-slow', tasks.list],
+  );
 }
 
 // ---- messaging ------------------------------------------------------------------------------
@@ -603,6 +728,23 @@ const DOMAINS = {};
       { slug: 'archived-channel', title: 'an archived channel (412): report it, do not retry', category: 'business', subtype: 'boundary', recoverable: false },
     ],
   ];
+  const twoChannels = {
+    key: 'two-channels',
+    tool: 'send_message',
+    tools: ['send_message', 'list_messages'],
+    write: true,
+    en: 'Post "Build 142 is green." to #engineering and "Release notes are up." to #project-x.',
+    zh: '在#engineering频道发送“Build 142 is green.”，在#project-x频道发送“Release notes are up.”',
+    ok: {
+      answer_contains: ['#engineering', '#project-x'],
+      state: [
+        { collection: 'messages', where: { channel: 'engineering', text: 'Build 142 is green.' }, count: 1 },
+        { collection: 'messages', where: { channel: 'project-x', text: 'Release notes are up.' }, count: 1 },
+      ],
+    },
+    none: { state: [{ collection: 'messages', count: 0 }] },
+  };
+  DOMAINS.messaging.push(['burst', { ...twoChannels, burst: burstOf(1) }], ['hang-before-commit', tasks.eng], ['hang-before-commit', tasks.px]);
 }
 
 // ---- calendar -------------------------------------------------------------------------------
@@ -618,8 +760,10 @@ const DOMAINS = {};
     none: { state: [{ collection: 'events', count: 0 }] },
   });
   const tasks = {
-    review: book('design-review', 'Design review', '2026-03-30', '07:00', 'Asia/Shanghai', 'Schedule "Design review" tomorrow at 07:00 Shanghai time for 30 minutes.', '明天早上7点（北京时间）安排“Design review”，时长30分钟。'),
-    sync: book('team-sync', 'Team sync', '2026-03-31', '07:30', 'Asia/Shanghai', 'Book "Team sync" the day after tomorrow at 07:30 Shanghai time for 45 minutes.', '后天早上7点半（北京时间）预约“Team sync”，45分钟。'),
+    // Said to be fine to overlap other meetings, as personal calendars allow: a repeated booking
+    // would then be a second event, not a 409 for the slot, so idempotency can fail here.
+    review: book('design-review', 'Design review', '2026-03-30', '07:00', 'Asia/Shanghai', 'Schedule "Design review" tomorrow at 07:00 Shanghai time for 30 minutes, even if it overlaps other meetings.', '明天早上7点（北京时间）安排“Design review”，时长30分钟，可以与其他会议重叠。'),
+    sync: book('team-sync', 'Team sync', '2026-03-31', '07:30', 'Asia/Shanghai', 'Book "Team sync" the day after tomorrow at 07:30 Shanghai time for 45 minutes; overlaps are fine.', '后天早上7点半（北京时间）预约“Team sync”，45分钟，允许重叠。'),
     standup: book('standup', 'Standup', '2026-04-02', '07:00', 'Asia/Shanghai', 'Set up a meeting "Standup" on 2026-04-02 at 07:00 Shanghai time for 15 minutes.', '2026年4月2日早上7点（北京时间）安排“Standup”会议，15分钟。'),
     list: { key: 'list-monday', tool: 'list_events', tools: ['list_events'], write: false, en: "What's on my calendar tomorrow?", zh: '我明天的日程有哪些？', ok: { answer_contains: ['2026-03-30'] } },
   };
@@ -642,6 +786,7 @@ const DOMAINS = {};
       { slug: 'boundary-past', title: 'an event in the past: say so, do not retry', category: 'parameter', subtype: 'boundary', recoverable: false },
     ],
   ];
+  DOMAINS.calendar.push(['hang-before-commit', tasks.review], ['hang-before-commit', tasks.standup]);
 }
 
 // ---- payments -------------------------------------------------------------------------------
@@ -692,6 +837,7 @@ const DOMAINS = {};
     ['cascade-fail', lookup, { fault: always('get_payment', 'http_status', UNAUTHORIZED), tool: 'get_payment', category: 'auth', statuses: ['escalated'] }],
     ['cascade-ok', lookup, { fault: outage('get_payment', 'timeout', TIMEOUT_1S, 5000), tool: 'get_payment', category: 'network' }],
   ];
+  DOMAINS.payments.push(['mixed-503-then-slow', tasks.status]);
 }
 
 // ---- files ----------------------------------------------------------------------------------
@@ -748,6 +894,7 @@ const DOMAINS = {};
     ['cascade-ok', post, { fault: outage('read_file', 'http_status', UNAVAILABLE), tool: 'read_file', category: 'system' }],
     ['cascade-sink-drop', post, { fault: once('send_message', 'connection_reset', { commit: true }), tool: 'send_message', category: 'network' }],
   ];
+  DOMAINS.files.push(['cascade-sink-hang', post, { fault: once('send_message', 'hang'), tool: 'send_message', category: 'network' }]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -787,6 +934,16 @@ const CASCADE = {
     kind: 'cascade',
     taxonomy: { category: v.category, subtype: 'idempotency' },
     dimensions: ['identification', 'recovery', 'idempotency_safety'],
+    recoverable: true,
+    faults: [v.fault],
+    oracle: done(t, { diagnosis: DIAG(v.tool, v.category) }),
+  }),
+  // The last step's request hangs before it is made: nothing to duplicate, so no idempotency score.
+  'cascade-sink-hang': (t, v) => ({
+    title: `the last step (${v.tool}) hangs until the call times out, before taking effect: check, then do it once`,
+    kind: 'cascade',
+    taxonomy: { category: v.category, subtype: 'timeout' },
+    dimensions: ['identification', 'recovery'],
     recoverable: true,
     faults: [v.fault],
     oracle: done(t, { diagnosis: DIAG(v.tool, v.category) }),

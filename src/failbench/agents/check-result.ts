@@ -5,7 +5,7 @@
  * its local rendering, a total that disagrees with its list), never with knowledge of a fault.
  */
 
-export type MismatchKind = 'date' | 'entity' | 'timezone' | 'stale' | 'range' | 'empty' | 'shape';
+export type MismatchKind = 'date' | 'entity' | 'timezone' | 'stale' | 'range' | 'empty' | 'incomplete' | 'shape';
 
 export interface Mismatch {
   kind: MismatchKind;
@@ -31,6 +31,23 @@ const MAX_AGE_MS = 3 * 3_600_000;
 
 const same = (a: unknown, b: unknown) => typeof a === 'string' && typeof b === 'string' ? a.trim().toLowerCase() === b.trim().toLowerCase() : a === b;
 
+/**
+ * A page that says it holds everything (fewer items than the limit, no note) while its own count
+ * says there are more. A page that announces itself as partial is explained, not contradicted.
+ */
+function shortPage(o: Obj, list: string, countField: string, limit: unknown): Mismatch[] {
+  if (saysPartial(o)) return [];
+  const items = arrayAt(o, list);
+  const count = o[countField];
+  const offset = typeof o['offset'] === 'number' ? o['offset'] : 0;
+  const cap = typeof limit === 'number' ? limit : Infinity;
+  return typeof count === 'number' && count > offset + items.length && items.length < cap && items.length > 0 ? [{ kind: 'incomplete', field: list, expected: count }] : [];
+}
+
+function saysPartial(o: Obj): boolean {
+  return ['warning', 'partial', 'note'].some((key) => typeof o[key] === 'string' && /partial|unavailable|missing|incomplete/i.test(o[key]));
+}
+
 function requireFields(o: Obj, fields: readonly string[]): Mismatch[] {
   return fields.filter((f) => o[f] === undefined).map((f) => ({ kind: 'shape' as const, field: f }));
 }
@@ -55,6 +72,13 @@ const checks: Record<string, (output: Obj, args: Obj, ctx: CheckContext) => Mism
     const rows = arrayAt(o, 'data');
     if (rows.some((r) => typeof r['period'] === 'string' && !r['period'].startsWith(String(args['month'])))) out.push({ kind: 'date', field: 'data.period', expected: args['month'] });
     if (typeof o['records'] === 'number' && o['records'] > 0 && rows.length === 0) out.push({ kind: 'empty', field: 'data' });
+    else if (!saysPartial(o) && rows.length > 0) {
+      // The rows must add up to the totals they come with, and be as many as `records` says.
+      const totals = asObject(o['totals']);
+      const sum = rows.reduce((n, r) => n + (typeof r['revenue'] === 'number' ? r['revenue'] : 0), 0);
+      const off = typeof totals?.['revenue'] === 'number' && Math.abs(sum - totals['revenue']) > 0.5 + rows.length * 0.01;
+      if ((typeof o['records'] === 'number' && o['records'] !== rows.length) || off) out.push({ kind: 'incomplete', field: 'data', expected: o['records'] });
+    }
     return out;
   },
   search_documents(o, args) {
@@ -71,6 +95,7 @@ const checks: Record<string, (output: Obj, args: Obj, ctx: CheckContext) => Mism
       }
     }
     if (typeof o['total'] === 'number' && o['total'] > 0 && results.length === 0) out.push({ kind: 'empty', field: 'results' });
+    else out.push(...shortPage(o, 'results', 'total', args['limit']));
     return out;
   },
   create_order(o, args) {
@@ -97,6 +122,7 @@ const checks: Record<string, (output: Obj, args: Obj, ctx: CheckContext) => Mism
     if (args['customer_id'] !== undefined && orders.some((x) => x['customer_id'] !== args['customer_id'])) out.push({ kind: 'entity', field: 'orders.customer_id', expected: args['customer_id'] });
     if (args['status'] !== undefined && orders.some((x) => x['status'] !== args['status'])) out.push({ kind: 'entity', field: 'orders.status', expected: args['status'] });
     if (typeof o['total'] === 'number' && o['total'] > 0 && orders.length === 0) out.push({ kind: 'empty', field: 'orders' });
+    else out.push(...shortPage(o, 'orders', 'total', o['limit'] ?? args['limit']));
     return out;
   },
   send_message(o, args) {
@@ -151,7 +177,8 @@ const checks: Record<string, (output: Obj, args: Obj, ctx: CheckContext) => Mism
   },
   list_files(o, args) {
     const prefix = String(args['prefix'] ?? '/');
-    return arrayAt(o, 'files').some((f) => !String(f['path']).startsWith(prefix)) ? [{ kind: 'entity', field: 'files.path', expected: prefix }] : [];
+    if (arrayAt(o, 'files').some((f) => !String(f['path']).startsWith(prefix))) return [{ kind: 'entity', field: 'files.path', expected: prefix }];
+    return shortPage(o, 'files', 'total', args['limit']);
   },
 };
 

@@ -55,6 +55,27 @@ describe('parseIntent', () => {
     expect(parseIntent('Book it at 09:00 London time').city).toBeUndefined();
   });
 
+  it('reads every city, region, order id and channel named, in order', () => {
+    expect(parseIntent('对比一下上海、北京和广州明天的天气。').cities.map((c) => c.name)).toEqual(['Shanghai', 'Beijing', 'Guangzhou']);
+    expect(parseIntent('What is the weather today in Tokyo, Singapore, London and New York?').cities.map((c) => c.name)).toEqual(['Tokyo', 'Singapore', 'London', 'New York']);
+    // A zone named after a city is not one of the cities.
+    expect(parseIntent('Book it at 09:00 London time in Paris').cities.map((c) => c.name)).toEqual(['Paris']);
+    expect(parseIntent('Compare the February 2026 sales of the north, south and east regions.').regions).toEqual(['north', 'south', 'east']);
+    expect(parseIntent('对比2026年2月华北、华南和华东区域的销售额。').regions).toEqual(['north', 'south', 'east']);
+    expect(parseIntent("What's the status of orders ORD-10019, ORD-10020 and ORD-10019?").orderIds).toEqual(['ORD-10019', 'ORD-10020']);
+    expect(parseIntent('Post "a" to #Engineering and "b" to #project-x.').channels).toEqual(['engineering', 'project-x']);
+  });
+
+  it('reads whether a booking may overlap, and whether to report back after a change', () => {
+    expect(parseIntent('Schedule "Review" tomorrow at 07:00, even if it overlaps other meetings.').allowOverlap).toBe(true);
+    expect(parseIntent('后天早上7点半（北京时间）预约“Team sync”，45分钟，允许重叠。').allowOverlap).toBe(true);
+    expect(parseIntent('Schedule "Review" tomorrow at 07:00.').allowOverlap).toBe(false);
+    expect(parseIntent('Refund $20.00 of payment PAY-2010 and then tell me the remaining refundable balance.').reportAfter).toBe(true);
+    expect(parseIntent('对支付PAY-2010退款20美元，然后告诉我剩余可退金额。').reportAfter).toBe(true);
+    expect(parseIntent('Check order ORD-10025, cancel it if it has not shipped, and then confirm its final status.').reportAfter).toBe(true);
+    expect(parseIntent('Cancel order ORD-10017.').reportAfter).toBe(false);
+  });
+
   it('lists the verbs in the order they appear', () => {
     expect(parseIntent('Get the south region sales for February 2026, save them to /reports/x.md and post the summary to #sales.').verbs.slice(0, 3)).toEqual(['sales', 'write', 'post']);
   });

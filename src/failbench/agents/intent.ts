@@ -89,7 +89,10 @@ export function numberWord(text: string): number | undefined {
 export interface Intent {
   language: Language;
   text: string;
+  /** The first city named (see `cities` for all of them). */
   city?: City;
+  /** Every city named, in order: "Shanghai, Beijing and Tokyo". */
+  cities: City[];
   /** The city as written, when it is not one the parser knows (a typo, a small town). */
   cityLiteral?: string;
   day?: DayRef;
@@ -101,6 +104,8 @@ export interface Intent {
   /** YYYY-MM, or a month relative to the current one. */
   month?: { kind: 'absolute'; month: string } | { kind: 'relative'; offset: number };
   region?: string;
+  /** Every region named, in order: "north, south and east". */
+  regions: string[];
   granularity?: string;
   unit?: string;
   /** Values the user spelled out as `field "value"`: passed to the tool as given. */
@@ -110,6 +115,8 @@ export interface Intent {
   customerId?: string;
   items: { sku: string; quantity: number }[];
   orderId?: string;
+  /** Every order id named, in order. */
+  orderIds: string[];
   paymentId?: string;
   amountCents?: number;
   /** "Refund the rest", "全额退款". */
@@ -117,6 +124,8 @@ export interface Intent {
   refundReason?: string;
   cancelReason?: string;
   channel?: string;
+  /** Every channel named, in order. */
+  channels: string[];
   paths: string[];
   /** "The last 7 days". */
   lastDays?: number;
@@ -124,6 +133,10 @@ export interface Intent {
   orderStatus?: string;
   /** A condition on a later step: "if it has not shipped". */
   onlyIfNotShipped: boolean;
+  /** "Even if it overlaps other meetings", "可以与其他会议重叠": book a slot that is taken. */
+  allowOverlap: boolean;
+  /** "And then tell me its status / the balance left": read the result back after the change. */
+  reportAfter: boolean;
   /** Verbs that name what to do, in the order they appear. */
   verbs: Verb[];
 }
@@ -155,21 +168,25 @@ function detectLanguage(text: string): Language {
   return han >= 2 ? 'zh' : 'en';
 }
 
-function parseCity(text: string): { city?: City; literal?: string } {
+function parseCities(text: string): { cities: City[]; literal?: string } {
   const lower = text.toLowerCase();
-  let best: { city: City; at: number } | undefined;
+  const found: { city: City; at: number }[] = [];
   for (const city of CITIES) {
+    let first: number | undefined;
     for (const name of city.names) {
-      const at = /\p{Script=Han}/u.test(name) ? lower.indexOf(name) : lower.search(new RegExp(`\\b${name}\\b`));
-      // "Shanghai time" names a zone, not the city the question is about.
-      if (at >= 0 && !/^\s*time\b/i.test(lower.slice(at + name.length)) && !lower.slice(at + name.length).startsWith('时间')) {
-        if (best === undefined || at < best.at) best = { city, at };
+      const re = /\p{Script=Han}/u.test(name) ? new RegExp(name, 'g') : new RegExp(`\\b${name}\\b`, 'g');
+      for (const m of lower.matchAll(re)) {
+        const after = lower.slice(m.index + name.length);
+        // "Shanghai time" names a zone, not a city the question is about.
+        if (/^\s*time\b/i.test(after) || after.startsWith('时间')) continue;
+        if (first === undefined || m.index < first) first = m.index;
       }
     }
+    if (first !== undefined) found.push({ city, at: first });
   }
-  if (best !== undefined) return { city: best.city };
+  if (found.length > 0) return { cities: found.sort((a, b) => a.at - b.at).map((f) => f.city) };
   const literal = /\b(?:weather|forecast)\s+(?:in|for)\s+([A-Z][A-Za-z]+(?:\s[A-Z][A-Za-z]+)?)/.exec(text) ?? /([\p{Script=Han}A-Za-z]{2,}?)(?:明天|今天|昨天|后天|前天)?的天气/u.exec(text);
-  return literal?.[1] === undefined ? {} : { literal: literal[1] };
+  return literal?.[1] === undefined ? { cities: [] } : { cities: [], literal: literal[1] };
 }
 
 function parseDay(text: string): DayRef | undefined {
@@ -334,6 +351,18 @@ const ORDER_STATUS_WORDS: readonly [RegExp, string][] = [
   [/\bcancell?ed\b|已取消/i, 'cancelled'],
 ];
 
+/** Every match of a keyword table, in the order they appear, each value once. */
+function allMatches(text: string, table: readonly [RegExp, string][]): string[] {
+  const found: { value: string; at: number }[] = [];
+  for (const [re, value] of table) {
+    const m = new RegExp(re.source, re.flags.includes('g') ? re.flags : `${re.flags}g`).exec(text);
+    if (m !== null) found.push({ value, at: m.index });
+  }
+  return found.sort((a, b) => a.at - b.at).map((f) => f.value);
+}
+
+const unique = (values: readonly string[]) => [...new Set(values)];
+
 function parseVerbs(text: string): Verb[] {
   const found: { verb: Verb; at: number }[] = [];
   for (const [verb, re] of VERB_WORDS) {
@@ -346,10 +375,19 @@ function parseVerbs(text: string): Verb[] {
 /** Reads an instruction. Pure: the same text always gives the same intent. */
 export function parseIntent(text: string): Intent {
   const literals = parseLiterals(text);
-  const { city, literal } = parseCity(text);
+  const { cities, literal } = parseCities(text);
+  const city = cities[0];
+  const orderIds = unique([...text.matchAll(/\bORD-\d{5,}\b/gi)].map((m) => m[0].toUpperCase()));
+  const regions = literals['region'] !== undefined ? [literals['region']] : allMatches(text, REGION_WORDS);
   const intent: Intent = {
     language: detectLanguage(text),
     text,
+    cities,
+    regions,
+    orderIds,
+    channels: unique([...text.matchAll(/#([A-Za-z0-9][A-Za-z0-9_-]*)/g)].map((m) => m[1]!.toLowerCase())),
+    allowOverlap: /\beven if it (?:overlaps|clashes)\b|\bdouble[- ]book\b|\boverlap(?:s|ping)? (?:is|are) fine\b|可以(?:与[^，。]*)?重叠|允许重叠|即使(?:时间)?冲突/i.test(text),
+    reportAfter: /\b(?:then|and) (?:tell me|report|confirm|check) (?:its|the) (?:final |new |current )?(?:status|balance|refundable|remaining)|\bwhat (?:is|'s) left to refund\b|(?:然后|并|再)(?:告诉我|确认|查一下)(?:它的|其|订单的|支付的)?(?:最新|最终|当前)?(?:状态|剩余|可退)/i.test(text),
     literals,
     quoted: parseQuoted(text, literals),
     items: parseItems(text),
@@ -369,16 +407,16 @@ export function parseIntent(text: string): Intent {
   set('durationMinutes', parseDuration(text));
   set('timeZone', firstMatch(text, ZONE_WORDS));
   set('month', parseMonth(text));
-  set('region', literals['region'] ?? firstMatch(text, REGION_WORDS));
+  set('region', regions[0]);
   set('granularity', literals['granularity'] ?? firstMatch(text, GRANULARITY_WORDS));
   set('unit', literals['unit'] ?? (/fahrenheit|华氏/i.test(text) ? 'fahrenheit' : /celsius|摄氏/i.test(text) ? 'celsius' : undefined));
   set('customerId', /\bCUS-\d{3}\b/i.exec(text)?.[0].toUpperCase());
-  set('orderId', /\bORD-\d{5,}\b/i.exec(text)?.[0].toUpperCase());
+  set('orderId', orderIds[0]);
   set('paymentId', /\bPAY-\d{4,}\b/i.exec(text)?.[0].toUpperCase());
   set('amountCents', parseAmount(text));
   set('refundReason', literals['reason'] ?? (/duplicate|重复/i.test(text) ? 'duplicate' : /fraud|欺诈/i.test(text) ? 'fraudulent' : undefined));
   set('cancelReason', /duplicate|重复/i.test(text) ? 'duplicate' : /fraud|欺诈/i.test(text) ? 'fraud' : undefined);
-  set('channel', /#([A-Za-z0-9][A-Za-z0-9_-]*)/.exec(text)?.[1]?.toLowerCase());
+  set('channel', intent.channels[0]);
   set('lastDays', parseLastDays(text));
   set('sortBy', /most relevant|relevance|相关/i.test(text) ? 'relevance' : /\bnewest\b|\blatest\b|\bmost recent\b|最新/i.test(text) ? 'date' : undefined);
   set('orderStatus', literals['status'] ?? firstMatch(text, ORDER_STATUS_WORDS));

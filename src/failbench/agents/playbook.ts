@@ -286,6 +286,8 @@ export class PlaybookRun {
     let requeries = 0;
     let calls = 0;
     let suggestionUsed = false;
+    /** A write that answered 200 without taking effect is sent once more, no more. */
+    let resent = false;
 
     for (;;) {
       if (calls >= MAX_CALLS_PER_STEP) return { ok: false, outcome: 'gave_up', reason: `${step.tool} kept failing; stopped after ${calls} calls`, args };
@@ -310,7 +312,7 @@ export class PlaybookRun {
         }
         const output = decoded.value;
         if (rules.verifyResults) {
-          const mismatches = checkResult(step.tool, args, output, { ...step.check, nowMs: this.now() });
+          const mismatches = [...checkResult(step.tool, args, output, { ...step.check, nowMs: this.now() }), ...(step.verify?.(output, this.outputs) ?? [])];
           if (mismatches.length > 0) {
             const choice = this.choose?.({ tool: step.tool, kind: 'mismatch' });
             if (choice === 'naive') return { ok: true, output, args, notes };
@@ -328,6 +330,19 @@ export class PlaybookRun {
           if (missing.length > 0) {
             this.diagnose(step.tool, 'business', 'partial_result', `missing: ${missing.join(', ')}`);
             notes.push(`${TEXT[this.language()].missing}: ${missing.join(', ')}.`);
+          }
+          if (step.write && step.confirm !== undefined) {
+            // A 200 is the service's word, not the state: read the change back before relying on it.
+            const state = await this.checkState(step, args);
+            if (state.kind === 'missing') {
+              this.diagnose(step.tool, 'semantic', 'write_not_applied', 'it answered 200, but the change is not there');
+              if (!resent) {
+                resent = true;
+                notes.push(`${step.tool} answered 200 but the change was not there; it was sent once more.`);
+                continue;
+              }
+              return { ok: false, outcome: 'escalated', reason: `${step.tool} answered 200 twice, but the change is not there. Please check it.`, args };
+            }
           }
         }
         return { ok: true, output, args, notes };
@@ -463,19 +478,29 @@ export class PlaybookRun {
 
   /** Looks up whether a write already happened. */
   private async confirm(step: Step, args: Obj): Promise<Obj | undefined> {
+    const state = await this.checkState(step, args);
+    return state.kind === 'found' ? state.value : undefined;
+  }
+
+  /** Reads whether a write is in the state: found, missing, or unknown when the read kept failing. */
+  private async checkState(step: Step, args: Obj): Promise<{ kind: 'found'; value: Obj } | { kind: 'missing' } | { kind: 'unknown' }> {
     const confirmation = step.confirm?.(args);
-    if (confirmation === undefined) return undefined;
+    if (confirmation === undefined) return { kind: 'unknown' };
     for (let attempt = 0; attempt < 2; attempt++) {
       const result = await this.task.callTool(confirmation.tool, confirmation.args);
       if (result.ok) {
         const decoded = decode(result.output);
-        return decoded.ok ? confirmation.find(decoded.value, this.outputs) : undefined;
+        if (!decoded.ok) return { kind: 'unknown' };
+        const value = confirmation.find(decoded.value, this.outputs);
+        return value === undefined ? { kind: 'missing' } : { kind: 'found', value };
       }
       const f = readFailure(result, this.now());
+      // Nothing at that path yet is an answer, not a failure.
+      if (f.type === 'not_found') return { kind: 'missing' };
       this.diagnose(confirmation.tool, f.category, f.type, f.code);
-      if (f.code === 'BUDGET_EXHAUSTED') return undefined;
+      if (f.code === 'BUDGET_EXHAUSTED') return { kind: 'unknown' };
       if (this.rules.backoff) await this.sleep(f.retryAfterMs ?? BACKOFF_MS[0]!);
     }
-    return undefined;
+    return { kind: 'unknown' };
   }
 }

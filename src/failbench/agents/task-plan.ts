@@ -4,7 +4,7 @@
  * post it to a channel). Each step knows how to build its arguments from earlier results, how
  * to check its answer, and, for writes, how to look up whether it already happened.
  */
-import type { CheckContext } from './check-result.js';
+import type { CheckContext, Mismatch } from './check-result.js';
 import { addDays, formatInZone, localDate, resolveDay, resolveMonth, wallTimeToInstant, type Intent, type Language } from './intent.js';
 
 type Obj = Record<string, unknown>;
@@ -35,6 +35,11 @@ export interface Step {
    */
   when?(prior: StepOutputs): { run: true } | { run: false; why: string; done: boolean };
   check: CheckContext;
+  /**
+   * What the answer must reflect of earlier steps (a read after the task's own write must show
+   * it); the mismatches, empty when it does. A read that does not is stale.
+   */
+  verify?(output: unknown, prior: StepOutputs): Mismatch[];
   /** For writes: how to check state after an ambiguous failure. */
   confirm?(args: Obj): Confirmation | undefined;
   /** One line for the answer. */
@@ -101,10 +106,28 @@ function paymentLine(o: Obj | undefined): string {
   return `Payment ${String(o['payment_id'])}: ${String(o['status'])}, amount ${money(o['amount_cents'])}, refundable ${money(o['refundable_cents'])}`;
 }
 
-/** The text a sink step writes or posts: what the main step found. */
-function reportText(main: Step, prior: StepOutputs): string | undefined {
-  const done = prior.get(main.key);
-  return done === undefined ? undefined : main.summary(done.output, done.args);
+/** The text a sink step writes or posts: what the source steps found (all of them, or nothing). */
+function reportText(sources: readonly Step[], prior: StepOutputs): string | undefined {
+  const lines: string[] = [];
+  for (const source of sources) {
+    const done = prior.get(source.key);
+    if (done === undefined) return undefined;
+    lines.push(source.summary(done.output, done.args));
+  }
+  return lines.join('\n');
+}
+
+/**
+ * One intent per entity when the instruction names several of the kind its main step reads
+ * ("the weather in Shanghai, Beijing and Tokyo", "orders ORD-10019 and ORD-10020", "north and
+ * south sales"): each becomes a step of its own.
+ */
+function perEntity(intent: Intent, has: (tool: string) => boolean): Intent[] {
+  const verbs = new Set(intent.verbs);
+  if (intent.cities.length > 1 && has('get_weather')) return intent.cities.map((city) => ({ ...intent, city, cities: [city] }));
+  if (intent.regions.length > 1 && has('query_sales_data') && intent.literals['region'] === undefined) return intent.regions.map((region) => ({ ...intent, region, regions: [region] }));
+  if (intent.orderIds.length > 1 && has('get_order') && !verbs.has('cancel')) return intent.orderIds.map((orderId) => ({ ...intent, orderId, orderIds: [orderId] }));
+  return [intent];
 }
 
 function idempotencyKey(ctx: PlanContext, step: string): string {
@@ -120,9 +143,25 @@ export function buildPlan(intent: Intent, ctx: PlanContext): Plan | undefined {
   const base: CheckContext = { nowMs: ctx.nowMs };
   const startIso = new Date(ctx.nowMs).toISOString();
 
-  const main = mainStep(intent, ctx, { has, verbs, utcToday, base, startIso, steps });
-  if (main === undefined) return undefined;
-  steps.push(main);
+  // "Post "A" to #x and "B" to #y": one post per channel, each with its own text.
+  if (intent.channels.length > 1 && intent.quoted.length === intent.channels.length && has('send_message') && !intent.verbs.some((v) => v !== 'post')) {
+    intent.channels.forEach((channel, i) => {
+      const text = intent.quoted[i]!;
+      steps.push(messageStep(i === 0 ? 'main' : `main-${i + 1}`, channel, () => text, base, startIso, has));
+    });
+    return { language: intent.language, steps };
+  }
+
+  const helpers = { has, verbs, utcToday, base, startIso, steps };
+  const sources: Step[] = [];
+  for (const [i, one] of perEntity(intent, has).entries()) {
+    const step = mainStep(one, ctx, helpers);
+    if (step === undefined) return undefined;
+    if (i > 0) step.key = `main-${i + 1}`;
+    sources.push(step);
+  }
+  const main = sources[0]!;
+  steps.push(...sources);
 
   const mainWrites = main.write;
   const writeTarget = intent.paths.length > 0 && has('write_file') && verbs.has('write') && main.tool !== 'write_file' ? intent.paths[intent.paths.length - 1] : undefined;
@@ -133,17 +172,61 @@ export function buildPlan(intent: Intent, ctx: PlanContext): Plan | undefined {
       write: true,
       check: base,
       args: (prior) => {
-        const text = reportText(main, prior);
+        const text = reportText(sources, prior);
         return text === undefined ? undefined : { path: writeTarget, content: `${text}\n` };
       },
+      ...fileConfirm(has),
       summary: (o) => `Saved ${String(asObject(o)?.['path'] ?? writeTarget)} (version ${String(asObject(o)?.['version'] ?? '?')})`,
     });
   }
+  const after = reportAfter(intent, main, base, has);
+  if (after !== undefined) steps.push(after);
   if (intent.channel !== undefined && has('send_message') && main.tool !== 'send_message' && !mainWrites) {
     const channel = intent.channel;
-    steps.push(messageStep('notify', channel, (prior) => reportText(main, prior), base, startIso, has));
+    steps.push(messageStep('notify', channel, (prior) => reportText(sources, prior), base, startIso, has));
   }
   return { language: intent.language, steps };
+}
+
+/**
+ * "...and tell me the balance left / its status": the read that reports the result of the task's
+ * own change. It must show the change: a payment without the refund just made, or an order still
+ * open after its cancellation, is an answer from before the change.
+ */
+function reportAfter(intent: Intent, main: Step, base: CheckContext, has: (tool: string) => boolean): Step | undefined {
+  if (!intent.reportAfter) return undefined;
+  if (main.tool === 'create_refund' && has('get_payment') && intent.paymentId !== undefined) {
+    const paymentId = intent.paymentId;
+    return {
+      key: 'report',
+      tool: 'get_payment',
+      write: false,
+      check: base,
+      args: () => ({ payment_id: paymentId }),
+      verify: (output, prior) => {
+        const refundId = asObject(prior.get(main.key)?.output)?.['refund_id'];
+        const refunds = asObject(output)?.['refunds'];
+        return typeof refundId === 'string' && !(Array.isArray(refunds) && refunds.includes(refundId)) ? [{ kind: 'stale', field: 'refunds', expected: refundId }] : [];
+      },
+      summary: (o) => `Now: ${paymentLine(asObject(o))}`,
+    };
+  }
+  if (main.tool === 'cancel_order' && has('get_order') && intent.orderId !== undefined) {
+    const orderId = intent.orderId;
+    return {
+      key: 'report',
+      tool: 'get_order',
+      write: false,
+      check: base,
+      args: () => ({ order_id: orderId }),
+      verify: (output, prior) => {
+        const cancelled = asObject(prior.get(main.key)?.output)?.['status'] === 'cancelled';
+        return cancelled && asObject(output)?.['status'] !== 'cancelled' ? [{ kind: 'stale', field: 'status', expected: 'cancelled' }] : [];
+      },
+      summary: (o) => `Now: ${orderLine(asObject(o))}`,
+    };
+  }
+  return undefined;
 }
 
 interface Helpers {
@@ -154,6 +237,21 @@ interface Helpers {
   startIso: string;
   /** Where a main step puts the lookups it needs before it runs (a payment's state before a refund). */
   steps: Step[];
+}
+
+/** A file write is there when reading the path gives back the content written. */
+function fileConfirm(has: (t: string) => boolean): Pick<Step, 'confirm'> {
+  if (!has('read_file')) return {};
+  return {
+    confirm: (args: Obj): Confirmation => ({
+      tool: 'read_file',
+      args: { path: args['path'] },
+      find: (output) => {
+        const f = asObject(output);
+        return f !== undefined && f['content'] === args['content'] ? { path: f['path'], size: f['size'], version: f['version'], created_at: f['created_at'], updated_at: f['updated_at'] } : undefined;
+      },
+    }),
+  };
 }
 
 function messageStep(key: string, channel: string, text: (prior: StepOutputs) => string | undefined, base: CheckContext, startIso: string, has: (t: string) => boolean): Step {
@@ -287,7 +385,7 @@ function mainStep(intent: Intent, ctx: PlanContext, h: Helpers): Step | undefine
       tool: 'create_event',
       write: true,
       check: { ...base, startMs },
-      args: () => ({ title, start: formatInZone(startMs, zone), duration_minutes: intent.durationMinutes ?? 30, timezone: zone }),
+      args: () => ({ title, start: formatInZone(startMs, zone), duration_minutes: intent.durationMinutes ?? 30, timezone: zone, ...(intent.allowOverlap ? { allow_overlap: true } : {}) }),
       ...(has('list_events')
         ? {
             confirm: (): Confirmation => ({
@@ -386,6 +484,7 @@ function mainStep(intent: Intent, ctx: PlanContext, h: Helpers): Step | undefine
       write: true,
       check: base,
       args: () => ({ path, content: `${content}\n` }),
+      ...fileConfirm(has),
       summary: (o) => `Saved ${path} (version ${String(asObject(o)?.['version'] ?? '?')})`,
     };
   }
@@ -397,7 +496,7 @@ function mainStep(intent: Intent, ctx: PlanContext, h: Helpers): Step | undefine
       tool: 'list_files',
       write: false,
       check: base,
-      args: () => ({ prefix: prefix.endsWith('/') ? prefix : `${prefix}/` }),
+      args: () => ({ prefix: prefix.endsWith('/') ? prefix : `${prefix}/`, limit: 100 }),
       summary: (o) => {
         const files = arrayAt(asObject(o), 'files');
         return `${files.length} files under ${prefix}: ${files.map((f) => String(f['path'])).join(', ')}`;
