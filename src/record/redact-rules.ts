@@ -386,9 +386,22 @@ export function normalizeKey(key: string): string {
   return key.toLowerCase().replace(/[-_\s]/g, '');
 }
 
+/**
+ * Names with a secret word that hold no secret: an id that names a stored credential (Jenkins'
+ * `credentialsId`), a token meant to be public (`publicToken`, `public_key` is no key part either),
+ * an anti-forgery token, which a page prints for every visitor.
+ */
+const NOT_SECRET_KEY = /(?:credentials?id|withcredentials|credentialsfile|credentialspath|credentialstype|publictoken|csrftoken|xsrftoken|csrfmiddlewaretoken|anticsrftoken|tokenizer|tokenendpoint|tokenurl|tokenuri|passwordfield|passwordinput)$/;
+
 /** Whether a key name, by the built-in list alone, holds a secret. */
 export function isBuiltinSecretKey(raw: string, normalized: string): boolean {
   if (isSecretMetadataKey(raw)) return false;
+  // `token2`, `api_key_1`, `password01`: a numbered copy of a secret name is one too.
+  if (normalized.length > 3 && normalized.charCodeAt(normalized.length - 1) <= 57 && normalized.charCodeAt(normalized.length - 1) >= 48) {
+    const stem = normalized.replace(/[0-9]+$/, '');
+    if (stem.length >= 2 && stem !== normalized) return isBuiltinSecretKey(raw.replace(/[-_.\s]*[0-9]+$/, ''), stem);
+  }
+  if (NOT_SECRET_KEY.test(normalized)) return false;
   for (const part of SECRET_KEY_PARTS) if (normalized.includes(part)) return true;
   if (SECRET_KEY_EXACT.includes(normalized)) return true;
   for (const suffix of SECRET_KEY_SUFFIXES) {
@@ -1012,3 +1025,67 @@ export const BUILTIN_RULES: readonly BuiltinRule[] = [
     },
   },
 ];
+
+// ---------------------------------------------------------------------------------------------
+// Placeholders: values that stand for a secret without being one. Config files, docs and logs
+// are full of them (`password: ${DB_PASSWORD}`, `api_key = "<your-api-key>"`, `ghp_xxxx…`); they
+// are kept so the record still shows where a secret goes, and so a digest or template is not
+// mistaken for a credential.
+
+/** Whole values that name a secret rather than hold it (compared lowercased). */
+const PLACEHOLDER_WORDS = new Set([
+  'password', 'passwd', 'pass', 'pwd', 'secret', 'token', 'apikey', 'api_key', 'key', 'test', 'testing',
+  'changeme', 'changeit', 'default', 'example', 'sample', 'dummy', 'fake', 'none', 'null', 'nil', 'empty',
+  'undefined', 'string', 'str', 'value', 'redacted', 'hidden', 'masked', 'todo', 'tbd', 'foo', 'bar', 'baz',
+  'user', 'username', 'required', 'optional', 'env', 'secretkey', 'accesstoken', 'yourtoken', 'mytoken',
+]);
+
+/**
+ * References and templates: `$VAR`, `${VAR}`, `$(cmd)`, `$1`, `{{ .Values.x }}`, `${{ secrets.X }}`,
+ * `{name}`, `%VAR%`, `#{x}`, `<your key>`, `[PASSWORD]`, `@VAR@`, `%(name)s`, code reading a
+ * setting (`os.environ[…]`, `process.env.X`, `var.db_password`, `getenv(…)`), and masks made of one
+ * filler character (`xxxx`, `****`, `....`).
+ */
+const PLACEHOLDER_SHAPE =
+  /^(?:\$(?:[A-Z_][A-Z0-9_]*|[a-z_][a-z0-9_]*|\d|\{[^{}]*\}|\{\{[\s\S]*\}\}|\([^()]*\))|\{\{[\s\S]*\}\}|\{%[\s\S]*%\}|\{[A-Za-z_][\w.-]*\}|%[A-Za-z_]\w*%|%\([\w.-]+\)s|#\{[^{}]*\}|<[^<>\n]{1,80}>|\[[A-Za-z_ .-]{1,40}\]|@[A-Za-z_]\w*@|(?:var|local|data|module|each|self|process\.env|os\.environ|settings|secrets|vars|env|ENV)[.[][\w.[\]'"-]*|[\w.]*(?:getenv|get_env|environ\.get|getProperty|getSecret|get_secret|env)\([^)]*\)?|[xX*.#•…_-]{3,})$/;
+
+/** Words inside a value that mark it as a stand-in: `<your-api-key>`, `PUT_YOUR_TOKEN_HERE`, `AKIA…EXAMPLE`. */
+const PLACEHOLDER_PHRASE = /your[-_ ]?(?:own[-_ ]?)?(?:api[-_ ]?|access[-_ ]?|secret[-_ ]?|auth[-_ ]?)?(?:key|token|secret|password|pass|pwd)|_here(?![a-z])|replace[-_ ]?(?:me|this|with)|change[-_ ]?me|placeholder|example|insert[-_ ](?:your|key|token)|x{5,}|X{5,}|\*{4,}/i;
+
+/** An upper-case environment variable name (`ACCESS_TOKEN`, `DB_PASSWORD`) standing where its value would be. */
+const ENV_NAME = /^[A-Z]+(?:_[A-Z]+)+$/;
+
+function distinctChars(s: string, limit: number): number {
+  const seen = new Set<number>();
+  for (let i = 0; i < s.length; i++) {
+    seen.add(s.charCodeAt(i));
+    if (seen.size > limit) break;
+  }
+  return seen.size;
+}
+
+/**
+ * Whether a value under a secret key (`key`) stands for a secret rather than holds one. Cheap
+ * enough for every secret-keyed value: those are few.
+ */
+export function isPlaceholder(value: string, key?: string): boolean {
+  const v = value.trim();
+  if (v.length === 0) return true;
+  if (v.length > 200) return false;
+  if (PLACEHOLDER_WORDS.has(v.toLowerCase())) return true;
+  if (key !== undefined && normalizeKey(v) === normalizeKey(key)) return true;
+  if (PLACEHOLDER_SHAPE.test(v) || PLACEHOLDER_PHRASE.test(v) || ENV_NAME.test(v)) return true;
+  // `aaaaaaaa`, `11111111`, `abababab`: too few characters to be random.
+  return v.length >= 4 && distinctChars(v, 2) <= 2;
+}
+
+/**
+ * Whether a match of a token format is a stand-in (`ghp_xxxx…`, `sk-…EXAMPLE`, `glc_1111…`): a
+ * placeholder phrase, or a tail of one filler character or two (`xxxx`, `XXXX-XXXX`, `1111`) where
+ * a real token is random.
+ */
+export function isPlaceholderToken(match: string): boolean {
+  if (PLACEHOLDER_PHRASE.test(match)) return true;
+  const tail = match.slice(-16);
+  return tail.length >= 8 && distinctChars(tail, 2) <= 2;
+}

@@ -30,7 +30,7 @@ interface Secret {
 
 const openaiBody = j('R4nd0mT0k3n', 'AbCdEfGhIjKlMnOpQrStUvWxYz012345');
 const anthropicBody = j('aB3dEfGhIjKlMnOpQrStUvWxYz0123456789', '-_aB3dEfGhIjKlMnOpQrStUvWxYz0123456789', 'aB3dEfGhIjKlMnOpQrSt', 'AA');
-const awsSecret = j('wJalrXUtnFEMI/K7MDENG/', 'bPxRfiCYzEXAMPLEKEY');
+const awsSecret = j('wJalrXUtnFEMI/K7MDENG/', 'bPxRfiCYzQ2m4PLEKEY');
 const jwt = j(
   'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9',
   '.',

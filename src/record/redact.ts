@@ -27,6 +27,8 @@ import {
   SECRET_KEY_PARTS,
   TRIGGER_TRIGRAMS,
   isBuiltinSecretKey,
+  isPlaceholder,
+  isPlaceholderToken,
   normalizeKey,
   type RedactionRule,
 } from './redact-rules.js';
@@ -61,20 +63,37 @@ export interface Redactor {
    * functions to `[FUNCTION]`, cycles to `[CIRCULAR]`; so the result is typed `T` for convenience.
    * @example redactor.value({ user: 'ann', password: 'hunter2' }) // { user: 'ann', password: '[REDACTED]' }
    */
-  value<T>(value: T): T;
+  value<T>(value: T, found?: FoundSecrets): T;
   /**
    * Redacts free text (messages, stacks, raw output): value rules plus `key=value` pairs. When the
    * whole string is JSON and something in it is secret, it is redacted value by value and
    * re-serialized, so it stays valid JSON; text that does not parse (truncated) is redacted in place.
    * @example redactor.text('Authorization: Bearer 9f8e7d6c5b4a39281706') // 'Authorization: Bearer [REDACTED]'
    */
-  text(value: string): string;
+  text(value: string, found?: FoundSecrets): string;
   /**
    * Redacts every text field of a record: input_params, raw_output, error_message, error_stack,
-   * context_snapshot, feedback.hint, fault.params, fallback.reason. Returns the same record when
+   * context_snapshot, feedback, fault.params, fallback.reason; then scrubs each secret found in one
+   * of them from all of them (see {@link Redactor.scrubRecord}). Returns the same record when
    * nothing changed, otherwise a shallow copy with the changed fields.
    */
   record(record: ToolExecutionRecord): ToolExecutionRecord;
+  /**
+   * Replaces every occurrence of the found secrets (as written, JSON-escaped or percent-encoded)
+   * in the strings inside `value` (object keys and non-strings stay). A secret is replaced only
+   * where it stands alone, not inside a longer word. The same reference when nothing changed.
+   * @example
+   * const found: FoundSecrets = [];
+   * const args = redactor.value({ password: 'hunter2!' }, found);
+   * redactor.scrub('login failed for password hunter2!', found) // 'login failed for password [REDACTED]'
+   */
+  scrub<T>(value: T, found: FoundSecrets): T;
+  /**
+   * {@link Redactor.scrub} over a record whose fields are already redacted: every free-text field
+   * (input_params, raw_output, error_message, error_stack, context_snapshot, feedback, fault.params,
+   * fallback.reason). The same record when `found` is empty or nothing changed.
+   */
+  scrubRecord(record: ToolExecutionRecord, found: FoundSecrets): ToolExecutionRecord;
   /**
    * Whether a value under this key name is replaced whole (built-in and custom `keys`, minus
    * `allowKeys`), for callers that hold a value apart from its key, such as a validation issue's
@@ -83,6 +102,13 @@ export interface Redactor {
    */
   isSecretKey(key: string): boolean;
 }
+
+/**
+ * The secret values redaction found while it redacted one record's fields (a value under a secret
+ * key, the hidden part of a token), for {@link Redactor.scrub} to remove from its other fields.
+ * Pass the same array to each call for one record. Only values of six characters or more are kept.
+ */
+export type FoundSecrets = string[];
 
 const TRUNCATED_DEPTH = '[TRUNCATED_DEPTH]';
 const CIRCULAR = '[CIRCULAR]';
@@ -343,6 +369,14 @@ function isKeyChar(c: number): boolean {
   );
 }
 
+/** The characters an assignment operator may start with before its `=` (see KeyCursor). */
+function isOperatorChar(c: number): boolean {
+  return c === 58 || c === 63 || c === 46 || c === 43 || c === 124 || c === 38;
+}
+
+/** Type names that stand between a variable and its `=` in typed declarations. */
+const TYPE_WORDS = new Set(['string', 'String', 'str', 'char', 'byte', 'bytes', 'Text', 'CharSequence', 'SecretStr', 'SecureString', 'Secret', 'any', 'Object', 'object']);
+
 const MAX_TEXT_KEY = 64;
 /** The keys that name the other field of a name/value pair object. */
 const PAIR_NAME_KEYS = new Set(['name', 'Name', 'key', 'Key']);
@@ -395,22 +429,28 @@ class KeyCursor {
       let valueStart = p + 1;
       const before = s.charCodeAt(p - 1);
       const after = s.charCodeAt(p + 1);
+      // Where the assignment operator starts: `:=`, `::=`, `:::=` (Go, Makefiles), `?=`, `.=`
+      // (PHP), `+=`, `||=`, `??=` end in `=`, and their first characters are not the key's last.
+      let opStart = p;
       if (sep === 61) {
         // `==`, `!=`, `<=`, `>=` compare; `=>` assigns.
         if (after === 61 || before === 61 || before === 33 || before === 60 || before === 62) continue;
         if (after === 62) valueStart++;
+        while (opStart > p - 3 && isOperatorChar(s.charCodeAt(opStart - 1))) opStart--;
       } else if (sep === 58) {
-        // `::` paths and `scheme://` are not pairs.
-        if (after === 58 || before === 58 || (after === 47 && s.charCodeAt(p + 2) === 47)) continue;
+        // `::` paths and `scheme://` are not pairs; `:=` is read at its `=`.
+        if (after === 58 || before === 58 || after === 61 || (after === 47 && s.charCodeAt(p + 2) === 47)) continue;
       }
 
-      let j = p - 1;
+      let j = opStart - 1;
       while (j >= 0 && isSpace(s.charCodeAt(j))) j--;
+      // `$config['password'] = …`, `env["API_TOKEN"] = …`: the key is the quoted index.
+      if (s.charCodeAt(j) === 93 && (s.charCodeAt(j - 1) === 34 || s.charCodeAt(j - 1) === 39)) j--;
       const q = s.charCodeAt(j);
       let keyStart: number;
       let keyEnd: number;
       let quote = '';
-      if (q === 34 || q === 39) {
+      if (q === 34 || q === 39 || q === 96) {
         const escaped = s.charCodeAt(j - 1) === 92;
         keyEnd = escaped ? j - 1 : j;
         let k = keyEnd - 1;
@@ -424,8 +464,21 @@ class KeyCursor {
         keyEnd = j + 1;
         while (j >= 0 && isKeyChar(s.charCodeAt(j))) j--;
         keyStart = j + 1;
-        const first = s.charCodeAt(keyStart);
-        if (keyEnd - keyStart > MAX_TEXT_KEY || (first >= 48 && first <= 57)) continue;
+        if (keyEnd - keyStart > MAX_TEXT_KEY) continue;
+        // A typed declaration names its variable before the type: `var apiToken string = …`,
+        // `val apiToken: String = …`, `let token: &str = …`.
+        if (keyEnd > keyStart && TYPE_WORDS.has(s.slice(keyStart, keyEnd))) {
+          let k = keyStart - 1;
+          while (k >= 0 && (s.charCodeAt(k) === 32 || s.charCodeAt(k) === 9 || s.charCodeAt(k) === 38 || s.charCodeAt(k) === 42)) k--;
+          if (s.charCodeAt(k) === 58) k--;
+          while (k >= 0 && (s.charCodeAt(k) === 32 || s.charCodeAt(k) === 9)) k--;
+          const end = k + 1;
+          while (k >= 0 && isKeyChar(s.charCodeAt(k))) k--;
+          if (end > k + 1 && end - k - 1 <= MAX_TEXT_KEY) {
+            keyStart = k + 1;
+            keyEnd = end;
+          }
+        }
       }
       if (keyEnd <= keyStart) continue;
       // `https://token:…@host` is a URL's user and password, not a pair: the url-credentials rule
@@ -455,6 +508,10 @@ const XML_ELEMENT = /<([A-Za-z_][\w.:-]{0,63})(?:\s[^<>]*)?>([^<]{1,4096})<\/\1>
  */
 const ENCODED_PAIR =
   /(?<=%(?:25)?[0-9A-Fa-f]{2}|^|[^\w.%-])([A-Za-z][\w.-]{0,63})(%(?:25)?3[Dd])((?:(?!%(?:25)?(?:26|3[Dd]|20))[^&\s"'<>#\\])+)/g;
+/** A call's first two arguments, both quoted: `setProperty("DB_PASSWORD", "…")`. */
+const CALL_PAIR = /\(\s*(["'])([A-Za-z0-9_.\- ]{1,64})\1\s*,\s*(["'])((?:\\.|(?!\3)[^\\\n]){1,4096})\3/g;
+/** The `value="…"` attribute after a `key="…"` or `name="…"` one, in the same tag. */
+const VALUE_ATTRIBUTE = /(\s+[Vv]alue\s*=\s*)(["'])((?:(?!\2)[^\n]){1,4096})\2/y;
 /**
  * Values that carry spaces run to the end of the line after a colon: header values with `;`
  * (`Cookie: a=1; b=2`) and pass phrases (`password: correct horse battery`).
@@ -473,14 +530,60 @@ interface RuleRunner {
   replacer: (match: string) => string;
 }
 
+/** Rules for personal data: a match is no credential to scrub elsewhere, nor a token with filler. */
+const PERSONAL_DATA_RULES = new Set(['email', 'cn-resident-id', 'payment-card', 'cn-mobile', 'fullwidth-digits', 'private-key']);
+
 const BUILTIN_RUNNERS: readonly (RuleRunner & { needs: number })[] = BUILTIN_RULES.map((rule) => {
   const { validate, mask } = rule;
+  if (PERSONAL_DATA_RULES.has(rule.id)) {
+    return { pattern: rule.pattern, needs: rule.needs, replacer: validate === undefined ? mask : (match: string) => (validate(match) ? mask(match) : match) };
+  }
   return {
     pattern: rule.pattern,
     needs: rule.needs,
-    replacer: validate === undefined ? mask : (match: string) => (validate(match) ? mask(match) : match),
+    replacer: (match: string) => {
+      if ((validate !== undefined && !validate(match)) || isPlaceholderToken(match)) return match;
+      const masked = mask(match);
+      if (collecting !== undefined) foundHidden(match, masked);
+      return masked;
+    },
   };
 });
+
+// ---------------------------------------------------------------------------------------------
+// Secrets found in one record (or trajectory), to scrub from its other fields: an API that
+// rejects a key often quotes it back in its error, where no key name or format marks it.
+
+/** Where found secrets go while a record is being redacted; shared, since redaction is synchronous. */
+let collecting: string[] | undefined;
+/**
+ * Shorter values are not scrubbed elsewhere: `true`, `1` or a 4-digit PIN would hit ordinary text.
+ * Six characters admit the short passwords people do use.
+ */
+const MIN_SCRUB_LENGTH = 6;
+const MAX_SCRUB_LENGTH = 4096;
+
+function found(value: string): void {
+  if (collecting === undefined || value.length < MIN_SCRUB_LENGTH || value.length > MAX_SCRUB_LENGTH) return;
+  if (value.includes(REDACTED) || isPlaceholder(value)) return;
+  collecting.push(value);
+}
+
+/** The part of `match` its mask hid: what lies between the prefix and suffix both keep. */
+function foundHidden(match: string, masked: string): void {
+  let start = 0;
+  while (start < match.length && start < masked.length && match.charCodeAt(start) === masked.charCodeAt(start)) start++;
+  let end = 0;
+  while (end < match.length - start && end < masked.length - start && match.charCodeAt(match.length - 1 - end) === masked.charCodeAt(masked.length - 1 - end)) end++;
+  const hidden = match.slice(start, match.length - end).replace(/^["'\s]+|["'\s]+$/g, '');
+  found(hidden);
+}
+
+function nextIsEquals(s: string, at: number): boolean {
+  let i = at;
+  while (i < s.length && (s.charCodeAt(i) === 32 || s.charCodeAt(i) === 9)) i++;
+  return s.charCodeAt(i) === 61;
+}
 
 function compileRule(rule: RedactionRule): RuleRunner {
   // Always a private copy, so the caller's lastIndex is never touched; sticky would stop at gaps.
@@ -593,8 +696,80 @@ const PASSTHROUGH: Redactor = {
   value: <T>(value: T): T => value,
   text: (value: string): string => value,
   record: (record: ToolExecutionRecord): ToolExecutionRecord => record,
+  scrub: <T>(value: T): T => value,
+  scrubRecord: (record: ToolExecutionRecord): ToolExecutionRecord => record,
   isSecretKey: (): boolean => false,
 };
+
+/** `c` is an ASCII letter, digit or `_`: a secret next to one is part of a longer word. */
+function isWordChar(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95;
+}
+
+/** Found secrets as they may be written: distinct, longest first, raw, JSON-escaped, percent-encoded. */
+function spellingsOf(found: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const secret of found) {
+    out.add(secret);
+    const json = JSON.stringify(secret).slice(1, -1);
+    if (json !== secret) out.add(json);
+    const url = encodeURIComponent(secret);
+    if (url !== secret) out.add(url);
+  }
+  return [...out].sort((a, b) => b.length - a.length);
+}
+
+function scrubText(s: string, spellings: readonly string[]): string {
+  let out = s;
+  for (const secret of spellings) {
+    let at = out.indexOf(secret);
+    if (at === -1) continue;
+    const wordStart = isWordChar(secret.charCodeAt(0));
+    const wordEnd = isWordChar(secret.charCodeAt(secret.length - 1));
+    let result = '';
+    let last = 0;
+    while (at !== -1) {
+      const end = at + secret.length;
+      const alone = (!wordStart || at === 0 || !isWordChar(out.charCodeAt(at - 1))) && (!wordEnd || !isWordChar(out.charCodeAt(end)));
+      if (alone) {
+        result += out.slice(last, at) + REDACTED;
+        last = end;
+      }
+      at = out.indexOf(secret, alone ? end : at + 1);
+    }
+    if (last !== 0) out = result + out.slice(last);
+  }
+  return out;
+}
+
+/** {@link scrubText} over the strings of a JSON-like value; copies only what changed. */
+function scrubValue(v: unknown, spellings: readonly string[], depth: number): unknown {
+  if (typeof v === 'string') return scrubText(v, spellings);
+  if (typeof v !== 'object' || v === null || depth > DEFAULT_MAX_DEPTH) return v;
+  if (Array.isArray(v)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < v.length; i++) {
+      const next = scrubValue(v[i], spellings, depth + 1);
+      if (out === undefined) {
+        if (next === v[i]) continue;
+        out = v.slice(0, i);
+      }
+      out.push(next);
+    }
+    return out ?? v;
+  }
+  const proto: unknown = Object.getPrototypeOf(v);
+  if (proto !== Object.prototype && proto !== null) return v;
+  const o = v as Record<string, unknown>;
+  let out: Record<string, unknown> | undefined;
+  for (const key of Object.keys(o)) {
+    const next = scrubValue(o[key], spellings, depth + 1);
+    if (next === o[key]) continue;
+    out ??= { ...o };
+    setOwn(out, key, next);
+  }
+  return out ?? v;
+}
 
 /**
  * Builds a redactor. Construction does the expensive part (compiling rules, key tables), so make
@@ -702,7 +877,31 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
       let m: RegExpExecArray | null;
       while ((m = XML_ELEMENT.exec(s)) !== null) if (isSecretKey(m[1]!)) return true;
     }
+    if (s.includes('(')) {
+      CALL_PAIR.lastIndex = 0;
+      let m: RegExpExecArray | null;
+      while ((m = CALL_PAIR.exec(s)) !== null) if (isSecretKey(m[2]!)) return true;
+    }
     return false;
+  }
+
+  /** `setProperty("DB_PASSWORD", "…")`, `getenv('API_TOKEN', '…')`: a call's first two arguments as a pair. */
+  function redactCallPair(match: string, _q: string, key: string, quote: string, value: string): string {
+    if (!isSecretKey(key) || value === REDACTED || isPlaceholder(value, key)) return match;
+    found(value);
+    return `${match.slice(0, match.length - value.length - 1)}${REDACTED}${quote}`;
+  }
+
+  /**
+   * After `key="Password"` or `name="api.token"` (XML attributes, `<add key=… value=…/>`): the
+   * end of the `value="…"` attribute that follows in the same tag, masked; -1 if there is none.
+   */
+  function redactValueAttribute(s: string, at: number): { end: number; text: string } | undefined {
+    VALUE_ATTRIBUTE.lastIndex = at;
+    const m = VALUE_ATTRIBUTE.exec(s);
+    if (m === null || isPlaceholder(m[3]!)) return undefined;
+    found(m[3]!);
+    return { end: at + m[0].length, text: `${m[1]!}${m[2]!}${REDACTED}${m[2]!}` };
   }
 
   function redactKeyValues(s: string): string {
@@ -711,14 +910,28 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
     let last = 0;
     while (cursor.next()) {
       const key = s.slice(cursor.keyStart, cursor.keyEnd);
-      if (!isSecretKey(key)) continue;
+      if (!isSecretKey(key)) {
+        const q = s.charCodeAt(cursor.valueStart);
+        if (PAIR_NAME_KEYS.has(key) && (q === 34 || q === 39)) {
+          const close = s.indexOf(s[cursor.valueStart]!, cursor.valueStart + 1);
+          if (close !== -1 && close - cursor.valueStart <= MAX_TEXT_KEY && isSecretKey(s.slice(cursor.valueStart + 1, close))) {
+            const attribute = redactValueAttribute(s, close + 1);
+            if (attribute !== undefined) {
+              out += s.slice(last, close + 1) + attribute.text;
+              last = attribute.end;
+              cursor.skipTo(attribute.end);
+            }
+          }
+        }
+        continue;
+      }
       const keyQuote = cursor.quote;
       const start = cursor.valueStart;
       const c = s.charCodeAt(start);
       let end: number;
       let kind: number;
       let phrase = false;
-      if (c === 34 || c === 39) {
+      if (c === 34 || c === 39 || c === 96) {
         end = quotedEnd(s, start, c, false);
         kind = QUOTED;
       } else if (c === 92 && (s.charCodeAt(start + 1) === 34 || s.charCodeAt(start + 1) === 39)) {
@@ -740,8 +953,15 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
       let masked: string;
       if (kind === QUOTED) {
         const open = value.charCodeAt(0) === 92 ? value.slice(0, 2) : value[0]!;
-        masked = `${open}${REDACTED}${open}`;
-      } else if (kind === BARE && NOT_REDACTED_BARE.has(value)) {
+        const inner = value.slice(open.length, value.endsWith(open) && value.length >= 2 * open.length ? -open.length : undefined);
+        if (isPlaceholder(inner, key)) {
+          masked = value;
+        } else {
+          masked = `${open}${REDACTED}${open}`;
+          found(inner);
+        }
+      } else if (kind === BARE && (NOT_REDACTED_BARE.has(value) || isPlaceholder(value, key) || (TYPE_WORDS.has(value) && nextIsEquals(s, end)))) {
+        // A type between a key and its `=` (`apiToken: String = "…"`): the `=` reads the value.
         masked = value;
       } else if (keyQuote.endsWith('"')) {
         // Inside JSON text the replacement must stay a JSON string.
@@ -750,6 +970,7 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
         // `Authorization: Bearer x` keeps its scheme; a pass phrase's first word is no scheme.
         const scheme = kind === BARE && !phrase ? AUTH_SCHEME.exec(value) : null;
         masked = scheme === null ? REDACTED : `${scheme[1]!} ${REDACTED}`;
+        if (kind !== STRUCTURED) found(scheme === null ? value : value.slice(scheme[1]!.length).trim());
       }
       if (masked !== value) {
         out += s.slice(last, start) + masked;
@@ -762,11 +983,15 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
   }
 
   function redactEncodedPair(match: string, key: string, equals: string, value: string): string {
-    return value === REDACTED || !isSecretKey(key) ? match : `${key}${equals}${REDACTED}`;
+    if (value === REDACTED || !isSecretKey(key)) return match;
+    found(value);
+    return `${key}${equals}${REDACTED}`;
   }
 
   function redactXmlElement(match: string, tag: string, body: string): string {
-    return body === REDACTED || !isSecretKey(tag) ? match : match.replace(`>${body}<`, `>${REDACTED}<`);
+    if (body === REDACTED || !isSecretKey(tag) || isPlaceholder(body, tag)) return match;
+    found(body.trim());
+    return match.replace(`>${body}<`, `>${REDACTED}<`);
   }
 
   function redactString(s: string, depth: number): string {
@@ -793,6 +1018,7 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
     // Key/value pairs first, so a bare value is cut at its real end rather than at the `]` of a
     // mask a value rule left inside it.
     if ((flags & F_KEY) !== 0) out = redactKeyValues(out);
+    if ((flags & F_KEY) !== 0 && out.includes('(')) out = out.replace(CALL_PAIR, redactCallPair);
     if (keyFlagged && (out.includes('%3D') || out.includes('%3d') || out.includes('%253'))) out = out.replace(ENCODED_PAIR, redactEncodedPair);
     out = applyUserRules(applyValueRules(out, flags));
     // Masks written into JSON text can turn a number into a bare word; when the text parses, redo
@@ -873,7 +1099,7 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
       let next: unknown;
       let outKey = key;
       if (info === true) {
-        next = val === null || val === undefined || typeof val === 'boolean' ? val : REDACTED;
+        next = secretKeyed(val, key);
       } else {
         next = walk(val, depth + 1);
         if (info !== false) outKey = info;
@@ -886,6 +1112,18 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
       setOwn(out, outKey, next);
     }
     return out ?? o;
+  }
+
+  /** What replaces a value under a secret key: booleans, absent values and placeholders stay. */
+  function secretKeyed(val: unknown, key: string): unknown {
+    if (val === null || val === undefined || typeof val === 'boolean') return val;
+    if (typeof val === 'string') {
+      if (isPlaceholder(val, key)) return val;
+      found(val);
+    } else if (typeof val === 'number' || typeof val === 'bigint') {
+      found(String(val));
+    }
+    return REDACTED;
   }
 
   /**
@@ -919,10 +1157,7 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
     for (let i = 0; i < o.length; i++) {
       const val = o[i];
       const name = pairs && (i & 1) === 1 ? o[i - 1] : undefined;
-      const next =
-        typeof name === 'string' && name.length <= MAX_TEXT_KEY && val !== null && val !== undefined && typeof val !== 'boolean' && isSecretKey(name)
-          ? REDACTED
-          : walk(val, depth + 1);
+      const next = typeof name === 'string' && name.length <= MAX_TEXT_KEY && isSecretKey(name) ? secretKeyed(val, name) : walk(val, depth + 1);
       if (out === undefined) {
         if (Object.is(next, val)) continue;
         out = o.slice(0, i);
@@ -975,55 +1210,95 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
     }
   }
 
-  function value<T>(input: T): T {
+  function value<T>(input: T, into?: FoundSecrets): T {
     const mark = ancestors.length;
+    const outer = collecting;
+    collecting = into;
     try {
       return walk(input, 0) as T;
     } catch {
       return UNREADABLE as T;
     } finally {
+      collecting = outer;
       // Only after a throw is the stack not already back where it was; setting length is slow.
       if (ancestors.length !== mark) ancestors.length = mark;
     }
   }
 
-  function text(input: string): string {
-    if (typeof input !== 'string') return value(input);
+  function text(input: string, into?: FoundSecrets): string {
+    if (typeof input !== 'string') return value(input, into);
     const mark = ancestors.length;
+    const outer = collecting;
+    collecting = into;
     try {
       return redactString(input, 0);
     } catch {
       return UNREADABLE;
     } finally {
+      collecting = outer;
       if (ancestors.length !== mark) ancestors.length = mark;
     }
   }
 
-  function textOrValue<T>(input: T): T {
+  function textOrValue<T>(input: T, into: FoundSecrets): T {
     if (input === null || input === undefined) return input;
-    return typeof input === 'string' ? (text(input) as T) : value(input);
+    return typeof input === 'string' ? (text(input, into) as T) : value(input, into);
+  }
+
+  function scrub<T>(input: T, into: FoundSecrets): T {
+    if (into.length === 0) return input;
+    try {
+      return scrubValue(input, spellingsOf(into), 0) as T;
+    } catch {
+      return UNREADABLE as T;
+    }
   }
 
   function record(r: ToolExecutionRecord): ToolExecutionRecord {
     if (typeof r !== 'object' || r === null) return value(r);
-    const input = textOrValue(r.input_params);
-    const rawOutput = textOrValue(r.raw_output);
-    const errorMessage = textOrValue(r.error_message);
-    const errorStack = textOrValue(r.error_stack);
-    const context = textOrValue(r.context_snapshot);
+    const into: FoundSecrets = [];
+    const redacted = mapRecordFields(r, (v) => textOrValue(v, into));
+    return scrubRecord(redacted, into);
+  }
+
+  function scrubRecord(r: ToolExecutionRecord, into: FoundSecrets): ToolExecutionRecord {
+    if (into.length === 0 || typeof r !== 'object' || r === null) return r;
+    const spellings = spellingsOf(into);
+    try {
+      return mapRecordFields(r, (v) => scrubValue(v, spellings, 0) as typeof v);
+    } catch {
+      return r;
+    }
+  }
+
+  return { value, text, record, scrub, scrubRecord, isSecretKey };
+}
+
+/** `r` with `map` applied to each free-text field; the same record when nothing changed. */
+function mapRecordFields(r: ToolExecutionRecord, map: <T>(v: T) => T): ToolExecutionRecord {
+  {
+    const input = map(r.input_params);
+    const rawOutput = map(r.raw_output);
+    const errorMessage = map(r.error_message);
+    const errorStack = map(r.error_stack);
+    const context = map(r.context_snapshot);
     let feedback = r.feedback;
     if (feedback !== null && typeof feedback === 'object') {
-      const hint = textOrValue(feedback.hint);
-      if (hint !== feedback.hint) feedback = { ...feedback, hint };
+      const hint = map(feedback.hint);
+      const last = feedback.last_recovery === undefined ? undefined : map(feedback.last_recovery);
+      if (hint !== feedback.hint || last !== feedback.last_recovery) {
+        feedback = { ...feedback, hint };
+        if (last !== undefined) feedback.last_recovery = last;
+      }
     }
     let fault = r.fault;
     if (fault !== null && typeof fault === 'object' && fault.params !== undefined) {
-      const params = textOrValue(fault.params);
+      const params = map(fault.params);
       if (params !== fault.params) fault = { ...fault, params };
     }
     let fallback = r.fallback;
     if (fallback !== null && typeof fallback === 'object') {
-      const reason = textOrValue(fallback.reason);
+      const reason = map(fallback.reason);
       if (reason !== fallback.reason) fallback = { ...fallback, reason };
     }
     if (
@@ -1050,8 +1325,6 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
       fallback,
     };
   }
-
-  return { value, text, record, isSecretKey };
 }
 
 /** A redactor with the built-in rules and no extras. */
