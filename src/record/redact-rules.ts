@@ -189,6 +189,8 @@ export const TRIGGER_TRIGRAMS: readonly (readonly [string, number])[] = [
   ['0co', F_GOOGLE],
   ['fco', F_GOOGLE],
   ['eyj', F_JWT],
+  // `ZXlK`, base64 of `eyJ`.
+  ['zxl', F_JWT],
   ['bea', F_BEARER | F_KEY],
   ['asi', F_BASIC],
   ['pas', F_KEY],
@@ -391,7 +393,7 @@ export function normalizeKey(key: string): string {
  * `credentialsId`), a token meant to be public (`publicToken`, `public_key` is no key part either),
  * an anti-forgery token, which a page prints for every visitor.
  */
-const NOT_SECRET_KEY = /(?:credentials?id|withcredentials|credentialsfile|credentialspath|credentialstype|publictoken|csrftoken|xsrftoken|csrfmiddlewaretoken|anticsrftoken|tokenizer|tokenendpoint|tokenurl|tokenuri|passwordfield|passwordinput)$/;
+const NOT_SECRET_KEY = /(?:credentials?id|withcredentials|credentialsfile|credentialspath|credentialstype|publictoken|csrftoken|xsrftoken|csrfmiddlewaretoken|anticsrftoken|authenticitytoken|tokenizer|tokenendpoint|tokenurl|tokenuri|passwordfield|passwordinput)$/;
 
 /** Whether a key name, by the built-in list alone, holds a secret. */
 export function isBuiltinSecretKey(raw: string, normalized: string): boolean {
@@ -531,6 +533,8 @@ function queryCodeValue(match: string): string {
   return value;
 }
 
+const JWT_START = /^eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{4}/;
+
 /** `Basic` credentials are base64 of `user:password`. */
 function isBasicCredential(match: string): boolean {
   const token = match.slice(match.search(/\s/) + 1).trim();
@@ -554,6 +558,43 @@ function keepPrefix(prefix: RegExp): (match: string) => string {
     const m = prefix.exec(match);
     return `${m === null ? '' : m[0]}${ELLIPSIS}${REDACTED}`;
   };
+}
+
+const CURL_USER_FLAG = /[ \t](?:-u|--user)(?:=|[ \t]+)(?=[^ \t])/g;
+
+/** See the `curl-user-password` rule: the credential after the last `-u` of the match, half masked. */
+function maskCurlUser(match: string): string {
+  let at = -1;
+  for (const m of match.matchAll(CURL_USER_FLAG)) at = m.index + m[0].length;
+  if (at < 0) return match;
+  const credential = match.slice(at);
+  let user: string;
+  let password: string;
+  let render: (user: string, password: string) => string;
+  const whole = /^(["'])([^"'\n]*)\1$/.exec(credential);
+  if (whole !== null && whole[2]!.includes(':')) {
+    const q = whole[1]!;
+    const colon = whole[2]!.indexOf(':');
+    user = whole[2]!.slice(0, colon);
+    password = whole[2]!.slice(colon + 1);
+    render = (u, p) => `${q}${u}:${p}${q}`;
+  } else {
+    const m = /^("[^"\n]*"|'[^'\n]*'|[^\s"':]*):("[^"\n]*"|'[^'\n]*'|\S*)$/.exec(credential);
+    if (m === null) return match;
+    const quoteOf = (part: string) => (part.startsWith('"') || part.startsWith("'") ? part[0]! : '');
+    const [qu, qp] = [quoteOf(m[1]!), quoteOf(m[2]!)];
+    user = qu === '' ? m[1]! : m[1]!.slice(1, -1);
+    password = qp === '' ? m[2]! : m[2]!.slice(1, -1);
+    render = (u, p) => `${qu}${u}${qu}:${qp}${p}${qp}`;
+  }
+  const braced = (part: string) => part.replace(/^\{([\s\S]*)\}$/, '$1');
+  if (password !== '') {
+    if (isPlaceholder(braced(password)) || isPlaceholder(`${user}:${password}`)) return match;
+    return match.slice(0, at) + render(user, REDACTED);
+  }
+  // `-u sk_live_…:`: an API key sent as the user, with no password.
+  if (user === '' || isPlaceholder(braced(user)) || !looksRandom(user)) return match;
+  return match.slice(0, at) + render(REDACTED, '');
 }
 
 /** Full-width ASCII variants (`０`-`９`, `Ｘ`, `－`, `＋`) and the ideographic space, as ASCII. */
@@ -630,6 +671,15 @@ export const BUILTIN_RULES: readonly BuiltinRule[] = [
     needs: F_JWT,
     pattern: /\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g,
     mask: () => `eyJ${ELLIPSIS}${REDACTED}`,
+  },
+  {
+    id: 'jwt-base64',
+    needs: F_JWT,
+    // A JWT base64-encoded once more (a Kubernetes secret, a config blob): `eyJ` encodes to `ZXlK`.
+    // Only when the decoded text is a JWT's first two parts.
+    pattern: /\bZXlK[A-Za-z0-9+/_-]{40,}={0,2}/g,
+    validate: (match) => JWT_START.test(Buffer.from(match.slice(0, 96), 'base64').toString('latin1')),
+    mask: () => `ZXlK${ELLIPSIS}${REDACTED}`,
   },
   {
     id: 'anthropic-api-key',
@@ -966,12 +1016,11 @@ export const BUILTIN_RULES: readonly BuiltinRule[] = [
   {
     id: 'curl-user-password',
     needs: F_CLI,
-    // gitleaks' curl-auth-user, simplified: `curl … -u user:password` (or `--user`), on one line.
-    pattern: /\bcurl\b[^\n]{0,400}?[ \t](?:-u|--user)(?:=|[ \t]+)(["']?)[^\s:"']{1,128}:[^\s"']{2,}\1/g,
-    mask: (match) => {
-      const [, kept, quote] = /^([\s\S]*?[ \t](?:-u|--user)(?:=|[ \t]+)(["']?)[^\s:"']{1,128}:)/.exec(match)!;
-      return `${kept}${REDACTED}${quote}`;
-    },
+    // gitleaks' curl-auth-user: `curl … -u user:password` (or `--user`), also after line
+    // continuations, each half quoted or not. The password is masked; when it is empty
+    // (`-u sk_live_…:`, an API key as the user) the user is. Placeholders (`$USER:$PASS`) stay.
+    pattern: /\bcurl\b(?:[^\n\\]|\\\r?\n|\\(?!\r?\n))(?:[^\n]|\\\r?\n){0,600}?[ \t](?:-u|--user)(?:=|[ \t]+)(?:"[^"\n]*"|'[^'\n]*'|[^\s"']+)(?::(?:"[^"\n]*"|'[^'\n]*'|[^\s"']*))?/g,
+    mask: maskCurlUser,
   },
   {
     id: 'email',
@@ -1000,7 +1049,8 @@ export const BUILTIN_RULES: readonly BuiltinRule[] = [
     id: 'payment-card',
     needs: F_DIGITS,
     // Not inside a longer digit run, nor the fractional part of a number.
-    pattern: /(?<![\d.])(?<!\d[ -])\d(?:[ -]?\d){12,18}(?!\d)(?![ -]\d)/g,
+    // Not inside a word either: a run of digits in a hex digest or base64 blob is no card.
+    pattern: /(?<![\w.])(?<!\d[ -])\d(?:[ -]?\d){12,18}(?![\w])(?![ -]\d)/g,
     validate: isCardNumber,
     mask: (match) => `[CARD ${ELLIPSIS}${match.replace(/[ -]/g, '').slice(-4)}]`,
   },
@@ -1047,10 +1097,10 @@ const PLACEHOLDER_WORDS = new Set([
  * filler character (`xxxx`, `****`, `....`).
  */
 const PLACEHOLDER_SHAPE =
-  /^(?:\$(?:[A-Z_][A-Z0-9_]*|[a-z_][a-z0-9_]*|\d|\{[^{}]*\}|\{\{[\s\S]*\}\}|\([^()]*\))|\{\{[\s\S]*\}\}|\{%[\s\S]*%\}|\{[A-Za-z_][\w.-]*\}|%[A-Za-z_]\w*%|%\([\w.-]+\)s|#\{[^{}]*\}|<[^<>\n]{1,80}>|\[[A-Za-z_ .-]{1,40}\]|@[A-Za-z_]\w*@|(?:var|local|data|module|each|self|process\.env|os\.environ|settings|secrets|vars|env|ENV)[.[][\w.[\]'"-]*|[\w.]*(?:getenv|get_env|environ\.get|getProperty|getSecret|get_secret|env)\([^)]*\)?|[xX*.#•…_-]{3,})$/;
+  /^(?:\$(?:[A-Z_][A-Z0-9_]*|[a-z_][a-z0-9_]*|\d|\{[^{}]*\}?|\{\{[\s\S]*\}\}|\([^()]*\))|\{\{[\s\S]*\}\}|\{%[\s\S]*%\}|\{[A-Za-z_][\w.-]*\}|%[A-Za-z_]\w*%|%\([\w.-]+\)s|#\{[^{}]*\}|<[^<>\n]{1,80}>|\[[A-Za-z_ .-]{1,40}\]|@[A-Za-z_]\w*@|(?:var|local|data|module|each|self|process\.env|os\.environ|settings|secrets|vars|env|ENV)[.[][\w.[\]'"-]*|[\w.]*(?:getenv|get_env|environ\.get|getProperty|getSecret|get_secret|env)\([^)]*\)?|[xX*.#•…_-]{3,})$/;
 
 /** Words inside a value that mark it as a stand-in: `<your-api-key>`, `PUT_YOUR_TOKEN_HERE`, `AKIA…EXAMPLE`. */
-const PLACEHOLDER_PHRASE = /your[-_ ]?(?:own[-_ ]?)?(?:api[-_ ]?|access[-_ ]?|secret[-_ ]?|auth[-_ ]?)?(?:key|token|secret|password|pass|pwd)|_here(?![a-z])|replace[-_ ]?(?:me|this|with)|change[-_ ]?me|placeholder|example|insert[-_ ](?:your|key|token)|x{5,}|X{5,}|\*{4,}/i;
+const PLACEHOLDER_PHRASE = /\[redacted\]|your[-_ ]?(?:own[-_ ]?)?(?:api[-_ ]?|access[-_ ]?|secret[-_ ]?|auth[-_ ]?)?(?:key|token|secret|password|pass|pwd)|_here(?![a-z])|replace[-_ ]?(?:me|this|with)|change[-_ ]?me|placeholder|example|insert[-_ ](?:your|key|token)|x{5,}|X{5,}|\*{4,}/i;
 
 /** An upper-case environment variable name (`ACCESS_TOKEN`, `DB_PASSWORD`) standing where its value would be. */
 const ENV_NAME = /^[A-Z]+(?:_[A-Z]+)+$/;
@@ -1073,10 +1123,15 @@ export function isPlaceholder(value: string, key?: string): boolean {
   if (v.length === 0) return true;
   if (v.length > 200) return false;
   if (PLACEHOLDER_WORDS.has(v.toLowerCase())) return true;
-  if (key !== undefined && normalizeKey(v) === normalizeKey(key)) return true;
+  if (key !== undefined && alphanumeric(v) === alphanumeric(key)) return true;
   if (PLACEHOLDER_SHAPE.test(v) || PLACEHOLDER_PHRASE.test(v) || ENV_NAME.test(v)) return true;
   // `aaaaaaaa`, `11111111`, `abababab`: too few characters to be random.
   return v.length >= 4 && distinctChars(v, 2) <= 2;
+}
+
+
+function alphanumeric(s: string): string {
+  return s.toLowerCase().replace(/[^a-z0-9]/g, '');
 }
 
 /**

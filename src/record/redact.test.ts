@@ -102,6 +102,8 @@ const SECRETS: Secret[] = [
     secretParts: [Buffer.from(j('alice:', basicPassword)).toString('base64')],
   },
   { rule: 'jwt', text: jwt, secretParts: [jwt.split('.')[1]!, jwt.split('.')[2]!] },
+  // The same JWT base64-encoded again, as a Kubernetes secret or a config blob holds it.
+  { rule: 'jwt-base64', text: Buffer.from(jwt).toString('base64'), secretParts: [Buffer.from(jwt).toString('base64').slice(8, 60)] },
   {
     rule: 'private-key',
     text: j('-----BEGIN ', 'RSA PRIVATE KEY-----\n', pemBody, '\n-----END RSA ', 'PRIVATE KEY-----'),

@@ -508,8 +508,82 @@ const XML_ELEMENT = /<([A-Za-z_][\w.:-]{0,63})(?:\s[^<>]*)?>([^<]{1,4096})<\/\1>
  */
 const ENCODED_PAIR =
   /(?<=%(?:25)?[0-9A-Fa-f]{2}|^|[^\w.%-])([A-Za-z][\w.-]{0,63})(%(?:25)?3[Dd])((?:(?!%(?:25)?(?:26|3[Dd]|20))[^&\s"'<>#\\])+)/g;
+/** A query parameter whose value holds percent escapes (see redactEncodedQuery). */
+const ENCODED_QUERY_VALUE = /([?&;][A-Za-z0-9_.~[\]-]{1,64}=)([^&#\s"<>\\]*%[0-9A-Fa-f]{2}[^&#\s"<>\\]*)/g;
+const ENCODED_MASK = /%5BREDACTED%5D/g;
 /** A call's first two arguments, both quoted: `setProperty("DB_PASSWORD", "…")`. */
 const CALL_PAIR = /\(\s*(["'])([A-Za-z0-9_.\- ]{1,64})\1\s*,\s*(["'])((?:\\.|(?!\3)[^\\\n]){1,4096})\3/g;
+/** The first argument of a {@link CALL_PAIR}, also with its quotes escaped inside a JSON string. */
+const CALL_KEY = /\(\s*\\?(["'])([A-Za-z0-9_.\- ]{1,64})\\?\1\s*,/g;
+/** A Kubernetes `kind: Secret` manifest in YAML text, whose `data:` values are all secret whatever their names. */
+const K8S_SECRET_KIND = /^[ \t]*["']?kind["']?[ \t]*:[ \t]*["']?secret["']?[ \t]*\r?$/im;
+const K8S_DATA_BLOCK = /^([ \t]*)["']?(?:data|stringData)["']?[ \t]*:[ \t]*\r?\n/gm;
+const YAML_BLOCK_INDICATOR = /^[|>][-+0-9]*$/;
+const YAML_DOCUMENT_END = /^---/gm;
+
+/** The text a base64 value decodes to, when it is printable; else the value itself. */
+function decodeBase64(value: string): string {
+  if (value.length > 256 || !/^[A-Za-z0-9+/]+={0,2}$/.test(value)) return value;
+  const decoded = Buffer.from(value, 'base64').toString('latin1').trim();
+  return /^[\x20-\x7e]*$/.test(decoded) ? decoded : value;
+}
+
+/**
+ * The values of a Secret manifest's `data:` and `stringData:` blocks masked: each `name: value`
+ * one level in, and the lines of a block scalar (`.dockercfg: |`). Placeholders stay.
+ */
+function redactSecretData(s: string): string {
+  let out = '';
+  let last = 0;
+  const mask = (start: number, end: number, quoted: boolean): void => {
+    const inner = s.slice(quoted ? start + 1 : start, quoted ? end - 1 : end);
+    if (isPlaceholder(inner) || isPlaceholder(decodeBase64(inner))) return;
+    found(inner);
+    out += s.slice(last, start) + (quoted ? `${s[start]!}${REDACTED}${s[start]!}` : REDACTED);
+    last = end;
+  };
+  K8S_DATA_BLOCK.lastIndex = 0;
+  let m: RegExpExecArray | null;
+  while ((m = K8S_DATA_BLOCK.exec(s)) !== null) {
+    // Only the data of the YAML document (between `---` lines) that is the Secret.
+    const docStart = s.lastIndexOf('\n---', m.index) + 1;
+    YAML_DOCUMENT_END.lastIndex = m.index;
+    const docEnd = YAML_DOCUMENT_END.exec(s)?.index ?? s.length;
+    if (!K8S_SECRET_KIND.test(s.slice(docStart, docEnd))) continue;
+    const indent = m[1]!.length;
+    let entryIndent = -1;
+    let at = m.index + m[0].length;
+    while (at < s.length) {
+      const eol = s.indexOf('\n', at);
+      const lineEnd = eol === -1 ? s.length : eol;
+      let lead = at;
+      while (lead < lineEnd && (s.charCodeAt(lead) === 32 || s.charCodeAt(lead) === 9)) lead++;
+      let end = lineEnd;
+      while (end > lead && s.charCodeAt(end - 1) <= 32) end--;
+      if (end === lead || s.charCodeAt(lead) === 35) {
+        at = lineEnd + 1;
+        continue;
+      }
+      if (lead - at <= indent) break;
+      if (entryIndent === -1) entryIndent = lead - at;
+      if (lead - at > entryIndent) {
+        mask(lead, end, false);
+      } else {
+        const colon = s.indexOf(':', lead);
+        if (colon !== -1 && colon < end) {
+          let v = colon + 1;
+          while (v < end && (s.charCodeAt(v) === 32 || s.charCodeAt(v) === 9)) v++;
+          const first = s.charCodeAt(v);
+          if (v < end && !YAML_BLOCK_INDICATOR.test(s.slice(v, end))) mask(v, end, (first === 34 || first === 39) && end - v >= 2);
+        }
+      }
+      at = lineEnd + 1;
+    }
+    K8S_DATA_BLOCK.lastIndex = Math.max(K8S_DATA_BLOCK.lastIndex, at);
+  }
+  return last === 0 ? s : out + s.slice(last);
+}
+
 /** The `value="…"` attribute after a `key="…"` or `name="…"` one, in the same tag. */
 const VALUE_ATTRIBUTE = /(\s+[Vv]alue\s*=\s*)(["'])((?:(?!\2)[^\n]){1,4096})\2/y;
 /**
@@ -617,6 +691,10 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
   } else {
     target[key] = value;
   }
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function looksLikeJson(s: string): boolean {
@@ -867,9 +945,16 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
       const key = s.slice(cursor.keyStart, cursor.keyEnd);
       if (isSecretKey(key)) return true;
       // `"name": "Cookie"` of a name/value pair: its value is redacted when the text is walked as JSON.
-      if (PAIR_NAME_KEYS.has(key) && s.charCodeAt(cursor.valueStart) === 34) {
-        const end = s.indexOf('"', cursor.valueStart + 1);
-        if (end !== -1 && end - cursor.valueStart <= MAX_TEXT_KEY && isSecretKey(s.slice(cursor.valueStart + 1, end))) return true;
+      // The same in XML attributes (`key="Password" value=…`), also inside a JSON string (`\"`).
+      if (PAIR_NAME_KEYS.has(key)) {
+        let open = cursor.valueStart;
+        if (s.charCodeAt(open) === 92) open++;
+        const q = s.charCodeAt(open);
+        if (q === 34 || q === 39) {
+          let end = s.indexOf(s[open]!, open + 1);
+          if (end !== -1 && s.charCodeAt(end - 1) === 92) end--;
+          if (end !== -1 && end - open <= MAX_TEXT_KEY && isSecretKey(s.slice(open + 1, end))) return true;
+        }
       }
     }
     if (s.includes('</')) {
@@ -878,11 +963,11 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
       while ((m = XML_ELEMENT.exec(s)) !== null) if (isSecretKey(m[1]!)) return true;
     }
     if (s.includes('(')) {
-      CALL_PAIR.lastIndex = 0;
+      CALL_KEY.lastIndex = 0;
       let m: RegExpExecArray | null;
-      while ((m = CALL_PAIR.exec(s)) !== null) if (isSecretKey(m[2]!)) return true;
+      while ((m = CALL_KEY.exec(s)) !== null) if (isSecretKey(m[2]!)) return true;
     }
-    return false;
+    return K8S_SECRET_KIND.test(s);
   }
 
   /** `setProperty("DB_PASSWORD", "…")`, `getenv('API_TOKEN', '…')`: a call's first two arguments as a pair. */
@@ -960,7 +1045,10 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
           masked = `${open}${REDACTED}${open}`;
           found(inner);
         }
-      } else if (kind === BARE && (NOT_REDACTED_BARE.has(value) || isPlaceholder(value, key) || (TYPE_WORDS.has(value) && nextIsEquals(s, end)))) {
+      } else if (
+        (kind === BARE && (NOT_REDACTED_BARE.has(value) || isPlaceholder(value, key) || (TYPE_WORDS.has(value) && nextIsEquals(s, end)))) ||
+        (kind === STRUCTURED && isPlaceholder(value, key))
+      ) {
         // A type between a key and its `=` (`apiToken: String = "…"`): the `=` reads the value.
         masked = value;
       } else if (keyQuote.endsWith('"')) {
@@ -969,8 +1057,13 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
       } else {
         // `Authorization: Bearer x` keeps its scheme; a pass phrase's first word is no scheme.
         const scheme = kind === BARE && !phrase ? AUTH_SCHEME.exec(value) : null;
-        masked = scheme === null ? REDACTED : `${scheme[1]!} ${REDACTED}`;
-        if (kind !== STRUCTURED) found(scheme === null ? value : value.slice(scheme[1]!.length).trim());
+        const credential = scheme === null ? value : value.slice(scheme[1]!.length).trim();
+        if (scheme !== null && isPlaceholder(credential)) {
+          masked = value;
+        } else {
+          masked = scheme === null ? REDACTED : `${scheme[1]!} ${REDACTED}`;
+          if (kind !== STRUCTURED) found(credential);
+        }
       }
       if (masked !== value) {
         out += s.slice(last, start) + masked;
@@ -1003,6 +1096,7 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
       }
     }
     if (flags === 0 && userRules.length === 0) return s;
+    const scanned = flags;
     let triedJson = false;
     const keyFlagged = (flags & F_KEY) !== 0;
     if (keyFlagged) {
@@ -1019,8 +1113,10 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
     // mask a value rule left inside it.
     if ((flags & F_KEY) !== 0) out = redactKeyValues(out);
     if ((flags & F_KEY) !== 0 && out.includes('(')) out = out.replace(CALL_PAIR, redactCallPair);
+    if ((flags & F_KEY) !== 0 && K8S_SECRET_KIND.test(out)) out = redactSecretData(out);
     if (keyFlagged && (out.includes('%3D') || out.includes('%3d') || out.includes('%253'))) out = out.replace(ENCODED_PAIR, redactEncodedPair);
     out = applyUserRules(applyValueRules(out, flags));
+    if (scanned !== 0 && depth < maxDepth && out.includes('%')) out = redactEncodedQuery(out, depth);
     // Masks written into JSON text can turn a number into a bare word; when the text parses, redo
     // it value by value so it stays JSON. Keep the textual result if that finds nothing.
     if (out !== s && !triedJson && looksLikeJson(s)) {
@@ -1028,6 +1124,25 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
       if (redacted !== undefined && redacted !== s) return redacted;
     }
     return out;
+  }
+
+  /**
+   * Percent-encoded query values (`?q=awsToken%20%3A%3D%20%22…%22`, `&data=%7B%22password%22…`)
+   * redacted as the text they decode to, then encoded again: encoded, a value hides the quotes,
+   * `=` and word boundaries every rule needs.
+   */
+  function redactEncodedQuery(s: string, depth: number): string {
+    return s.replace(ENCODED_QUERY_VALUE, (match: string, name: string, value: string) => {
+      let decoded: string;
+      try {
+        decoded = decodeURIComponent(value);
+      } catch {
+        return match;
+      }
+      if (decoded === value) return match;
+      const redacted = redactString(decoded, depth + 1);
+      return redacted === decoded ? match : name + encodeURIComponent(redacted).replace(ENCODED_MASK, REDACTED);
+    });
   }
 
   /** The JSON text redacted value by value and re-serialized; undefined if it does not parse. */
@@ -1089,6 +1204,10 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
   }
 
   function walkPlainEntries(o: Record<string, unknown>, depth: number): unknown {
+    // A Kubernetes Secret as JSON: every value of its data is secret, whatever its name.
+    if (typeof o['kind'] === 'string' && o['kind'].toLowerCase() === 'secret' && (isPlainObject(o['data']) || isPlainObject(o['stringData']))) {
+      return walkSecretManifest(o, depth);
+    }
     const keys = Object.keys(o);
     const pairValue = keys.length <= MAX_PAIR_KEYS ? secretPairValueKey(o) : undefined;
     let out: Record<string, unknown> | undefined;
@@ -1112,6 +1231,21 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
       setOwn(out, outKey, next);
     }
     return out ?? o;
+  }
+
+  function walkSecretManifest(o: Record<string, unknown>, depth: number): unknown {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(o)) {
+      const val = o[key];
+      if ((key === 'data' || key === 'stringData') && isPlainObject(val)) {
+        const data: Record<string, unknown> = {};
+        for (const name of Object.keys(val)) setOwn(data, name, secretKeyed(val[name], name));
+        setOwn(out, key, data);
+      } else {
+        setOwn(out, key, walk(val, depth + 1));
+      }
+    }
+    return out;
   }
 
   /** What replaces a value under a secret key: booleans, absent values and placeholders stay. */

@@ -142,7 +142,7 @@ describe('runtime with a store', () => {
   it('a long secret quoted by a validation message leaves no fragment where the quote is cut', async () => {
     const dir = tempDir();
     const path = join(dir, 'f.db');
-    const awsSecret = 'wJalrXUtnFEMI/K7MDENG/' + 'bPxRfiCY7EXAMPLEKE';
+    const awsSecret = 'wJalrXUtnFEMI/K7MDENG/' + 'bPxRfiCY7Q2m4PLEKE';
     // Each secret starts about 40 characters in, so the ~57-character quote ends inside it.
     const pad = 'please use the following value for the call: ';
     // The masks keep a key's kind (`sk-proj-…[REDACTED]`), so the fragments are taken after it.
