@@ -63,7 +63,7 @@ export type { ModelFacingFailure } from './integrations/model-facing-result.js';
 
 // Records: redaction, recording, stores.
 export { createRedactor, defaultRedactor, BUILTIN_RULES } from './record/redact.js';
-export type { RedactOptions, Redactor, RedactionRule } from './record/redact.js';
+export type { FoundSecrets, RedactOptions, Redactor, RedactionRule } from './record/redact.js';
 export { createRecorder } from './record/recorder.js';
 export type { Recorder, RecorderOptions, RecorderStats } from './record/recorder.js';
 export { summarizeSuccess } from './record/summarize.js';

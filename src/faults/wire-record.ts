@@ -8,7 +8,7 @@
 import { isoTime } from '../record/iso-time.js';
 import { paramsHash } from '../record/params-hash.js';
 import { redactFault } from '../record/redact-fault.js';
-import type { Redactor } from '../record/redact.js';
+import type { FoundSecrets, Redactor } from '../record/redact.js';
 import { RECORD_SCHEMA_VERSION, type InjectedFault, type RecordFeedback, type ToolExecutionRecord } from '../record/types.js';
 import type { Classification } from '../runtime/classify.js';
 import { buildFeedback } from '../runtime/feedback.js';
@@ -35,6 +35,11 @@ export interface WireCall {
   context: Record<string, unknown>;
   /** The record's redactor (undefined: redaction is off), applied here to the fault and to the feedback hint, which may quote the message. */
   redactor: Redactor | undefined;
+  /**
+   * What redaction found secret in the other fields (see `FoundSecrets`): scrubbed from the
+   * whole record, so a key masked in the arguments is not kept where the server's error echoes it.
+   */
+  found: FoundSecrets;
 }
 
 /** The feedback an agent gets for a failure the proxy saw, with no runtime recovery behind it. */
@@ -64,9 +69,9 @@ export function buildWireRecord(call: WireCall): ToolExecutionRecord {
   let feedback: RecordFeedback | null = null;
   if (c !== undefined) {
     feedback = wireFeedback(call.toolName, c, call.idempotent);
-    if (call.redactor !== undefined) feedback.hint = call.redactor.text(feedback.hint);
+    if (call.redactor !== undefined) feedback.hint = call.redactor.text(feedback.hint, call.found);
   }
-  return {
+  const record: ToolExecutionRecord = {
     execution_id: call.executionId,
     trace_id: call.traceId,
     step_index: call.stepIndex,
@@ -98,7 +103,7 @@ export function buildWireRecord(call: WireCall): ToolExecutionRecord {
     ],
     breaker_state: 'closed',
     idempotent: call.idempotent,
-    fault: redactFault(call.fault, call.redactor),
+    fault: redactFault(call.fault, call.redactor, call.found),
     feedback,
     recovery: c === undefined ? 'none' : 'needs_decision',
     fallback: null,
@@ -107,4 +112,5 @@ export function buildWireRecord(call: WireCall): ToolExecutionRecord {
     schema_version: RECORD_SCHEMA_VERSION,
     summary_only: false,
   };
+  return call.redactor === undefined ? record : call.redactor.scrubRecord(record, call.found);
 }

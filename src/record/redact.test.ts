@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { makeRecord } from './fixture.js';
-import { BUILTIN_RULES, createRedactor, defaultRedactor, type RedactionRule } from './redact.js';
+import { BUILTIN_RULES, createRedactor, defaultRedactor, REDACTED, type RedactionRule } from './redact.js';
 import { SECRET_KEY_EXACT, SECRET_KEY_PARTS, SECRET_KEY_SUFFIXES } from './redact-rules.js';
 import type { ToolExecutionRecord } from './types.js';
 
@@ -1069,4 +1069,151 @@ describe('credential shapes found in an audit', () => {
     expect(r.text('use Bearer AbCdEfGhIjKlMnOpQr here')).toBe('use Bearer [REDACTED] here');
     expect(r.text('scheme Bearer TokenAuthentication is required')).toBe('scheme Bearer TokenAuthentication is required');
   });
+});
+
+describe('a secret found anywhere in a record is scrubbed everywhere in it', () => {
+  // The credential kinds the issue measured: each is masked where its key marks it, and must not
+  // survive where the same record holds it as free text, in an error that echoes it, in the intent
+  // or as a bare list item.
+  const cases: { name: string; keyed: Record<string, unknown>; secret: string }[] = [
+    { name: 'password', keyed: { user: 'ann', password: 'Tr0ub4dor&3' }, secret: 'Tr0ub4dor&3' },
+    { name: 'client_secret', keyed: { client_id: 'app-1', client_secret: 'cs_4f9Q2mZx7Lp0' }, secret: 'cs_4f9Q2mZx7Lp0' },
+    { name: 'refresh_token', keyed: { grant_type: 'refresh_token', refresh_token: 'r1.Zq8Xw2Vb6Nm4' }, secret: 'r1.Zq8Xw2Vb6Nm4' },
+    { name: 'x-api-key header', keyed: { headers: { 'x-api-key': 'k_88aa31f0c2d9' } }, secret: 'k_88aa31f0c2d9' },
+    { name: 'AWS secret', keyed: { aws_secret_access_key: 'q8HfL2mR9xVt4KpZ0bNc7WsYe3JdUa6GiOlQ1rTy' }, secret: 'q8HfL2mR9xVt4KpZ0bNc7WsYe3JdUa6GiOlQ1rTy' },
+  ];
+
+  for (const { name, keyed, secret } of cases) {
+    it(`${name}: masked under its key, and gone from the message, stack, intent, output, hint and a bare list`, () => {
+      const record = makeRecord({
+        status: 'failure',
+        input_params: { ...keyed, tried: ['first', secret] },
+        raw_output: JSON.stringify({ error: { message: `credential ${secret} rejected`, echo: secret } }),
+        error_message: `HTTP 401: invalid credential value=${secret}`,
+        error_stack: `Error: rejected ${secret}\n    at call (/app/tool.js:10:5)`,
+        context_snapshot: { intent: `sign in with ${secret} and list orders` },
+        feedback: { action: 'escalate_to_user', hint: `the service refused ${secret}`, retryable: false, retry_after_ms: null },
+        fault: { kind: 'http_error', rule_id: 'r1', transport: 'in_process', params: { body: { message: `bad key ${secret}` } } },
+      });
+      const redacted = defaultRedactor.record(record);
+      const text = JSON.stringify(redacted);
+      expect(text).not.toContain(secret);
+      expect(text).not.toContain(JSON.stringify(secret).slice(1, -1));
+      expect(redacted.error_message).toBe('HTTP 401: invalid credential value=[REDACTED]');
+      expect((redacted.input_params as { tried: string[] }).tried).toEqual(['first', '[REDACTED]']);
+      expect((redacted.context_snapshot as { intent: string }).intent).toBe('sign in with [REDACTED] and list orders');
+    });
+  }
+
+  it('scrubs a found secret only where it stands alone, and never values too short to be one', () => {
+    const found: string[] = [];
+    expect(defaultRedactor.value({ password: 'hunter22', pin: '1234', enabled: true }, found)).toEqual({ password: '[REDACTED]', pin: '[REDACTED]', enabled: true });
+    expect(found).toEqual(['hunter22']);
+    expect(defaultRedactor.scrub('hunter22 vs xhunter22 vs hunter221 vs "hunter22"; pin 1234 on', found)).toBe('[REDACTED] vs xhunter22 vs hunter221 vs "[REDACTED]"; pin 1234 on');
+    // Nothing found: the very same value.
+    const clean = { a: 'x' };
+    expect(defaultRedactor.scrub(clean, [])).toBe(clean);
+  });
+
+  it('a token hidden by a value rule is scrubbed where only its body is echoed', () => {
+    const record = makeRecord({
+      status: 'failure',
+      input_params: { auth: 'Bearer 9f8e7d6c5b4a39281706' },
+      error_message: 'token 9f8e7d6c5b4a39281706 is expired',
+    });
+    expect(defaultRedactor.record(record).error_message).toBe('token [REDACTED] is expired');
+  });
+
+  it('a record with nothing secret comes back as the same object', () => {
+    const record = makeRecord();
+    expect(defaultRedactor.record(record)).toBe(record);
+    expect(defaultRedactor.scrubRecord(record, [])).toBe(record);
+  });
+});
+
+describe('assignment forms', () => {
+  const secret = 'Zq7Xw2Vb6Nm4Lp9Kj3Hg5Fd8';
+  const forms: [string, string][] = [
+    ['Go short declaration', `apiToken := "${secret}"`],
+    ['Go raw string', `apiToken := \`${secret}\``],
+    ['Go typed declaration', `var apiToken string = "${secret}"`],
+    ['Kotlin typed declaration', `val apiToken: String = "${secret}"`],
+    ['Rust typed let', `let api_token: &str = "${secret}";`],
+    ['Makefile ?=', `API_TOKEN ?= ${secret}`],
+    ['Makefile :=', `API_TOKEN := ${secret}`],
+    ['Makefile ::=', `API_TOKEN ::= "${secret}"`],
+    ['Makefile :::=', `API_TOKEN :::= "${secret}"`],
+    ['Makefile +=', `API_TOKEN += ${secret}`],
+    ['PHP .=', `$apiToken .= "${secret}";`],
+    ['PHP array index', `$config['db_password'] = '${secret}';`],
+    ['Python dict index', `settings["API_TOKEN"] = "${secret}"`],
+    ['setProperty', `System.setProperty("API_TOKEN", "${secret}")`],
+    ['getenv default', `os.environ.get("API_TOKEN", "${secret}")`],
+    ['XML key/value attributes', `<add key="Password" value="${secret}" />`],
+    ['XML name/value attributes', `<property name="db.password" value="${secret}"/>`],
+    ['.env', `STRIPE_SECRET=${secret}\nDEBUG=true`],
+    ['YAML', `database:\n  password: "${secret}"\n  host: db`],
+    ['TOML', `[auth]\ntoken = "${secret}"`],
+    ['INI', `[db]\npassword=${secret}`],
+    ['shell export', `export GITHUB_TOKEN=${secret}`],
+    ['docker -e', `docker run -e POSTGRES_PASSWORD=${secret} -e POSTGRES_DB=app postgres:16`],
+    ['curl -H Authorization', `curl -H "Authorization: Bearer ${secret}" https://api.example.com/v1/me`],
+    ['curl -H api key', `curl -H 'X-Api-Key: ${secret}' https://api.example.com/v1/me`],
+    ['key name starting with a digit', `1password_token = "${secret}"`],
+    ['key name ending in digits', `token2: ${secret}`],
+    ['JSON nested as a string', JSON.stringify({ config: JSON.stringify({ password: secret }) })],
+  ];
+  for (const [name, text] of forms) {
+    it(`${name}: the value is masked, the key and operator kept`, () => {
+      const redacted = defaultRedactor.text(text);
+      expect(redacted).not.toContain(secret);
+      expect(redacted).toContain(REDACTED);
+    });
+  }
+
+  it('keeps the operator and the key of a Go declaration', () => {
+    expect(defaultRedactor.text(`apiToken := "${secret}"`)).toBe('apiToken := "[REDACTED]"');
+    expect(defaultRedactor.text(`var apiToken string = "${secret}"`)).toBe('var apiToken string = "[REDACTED]"');
+    expect(defaultRedactor.text(`API_TOKEN ::= "${secret}"`)).toBe('API_TOKEN ::= "[REDACTED]"');
+  });
+
+  it('masks every value of a Kubernetes Secret, whatever its names, and only in that document', () => {
+    const value = Buffer.from('s3cr3t-db-passw0rd').toString('base64');
+    const manifest = `apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ntype: Opaque\ndata:\n  DATABASE_URL: ${value}\n  username: YWRtaW4tdXNlcg==\n---\nkind: ConfigMap\ndata:\n  LOG_LEVEL: debug\n`;
+    const redacted = defaultRedactor.text(manifest);
+    expect(redacted).not.toContain(value);
+    expect(redacted).not.toContain('YWRtaW4tdXNlcg==');
+    expect(redacted).toContain('name: db');
+    expect(redacted).toContain('LOG_LEVEL: debug');
+    const json = defaultRedactor.value({ kind: 'Secret', metadata: { name: 'db' }, data: { 'tls.key': value } });
+    expect(json).toEqual({ kind: 'Secret', metadata: { name: 'db' }, data: { 'tls.key': REDACTED } });
+  });
+});
+
+describe('placeholders, names and digests are not secrets', () => {
+  const kept = [
+    'password: ${DB_PASSWORD}',
+    'password: $PASSWORD',
+    'password: "{{ .Values.db.password }}"',
+    'api_key = "<your-api-key>"',
+    'token: xxxxxxxxxxxxxxxx',
+    'password = "changeme"',
+    'client_secret: ********',
+    'curl -u "$USERNAME:$PASSWORD" https://api.example.com',
+    'credentialsId: "29f63271-dc2f-4734-8221-5b31b5169bac"',
+    'publicToken = "pk_9f8e7d6c5b4a39281706"',
+    'csrf-token: 8f7d6c5b4a39281706f5e4d3',
+    'token_type: bearer',
+    'password_policy: strong',
+    'ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
+    'commit 3f2a9c81d0b4e6f7a8c9d0e1f2a3b4c5d6e7f8a9',
+    'sha256: 4a5b6c7d8e9f00112233445566778899aabbccddeeff00112233445566778899',
+    '"integrity": "sha512-Z9x8C7v6B5n4M3a2S1d0F9g8H7j6K5l4Q3w2E1r0T9y8U7i6O5p4A3s2D1f0G9h8J7k6L5z4X3c2V1b0N9m8Q=="',
+    'image: app@sha256:59932001997786b176dec02bd16128ee9ea83628f0eb1acf0da84c06a50c5b2c',
+  ];
+  for (const text of kept) {
+    it(`keeps ${text.slice(0, 50)}`, () => {
+      expect(defaultRedactor.text(text)).toBe(text);
+    });
+  }
 });

@@ -1254,6 +1254,9 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
     if (typeof val === 'string') {
       if (isPlaceholder(val, key)) return val;
       found(val);
+      // `Bearer 9f8e…`: the credential may be echoed without its scheme.
+      const scheme = AUTH_SCHEME.exec(val);
+      if (scheme !== null) found(val.slice(scheme[1]!.length).trim());
     } else if (typeof val === 'number' || typeof val === 'bigint') {
       found(String(val));
     }
@@ -1410,7 +1413,6 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
 
 /** `r` with `map` applied to each free-text field; the same record when nothing changed. */
 function mapRecordFields(r: ToolExecutionRecord, map: <T>(v: T) => T): ToolExecutionRecord {
-  {
     const input = map(r.input_params);
     const rawOutput = map(r.raw_output);
     const errorMessage = map(r.error_message);
@@ -1458,7 +1460,6 @@ function mapRecordFields(r: ToolExecutionRecord, map: <T>(v: T) => T): ToolExecu
       fault,
       fallback,
     };
-  }
 }
 
 /** A redactor with the built-in rules and no extras. */

@@ -5,7 +5,7 @@
 import { ConfigError, DuplicateToolError, RuntimeClosedError, ToolDefinitionError } from '../errors.js';
 import { isoTime } from '../record/iso-time.js';
 import { paramsHash } from '../record/params-hash.js';
-import { createRedactor, type RedactOptions, type Redactor } from '../record/redact.js';
+import { createRedactor, type FoundSecrets, type RedactOptions, type Redactor } from '../record/redact.js';
 import { redactFault } from '../record/redact-fault.js';
 import { uuidv7 } from '../record/uuid-v7.js';
 import { DEFAULT_MAX_OUTPUT_CHARS, toJsonText, trimStack, truncateText } from '../record/truncate.js';
@@ -235,6 +235,9 @@ interface Call {
   /** The context snapshot, when the call's session already built it (shared by its calls). */
   snapshot: Readonly<Record<string, unknown>> | undefined;
 }
+
+/** The secrets found in a session's shared context snapshot, to scrub from each of its records. */
+const SHARED_SNAPSHOT_SECRETS = new WeakMap<object, FoundSecrets>();
 
 /** The context handed to `execute`. The AbortController is made only if the tool asks for the signal. */
 class AttemptContext implements ToolContext {
@@ -515,14 +518,18 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     }
   }
 
-  function redactValue<T>(value: T): T {
-    return redactor === undefined ? value : redactor.value(value);
+  function redactValue<T>(value: T, found?: FoundSecrets): T {
+    return redactor === undefined ? value : redactor.value(value, found);
   }
-  function redactText(text: string): string {
-    return redactor === undefined ? text : redactor.text(text);
+  function redactText(text: string, found?: FoundSecrets): string {
+    return redactor === undefined ? text : redactor.text(text, found);
+  }
+  /** `record` with each secret found in one of its fields scrubbed from all of them (see FoundSecrets). */
+  function scrubbed(record: ToolExecutionRecord, found: FoundSecrets): ToolExecutionRecord {
+    return redactor === undefined || found.length === 0 ? record : redactor.scrubRecord(record, found);
   }
 
-  function contextSnapshot(opts: ExecuteOptions): Record<string, unknown> {
+  function contextSnapshot(opts: ExecuteOptions, found?: FoundSecrets): Record<string, unknown> {
     if (options.context === undefined && opts.intent === undefined && opts.sessionId === undefined && opts.agent === undefined && opts.model === undefined && opts.context === undefined) {
       return {};
     }
@@ -533,7 +540,28 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     if (opts.agent !== undefined) snapshot['agent'] = opts.agent;
     if (opts.model !== undefined) snapshot['model'] = opts.model;
     if (opts.context !== undefined) Object.assign(snapshot, opts.context);
-    return redactValue(snapshot);
+    return redactValue(snapshot, found);
+  }
+
+  /** A session's snapshot, frozen because its calls' records share it; what was secret in it is kept beside it. */
+  function sharedSnapshot(opts: ExecuteOptions): Readonly<Record<string, unknown>> {
+    const found: FoundSecrets = [];
+    const snapshot = Object.freeze(contextSnapshot(opts, found));
+    if (found.length !== 0) SHARED_SNAPSHOT_SECRETS.set(snapshot, found);
+    return snapshot;
+  }
+
+  /** The context of a call's record, and what was secret in it added to `found`. */
+  function recordContext(call: Call, found: FoundSecrets): Record<string, unknown> {
+    let snapshot: Record<string, unknown>;
+    if (call.snapshot === undefined) {
+      snapshot = contextSnapshot(call.options, found);
+    } else {
+      snapshot = call.snapshot;
+      const shared = SHARED_SNAPSHOT_SECRETS.get(call.snapshot);
+      if (shared !== undefined) found.push(...shared);
+    }
+    return call.fault === null && call.faultNotApplied !== null ? { ...snapshot, fault_not_applied: redactValue(call.faultNotApplied, found) } : snapshot;
   }
 
   interface Ending {
@@ -549,14 +577,15 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     endedAt?: number;
   }
 
-  function buildRecord(call: Call, end: Ending): ToolExecutionRecord {
-    const params = redactValue(call.args);
+  /** The call's record, each piece redacted and what was secret in it added to `found` (the caller scrubs). */
+  function buildRecord(call: Call, end: Ending, found: FoundSecrets): ToolExecutionRecord {
+    const params = redactValue(call.args, found);
     const c = end.classification;
     let rawOutput: string | null = null;
     let outputLength: number | null = null;
     const shown = end.output !== undefined ? end.output : c?.body;
     if (shown !== undefined) {
-      const text = toJsonText(redactValue(shown));
+      const text = toJsonText(redactValue(shown, found));
       outputLength = text.length;
       rawOutput = truncateText(text, maxOutputChars);
     }
@@ -577,20 +606,17 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       output_length: outputLength,
       // The classification's message and issues arrive redacted (see finishFailure).
       error_message: c === undefined ? null : end.issues !== undefined ? `${c.message}: ${describeIssues(end.issues)}` : c.message,
-      error_stack: c?.stack === undefined ? null : redactText(trimStack(c.stack) ?? ''),
+      error_stack: c?.stack === undefined ? null : redactText(trimStack(c.stack) ?? '', found),
       duration_ms: Math.max(0, now - call.startedAt),
       retry_count: Math.max(0, call.attempts.length - 1),
       attempts: call.attempts,
       breaker_state: end.breaker?.currentState ?? 'closed',
       idempotent: end.idempotent,
-      fault: redactFault(call.fault, redactor),
+      fault: redactFault(call.fault, redactor, found),
       feedback: end.feedback ?? null,
       recovery: end.recovery,
       fallback: call.fallback,
-      context_snapshot:
-        call.fault === null && call.faultNotApplied !== null
-          ? { ...(call.snapshot ?? contextSnapshot(call.options)), fault_not_applied: redactValue(call.faultNotApplied) }
-          : (call.snapshot ?? contextSnapshot(call.options)),
+      context_snapshot: recordContext(call, found),
       created_at: isoTime(call.startedAt),
       schema_version: RECORD_SCHEMA_VERSION,
       summary_only: false,
@@ -600,14 +626,20 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   // Not async: on the common path (no backpressure) the result is returned without an extra
   // promise, which saves microtask turns on every successful call.
   function finishSuccess(call: Call, entry: RegisteredTool, output: unknown, recovered: boolean, endedAt: number): ExecuteResult | Promise<ExecuteResult> {
-    const record = buildRecord(call, {
-      endedAt,
-      status: 'success',
-      output,
-      recovery: recovered ? 'auto_recovered' : 'none',
-      breaker: entry.breaker,
-      idempotent: entry.tool.idempotent,
-    });
+    const found: FoundSecrets = [];
+    const built = buildRecord(
+      call,
+      {
+        endedAt,
+        status: 'success',
+        output,
+        recovery: recovered ? 'auto_recovered' : 'none',
+        breaker: entry.breaker,
+        idempotent: entry.tool.idempotent,
+      },
+      found,
+    );
+    const record = scrubbed(built, found);
     const result: ExecuteResult = { ok: true, output, record };
     if (corrections?.tracking === true) corrections.noteSuccess(record, call.startedAt);
     const wait = emit(record);
@@ -663,20 +695,29 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     // Messages and issues can quote secrets back (an echoed token, a key sent as an enum value);
     // they reach the record and the agent's context, so both see only the redacted text.
     // Object.assign, not spread: on Node 20 `{ ...x, key: value }` costs about 1 us (see the session's execute).
+    // A secret found in one piece (a key in the arguments) is scrubbed from all of them (the
+    // message that echoes it), in the record and in what the agent gets.
+    const found: FoundSecrets = [];
     const d: FailureDetails = Object.assign({}, failure, {
-      classification: Object.assign({}, failure.classification, { message: redactText(failure.classification.message) }),
+      classification: Object.assign({}, failure.classification, { message: redactText(failure.classification.message, found) }),
     });
     if (failure.issues !== undefined) d.issues = redactor === undefined ? failure.issues : redactIssues(failure.issues, redactor);
-    const feedback = failureFeedback(call, d);
-    const record = buildRecord(call, {
-      status: d.status,
-      classification: d.classification,
-      ...(d.issues !== undefined ? { issues: d.issues } : {}),
-      feedback,
-      recovery: d.recovery ?? 'needs_decision',
-      breaker: d.entry?.breaker,
-      idempotent: d.entry?.tool.idempotent ?? false,
-    });
+    const built = buildRecord(
+      call,
+      {
+        status: d.status,
+        classification: d.classification,
+        ...(d.issues !== undefined ? { issues: d.issues } : {}),
+        feedback: failureFeedback(call, d),
+        recovery: d.recovery ?? 'needs_decision',
+        breaker: d.entry?.breaker,
+        idempotent: d.entry?.tool.idempotent ?? false,
+      },
+      found,
+    );
+    const record = scrubbed(built, found);
+    if (found.length !== 0 && d.issues !== undefined) d.issues = redactor!.scrub(d.issues, found);
+    const feedback = record.feedback!;
     if (corrections !== undefined) consultCorrections(corrections, call, d, feedback, record);
     const wait = emit(record);
     if (wait !== undefined) await wait;
@@ -692,7 +733,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     if (feedback.retry_after_ms !== null) error.retryAfterMs = feedback.retry_after_ms;
     if (c.status !== undefined) error.status = c.status;
     if (d.issues !== undefined) error.issues = d.issues;
-    if (c.body !== undefined) error.body = redactValue(c.body);
+    if (c.body !== undefined) error.body = found.length === 0 ? redactValue(c.body) : redactor!.scrub(redactValue(c.body, found), found);
     const callFeedback: CallFeedback = { action: feedback.action, hint: feedback.hint, retryable: feedback.retryable };
     if (feedback.retry_after_ms !== null) callFeedback.retryAfterMs = feedback.retry_after_ms;
     if (feedback.last_recovery !== undefined) callFeedback.lastRecovery = feedback.last_recovery;
@@ -973,7 +1014,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         // tenth of a whole call, where this takes a few tens of ns.
         const merged: ExecuteOptions = Object.assign({}, sessionOptions, opts, { traceId, stepIndex: step++ });
         const own = 'intent' in opts || 'sessionId' in opts || 'agent' in opts || 'model' in opts || 'context' in opts;
-        const shared = own ? undefined : (snapshot ??= Object.freeze(contextSnapshot(merged)));
+        const shared = own ? undefined : (snapshot ??= sharedSnapshot(merged));
         return run(toolName, args, merged, 0, null, shared) as Promise<ExecuteResult<Output>>;
       }
       return {

@@ -149,6 +149,30 @@ describe('readTrajectories redaction', () => {
   });
 });
 
+describe('readTrajectories: a secret found in one message is scrubbed from the others', () => {
+  it('a password keyed in the tool call and echoed bare in the tool result and the reply is gone from all of them', async () => {
+    const password = 'Tr0ub4dor&3-horse';
+    const token = 'rt_7Hq2LmZ9xW4vB8nK3pR6tY1c';
+    const line = JSON.stringify({
+      id: 'echo',
+      messages: [
+        { role: 'user', content: `log me in, my refresh_token=${token}` },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 'login', arguments: JSON.stringify({ user: 'ann', password }) } }] },
+        { role: 'tool', tool_call_id: 'a', content: JSON.stringify({ error: `invalid credentials for ann / ${password}`, retried_with: [token] }) },
+        { role: 'assistant', content: `The login failed with ${password}; token ${token} was refused too.` },
+      ],
+    });
+    const path = join(dir, 'echo.jsonl');
+    writeFileSync(path, `${line}\n`);
+    const [trajectory] = await collect(readTrajectories('openai', path));
+    const text = JSON.stringify(trajectory);
+    expect(text).not.toContain(password);
+    expect(text).not.toContain(JSON.stringify(password).slice(1, -1));
+    expect(text).not.toContain(token);
+    expect(text).toContain('invalid credentials for ann / [REDACTED]');
+  });
+});
+
 async function collect(source: AsyncIterable<Trajectory>): Promise<Trajectory[]> {
   const out: Trajectory[] = [];
   for await (const t of source) out.push(t);

@@ -95,3 +95,15 @@ describe('admin client check', () => {
     expect(adminClientAllowed('10.0.0.9', '192.168.1.2', '0.0.0.0')).toBe(true);
   });
 });
+
+describe('proxy exchange records: a secret found in one field is scrubbed from the others', () => {
+  it('a token masked in the arguments is gone where the upstream error echoes it', () => {
+    const token = 'tok_9Zq7Xw2Vb6Nm4Lp9Kj3H';
+    const record = buildExchangeRecord(
+      exchange({ kind: 'response', status: 401, headers: {}, body: `{"error":{"message":"token ${token} revoked"}}`, bodyBytes: 60 }, { args: { customer_id: 'CUS-1', access_token: token } }),
+      options,
+    );
+    expect(JSON.stringify(record)).not.toContain(token);
+    expect(record.error_message).toBe('HTTP 401: token [REDACTED] revoked');
+  });
+});

@@ -5,7 +5,7 @@
  * feedback: a call recorded by the proxy and the same call recorded by the runtime agree.
  */
 import { STATUS_CODES } from 'node:http';
-import type { Redactor } from '../../record/redact.js';
+import type { FoundSecrets, Redactor } from '../../record/redact.js';
 import { DEFAULT_MAX_OUTPUT_CHARS, truncateText } from '../../record/truncate.js';
 import type { ToolExecutionRecord } from '../../record/types.js';
 import { uuidv7 } from '../../record/uuid-v7.js';
@@ -192,8 +192,9 @@ function shownBody(o: Extract<ExchangeOutcome, { kind: 'response' | 'broken' }>)
  */
 export function buildExchangeRecord(ex: ProxyExchange, options: ExchangeRecordOptions): ToolExecutionRecord {
   const { redactor } = options;
-  const value = <T>(v: T): T => (redactor === undefined ? v : redactor.value(v));
-  const text = (t: string): string => (redactor === undefined ? t : redactor.text(t));
+  const found: FoundSecrets = [];
+  const value = <T>(v: T): T => (redactor === undefined ? v : redactor.value(v, found));
+  const text = (t: string): string => (redactor === undefined ? t : redactor.text(t, found));
   const { status, c } = classify(ex);
   const o = ex.outcome;
 
@@ -236,5 +237,6 @@ export function buildExchangeRecord(ex: ProxyExchange, options: ExchangeRecordOp
     fault: injected ? ex.decision!.fault : null,
     context: value(snapshot),
     redactor,
+    found,
   });
 }

@@ -2,7 +2,7 @@
  * One tools/call through the proxy as a ToolExecutionRecord (see wire-record.ts for the shape
  * every proxied call shares).
  */
-import type { Redactor } from '../../record/redact.js';
+import type { FoundSecrets, Redactor } from '../../record/redact.js';
 import { toJsonText, truncateText } from '../../record/truncate.js';
 import type { InjectedFault, ToolExecutionRecord } from '../../record/types.js';
 import type { Classification } from '../../runtime/classify.js';
@@ -34,11 +34,12 @@ export interface RecordShaping {
 
 export function buildCallRecord(call: ProxiedCall, shaping: RecordShaping): ToolExecutionRecord {
   const { redactor, maxOutputChars } = shaping;
-  const redactValue = <T>(value: T): T => (redactor === undefined ? value : redactor.value(value));
+  const found: FoundSecrets = [];
+  const redactValue = <T>(value: T): T => (redactor === undefined ? value : redactor.value(value, found));
   const params = redactValue(call.args);
   let c = call.classification;
   // Messages can quote secrets back (an echoed token); the record and the hint both get the redacted text.
-  if (c !== undefined && redactor !== undefined) c = { ...c, message: redactor.text(c.message) };
+  if (c !== undefined && redactor !== undefined) c = { ...c, message: redactor.text(c.message, found) };
   let rawOutput: string | null = null;
   let outputLength: number | null = null;
   if (call.shown !== undefined) {
@@ -62,5 +63,6 @@ export function buildCallRecord(call: ProxiedCall, shaping: RecordShaping): Tool
     fault: call.fault,
     context: redactValue(call.context),
     redactor,
+    found,
   });
 }
