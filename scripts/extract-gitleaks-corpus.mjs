@@ -11,9 +11,11 @@
 // to run: random secrets come from a seeded generator). A rule whose code uses something outside
 // the subset is reported on stderr and left out.
 //
-// Each line: { rule, kind: 'tp' | 'fp', sample, secrets, source }. `secrets` (true positives only)
-// are the substrings that must not survive redaction: the secret given to GenerateSampleSecret(s),
-// else what the rule's own regex captures (its secretGroup, or group 1, or the whole match).
+// Each line: { rule, kind: 'tp' | 'fp', sample, secrets, reported_by, source }. `secrets` (true
+// positives only) are the substrings that must not survive redaction: the secret given to
+// GenerateSampleSecret(s), else what the rule's own regex captures (its secretGroup, or group 1,
+// or the whole match). `reported_by` (false positives only) lists the other rules of the set whose
+// regex and entropy floor report the sample: a false positive of one rule that is another's find.
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -688,6 +690,15 @@ class Interpreter {
     }
   }
 
+  number() {
+    const whole = this.next().v;
+    if (this.is('.')) {
+      this.i++;
+      return Number(`${whole}.${this.next().v}`);
+    }
+    return whole;
+  }
+
   encoded(value, url, pad) {
     // The secret inside is now the encoded text as a whole.
     const text = b64(value.s, url, pad);
@@ -700,8 +711,8 @@ class Interpreter {
     while (!this.is('}')) {
       const field = this.next().v;
       this.expect(':');
-      if (field === 'RuleID' || field === 'Regex' || field === 'SecretGroup') {
-        const v = this.expr();
+      if (field === 'RuleID' || field === 'Regex' || field === 'SecretGroup' || field === 'Entropy') {
+        const v = field === 'Entropy' ? this.number() : this.expr();
         rule[field] = field === 'RuleID' ? v.s : field === 'Regex' ? v.regex : v;
       } else {
         // Descriptions, keywords, allowlists, entropy: not needed here.
@@ -783,6 +794,38 @@ function globalsOf(tokens) {
   return globals;
 }
 
+/** Shannon entropy in bits per character, as gitleaks computes it for a rule's `Entropy` floor. */
+function entropy(s) {
+  const counts = new Map();
+  for (const c of s) counts.set(c, (counts.get(c) ?? 0) + 1);
+  let bits = 0;
+  for (const n of counts.values()) bits -= (n / s.length) * Math.log2(n / s.length);
+  return bits;
+}
+
+/**
+ * The other rules of the set that report `sample` (their regex matches and its secret reaches
+ * their entropy floor; allowlists are not applied). A false positive of one rule that another
+ * reports is a secret by the set's own judgement.
+ */
+function reportedBy(rules, self, sample) {
+  const by = [];
+  for (const rule of rules) {
+    if (rule.RuleID === self || rule.re === undefined) continue;
+    rule.re.lastIndex = 0;
+    for (const m of sample.matchAll(rule.re)) {
+      const group = rule.SecretGroup ?? (m.length > 1 ? [...m].slice(1).findIndex((g) => g !== undefined) + 1 : 0);
+      const secret = m[group] ?? m[0];
+      if (secret !== undefined && secret.length > 0 && entropy(secret) >= (rule.Entropy ?? 0)) {
+        by.push(rule.RuleID);
+        break;
+      }
+      if (m[0].length === 0) break;
+    }
+  }
+  return by;
+}
+
 /** What must not survive of a literal true positive: what the rule's regex captures in it. */
 function secretsByRegex(rule, sample) {
   if (rule.Regex === undefined) return [];
@@ -808,6 +851,7 @@ const funcs = functionsOf(allTokens);
 const globals = globalsOf(allTokens);
 // Package-level helpers the rules call are interpreted from the same tokens.
 const lines = [];
+const allRules = [];
 let rules = 0;
 const skipped = [];
 for (const fn of funcs.values()) {
@@ -827,6 +871,7 @@ for (const fn of funcs.values()) {
     continue;
   }
   rules++;
+  allRules.push(result.rule);
   const id = result.rule.RuleID;
   const seen = new Set();
   for (const [kind, list] of [['tp', result.tps ?? []], ['fp', result.fps ?? []]]) {
@@ -846,10 +891,22 @@ for (const fn of funcs.values()) {
         line.secrets = secrets;
       }
       line.source = 'gitleaks';
-      lines.push(JSON.stringify(line));
+      lines.push(line);
     }
   }
 }
-writeFileSync(out, `${lines.join('\n')}\n`);
+for (const rule of allRules) {
+  try {
+    rule.re = toJsRegex(rule.Regex);
+  } catch {
+    rule.re = undefined;
+  }
+}
+for (const line of lines) {
+  if (line.kind !== 'fp') continue;
+  const by = reportedBy(allRules, line.rule, line.sample);
+  if (by.length !== 0) line.reported_by = by;
+}
+writeFileSync(out, `${lines.map((l) => JSON.stringify({ rule: l.rule, kind: l.kind, sample: l.sample, ...(l.secrets ? { secrets: l.secrets } : {}), ...(l.reported_by ? { reported_by: l.reported_by } : {}), source: l.source })).join('\n')}\n`);
 console.error(`${rules} rules, ${lines.length} samples -> ${out}`);
 for (const s of skipped) console.error(`skipped ${s}`);

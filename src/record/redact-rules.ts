@@ -337,7 +337,7 @@ export const BENIGN_TOKEN_SUFFIXES: readonly string[] = [
  * `password_changed_at`, `secret_count`, `api_key_expires_at`, `password_set`, `passwordPolicy`.
  * So does a key that starts with `has` or `is` (`has_api_key`, `isTokenValid`): it asks a
  * question. A name that is only a secret word (`password`, `pin`, `api_key`) gets no such pass,
- * whatever its value's type; `_id`, `_name` and `_hash` are not qualifiers (a Vault `secret_id`
+ * whatever its value's type; `_name` names it (`secret_name`); `_id` and `_hash` are not qualifiers (a Vault `secret_id`
  * and a password hash are credentials). Booleans and null are never redacted under any key
  * (redact.ts): one bit hides nothing, and `password_reset_required: true` is worth seeing.
  */
@@ -363,6 +363,7 @@ export const METADATA_KEY_QUALIFIERS: ReadonlySet<string> = new Set([
   'strength',
   'version',
   'status',
+  'name',
 ]);
 export const METADATA_KEY_PREFIXES: ReadonlySet<string> = new Set(['has', 'is']);
 
@@ -395,6 +396,8 @@ export function normalizeKey(key: string): string {
  */
 const NOT_SECRET_KEY = /(?:credentials?id|withcredentials|credentialsfile|credentialspath|credentialstype|publictoken|csrftoken|xsrftoken|csrfmiddlewaretoken|anticsrftoken|authenticitytoken|tokenizer|tokenendpoint|tokenurl|tokenuri|passwordfield|passwordinput)$/;
 
+const LAST_WORD_PASS = /(?:[-_\s.]|[a-z0-9])(?:pass|PASS)$|[a-z0-9]Pass$/;
+
 /** Whether a key name, by the built-in list alone, holds a secret. */
 export function isBuiltinSecretKey(raw: string, normalized: string): boolean {
   if (isSecretMetadataKey(raw)) return false;
@@ -404,6 +407,8 @@ export function isBuiltinSecretKey(raw: string, normalized: string): boolean {
     if (stem.length >= 2 && stem !== normalized) return isBuiltinSecretKey(raw.replace(/[-_.\s]*[0-9]+$/, ''), stem);
   }
   if (NOT_SECRET_KEY.test(normalized)) return false;
+  // `smtp_pass`, `dbPass`, `MYSQL_PASS`: `pass` as the last word of a longer name (not `bypass`).
+  if (normalized.endsWith('pass') && normalized.length > 4 && LAST_WORD_PASS.test(raw)) return true;
   for (const part of SECRET_KEY_PARTS) if (normalized.includes(part)) return true;
   if (SECRET_KEY_EXACT.includes(normalized)) return true;
   for (const suffix of SECRET_KEY_SUFFIXES) {
@@ -1097,7 +1102,7 @@ const PLACEHOLDER_WORDS = new Set([
  * filler character (`xxxx`, `****`, `....`).
  */
 const PLACEHOLDER_SHAPE =
-  /^(?:\$(?:[A-Z_][A-Z0-9_]*|[a-z_][a-z0-9_]*|\d|\{[^{}]*\}?|\{\{[\s\S]*\}\}|\([^()]*\))|\{\{[\s\S]*\}\}|\{%[\s\S]*%\}|\{[A-Za-z_][\w.-]*\}|%[A-Za-z_]\w*%|%\([\w.-]+\)s|#\{[^{}]*\}|<[^<>\n]{1,80}>|\[[A-Za-z_ .-]{1,40}\]|@[A-Za-z_]\w*@|(?:var|local|data|module|each|self|process\.env|os\.environ|settings|secrets|vars|env|ENV)[.[][\w.[\]'"-]*|[\w.]*(?:getenv|get_env|environ\.get|getProperty|getSecret|get_secret|env)\([^)]*\)?|[xX*.#•…_-]{3,})$/;
+  /^(?:\$(?:[A-Z_][A-Z0-9_]*|[a-z_][a-z0-9_]*|\d|\{[^{}]*\}?|\{\{[\s\S]*\}\}|\([^()]*\)?)|\{\{[\s\S]*\}\}|\{%[\s\S]*%\}|\{[A-Za-z_][\w.-]*\}|%[A-Za-z_]\w*%|%\([\w.-]+\)s|#\{[^{}]*\}|<[^<>\n]{1,80}>|\[[A-Za-z_ .-]{1,40}\]|@[A-Za-z_]\w*@|(?:var|local|data|module|each|self|process\.env|os\.environ|settings|secrets|vars|env|ENV)[.[][\w.[\]'"-]*|[\w.]*(?:getenv|get_env|environ\.get|getProperty|getSecret|get_secret|env)\([^)]*\)?|[xX*.#•…_-]{3,})$/;
 
 /** Words inside a value that mark it as a stand-in: `<your-api-key>`, `PUT_YOUR_TOKEN_HERE`, `AKIA…EXAMPLE`. */
 const PLACEHOLDER_PHRASE = /\[redacted\]|your[-_ ]?(?:own[-_ ]?)?(?:api[-_ ]?|access[-_ ]?|secret[-_ ]?|auth[-_ ]?)?(?:key|token|secret|password|pass|pwd)|_here(?![a-z])|replace[-_ ]?(?:me|this|with)|change[-_ ]?me|placeholder|example|insert[-_ ](?:your|key|token)|x{5,}|X{5,}|\*{4,}/i;

@@ -515,6 +515,10 @@ const ENCODED_MASK = /%5BREDACTED%5D/g;
 const CALL_PAIR = /\(\s*(["'])([A-Za-z0-9_.\- ]{1,64})\1\s*,\s*(["'])((?:\\.|(?!\3)[^\\\n]){1,4096})\3/g;
 /** The first argument of a {@link CALL_PAIR}, also with its quotes escaped inside a JSON string. */
 const CALL_KEY = /\(\s*\\?(["'])([A-Za-z0-9_.\- ]{1,64})\\?\1\s*,/g;
+/** A long option quoted as one item of an argv list: `"--password", "…"`. */
+const ARGV_SECRET_FLAG = /["']--([A-Za-z][\w-]{1,40})\\?["']\s*,/g;
+/** `kind: Secret` where the text may be JSON with the manifest escaped inside a string. */
+const K8S_SECRET_HINT = /\bkind\\?["']?[ \t]*:[ \t]*\\?["']?secret(?![\w-])/i;
 /** A Kubernetes `kind: Secret` manifest in YAML text, whose `data:` values are all secret whatever their names. */
 const K8S_SECRET_KIND = /^[ \t]*["']?kind["']?[ \t]*:[ \t]*["']?secret["']?[ \t]*\r?$/im;
 const K8S_DATA_BLOCK = /^([ \t]*)["']?(?:data|stringData)["']?[ \t]*:[ \t]*\r?\n/gm;
@@ -691,6 +695,19 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
   } else {
     target[key] = value;
   }
+}
+
+/** `value` percent-decoded (twice at most, as ENCODED_PAIR reads it), or as it is if that fails. */
+function decodePercent(value: string): string {
+  let out = value;
+  for (let pass = 0; pass < 2 && out.includes('%'); pass++) {
+    try {
+      out = decodeURIComponent(out);
+    } catch {
+      break;
+    }
+  }
+  return out;
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
@@ -967,7 +984,14 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
       let m: RegExpExecArray | null;
       while ((m = CALL_KEY.exec(s)) !== null) if (isSecretKey(m[2]!)) return true;
     }
-    return K8S_SECRET_KIND.test(s);
+    // An argv list (`["--password", "…"]`) and a Secret manifest, also as escaped JSON: the walk
+    // of the parsed JSON or the text rules below find the value.
+    if (s.includes('--')) {
+      ARGV_SECRET_FLAG.lastIndex = 0;
+      let m: RegExpExecArray | null;
+      while ((m = ARGV_SECRET_FLAG.exec(s)) !== null) if (isSecretKey(m[1]!)) return true;
+    }
+    return K8S_SECRET_KIND.test(s) || K8S_SECRET_HINT.test(s);
   }
 
   /** `setProperty("DB_PASSWORD", "…")`, `getenv('API_TOKEN', '…')`: a call's first two arguments as a pair. */
@@ -1076,7 +1100,7 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
   }
 
   function redactEncodedPair(match: string, key: string, equals: string, value: string): string {
-    if (value === REDACTED || !isSecretKey(key)) return match;
+    if (value === REDACTED || !isSecretKey(key) || isPlaceholder(decodePercent(value), key)) return match;
     found(value);
     return `${key}${equals}${REDACTED}`;
   }
@@ -1293,7 +1317,9 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
     const pairs = o.length % 2 === 0;
     for (let i = 0; i < o.length; i++) {
       const val = o[i];
-      const name = pairs && (i & 1) === 1 ? o[i - 1] : undefined;
+      // Or an argv list, whose `--password` may stand anywhere: the item after it is its value.
+      const before = i === 0 ? undefined : o[i - 1];
+      const name = (pairs && (i & 1) === 1) || (typeof before === 'string' && before.charCodeAt(0) === 45 && before.charCodeAt(1) === 45) ? before : undefined;
       const next = typeof name === 'string' && name.length <= MAX_TEXT_KEY && isSecretKey(name) ? secretKeyed(val, name) : walk(val, depth + 1);
       if (out === undefined) {
         if (Object.is(next, val)) continue;

@@ -1,0 +1,47 @@
+/**
+ * Leak and false-positive rates of the record redaction path on the secret corpus
+ * (corpora/secrets/: gitleaks' rule tests plus faultline's own cases), in three positions: free
+ * text, a JSON value, a percent-encoded URL query value. The held-out slice (a fifth of the rules,
+ * fixed by a seeded hash before tuning) says how the rules do on formats they were not tuned on.
+ * perf/RESULTS.md and DESIGN.md quote the printed rates.
+ */
+import { describe, expect, it } from 'vitest';
+import { describeRates, isHeldOut, loadCorpus, measureCorpus, POSITIONS, type CorpusRates } from './redaction-corpus.test-helpers.js';
+
+const share = (n: number, of: number) => n / of;
+
+describe('redaction corpus', () => {
+  const corpus = loadCorpus();
+  const tuned = corpus.filter((s) => !isHeldOut(s.rule));
+  const heldOut = corpus.filter((s) => isHeldOut(s.rule));
+
+  it('holds both slices of the corpus, each with true and false positives', () => {
+    expect(new Set(corpus.map((s) => s.rule)).size).toBeGreaterThan(230);
+    for (const slice of [tuned, heldOut]) {
+      expect(slice.filter((s) => s.kind === 'tp').length).toBeGreaterThan(1000);
+      expect(slice.filter((s) => s.kind === 'fp').length).toBeGreaterThan(100);
+    }
+  });
+
+  function check(rates: CorpusRates, bounds: { leak: number; changed: number; changedAlone: number }): void {
+    for (const p of POSITIONS) {
+      const r = rates[p];
+      const first = r.leaks.slice(0, 5).map((l) => `${l.rule}: ${l.sample.slice(0, 60)}`);
+      expect(share(r.leaked, r.tp), `${p}: leaks such as ${first.join(' | ')}`).toBeLessThanOrEqual(bounds.leak);
+      expect(share(r.changed, r.fp), `${p}: false positives changed`).toBeLessThanOrEqual(bounds.changed);
+      expect(share(r.changedAlone, r.fpAlone), `${p}: false positives no other rule reports, changed`).toBeLessThanOrEqual(bounds.changedAlone);
+    }
+  }
+
+  it('leaks at most 2% of the tuned true positives in any position', async () => {
+    const rates = await measureCorpus(tuned);
+    console.log(describeRates('tuned', rates));
+    check(rates, { leak: 0.02, changed: 0.22, changedAlone: 0.17 });
+  }, 240_000);
+
+  it('on the held-out rules, leaks at most 2.5% and changes at most a quarter of the false positives', async () => {
+    const rates = await measureCorpus(heldOut);
+    console.log(describeRates('held-out', rates));
+    check(rates, { leak: 0.025, changed: 0.25, changedAlone: 0.19 });
+  }, 240_000);
+});
