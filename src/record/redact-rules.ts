@@ -1110,14 +1110,20 @@ const PLACEHOLDER_PHRASE = /\[redacted\]|your[-_ ]?(?:own[-_ ]?)?(?:api[-_ ]?|ac
 /** An upper-case environment variable name (`ACCESS_TOKEN`, `DB_PASSWORD`) standing where its value would be. */
 const ENV_NAME = /^[A-Z]+(?:_[A-Z]+)+$/;
 
+/** How many distinct characters `s` has, counting no further than `limit + 1`. */
 function distinctChars(s: string, limit: number): number {
-  const seen = new Set<number>();
+  const seen: number[] = [];
   for (let i = 0; i < s.length; i++) {
-    seen.add(s.charCodeAt(i));
-    if (seen.size > limit) break;
+    const c = s.charCodeAt(i);
+    if (seen.includes(c)) continue;
+    seen.push(c);
+    if (seen.length > limit) break;
   }
-  return seen.size;
+  return seen.length;
 }
+
+/** The first characters a {@link PLACEHOLDER_SHAPE} can start with, to skip the regex for most values. */
+const SHAPE_START = /^(?:[$%{#<[@xX*.•…_-]|(?:var|local|data|module|each|self|process|os|settings|secrets|vars|env|ENV)[.[])|\(/;
 
 /**
  * Whether a value under a secret key (`key`) stands for a secret rather than holds one. Cheap
@@ -1128,8 +1134,8 @@ export function isPlaceholder(value: string, key?: string): boolean {
   if (v.length === 0) return true;
   if (v.length > 200) return false;
   if (PLACEHOLDER_WORDS.has(v.toLowerCase())) return true;
-  if (key !== undefined && alphanumeric(v) === alphanumeric(key)) return true;
-  if (PLACEHOLDER_SHAPE.test(v) || PLACEHOLDER_PHRASE.test(v) || ENV_NAME.test(v)) return true;
+  if (key !== undefined && Math.abs(v.length - key.length) <= 4 && alphanumeric(v) === alphanumeric(key)) return true;
+  if ((SHAPE_START.test(v) && PLACEHOLDER_SHAPE.test(v)) || PLACEHOLDER_PHRASE.test(v) || ENV_NAME.test(v)) return true;
   // `aaaaaaaa`, `11111111`, `abababab`: too few characters to be random.
   return v.length >= 4 && distinctChars(v, 2) <= 2;
 }

@@ -801,17 +801,22 @@ function isWordChar(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95;
 }
 
+/** A character JSON escapes, or percent-encoding changes (anything but `A-Za-z0-9-_.!~*'()`). */
+const RESPELLED = /[^A-Za-z0-9\-_.!~*'()]/;
+
 /** Found secrets as they may be written: distinct, longest first, raw, JSON-escaped, percent-encoded. */
-function spellingsOf(found: readonly string[]): string[] {
+function spellingsOf(found: readonly string[]): readonly string[] {
+  if (found.length === 1 && !RESPELLED.test(found[0]!)) return found;
   const out = new Set<string>();
   for (const secret of found) {
     out.add(secret);
+    if (!RESPELLED.test(secret)) continue;
     const json = JSON.stringify(secret).slice(1, -1);
     if (json !== secret) out.add(json);
     const url = encodeURIComponent(secret);
     if (url !== secret) out.add(url);
   }
-  return [...out].sort((a, b) => b.length - a.length);
+  return out.size === 1 ? [...out] : [...out].sort((a, b) => b.length - a.length);
 }
 
 function scrubText(s: string, spellings: readonly string[]): string {
@@ -991,7 +996,7 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
       let m: RegExpExecArray | null;
       while ((m = ARGV_SECRET_FLAG.exec(s)) !== null) if (isSecretKey(m[1]!)) return true;
     }
-    return K8S_SECRET_KIND.test(s) || K8S_SECRET_HINT.test(s);
+    return s.includes('kind') && (K8S_SECRET_KIND.test(s) || K8S_SECRET_HINT.test(s));
   }
 
   /** `setProperty("DB_PASSWORD", "…")`, `getenv('API_TOKEN', '…')`: a call's first two arguments as a pair. */
@@ -1137,7 +1142,7 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
     // mask a value rule left inside it.
     if ((flags & F_KEY) !== 0) out = redactKeyValues(out);
     if ((flags & F_KEY) !== 0 && out.includes('(')) out = out.replace(CALL_PAIR, redactCallPair);
-    if ((flags & F_KEY) !== 0 && K8S_SECRET_KIND.test(out)) out = redactSecretData(out);
+    if ((flags & F_KEY) !== 0 && out.includes('kind') && K8S_SECRET_KIND.test(out)) out = redactSecretData(out);
     if (keyFlagged && (out.includes('%3D') || out.includes('%3d') || out.includes('%253'))) out = out.replace(ENCODED_PAIR, redactEncodedPair);
     out = applyUserRules(applyValueRules(out, flags));
     if (scanned !== 0 && depth < maxDepth && out.includes('%')) out = redactEncodedQuery(out, depth);
@@ -1228,16 +1233,16 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
   }
 
   function walkPlainEntries(o: Record<string, unknown>, depth: number): unknown {
-    // A Kubernetes Secret as JSON: every value of its data is secret, whatever its name.
-    if (typeof o['kind'] === 'string' && o['kind'].toLowerCase() === 'secret' && (isPlainObject(o['data']) || isPlainObject(o['stringData']))) {
-      return walkSecretManifest(o, depth);
-    }
     const keys = Object.keys(o);
     const pairValue = keys.length <= MAX_PAIR_KEYS ? secretPairValueKey(o) : undefined;
     let out: Record<string, unknown> | undefined;
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i]!;
       const val = o[key];
+      // A Kubernetes Secret as JSON: every value of its data is secret, whatever its name.
+      if (key === 'kind' && typeof val === 'string' && val.toLowerCase() === 'secret' && (isPlainObject(o['data']) || isPlainObject(o['stringData']))) {
+        return walkSecretManifest(o, depth);
+      }
       const info = key === pairValue ? true : keyInfo(key);
       let next: unknown;
       let outKey = key;
@@ -1420,8 +1425,38 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
   function record(r: ToolExecutionRecord): ToolExecutionRecord {
     if (typeof r !== 'object' || r === null) return value(r);
     const into: FoundSecrets = [];
-    const redacted = mapRecordFields(r, (v) => textOrValue(v, into));
-    return scrubRecord(redacted, into);
+    const input = textOrValue(r.input_params, into);
+    const rawOutput = textOrValue(r.raw_output, into);
+    const errorMessage = textOrValue(r.error_message, into);
+    const errorStack = textOrValue(r.error_stack, into);
+    const context = textOrValue(r.context_snapshot, into);
+    let feedback = r.feedback;
+    if (feedback !== null && typeof feedback === 'object') {
+      const hint = textOrValue(feedback.hint, into);
+      if (hint !== feedback.hint) feedback = { ...feedback, hint };
+    }
+    let fault = r.fault;
+    if (fault !== null && typeof fault === 'object' && fault.params !== undefined) {
+      const params = textOrValue(fault.params, into);
+      if (params !== fault.params) fault = { ...fault, params };
+    }
+    let fallback = r.fallback;
+    if (fallback !== null && typeof fallback === 'object') {
+      const reason = textOrValue(fallback.reason, into);
+      if (reason !== fallback.reason) fallback = { ...fallback, reason };
+    }
+    const redacted =
+      input === r.input_params &&
+      rawOutput === r.raw_output &&
+      errorMessage === r.error_message &&
+      errorStack === r.error_stack &&
+      context === r.context_snapshot &&
+      feedback === r.feedback &&
+      fault === r.fault &&
+      fallback === r.fallback
+        ? r
+        : { ...r, input_params: input, raw_output: rawOutput, error_message: errorMessage, error_stack: errorStack, context_snapshot: context, feedback, fault, fallback };
+    return into.length === 0 ? redacted : scrubRecord(redacted, into);
   }
 
   function scrubRecord(r: ToolExecutionRecord, into: FoundSecrets): ToolExecutionRecord {
