@@ -18,6 +18,7 @@
 // regex and entropy floor report the sample: a false positive of one rule that is another's find.
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { prng } from '../perf/prng.js';
 
 const [checkout, out = 'corpora/secrets/gitleaks.jsonl'] = process.argv.slice(2);
 if (checkout === undefined) {
@@ -27,15 +28,8 @@ if (checkout === undefined) {
 const rulesDir = join(checkout, 'cmd/generate/config/rules');
 
 // ---------------------------------------------------------------------------------------------
-// Seeded randomness (mulberry32), so the corpus is the same on every run.
-let seed = 0x5eed1e55;
-function random() {
-  seed = (seed + 0x6d2b79f5) | 0;
-  let t = seed;
-  t = Math.imul(t ^ (t >>> 15), t | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-}
+// Seeded randomness, so the corpus is the same on every run.
+const random = prng(0x5eed1e55);
 const pick = (n) => Math.floor(random() * n);
 
 // ---------------------------------------------------------------------------------------------

@@ -7,17 +7,11 @@
 //
 //   node scripts/generate-secret-cases.mjs [out.jsonl]
 import { writeFileSync } from 'node:fs';
+import { prng } from '../perf/prng.js';
 
 const out = process.argv[2] ?? 'corpora/secrets/faultline-cases.jsonl';
 
-let seed = 0xfa171e;
-function random() {
-  seed = (seed + 0x6d2b79f5) | 0;
-  let t = seed;
-  t = Math.imul(t ^ (t >>> 15), t | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-}
+const random = prng(0xfa171e);
 const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const HEX = '0123456789abcdef';
 const from = (alphabet, n) => Array.from({ length: n }, () => alphabet[Math.floor(random() * alphabet.length)]).join('');

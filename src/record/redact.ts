@@ -1425,37 +1425,7 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
   function record(r: ToolExecutionRecord): ToolExecutionRecord {
     if (typeof r !== 'object' || r === null) return value(r);
     const into: FoundSecrets = [];
-    const input = textOrValue(r.input_params, into);
-    const rawOutput = textOrValue(r.raw_output, into);
-    const errorMessage = textOrValue(r.error_message, into);
-    const errorStack = textOrValue(r.error_stack, into);
-    const context = textOrValue(r.context_snapshot, into);
-    let feedback = r.feedback;
-    if (feedback !== null && typeof feedback === 'object') {
-      const hint = textOrValue(feedback.hint, into);
-      if (hint !== feedback.hint) feedback = { ...feedback, hint };
-    }
-    let fault = r.fault;
-    if (fault !== null && typeof fault === 'object' && fault.params !== undefined) {
-      const params = textOrValue(fault.params, into);
-      if (params !== fault.params) fault = { ...fault, params };
-    }
-    let fallback = r.fallback;
-    if (fallback !== null && typeof fallback === 'object') {
-      const reason = textOrValue(fallback.reason, into);
-      if (reason !== fallback.reason) fallback = { ...fallback, reason };
-    }
-    const redacted =
-      input === r.input_params &&
-      rawOutput === r.raw_output &&
-      errorMessage === r.error_message &&
-      errorStack === r.error_stack &&
-      context === r.context_snapshot &&
-      feedback === r.feedback &&
-      fault === r.fault &&
-      fallback === r.fallback
-        ? r
-        : { ...r, input_params: input, raw_output: rawOutput, error_message: errorMessage, error_stack: errorStack, context_snapshot: context, feedback, fault, fallback };
+    const redacted = mapRecordFields(r, (v) => textOrValue(v, into));
     return into.length === 0 ? redacted : scrubRecord(redacted, into);
   }
 
