@@ -9,11 +9,9 @@
  *   classified failure (its structured content's HTTP status when it has one, otherwise a
  *   business error the tool reported); a JSON-RPC error (the SDK's McpError) is classified by its
  *   code (-32602 invalid params, -32001 request timeout, -32000 connection closed, ...).
- * - A protocol error can come back as an `isError` result: the TypeScript SDK's `McpServer` turns
- *   what it throws while answering `tools/call` (an unknown tool, arguments its schema rejects)
- *   into a result whose text is the error's message, `MCP error <code>: <message>`. That text is
- *   the only place the code survives, so it is read from there and classified as the JSON-RPC
- *   error it was, not as a failure the tool reported.
+ * - A protocol error can come back as an `isError` result (the TypeScript SDK's `McpServer` sends
+ *   `MCP error <code>: <message>` as its text); the runtime classifies it by that code, as the
+ *   JSON-RPC error it was, not as a failure the tool reported.
  * - The protocol answers both an unknown tool and invalid arguments with -32602, so on -32602 the
  *   server's tool list is read again: a tool it no longer lists (removed or disabled since it was
  *   listed) is `request_build` / `unknown_tool`; otherwise the arguments were rejected, which is
@@ -28,7 +26,8 @@
  * const r = await rt.execute('memory_read_graph', {});
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ErrorCode, McpError, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { mcpErrorCodeOf } from '../runtime/classify.js';
 import { defineTool, type JsonSchema, type Tool, type ToolAnnotations, type ToolSpec } from '../runtime/define-tool.js';
 import { ToolError } from '../runtime/tool-errors.js';
 
@@ -84,10 +83,12 @@ export async function mcpClientTools(client: Client, options: McpClientToolsOpti
         try {
           result = await client.callTool({ name: tool.name, arguments: args }, undefined, { signal: ctx.signal, timeout: options.requestTimeoutMs ?? deadlineMs + 1000 });
         } catch (error) {
-          throw await explainInvalidParams(client, tool.name, error, ctx.signal);
+          const code = (error as { code?: unknown } | null)?.code;
+          if (code === ErrorCode.InvalidParams && (await noLongerListed(client, tool.name, ctx.signal))) throw unknownTool(tool.name, error instanceof Error ? error.message : String(error), error);
+          throw error;
         }
-        const protocolError = protocolErrorIn(result as CallToolResult);
-        if (protocolError !== undefined) throw await explainInvalidParams(client, tool.name, protocolError, ctx.signal);
+        // Any other protocol error in the result is classified by its code by the runtime.
+        if (mcpErrorCodeOf(result) === ErrorCode.InvalidParams && (await noLongerListed(client, tool.name, ctx.signal))) throw unknownTool(tool.name, firstText(result) ?? 'invalid params', result);
         return result;
       },
     });
@@ -96,28 +97,23 @@ export async function mcpClientTools(client: Client, options: McpClientToolsOpti
   });
 }
 
-/** The message format of the SDK's McpError (`MCP error -32602: Tool x not found`). */
-const MCP_ERROR_TEXT = /^MCP error (-32\d{3}): ([\s\S]*)$/;
-
-/** The JSON-RPC error an `isError` result carries as its text, when a server downgraded one. */
-function protocolErrorIn(result: CallToolResult): McpError | undefined {
-  if (result.isError !== true || !Array.isArray(result.content) || result.content.length !== 1) return undefined;
-  const [part] = result.content;
-  if (part?.type !== 'text') return undefined;
-  const match = MCP_ERROR_TEXT.exec(part.text);
-  return match === null ? undefined : new McpError(Number(match[1]), match[2]!);
+/**
+ * Whether a -32602 was about the tool rather than its arguments: the server no longer lists it
+ * (removed or disabled since it was listed). A list that cannot be read says no.
+ */
+async function noLongerListed(client: Client, name: string, signal: AbortSignal): Promise<boolean> {
+  const listed = await listAll(client, signal).catch(() => undefined);
+  return listed !== undefined && !listed.some((t) => t.name === name);
 }
 
-/**
- * A -32602 for a tool the server no longer lists becomes an unknown_tool; any other error, or a
- * list that cannot be read, is left to the runtime's classification by code.
- */
-async function explainInvalidParams(client: Client, name: string, error: unknown, signal: AbortSignal): Promise<unknown> {
-  if ((error as { code?: unknown } | null)?.code !== ErrorCode.InvalidParams) return error;
-  const listed = await listAll(client, signal).catch(() => undefined);
-  if (listed === undefined || listed.some((t) => t.name === name)) return error;
-  const message = error instanceof Error ? error.message : String(error);
-  return new ToolError('parameter', 'unknown_tool', `the MCP server no longer lists a tool "${name}" (${message})`, { stage: 'request_build', code: `MCP_${ErrorCode.InvalidParams}`, cause: error });
+function unknownTool(name: string, message: string, cause: unknown): ToolError {
+  return new ToolError('parameter', 'unknown_tool', `the MCP server no longer lists a tool "${name}" (${message})`, { stage: 'request_build', code: `MCP_${ErrorCode.InvalidParams}`, cause });
+}
+
+/** The text of a CallToolResult's first content part, if it is text. */
+function firstText(result: unknown): string | undefined {
+  const part = (result as { content?: { type?: unknown; text?: unknown }[] } | undefined)?.content?.[0];
+  return part?.type === 'text' && typeof part.text === 'string' ? part.text : undefined;
 }
 
 /** The annotations without their undefined members. */

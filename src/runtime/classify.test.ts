@@ -88,6 +88,18 @@ describe('failure-shaped outputs', () => {
     expect(classifyOutput({ isError: true, content: [{ type: 'text', text: 'bad' }] }, NOW)).toMatchObject({ type: 'tool_reported_error', message: 'bad' });
     expect(classifyOutput({ isError: true, content: [], structuredContent: { status: 429 } }, NOW)).toMatchObject({ category: 'rate_limit', code: 'HTTP_429' });
     expect(classifyOutput({ isError: false, content: [] }, NOW)).toBeUndefined();
+    // A protocol error an MCP SDK server sent as a result: classified by its JSON-RPC code.
+    expect(classifyOutput({ isError: true, content: [{ type: 'text', text: 'MCP error -32602: Input validation error: Invalid URL at data' }] }, NOW)).toMatchObject({
+      stage: 'param_validation',
+      category: 'parameter',
+      type: 'schema_mismatch',
+      code: 'MCP_-32602',
+      message: 'MCP error -32602: Input validation error: Invalid URL at data',
+    });
+    expect(classifyOutput({ isError: true, content: [{ type: 'text', text: 'MCP error -32603: boom' }] }, NOW)).toMatchObject({ category: 'system', code: 'MCP_-32603' });
+    // Only the whole, single text part in that format counts: a tool's own words stay its own.
+    expect(classifyOutput({ isError: true, content: [{ type: 'text', text: 'lookup failed: MCP error -32602: x' }] }, NOW)).toMatchObject({ code: 'MCP_TOOL_ERROR' });
+    expect(classifyOutput({ isError: true, content: [{ type: 'text', text: 'MCP error -32602: x' }, { type: 'text', text: 'more' }] }, NOW)).toMatchObject({ code: 'MCP_TOOL_ERROR' });
   });
 
   it('fetch Responses that are not ok', () => {

@@ -240,9 +240,29 @@ export function classifyError(error: unknown, nowMs: number, stage: FailureStage
   return c;
 }
 
+/** The message format of the MCP SDK's McpError (`MCP error -32602: Tool x not found`). */
+const MCP_ERROR_TEXT = /^MCP error (-32\d{3}): /;
+
+/**
+ * The JSON-RPC error code an MCP `isError` result carries in its text, when the server turned a
+ * protocol error into a result: the TypeScript SDK's `McpServer` answers what it throws while
+ * handling `tools/call` (an unknown tool, arguments its schema rejects, an McpError from the
+ * handler) with a result whose only content is the McpError's message. That fixed format is the
+ * only place the code survives, so it is read from there.
+ */
+export function mcpErrorCodeOf(output: unknown): number | undefined {
+  const obj = asObject(output);
+  if (obj?.['isError'] !== true || !Array.isArray(obj['content']) || obj['content'].length !== 1) return undefined;
+  const part = asObject(obj['content'][0]);
+  if (part?.['type'] !== 'text' || typeof part['text'] !== 'string') return undefined;
+  const match = MCP_ERROR_TEXT.exec(part['text']);
+  return match === null ? undefined : Number(match[1]);
+}
+
 /**
  * Some tools report failure in what they return rather than by throwing: a fetch `Response`
- * that is not ok, or an MCP `CallToolResult` with `isError: true`. Returns undefined for
+ * that is not ok, or an MCP `CallToolResult` with `isError: true` (classified by its JSON-RPC
+ * code when it carries a protocol error, see {@link mcpErrorCodeOf}). Returns undefined for
  * ordinary outputs.
  */
 export function classifyOutput(output: unknown, nowMs: number): Classification | undefined {
@@ -254,6 +274,13 @@ export function classifyOutput(output: unknown, nowMs: number): Classification |
       .filter((part) => part?.['type'] === 'text' && typeof part['text'] === 'string')
       .map((part) => part!['text'] as string)
       .join('\n');
+    const rpcCode = mcpErrorCodeOf(obj);
+    if (rpcCode !== undefined) {
+      const shape = classifyJsonRpc(rpcCode);
+      const c = base(shape.stage, shape, `MCP_${rpcCode}`, text);
+      c.body = obj['content'];
+      return c;
+    }
     const structured = asObject(obj['structuredContent']);
     const status = structured !== undefined ? httpStatusOf(structured) : undefined;
     const shape: Shape = status !== undefined ? classifyHttpStatus(status) : { category: 'business', type: 'tool_reported_error' };

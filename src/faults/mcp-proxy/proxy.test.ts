@@ -116,10 +116,10 @@ describe('mcp proxy in front of server-everything (stdio)', () => {
     expect(record).toMatchObject({
       tool_name: 'no-such-tool',
       status: 'failure',
-      failure_stage: 'execution',
-      failure_category: 'business',
-      failure_type: 'tool_reported_error',
-      error_code: 'MCP_TOOL_ERROR',
+      failure_stage: 'request_build',
+      failure_category: 'parameter',
+      failure_type: 'unknown_tool',
+      error_code: 'MCP_-32602',
       idempotent: false,
       recovery: 'needs_decision',
     });

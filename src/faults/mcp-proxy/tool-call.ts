@@ -216,6 +216,9 @@ export async function proxyToolCall(deps: ToolCallDeps, session: CallSession, re
       break;
   }
 
+  // The protocol answers an unknown tool and invalid arguments alike (-32602); the catalog says which.
+  if (classification?.code === 'MCP_-32602' && tool === undefined) classification = rejection('request_build', 'parameter', 'unknown_tool', 'MCP_-32602', classification.message);
+
   const record = buildCallRecord(
     {
       executionId: uuidv7(startedAt),
