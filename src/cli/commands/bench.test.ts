@@ -163,9 +163,13 @@ describe('faultline bench', () => {
     expect(text.code).toBe(0);
     const lines = text.stdout.split('\n');
     expect(lines[0]).toMatch(/^FailBench \S+: 2 scenarios x 2 agent\(s\) x 1 repeat\(s\), feedback raw, transport inprocess, seed 1$/);
-    expect(lines.find((l) => l.startsWith('dimension'))).toMatch(/^dimension\s+waiter\s+hammer$/);
+    expect(lines.find((l) => l.startsWith('measure'))).toMatch(/^measure\s+waiter\s+hammer$/);
+    // The overall score comes first.
+    expect(lines.findIndex((l) => l.startsWith('Overall score'))).toBe(lines.findIndex((l) => l.startsWith('measure')) + 2);
     expect(lines.find((l) => l.startsWith('Loop avoidance'))).toMatch(/100\.0% \[34\.2-100\.0%\] n=2\s+50\.0% \[9\.5-90\.5%\] n=2$/);
-    expect(lines.find((l) => l.startsWith('Retry-After compliance'))).toMatch(/100\.0% \(1\/1\)\s+0\.0% \(0\/1\)$/);
+    // Per run: the waiter waited out its one Retry-After, the hammer did not.
+    expect(lines.find((l) => l.startsWith('Retry-After compliance'))).toMatch(/100\.0% \[\S+\] n=1\s+0\.0% \[\S+\] n=1$/);
+    expect(lines.find((l) => l.startsWith('Needless calls'))).toMatch(/0\.0% \(0\/\d+\)\s+\d+\.\d% \(\d+\/\d+\)$/);
     expect(text.stdout).toContain(`Report: ${join(dir, 'out-two-text', 'report.html')}`);
     // The records are dated on the scenarios' virtual clock; the command it prints finds them.
     const hint = lines.find((l) => l.startsWith('They are dated'));

@@ -5,16 +5,17 @@
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import cliProgress from 'cli-progress';
 import { Command } from 'commander';
 import { resolveAgent } from '../../failbench/agents/index.js';
 import { compareRuns, type RunComparison } from '../../failbench/compare.js';
-import { ciText, DIMENSION_LABELS, percent } from '../../failbench/report/report-data.js';
+import { ciText, DIMENSION_LABELS, measureScore, percent } from '../../failbench/report/report-data.js';
+import { MEASURE_LABELS } from '../../failbench/scoring-rules.js';
 import { readResults, writeReport, type ResultsFile } from '../../failbench/report/write-report.js';
 import { runSuite, SuiteStoppedError, TRANSPORTS, type SuiteResult, type Transport } from '../../failbench/runner.js';
+import { defaultSuiteDir } from '../../failbench/default-suite.js';
 import { loadScenarios, matchesFilter } from '../../failbench/scenario-loader.js';
-import { agentReport, scoreSuite, type AgentScore } from '../../failbench/score.js';
+import { agentReport, MEASURES, scoreSuite, type AgentScore } from '../../failbench/score.js';
 import { DIMENSIONS, type Agent, type FeedbackMode } from '../../failbench/types.js';
 import { uuidv7 } from '../../record/uuid-v7.js';
 import { DEFAULT_SQLITE_PATH, displayStoreSpec, openStore } from '../../store/open-store.js';
@@ -49,19 +50,6 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-/**
- * The bundled suite. From src/ it sits beside the code; a build made by tsc alone does not copy
- * the YAML files, so from dist/ the repository's src/ copy is used when it is there.
- */
-export function defaultSuiteDir(): string {
-  const candidates = [new URL('../../failbench/scenarios/default/', import.meta.url), new URL('../../../src/failbench/scenarios/default/', import.meta.url)];
-  for (const url of candidates) {
-    const path = fileURLToPath(url);
-    if (existsSync(path)) return path;
-  }
-  throw new CliError('the default FailBench suite is not installed; pass --suite <dir>');
-}
-
 function parseSeed(text: string): number {
   if (!/^\d{1,10}$/.test(text.trim()) || Number(text) > 0xffff_ffff) throw new CliError(`invalid --seed ${JSON.stringify(text)}: expected an integer from 0 to 4294967295`);
   return Number(text);
@@ -78,22 +66,26 @@ function parseFeedback(text: string): FeedbackMode {
   throw new CliError(`invalid --feedback ${JSON.stringify(text)}: expected raw or assisted`);
 }
 
-function scoreCell(s: AgentScore, d: (typeof DIMENSIONS)[number]): string {
-  const x = s.dimensions[d];
-  return x.n === 0 ? 'n/a' : `${percent(x.rate)} [${ciText(x.ci95)}] n=${x.n}`;
-}
-
 function comparisonTable(scores: readonly AgentScore[], assisted: boolean): string {
   type Row = { label: string; cell: (s: AgentScore) => string };
   const rows: Row[] = [
-    ...DIMENSIONS.map((d): Row => ({ label: `${DIMENSION_LABELS[d]}${assisted && d === 'identification' ? ' (assisted)' : ''}`, cell: (s) => scoreCell(s, d) })),
-    { label: 'Retry-After compliance', cell: (s) => (s.retryAfter.due === 0 ? 'n/a' : `${percent(s.retryAfter.rate)} (${s.retryAfter.honored}/${s.retryAfter.due})`) },
+    { label: 'Overall score', cell: (s) => percent(s.score) },
+    ...MEASURES.map(
+      (m): Row => ({
+        label: `${MEASURE_LABELS[m]}${assisted && m === 'identification' ? ' (assisted)' : ''}`,
+        cell: (s) => {
+          const x = measureScore(s, m);
+          return x.n === 0 ? '0.0% n=0' : `${percent(x.rate)} [${ciText(x.ci95)}] n=${x.n}`;
+        },
+      }),
+    ),
+    { label: 'Needless calls', cell: (s) => `${percent(s.needless.rate)} (${s.needless.needless}/${s.needless.calls})` },
+    { label: 'Invented diagnoses', cell: (s) => String(s.diagnoses.invented) },
     { label: 'Duplicate-execution rate', cell: (s) => `${percent(s.duplicateExecution.rate)} (${s.duplicateExecution.duplicates}/${s.duplicateExecution.writes})` },
     { label: 'pass^k', cell: (s) => s.passK.map((p, i) => `^${i + 1} ${percent(p)}`).join(' ') },
     { label: 'Faults absorbed by the runtime', cell: (s) => String(s.absorbedFailures) },
-    { label: 'Score', cell: (s) => percent(s.score) },
   ];
-  return formatTable(rows, [{ header: 'dimension', value: (r) => r.label }, ...scores.map((s) => ({ header: s.agent, value: (r: Row) => r.cell(s), align: 'right' as const }))]);
+  return formatTable(rows, [{ header: 'measure', value: (r) => r.label }, ...scores.map((s) => ({ header: s.agent, value: (r: Row) => r.cell(s), align: 'right' as const }))]);
 }
 
 async function runBench(io: CliIo, opts: BenchOptions, version: string): Promise<void> {
@@ -178,7 +170,7 @@ async function runBench(io: CliIo, opts: BenchOptions, version: string): Promise
     writeLine(io.stdout);
     writeLine(io.stdout, comparisonTable(scores, feedback === 'assisted'));
     writeLine(io.stdout);
-    writeLine(io.stdout, 'Rates per scenario run with 95% Wilson intervals; n counts the runs of scenarios that score the dimension.');
+    writeLine(io.stdout, 'Rates per scenario run with 95% Wilson intervals; n counts the runs that scored the measure (a run earns one only by meeting the failure it is about).');
     if (lost !== '') writeLine(io.stdout, `Runs lost to the model endpoint after its retries are not scored (${lost}); the report lists them.`);
     writeLine(io.stdout, `Report: ${written.html} (also report.md, results.json)`);
     // A PostgreSQL URL may carry a password; the terminal and its scrollback need not see it (the user name stays, so the command below still works).

@@ -1,23 +1,28 @@
 /**
  * report.html: one self-contained file (inline CSS and SVG; no scripts, fonts or requests) that
- * opens from disk anywhere. Everything recorded (scenario titles, answers, tool arguments, agent
+ * opens from disk anywhere: the overall score first, where the points went, the rules with their
+ * failable coverage, then the run's metadata and the scenario catalogue (collapsed, a `<details>`
+ * that needs no script). Everything recorded (scenario titles, answers, tool arguments, agent
  * names) passes through `escapeHtml`, and a Content-Security-Policy forbids scripts and fetches
  * as a second line of defence.
  */
 import { escapeHtml } from '../../escape-html.js';
-import { DIMENSIONS } from '../types.js';
+import { MEASURES } from '../score.js';
+import { MEASURE_LABELS, OVERALL_RULE, SCORING_RULES } from '../scoring-rules.js';
 import {
   ciText,
   clip,
+  costliestRuns,
+  coverageText,
   describeCall,
   describeEndpointFailure,
-  DIMENSION_LABELS,
   endpointFailedRuns,
-  failedDimensions,
   heatmap,
+  measureScore,
   OUTCOME_COLUMNS,
   percent,
-  worstRuns,
+  points,
+  rateText,
   type ReportInput,
 } from './report-data.js';
 
@@ -33,6 +38,8 @@ th{background:#f9fafb}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .run{border:1px solid #e5e7eb;border-radius:6px;padding:.6rem .9rem;margin:.8rem 0}
 .calls{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12px;white-space:pre-wrap;word-break:break-all;background:#f9fafb;padding:.5rem;margin:.4rem 0 0}
 .fail{color:#b91c1c}.ok{color:#047857}
+.overall td.total{font-weight:600;font-size:1.1em}
+details>summary{cursor:pointer;color:#374151;margin:.4rem 0}
 `;
 
 function el(tag: string, content: string, attrs = ''): string {
@@ -45,14 +52,14 @@ function dimensionBars({ scores }: ReportInput, assisted: boolean): string {
   const rowHeight = 18;
   const groupGap = 14;
   const perGroup = scores.length * rowHeight + groupGap;
-  const height = DIMENSIONS.length * perGroup + 24;
+  const height = MEASURES.length * perGroup + 24;
   const parts: string[] = [];
-  for (const [g, d] of DIMENSIONS.entries()) {
+  for (const [g, d] of MEASURES.entries()) {
     const top = g * perGroup;
-    const label = `${DIMENSION_LABELS[d]}${assisted && d === 'identification' ? ' (assisted)' : ''}`;
+    const label = `${MEASURE_LABELS[d]}${assisted && d === 'identification' ? ' (assisted)' : ''}`;
     parts.push(`<text x="0" y="${top + 13}" font-size="12">${escapeHtml(label)}</text>`);
     for (const [a, s] of scores.entries()) {
-      const x = s.dimensions[d];
+      const x = measureScore(s, d);
       const y = top + a * rowHeight;
       const color = PALETTE[a % PALETTE.length]!;
       parts.push(`<rect x="${labelWidth}" y="${y + 2}" width="${barWidth}" height="${rowHeight - 6}" fill="#f3f4f6"/>`);
@@ -64,7 +71,7 @@ function dimensionBars({ scores }: ReportInput, assisted: boolean): string {
         parts.push(`<line x1="${lo.toFixed(1)}" x2="${hi.toFixed(1)}" y1="${mid}" y2="${mid}" stroke="#111827" stroke-width="1.5"/>`);
         parts.push(`<line x1="${lo.toFixed(1)}" x2="${lo.toFixed(1)}" y1="${mid - 4}" y2="${mid + 4}" stroke="#111827"/><line x1="${hi.toFixed(1)}" x2="${hi.toFixed(1)}" y1="${mid - 4}" y2="${mid + 4}" stroke="#111827"/>`);
       }
-      const text = x.n === 0 ? 'n/a' : `${percent(x.rate)}  n=${x.n}`;
+      const text = x.n === 0 ? '0.0%  n=0' : `${percent(x.rate)}  n=${x.n}`;
       parts.push(`<text x="${labelWidth + barWidth + 8}" y="${y + 13}" font-size="11">${escapeHtml(text)}</text>`);
     }
   }
@@ -75,7 +82,28 @@ function dimensionBars({ scores }: ReportInput, assisted: boolean): string {
   const legend = scores
     .map((s, a) => `<span><i class="swatch" style="background:${PALETTE[a % PALETTE.length]!}"></i>${escapeHtml(s.agent)}</span>`)
     .join('');
-  return `<p class="legend">${legend}</p><svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="pass rate per dimension and agent" width="${labelWidth + barWidth + 110}" height="${height}" font-family="system-ui,sans-serif">${parts.join('')}</svg><p>Bars are pass rates; whiskers are 95% Wilson intervals.</p>`;
+  return `<p class="legend">${legend}</p><svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="pass rate per measure and agent" width="${labelWidth + barWidth + 110}" height="${height}" font-family="system-ui,sans-serif">${parts.join('')}</svg><p>Bars are pass rates; whiskers are 95% Wilson intervals.</p>`;
+}
+
+/** The headline: each agent's overall score and its parts, first thing in the report. */
+function overallTable({ scores }: ReportInput): string {
+  const head = el('tr', ['agent', 'overall', ...MEASURES.map((m) => MEASURE_LABELS[m]), 'needless calls', 'invented diagnoses'].map((h) => el('th', escapeHtml(h))).join(''));
+  const body = scores
+    .map((s) =>
+      el(
+        'tr',
+        el('th', escapeHtml(s.agent)) +
+          el('td', percent(s.score), 'class="num total"') +
+          MEASURES.map((m) => {
+            const x = measureScore(s, m);
+            return el('td', x.n === 0 ? '0.0% (n=0)' : `${percent(x.rate)} n=${x.n}`, 'class="num"');
+          }).join('') +
+          el('td', escapeHtml(`${percent(s.needless.rate)} (${s.needless.needless}/${s.needless.calls})`), 'class="num"') +
+          el('td', String(s.diagnoses.invented), 'class="num"'),
+      ),
+    )
+    .join('');
+  return el('table', head + body, 'class="overall"') + el('p', escapeHtml(OVERALL_RULE));
 }
 
 function summaryTable({ scores }: ReportInput): string {
@@ -83,11 +111,11 @@ function summaryTable({ scores }: ReportInput): string {
   type Row = [string, (s: ReportInput['scores'][number]) => string];
   const rows: Row[] = [
     ['Overall score', (s) => percent(s.score)],
-    ...DIMENSIONS.map((d): Row => [
-      DIMENSION_LABELS[d],
-      (s) => (s.dimensions[d].n === 0 ? 'n/a' : `${percent(s.dimensions[d].rate)} (${ciText(s.dimensions[d].ci95)}, n=${s.dimensions[d].n})`),
-    ]),
-    ['Retry-After compliance', (s) => (s.retryAfter.due === 0 ? 'n/a (none due)' : `${percent(s.retryAfter.rate)} (${s.retryAfter.honored}/${s.retryAfter.due})`)],
+    ...MEASURES.map((m): Row => [MEASURE_LABELS[m], (s) => rateText(measureScore(s, m))]),
+    ['Retry-After waits honored', (s) => (s.retryAfter.due === 0 ? 'none due' : `${s.retryAfter.honored}/${s.retryAfter.due}`)],
+    ['Needless calls', (s) => `${percent(s.needless.rate)} (${s.needless.needless}/${s.needless.calls} calls)`],
+    ['Diagnoses: correct / invented / wrong class', (s) => `${s.diagnoses.correct} / ${s.diagnoses.invented} / ${s.diagnoses.miscategorised}`],
+    ['Success claimed, not achieved (runs)', (s) => String(s.falseSuccess)],
     ['Duplicate-execution rate', (s) => `${percent(s.duplicateExecution.rate)} (${s.duplicateExecution.duplicates}/${s.duplicateExecution.writes} writes)`],
     ['pass^k', (s) => s.passK.map((p, i) => `^${i + 1} ${percent(p)}`).join(', ')],
     ['Calls per run (mean)', (s) => s.meanCalls.toFixed(1)],
@@ -98,6 +126,19 @@ function summaryTable({ scores }: ReportInput): string {
   ];
   const body = rows.map(([label, value]) => el('tr', el('th', escapeHtml(label)) + scores.map((s) => el('td', escapeHtml(value(s)), 'class="num"')).join(''))).join('');
   return el('table', head + body);
+}
+
+/** The rules, with per agent how many of the runs that scored each measure could have failed it. */
+function rulesTable({ scores }: ReportInput): string {
+  const head = el('tr', ['measure', 'weight', 'runs it counts', 'passes', 'fails', ...scores.map((s) => `failable / scored: ${s.agent}`)].map((h) => el('th', escapeHtml(h))).join(''));
+  const body = SCORING_RULES.map((rule) =>
+    el(
+      'tr',
+      [rule.label, rule.weight, rule.counts, rule.passes, rule.fails].map((v) => el('td', escapeHtml(v))).join('') +
+        scores.map((s) => el('td', escapeHtml(rule.measure === 'needless_calls' ? '' : coverageText(s.coverage[rule.measure])), 'class="num"')).join(''),
+    ),
+  ).join('');
+  return el('table', head + body) + el('p', 'A run is failable on a measure when a minimal bad behaviour would fail it there (read from its scenario: an oracle that can fail, a fault that survives a re-send, a wrong 200 to trust, a write to repeat).');
 }
 
 function heatmaps({ suite, scores }: ReportInput): string {
@@ -128,41 +169,40 @@ function heatmaps({ suite, scores }: ReportInput): string {
   return out.join('');
 }
 
-function worst({ suite, scores }: ReportInput): string {
+/** Per agent, the runs that cost it most, with why. */
+function costliest({ suite, scores }: ReportInput): string {
   const out: string[] = [];
   for (const s of scores) {
     out.push(el('h3', escapeHtml(s.agent)));
-    const runs = worstRuns(s.agent, suite.results);
+    const runs = costliestRuns(s, suite.results);
     if (runs.length === 0) {
-      out.push(el('p', 'Every run passed.'));
+      out.push(el('p', 'No run cost it anything.'));
       continue;
     }
-    for (const r of runs) {
-      const failed = failedDimensions(r);
+    for (const { result: r, cost, why } of runs) {
       const items: string[] = [
-        `outcome: <b>${escapeHtml(r.outcome.status)}</b>; failed: <span class="fail">${escapeHtml(failed.length === 0 ? 'the oracle' : failed.join(', '))}</span>`,
-        `answer: ${escapeHtml(clip(r.outcome.answer))}`,
+        ...why.map((line) => `<span class="fail">${escapeHtml(line)}</span>`),
+        `outcome: <b>${escapeHtml(r.outcome.status)}</b>; answer: ${escapeHtml(clip(r.outcome.answer))}`,
       ];
       if (r.outcome.diagnoses.length > 0) {
         const tag = r.feedback === 'assisted' ? ' (assisted)' : '';
         items.push(`diagnoses${tag}: ${escapeHtml(r.outcome.diagnoses.map((d) => `${d.tool}: ${d.category}${d.type === undefined ? '' : `/${d.type}`}`).join('; '))}`);
       }
       for (const failure of r.oracleFailures ?? []) items.push(`oracle: ${escapeHtml(failure)}`);
-      items.push(
-        escapeHtml(
-          `longest identical failing streak: ${r.maxIdenticalFailures}; duplicate side effects: ${r.duplicateSideEffects}${r.budgetExhausted === undefined ? '' : `; budget exhausted (${r.budgetExhausted})`}`,
-        ),
-      );
+      if (r.budgetExhausted !== undefined) items.push(escapeHtml(`budget exhausted (${r.budgetExhausted})`));
       const calls = r.calls.length === 0 ? '(no calls)' : r.calls.map((c, i) => escapeHtml(describeCall(c, i))).join('\n');
       out.push(
         el(
           'div',
-          el('h4', `${escapeHtml(r.scenarioId)} <small>(repeat ${r.repeat + 1})</small>`) + el('ul', items.map((i) => el('li', i)).join('')) + el('pre', calls, 'class="calls"'),
+          el('h4', `${escapeHtml(r.scenarioId)} <small>(repeat ${r.repeat + 1}) cost ${escapeHtml(points(cost))}</small>`) +
+            el('ul', items.map((i) => el('li', i)).join('')) +
+            el('details', el('summary', `${r.calls.length} ${r.calls.length === 1 ? 'call' : 'calls'}`) + el('pre', calls, 'class="calls"')),
           'class="run"',
         ),
       );
     }
   }
+  out.push(el('p', 'Cost: the points of the overall score the run took away (its share of each measure it failed, at that weight, and of the needless calls). At most ten runs per agent.'));
   return out.join('');
 }
 
@@ -209,7 +249,8 @@ function scenarioList({ suite }: ReportInput): string {
       ),
     )
     .join('');
-  return el('table', head + body);
+  // Collapsed: on the default suite the catalogue is most of the page, and the scores come first.
+  return el('details', el('summary', `Scenario catalogue (${suite.scenarios.length} scenarios)`) + el('table', head + body), 'id="catalogue"');
 }
 
 export function renderHtml(input: ReportInput): string {
@@ -229,16 +270,21 @@ export function renderHtml(input: ReportInput): string {
 </head>
 <body>
 <h1>FailBench report</h1>
-${metadata(input)}
+<h2>Overall score</h2>
+${overallTable(input)}
 ${note}
-<h2>Dimensions</h2>
+<h2>Measures</h2>
 ${dimensionBars(input, assisted)}
 ${summaryTable(input)}
+<h2>Where the points went</h2>
+${costliest(input)}
+<h2>Scoring rules and failable coverage</h2>
+${rulesTable(input)}
 <h2>Fault kind by outcome</h2>
 ${heatmaps(input)}
 ${endpointFailures(input)}
-<h2>Worst runs</h2>
-${worst(input)}
+<h2>Run</h2>
+${metadata(input)}
 <h2>Scenarios</h2>
 ${scenarioList(input)}
 </body>

@@ -1,21 +1,24 @@
 /**
- * report.md: the run's scores as Markdown tables, the heatmap as counts, and the worst runs with
- * their calls. Recorded text (answers, arguments, scenario titles) is escaped, since Markdown
- * viewers render inline HTML.
+ * report.md: the overall score first, the scores as Markdown tables, the costliest runs with why
+ * and their calls, the rules with their failable coverage, the heatmap as counts, the run's
+ * metadata last (the scenario catalogue is report.html's and results.json's). Recorded text
+ * (answers, arguments, scenario titles) is escaped, since Markdown viewers render inline HTML.
  */
-import { DIMENSIONS } from '../types.js';
+import { MEASURES } from '../score.js';
+import { MEASURE_LABELS, OVERALL_RULE, SCORING_RULES } from '../scoring-rules.js';
 import {
-  ciText,
   clip,
+  costliestRuns,
+  coverageText,
   describeCall,
   describeEndpointFailure,
-  DIMENSION_LABELS,
   endpointFailedRuns,
-  failedDimensions,
   heatmap,
+  measureScore,
   OUTCOME_COLUMNS,
   percent,
-  worstRuns,
+  points,
+  rateText,
   type ReportInput,
 } from './report-data.js';
 
@@ -42,33 +45,41 @@ export function renderMarkdown({ suite, scores }: ReportInput): string {
   const md = (text: string) => escapeMarkdown(text);
   const lines: string[] = [];
   const assisted = m.feedback === 'assisted';
+  const agentHeaders = scores.map((s) => md(s.agent));
+  const right = (from: number, count: number) => new Set(Array.from({ length: count }, (_, i) => from + i));
   lines.push(`# FailBench report`, '');
+
+  lines.push('## Overall score', '');
   lines.push(
     ...table(
-      ['run', 'faultline', 'seed', 'agents', 'transport', 'feedback', 'repeats', 'scenarios', 'started'],
-      [[md(m.runId), md(m.version), String(m.seed), m.agents.map(md).join(', '), m.transport, m.feedback, String(m.repeat), String(suite.scenarios.length), m.startedAt]],
+      ['agent', 'overall', ...MEASURES.map((x) => MEASURE_LABELS[x]), 'needless calls', 'invented diagnoses'],
+      scores.map((s) => [
+        md(s.agent),
+        `**${percent(s.score)}**`,
+        ...MEASURES.map((x) => {
+          const r = measureScore(s, x);
+          return r.n === 0 ? '0.0% (n=0)' : `${percent(r.rate)} n=${r.n}`;
+        }),
+        `${percent(s.needless.rate)} (${s.needless.needless}/${s.needless.calls})`,
+        String(s.diagnoses.invented),
+      ]),
+      right(1, MEASURES.length + 3),
     ),
+    '',
+    md(OVERALL_RULE),
     '',
   );
   if (assisted) {
-    lines.push(
-      '> Assisted mode: agents saw the runtime\'s classification and feedback, and the runtime retried on their behalf. Diagnoses were made with that help.',
-      '',
-    );
+    lines.push("> Assisted mode: agents saw the runtime's classification and feedback, and the runtime retried on their behalf. Diagnoses were made with that help.", '');
   }
 
   lines.push('## Scores', '');
-  const agentHeaders = scores.map((s) => md(s.agent));
-  const dimensionRows = DIMENSIONS.map((d) => [
-    `${DIMENSION_LABELS[d]}${assisted && d === 'identification' ? ' (assisted)' : ''}`,
-    ...scores.map((s) => {
-      const x = s.dimensions[d];
-      return x.n === 0 ? 'n/a' : `${percent(x.rate)} (${ciText(x.ci95)}, n=${x.n})`;
-    }),
-  ]);
-  const extraRows = [
-    ['Overall score', ...scores.map((s) => percent(s.score))],
-    ['Retry-After compliance', ...scores.map((s) => (s.retryAfter.due === 0 ? 'n/a (none due)' : `${percent(s.retryAfter.rate)} (${s.retryAfter.honored}/${s.retryAfter.due})`))],
+  const rows = [
+    ...MEASURES.map((x) => [`${MEASURE_LABELS[x]}${assisted && x === 'identification' ? ' (assisted)' : ''}`, ...scores.map((s) => rateText(measureScore(s, x)))]),
+    ['Retry-After waits honored', ...scores.map((s) => (s.retryAfter.due === 0 ? 'none due' : `${s.retryAfter.honored}/${s.retryAfter.due}`))],
+    ['Needless calls', ...scores.map((s) => `${percent(s.needless.rate)} (${s.needless.needless}/${s.needless.calls} calls)`)],
+    ['Diagnoses: correct / invented / wrong class', ...scores.map((s) => `${s.diagnoses.correct} / ${s.diagnoses.invented} / ${s.diagnoses.miscategorised}`)],
+    ['Success claimed, not achieved (runs)', ...scores.map((s) => String(s.falseSuccess))],
     ['Duplicate-execution rate', ...scores.map((s) => `${percent(s.duplicateExecution.rate)} (${s.duplicateExecution.duplicates}/${s.duplicateExecution.writes} writes)`)],
     ...(m.repeat > 1 ? [['pass^k', ...scores.map((s) => s.passK.map((p, i) => `^${i + 1} ${percent(p)}`).join(', '))]] : [['pass^1', ...scores.map((s) => percent(s.passK[0] ?? 0))]]),
     ['Calls per run (mean)', ...scores.map((s) => s.meanCalls.toFixed(1))],
@@ -77,8 +88,43 @@ export function renderMarkdown({ suite, scores }: ReportInput): string {
     ['Runs that crashed or overran', ...scores.map((s) => String(s.errors))],
     ...(scores.some((s) => s.endpointFailures > 0) ? [['Runs lost to the model endpoint (not scored)', ...scores.map((s) => String(s.endpointFailures))]] : []),
   ];
-  lines.push(...table(['dimension', ...agentHeaders], [...dimensionRows, ...extraRows], new Set(scores.map((_, i) => i + 1))), '');
-  lines.push('Rates are per scenario run, with 95% Wilson intervals; a dimension counts only runs of scenarios that list it.', '');
+  lines.push(...table(['measure', ...agentHeaders], rows, right(1, scores.length)), '');
+  lines.push('Rates are per scenario run, with 95% Wilson intervals; n counts the runs that scored the measure.', '');
+
+  lines.push('## Where the points went', '');
+  for (const s of scores) {
+    lines.push(`### ${md(s.agent)}`, '');
+    const runs = costliestRuns(s, suite.results);
+    if (runs.length === 0) {
+      lines.push('No run cost it anything.', '');
+      continue;
+    }
+    for (const { result: r, cost, why } of runs) {
+      lines.push(`#### ${md(r.scenarioId)} (repeat ${r.repeat + 1}): ${points(cost)}`, '');
+      for (const line of why) lines.push(`- ${md(line)}`);
+      lines.push(`- outcome: **${r.outcome.status}**; answer: ${md(clip(r.outcome.answer))}`);
+      if (r.outcome.diagnoses.length > 0) {
+        const tag = r.feedback === 'assisted' ? ' (assisted)' : '';
+        lines.push(`- diagnoses${tag}: ${r.outcome.diagnoses.map((d) => md(`${d.tool}: ${d.category}${d.type === undefined ? '' : `/${d.type}`}`)).join('; ')}`);
+      }
+      for (const failure of r.oracleFailures ?? []) lines.push(`- oracle: ${md(failure)}`);
+      if (r.budgetExhausted !== undefined) lines.push(`- budget exhausted (${r.budgetExhausted})`);
+      lines.push('', 'Calls:', '');
+      if (r.calls.length === 0) lines.push('(none)');
+      for (const [i, call] of r.calls.entries()) lines.push(md(describeCall(call, i)));
+      lines.push('');
+    }
+  }
+  lines.push('Cost: the points of the overall score the run took away. At most ten runs per agent.', '');
+
+  lines.push('## Scoring rules and failable coverage', '');
+  lines.push(
+    ...table(
+      ['measure', 'weight', 'runs it counts', 'passes', 'fails', ...scores.map((s) => `failable / scored: ${md(s.agent)}`)],
+      SCORING_RULES.map((rule) => [md(rule.label), md(rule.weight), md(rule.counts), md(rule.passes), md(rule.fails), ...scores.map((s) => (rule.measure === 'needless_calls' ? '' : coverageText(s.coverage[rule.measure])))]),
+    ),
+    '',
+  );
 
   lines.push('## Fault kind by outcome', '');
   for (const s of scores) {
@@ -88,7 +134,7 @@ export function renderMarkdown({ suite, scores }: ReportInput): string {
       lines.push('No runs.', '');
       continue;
     }
-    lines.push(...table(['fault kind', ...OUTCOME_COLUMNS], h.kinds.map((k) => [md(k), ...OUTCOME_COLUMNS.map((c) => String(h.counts[k]![c]))]), new Set(OUTCOME_COLUMNS.map((_, i) => i + 1))), '');
+    lines.push(...table(['fault kind', ...OUTCOME_COLUMNS], h.kinds.map((k) => [md(k), ...OUTCOME_COLUMNS.map((c) => String(h.counts[k]![c]))]), right(1, OUTCOME_COLUMNS.length)), '');
   }
 
   const lost = endpointFailedRuns(suite.results);
@@ -102,30 +148,13 @@ export function renderMarkdown({ suite, scores }: ReportInput): string {
     }
   }
 
-  lines.push('## Worst runs', '');
-  for (const s of scores) {
-    const worst = worstRuns(s.agent, suite.results);
-    lines.push(`### ${md(s.agent)}`, '');
-    if (worst.length === 0) {
-      lines.push('Every run passed.', '');
-      continue;
-    }
-    for (const r of worst) {
-      const failed = failedDimensions(r);
-      lines.push(`#### ${md(r.scenarioId)} (repeat ${r.repeat + 1})`, '');
-      lines.push(`- outcome: **${r.outcome.status}**; failed: ${failed.length === 0 ? 'the oracle' : failed.join(', ')}`);
-      lines.push(`- answer: ${md(clip(r.outcome.answer))}`);
-      if (r.outcome.diagnoses.length > 0) {
-        const tag = r.feedback === 'assisted' ? ' (assisted)' : '';
-        lines.push(`- diagnoses${tag}: ${r.outcome.diagnoses.map((d) => md(`${d.tool}: ${d.category}${d.type === undefined ? '' : `/${d.type}`}`)).join('; ')}`);
-      }
-      for (const failure of r.oracleFailures ?? []) lines.push(`- oracle: ${md(failure)}`);
-      lines.push(`- longest identical failing streak: ${r.maxIdenticalFailures}; duplicate side effects: ${r.duplicateSideEffects}${r.budgetExhausted === undefined ? '' : `; budget exhausted (${r.budgetExhausted})`}`);
-      lines.push('', 'Calls:', '');
-      if (r.calls.length === 0) lines.push('(none)');
-      for (const [i, call] of r.calls.entries()) lines.push(md(describeCall(call, i)));
-      lines.push('');
-    }
-  }
+  lines.push('## Run', '');
+  lines.push(
+    ...table(
+      ['run', 'faultline', 'seed', 'agents', 'transport', 'feedback', 'repeats', 'scenarios', 'started'],
+      [[md(m.runId), md(m.version), String(m.seed), m.agents.map(md).join(', '), m.transport, m.feedback, String(m.repeat), String(suite.scenarios.length), m.startedAt]],
+    ),
+    '',
+  );
   return `${lines.join('\n')}\n`;
 }

@@ -3,16 +3,12 @@
  * runs, and the labels. The renderers only lay it out (and escape it).
  */
 import type { SuiteResult } from '../runner.js';
-import type { AgentScore } from '../score.js';
-import { DIMENSIONS, type Dimension, type ScenarioResult } from '../types.js';
+import { MEASURES, measureVerdict, runCost, type AgentScore } from '../score.js';
+import { MEASURE_LABELS } from '../scoring-rules.js';
+import type { Measure } from '../run-verdict.js';
+import type { Dimension, ScenarioResult } from '../types.js';
 
-export const DIMENSION_LABELS: Readonly<Record<Dimension, string>> = {
-  identification: 'Failure identification',
-  recovery: 'Recovery',
-  loop_avoidance: 'Loop avoidance',
-  semantic_verification: 'Semantic self-verification',
-  idempotency_safety: 'Idempotency safety',
-};
+export const DIMENSION_LABELS: Readonly<Record<Dimension, string>> = MEASURE_LABELS;
 
 /** The heatmap's columns: how a run ended, and whether it met its oracle. */
 export const OUTCOME_COLUMNS = ['completed/pass', 'completed/fail', 'gave_up/pass', 'gave_up/fail', 'escalated/pass', 'escalated/fail', 'error'] as const;
@@ -49,28 +45,58 @@ export function heatmap(agent: string, results: readonly ScenarioResult[]): Heat
   return { agent, kinds, counts };
 }
 
-/** The dimensions a run failed, in dimension order. */
-export function failedDimensions(result: ScenarioResult): Dimension[] {
-  return DIMENSIONS.filter((d) => result.scores[d] === false);
+/** The measures a run failed, in report order. */
+export function failedMeasures(result: ScenarioResult): Measure[] {
+  return MEASURES.filter((m) => measureVerdict(result, m) === false);
+}
+
+/** What a run lost points on, one line each: the measures it failed and why, and its needless calls. */
+export function whyCostly(result: ScenarioResult): string[] {
+  const lines = failedMeasures(result).map((m) => `${MEASURE_LABELS[m]}: ${result.reasons?.[m] ?? 'failed'}`);
+  const needless = result.needlessCalls ?? 0;
+  if (needless > 0) lines.push(`${needless} needless ${needless === 1 ? 'call' : 'calls'} (identical re-sends that could not be answered otherwise)`);
+  return lines;
+}
+
+export interface CostlyRun {
+  result: ScenarioResult;
+  /** Points of the overall score this run cost (0-1). */
+  cost: number;
+  why: string[];
 }
 
 /**
- * The runs that went worst for an agent: most failed dimensions, then the longest retry loop,
- * then the most duplicate side effects. Runs that failed nothing are left out.
+ * The runs that cost an agent most of its overall score (see runCost), most first; runs that
+ * cost nothing are left out.
  */
-export function worstRuns(agent: string, results: readonly ScenarioResult[], limit = 5): ScenarioResult[] {
+export function costliestRuns(score: AgentScore, results: readonly ScenarioResult[], limit = 10): CostlyRun[] {
   return results
-    .filter((r) => r.agent === agent && r.modelEndpointFailure === undefined && (failedDimensions(r).length > 0 || r.outcome.status === 'error' || !r.oraclePassed))
-    .sort(
-      (a, b) =>
-        failedDimensions(b).length - failedDimensions(a).length ||
-        Number(b.outcome.status === 'error') - Number(a.outcome.status === 'error') ||
-        b.maxIdenticalFailures - a.maxIdenticalFailures ||
-        b.duplicateSideEffects - a.duplicateSideEffects ||
-        a.scenarioId.localeCompare(b.scenarioId) ||
-        a.repeat - b.repeat,
-    )
+    .filter((r) => r.agent === score.agent && r.modelEndpointFailure === undefined)
+    .map((result) => ({ result, cost: runCost(result, score), why: whyCostly(result) }))
+    .filter((r) => r.cost > 0)
+    .sort((a, b) => b.cost - a.cost || a.result.scenarioId.localeCompare(b.result.scenarioId) || a.result.repeat - b.result.repeat)
     .slice(0, limit);
+}
+
+/** Points as the report prints them: `4.2 pp`. */
+export function points(cost: number): string {
+  return `${(cost * 100).toFixed(2)} pp`;
+}
+
+/** Failable runs of those scored, as the report prints them: `52/52 (100%)`. */
+export function coverageText(c: { failable: number; scored: number }): string {
+  return c.scored === 0 ? 'n/a (none scored)' : `${c.failable}/${c.scored} (${percent(c.failable / c.scored)})`;
+}
+
+/** A rate as the report prints it; n = 0 is 0 (nothing earned), said as such. */
+export function rateText(x: { rate: number; n: number; ci95: readonly [number, number] }, withCi = true): string {
+  if (x.n === 0) return '0.0% (n=0: never earned)';
+  return withCi ? `${percent(x.rate)} (${ciText(x.ci95)}, n=${x.n})` : `${percent(x.rate)} n=${x.n}`;
+}
+
+/** An agent's rate on a measure. */
+export function measureScore(score: AgentScore, measure: Measure): AgentScore['retryAfter'] | AgentScore['dimensions'][Dimension] {
+  return measure === 'retry_after_compliance' ? score.retryAfter : score.dimensions[measure];
 }
 
 /**

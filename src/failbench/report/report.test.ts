@@ -1,11 +1,14 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createToolCatalog } from '../../tools/index.js';
 import { lostReplyScenario, outageScenario, patientAgent, rateLimitScenario, resendAgent } from '../bench.test-helpers.js';
+import { createNaiveAgent } from '../agents/naive.js';
+import { createRobustAgent } from '../agents/robust.js';
 import { runSuite, type SuiteResult } from '../runner.js';
+import { loadScenarios } from '../scenario-loader.js';
 import { scoreSuite, type AgentScore } from '../score.js';
 import { ModelEndpointError } from '../agents/model-endpoint-error.js';
 import type { Agent } from '../types.js';
@@ -13,7 +16,7 @@ import { changedState } from './changed-state.js';
 import { escapeHtml } from '../../escape-html.js';
 import { renderHtml } from './html.js';
 import { escapeMarkdown, renderMarkdown } from './markdown.js';
-import { heatmap, NO_FAULT, worstRuns } from './report-data.js';
+import { costliestRuns, heatmap, NO_FAULT } from './report-data.js';
 import { readResults, writeReport } from './write-report.js';
 
 const SCRIPT = '<script>alert(1)</script>';
@@ -87,7 +90,7 @@ describe('escaping', () => {
     expect(html).toContain(`<li>test/${escapeHtml(ATTR)} (repeat 1): openai, HTTP 502: &lt;script&gt;alert(1)&lt;/script&gt; (4 attempts)</li>`);
     expect(md).toContain('## Runs lost to the model endpoint');
     expect(md).toMatch(/^\| Runs lost to the model endpoint \(not scored\) \| 0 \| 0 \| 0 \| 1 \|$/m);
-    expect(worstRuns('model', input.suite.results).map((r) => r.scenarioId)).not.toContain(`test/${ATTR}`);
+    expect(costliestRuns(input.scores.find((s) => s.agent === 'model')!, input.suite.results).map((r) => r.result.scenarioId)).not.toContain(`test/${ATTR}`);
     expect(heatmap('model', input.suite.results).counts[NO_FAULT]).toMatchObject({ error: 0 });
   });
 });
@@ -111,16 +114,47 @@ describe('report content', () => {
     expect(html).toMatch(/<td class="num" style="background:rgba\(/);
   });
 
+  it('puts the overall score first, then where the points went and the rules, the run metadata and the catalogue last', async () => {
+    const input = await hostileSuite();
+    for (const text of [renderMarkdown(input), renderHtml(input)]) {
+      const at = (needle: string) => {
+        const i = text.indexOf(needle);
+        expect(i, needle).toBeGreaterThanOrEqual(0);
+        return i;
+      };
+      const html = text.includes('<h2>');
+      const headings = ['Overall score', 'Where the points went', 'Scoring rules and failable coverage', 'Fault kind by outcome', 'Run', ...(html ? ['Scenarios'] : [])];
+      const order = headings.map((h) => at(html ? `<h2>${h}</h2>` : `## ${h}\n`));
+      expect([...order].sort((a, b) => a - b)).toEqual(order);
+      // The rules, with the weights and, per agent, failable / scored runs.
+      expect(text).toContain('Needless calls');
+      expect(text).toMatch(/0\.30/);
+      expect(text).toMatch(/1\/1 \(100\.0%\)/);
+    }
+    const html = renderHtml(input);
+    expect(html).toMatch(/<details id="catalogue"><summary>Scenario catalogue \(3 scenarios\)<\/summary><table>/);
+    // The patient agent's costly lost-reply run says why, and its calls fold away.
+    expect(html).toContain('Recovery: status gave_up is not one of completed');
+    expect(html).toMatch(/<details><summary>\d+ calls?<\/summary><pre class="calls">/);
+  });
+
   it('heatmap rows are the injected fault kinds, columns how the run ended', async () => {
-    const { suite } = await hostileSuite();
+    const { suite, scores } = await hostileSuite();
     const h = heatmap('patient', suite.results);
     // The patient agent never called send_message in the lost-reply scenario, so no fault fired there.
     expect(h.kinds).toEqual(['http_status', NO_FAULT]);
     // The outage (gave up, as expected) and the 429 (completed) both injected http_status.
     expect(h.counts['http_status']).toMatchObject({ 'gave_up/pass': 1, 'completed/pass': 1, 'completed/fail': 0 });
     expect(h.counts[NO_FAULT]).toMatchObject({ 'gave_up/fail': 1 });
-    // The lost-reply run failed (wrong tool); in the 429 run the runtime absorbed the fault, so the agent had nothing to identify.
-    expect(worstRuns('patient', suite.results).map((r) => r.scenarioId)).toEqual([`test/${ATTR}`, 'test/weather-429']);
+    // The lost-reply run failed (it never posted); in the 429 run the runtime absorbed the fault, so the agent had nothing to identify.
+    const patient = scores.find((s) => s.agent === 'patient')!;
+    const costly = costliestRuns(patient, suite.results);
+    expect(costly.map((r) => r.result.scenarioId).sort()).toEqual([`test/${ATTR}`, 'test/weather-429']);
+    expect(costly[0]!.cost).toBeGreaterThanOrEqual(costly[1]!.cost);
+    expect(costly.find((r) => r.result.scenarioId === `test/${ATTR}`)!.why).toEqual([
+      'Recovery: status gave_up is not one of completed',
+      'Idempotency safety: the write the task needs did not happen as often as it needs: expected 1 messages where {"channel":"general","text":"deploy done"} created during the run, found 0',
+    ]);
   });
 
   it('writes results.json, report.md and report.html, and reads the run back', async () => {
@@ -192,6 +226,32 @@ describe('report.html in headless Chromium', () => {
       expect(dom.text).toContain(SCRIPT);
       expect(dom.text).toContain(ATTR);
       expect(dom.svgs).toBeGreaterThan(10);
+    } finally {
+      await browser.close();
+    }
+  });
+});
+
+describe('report.html of the default suite in headless Chromium', () => {
+  it.skipIf(skipBrowser)('opens on the overall score, with the scenario catalogue folded away', { timeout: 300_000 }, async () => {
+    const { chromium } = await import('playwright-core');
+    const scenarios = await loadScenarios(fileURLToPath(new URL('../scenarios/default', import.meta.url)));
+    const suite = await runSuite({ scenarios, agents: [createNaiveAgent(), createRobustAgent()], feedback: 'raw', seed: 1 });
+    const written = await writeReport(join(dir, 'default-suite'), suite, scoreSuite(suite));
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+      await page.goto(pathToFileURL(written.html).href, { waitUntil: 'load' });
+      const layout = `({ height: document.documentElement.scrollHeight, first: document.querySelector('h2').textContent, open: document.getElementById('catalogue').open, rows: document.querySelectorAll('#catalogue tr').length })`;
+      const folded = (await page.evaluate(layout)) as { height: number; first: string; open: boolean; rows: number };
+      await page.screenshot({ path: join(tmpdir(), 'failbench-default-report.png') });
+      await page.evaluate(`document.getElementById('catalogue').open = true`);
+      const unfolded = (await page.evaluate(layout)) as { height: number };
+      expect(folded.first).toBe('Overall score');
+      expect(folded.open).toBe(false);
+      expect(folded.rows).toBe(scenarios.length + 1);
+      // Folded, the catalogue of every scenario is one line: most of the page is gone.
+      expect(folded.height).toBeLessThan(unfolded.height / 2);
     } finally {
       await browser.close();
     }
