@@ -538,7 +538,8 @@ function queryCodeValue(match: string): string {
   return value;
 }
 
-const JWT_START = /^eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{4}/;
+/** A JWT's first characters: a header long enough to be one (it may run past the 72 decoded). */
+const JWT_START = /^eyJ[A-Za-z0-9_-]{10,}(?:\.[A-Za-z0-9_-]{4}|[A-Za-z0-9_-]{30})/;
 
 /** `Basic` credentials are base64 of `user:password`. */
 function isBasicCredential(match: string): boolean {
@@ -683,7 +684,7 @@ export const BUILTIN_RULES: readonly BuiltinRule[] = [
     // A JWT base64-encoded once more (a Kubernetes secret, a config blob): `eyJ` encodes to `ZXlK`.
     // Only when the decoded text is a JWT's first two parts.
     pattern: /\bZXlK[A-Za-z0-9+/_-]{40,}={0,2}/g,
-    validate: (match) => JWT_START.test(Buffer.from(match.slice(0, 96), 'base64').toString('latin1')),
+    validate: (match) => JWT_START.test(Buffer.from(match.slice(0, 96), 'base64').toString('latin1')) && match.length >= 60,
     mask: () => `ZXlK${ELLIPSIS}${REDACTED}`,
   },
   {
@@ -1024,7 +1025,7 @@ export const BUILTIN_RULES: readonly BuiltinRule[] = [
     // gitleaks' curl-auth-user: `curl … -u user:password` (or `--user`), also after line
     // continuations, each half quoted or not. The password is masked; when it is empty
     // (`-u sk_live_…:`, an API key as the user) the user is. Placeholders (`$USER:$PASS`) stay.
-    pattern: /\bcurl\b(?:[^\n\\]|\\\r?\n|\\(?!\r?\n))(?:[^\n]|\\\r?\n){0,600}?[ \t](?:-u|--user)(?:=|[ \t]+)(?:"[^"\n]*"|'[^'\n]*'|[^\s"']+)(?::(?:"[^"\n]*"|'[^'\n]*'|[^\s"']*))?/g,
+    pattern: /\bcurl\b(?:[^\n]|\\\r?\n){0,600}?[ \t](?:-u|--user)(?:=|[ \t]+)(?:"[^"\n]*"|'[^'\n]*'|[^\s"']+)(?::(?:"[^"\n]*"|'[^'\n]*'|[^\s"']*))?/g,
     mask: maskCurlUser,
   },
   {

@@ -17,10 +17,12 @@ import type { ToolExecutionRecord } from './types.js';
 import {
   BUILTIN_RULES,
   F_AT,
+  F_CLI,
   F_DIGITS,
   F_HEX_RUN,
   F_KEY,
   F_MORE,
+  F_PROVIDER_WORD,
   F_WIDE_DIGITS,
   REDACTED,
   SECOND_LOOK_FLAGS,
@@ -518,7 +520,7 @@ const CALL_KEY = /\(\s*\\?(["'])([A-Za-z0-9_.\- ]{1,64})\\?\1\s*,/g;
 /** A long option quoted as one item of an argv list: `"--password", "…"`. */
 const ARGV_SECRET_FLAG = /["']--([A-Za-z][\w-]{1,40})\\?["']\s*,/g;
 /** `kind: Secret` where the text may be JSON with the manifest escaped inside a string. */
-const K8S_SECRET_HINT = /\bkind\\?["']?[ \t]*:[ \t]*\\?["']?secret(?![\w-])/i;
+const K8S_SECRET_HINT = /kind\\?["']?[ \t]*:[ \t]*\\?["']?secret(?![\w-])/i;
 /** A Kubernetes `kind: Secret` manifest in YAML text, whose `data:` values are all secret whatever their names. */
 const K8S_SECRET_KIND = /^[ \t]*["']?kind["']?[ \t]*:[ \t]*["']?secret["']?[ \t]*\r?$/im;
 const K8S_DATA_BLOCK = /^([ \t]*)["']?(?:data|stringData)["']?[ \t]*:[ \t]*\r?\n/gm;
@@ -541,7 +543,10 @@ function redactSecretData(s: string): string {
   let last = 0;
   const mask = (start: number, end: number, quoted: boolean): void => {
     const inner = s.slice(quoted ? start + 1 : start, quoted ? end - 1 : end);
-    if (isPlaceholder(inner) || isPlaceholder(decodeBase64(inner))) return;
+    if (isPlaceholder(inner)) return;
+    // `YmFyCg==` is `bar`: a short value that decodes to a placeholder is one.
+    const decoded = decodeBase64(inner);
+    if (decoded !== inner && decoded.length <= 24 && isPlaceholder(decoded)) return;
     found(inner);
     out += s.slice(last, start) + (quoted ? `${s[start]!}${REDACTED}${s[start]!}` : REDACTED);
     last = end;
@@ -1136,6 +1141,13 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
         const redacted = redactJson(s, depth);
         if (redacted !== undefined) return redacted;
       }
+    }
+    // Command lines and provider-named secrets are read with their quotes, which JSON escapes:
+    // JSON text holding one is redacted value by value.
+    if (!triedJson && (flags & (F_CLI | F_PROVIDER_WORD)) !== 0 && looksLikeJson(s)) {
+      triedJson = true;
+      const redacted = redactJson(s, depth);
+      if (redacted !== undefined) return redacted;
     }
     let out = s;
     // Key/value pairs first, so a bare value is cut at its real end rather than at the `]` of a

@@ -36,7 +36,7 @@ describe('redaction corpus', () => {
   it('leaks at most 2% of the tuned true positives in any position', async () => {
     const rates = await measureCorpus(tuned);
     console.log(describeRates('tuned', rates));
-    check(rates, { leak: 0.02, changed: 0.22, changedAlone: 0.17 });
+    check(rates, { leak: 0.015, changed: 0.22, changedAlone: 0.17 });
   }, 240_000);
 
   it('on the held-out rules, leaks at most 2.5% and changes at most a quarter of the false positives', async () => {
