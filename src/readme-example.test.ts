@@ -1,14 +1,15 @@
 /**
  * The README's API example, run for real against a loopback HTTP server, so the first code a
- * new user copies keeps working; and its integration examples, with a mock model (the AI SDK's
- * own) and a real MCP server from npm.
+ * new user copies keeps working; its integration examples, with a mock model (the AI SDK's
+ * own) and a real MCP server from npm; and its custom FailBench agent, run from a .ts file by the
+ * CLI.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { metrics, trace } from '@opentelemetry/api';
@@ -22,6 +23,7 @@ import { aiSdkTools, answerInvalidToolCalls } from './integrations/ai-sdk.js';
 import { mcpClientTools } from './integrations/mcp-client.js';
 import { otelRecordListener } from './integrations/otel.js';
 import type { ToolExecutionRecord } from './record/types.js';
+import { runCapture } from './cli/run-cli.test-helpers.js';
 
 let server: Server;
 let base = '';
@@ -158,5 +160,27 @@ describe('the README integration examples', () => {
       await tracerProvider.shutdown();
       await meterProvider.shutdown();
     }
+  });
+});
+
+describe('the README custom FailBench agent', () => {
+  it('runs as written, from a .ts file, through faultline bench --agent module:', { timeout: 300_000 }, async () => {
+    const block = readmeBlock("from 'faultline/bench'");
+    const agentDir = join(dir, 'agent');
+    mkdirSync(agentDir);
+    writeFileSync(join(agentDir, 'package.json'), '{ "type": "module" }\n');
+    // The one change: the package's name resolves to this checkout's source.
+    writeFileSync(join(agentDir, 'my-agent.ts'), block.replace("'faultline/bench'", JSON.stringify(pathToFileURL(fileURLToPath(new URL('./bench.ts', import.meta.url))).href)));
+    const run = await runCapture(['bench', '--agent', 'module:./my-agent.ts', '--agent', 'robust', '--filter', 'weather/*-en', '--db', join(agentDir, 'bench.db'), '--out', join(agentDir, 'out'), '--json'], agentDir);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const [mine, robust] = JSON.parse(run.stdout) as { agent: string; score: number; dimensions: unknown }[];
+    expect(mine!.agent).toBe('robust-logged');
+    // It is the robust agent, with a log: the same scores.
+    expect(mine!.dimensions).toEqual(robust!.dimensions);
+    expect(mine!.score).toBe(robust!.score);
+    const logged = readFileSync(join(agentDir, 'calls.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { name: string; ok: boolean });
+    expect(logged.length).toBeGreaterThan(10);
+    expect(logged.some((c) => !c.ok)).toBe(true);
   });
 });

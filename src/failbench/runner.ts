@@ -516,6 +516,7 @@ export async function runScenario(scenario: Scenario, agent: Agent, options: Run
 
   let outcome: ScenarioResult['outcome'];
   let endpointFailure: ModelEndpointFailure | undefined;
+  let agentError: string | undefined;
   try {
     const ran = Promise.resolve().then(() => agent.run(task));
     const first = await Promise.race([ran, runEnded]);
@@ -524,12 +525,14 @@ export async function runScenario(scenario: Scenario, agent: Agent, options: Run
         ? { status: 'error', answer: `kept calling tools after the budget ran out (${exhausted ?? 'calls'})`, diagnoses: [] }
         : checkedOutcome(first);
     if (first === 'ended') ran.catch(() => undefined);
+    else if (outcome.status === 'error') agentError = outcome.answer;
   } catch (error) {
     if (ModelEndpointError.isInstance(error)) {
       // The endpoint failed, not the agent: the run is kept (its calls were recorded) but not scored.
       endpointFailure = { provider: error.provider, kind: error.kind, message: error.detail, attempts: error.attempts, ...(error.status !== undefined ? { status: error.status } : {}) };
       outcome = { status: 'error', answer: `the model endpoint failed: ${error.message}`, diagnoses: [] };
     } else {
+      agentError = messageOf(error).split('\n')[0]!;
       outcome = { status: 'error', answer: `the agent threw: ${messageOf(error)}`, diagnoses: [] };
     }
   }
@@ -575,6 +578,7 @@ export async function runScenario(scenario: Scenario, agent: Agent, options: Run
     result.diagnosisAudit = scored.diagnoses;
   }
   if (endpointFailure !== undefined) result.modelEndpointFailure = endpointFailure;
+  if (agentError !== undefined) result.agentError = agentError;
   return result;
 }
 

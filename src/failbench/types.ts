@@ -273,6 +273,8 @@ export interface ScenarioResult {
   needlessCalls?: number;
   /** The run's diagnoses against the failures it met. */
   diagnosisAudit?: { correct: number; invented: number; miscategorised: number };
+  /** Set when the agent threw (its error's first line) or returned something that is not an AgentOutcome: a bug in the agent. */
+  agentError?: string;
   /** Set when the run was lost to the model endpoint (outcome `error`, `scores` empty): not scored against the agent. */
   modelEndpointFailure?: ModelEndpointFailure;
 }

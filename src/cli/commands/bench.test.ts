@@ -81,6 +81,8 @@ beforeAll(() => {
   writeFileSync(join(suite, 'weather', 'rate-limit.yaml'), RATE_LIMIT);
   writeFileSync(join(dir, 'waiter.mjs'), MODULE_AGENT);
   writeFileSync(join(dir, 'hammer.mjs'), HAMMER_AGENT);
+  writeFileSync(join(dir, 'crasher.mjs'), `export default { name: 'crasher', async run(task) { await task.callTool('get_weather', { city: 'Paris', date: '2026-03-30' }); throw new Error('model output did not parse\\nat line 3'); } };`);
+  writeFileSync(join(dir, 'flaky.mjs'), `let n = 0; export default { name: 'flaky', async run() { if (n++ === 0) throw new Error('once'); return { status: 'gave_up', answer: '', diagnoses: [] }; } };`);
 });
 
 async function bench(args: readonly string[]) {
@@ -242,7 +244,7 @@ describe('faultline bench', () => {
     [['--transport', 'HTTP'], /invalid --transport "HTTP"/],
     [['--agent', 'clever'], /unknown agent "clever"/],
     [['--agent', 'module:./missing.mjs'], /module agent \.\/missing\.mjs: file not found/],
-    [['--filter', 'nothing-matches-this'], /no scenario in .* matches --filter nothing-matches-this/],
+    [['--filter', 'nothing-matches-this'], /no scenario in .* matches --filter nothing-matches-this; a term is a dimension \(identification, recovery, loop_avoidance, semantic_verification, idempotency_safety\), a scenario kind \(single_step, cascade, semantic, mixed\), a fault kind of the suite \(http_status\) or an id glob \(weather\/\*, \*-zh\)$/m],
     [['--filter', 'commit_then_drop,cascade'], /no scenario in .* matches --filter commit_then_drop,cascade/],
     [['--suite', 'no-such-dir'], /^faultline: cannot read scenario directory .*no-such-dir: no such file or directory\n$/],
     [['--bogus'], /unknown option '--bogus'/],
@@ -254,6 +256,18 @@ describe('faultline bench', () => {
     expect(run.stderr).toMatch(message);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(existsSync(out)).toBe(false);
+  });
+
+  it('an agent that throws on every run: one line with its first error, exit 2, no report', async () => {
+    const out = join(dir, 'out-crasher');
+    const run = await bench(['--agent', 'robust', '--agent', 'module:./crasher.mjs', '--out', out]);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe('faultline: agent crasher: every run crashed: model output did not parse\n');
+    expect(existsSync(out)).toBe(false);
+    // One crash among runs that ended is the agent's score, not a broken agent.
+    const flaky = await bench(['--agent', 'module:./flaky.mjs', '--out', join(dir, 'out-flaky'), '--json']);
+    expect(flaky.code).toBe(0);
   });
 
   it('--out a file or under a file: refused before the run, one line, exit 2, nothing stored', async () => {

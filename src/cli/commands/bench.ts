@@ -14,9 +14,9 @@ import { MEASURE_LABELS } from '../../failbench/scoring-rules.js';
 import { readResults, writeReport, type ResultsFile } from '../../failbench/report/write-report.js';
 import { runSuite, SuiteStoppedError, TRANSPORTS, type SuiteResult, type Transport } from '../../failbench/runner.js';
 import { defaultSuiteDir } from '../../failbench/default-suite.js';
-import { loadScenarios, matchesFilter } from '../../failbench/scenario-loader.js';
+import { loadScenarios, matchesFilter, SCENARIO_KINDS } from '../../failbench/scenario-loader.js';
 import { agentReport, MEASURES, scoreSuite, type AgentScore } from '../../failbench/score.js';
-import { DIMENSIONS, type Agent, type FeedbackMode } from '../../failbench/types.js';
+import { DIMENSIONS, type Agent, type FeedbackMode, type Scenario } from '../../failbench/types.js';
 import { uuidv7 } from '../../record/uuid-v7.js';
 import { DEFAULT_SQLITE_PATH, displayStoreSpec, openStore } from '../../store/open-store.js';
 import { DEFAULT_CATALOG_NOW } from '../../tools/index.js';
@@ -88,6 +88,16 @@ function comparisonTable(scores: readonly AgentScore[], assisted: boolean): stri
   return formatTable(rows, [{ header: 'measure', value: (r) => r.label }, ...scores.map((s) => ({ header: s.agent, value: (r: Row) => r.cell(s), align: 'right' as const }))]);
 }
 
+/** What --filter accepts, said with the values the suite has. */
+function filterTerms(scenarios: readonly Scenario[]): string {
+  const faults = [...new Set(scenarios.flatMap((s) => s.faults.map((f) => f.fault)))].sort();
+  const domains = [...new Set(scenarios.map((s) => s.id.split('/')[0]!))].sort();
+  return (
+    `a term is a dimension (${DIMENSIONS.join(', ')}), a scenario kind (${SCENARIO_KINDS.join(', ')}), ` +
+    `a fault kind of the suite (${faults.join(', ')}) or an id glob (${domains.slice(0, 3).map((d) => `${d}/*`).join(', ')}, *-zh)`
+  );
+}
+
 async function runBench(io: CliIo, opts: BenchOptions, version: string): Promise<void> {
   // Every flag is checked before anything is opened, run or written.
   const repeat = parseCount(opts.repeat, '--repeat');
@@ -100,8 +110,9 @@ async function runBench(io: CliIo, opts: BenchOptions, version: string): Promise
   const suiteDir = opts.suite === 'default' ? defaultSuiteDir() : resolve(io.cwd, opts.suite);
   const terms = opts.filter.flatMap((f) => f.split(',')).map((f) => f.trim()).filter((f) => f !== '');
   // Beyond the loader's dimension / scenario kind / id glob, a term may name a fault kind.
-  const scenarios = (await loadScenarios(suiteDir)).filter((s) => terms.length === 0 || terms.some((t) => matchesFilter(s, t) || s.faults.some((f) => f.fault === t)));
-  if (scenarios.length === 0) throw new CliError(`no scenario in ${opts.suite} matches --filter ${opts.filter.join(',')}`);
+  const suiteScenarios = await loadScenarios(suiteDir);
+  const scenarios = suiteScenarios.filter((s) => terms.length === 0 || terms.some((t) => matchesFilter(s, t) || s.faults.some((f) => f.fault === t)));
+  if (scenarios.length === 0) throw new CliError(`no scenario in ${opts.suite} matches --filter ${opts.filter.join(',')}; ${filterTerms(suiteScenarios)}`);
   if (fission !== undefined) {
     return runFissionBench(io, { k: fission, specs: opts.agent, scenarios, seed, feedback, concurrency, repeat, transport, db: opts.db, out: opts.out, json: opts.json === true });
   }
@@ -151,6 +162,13 @@ async function runBench(io: CliIo, opts: BenchOptions, version: string): Promise
     }
     bar?.stop();
     bar = undefined;
+    // A table of zeros would read as the agent's score; an agent that crashes on every run has none.
+    for (const agent of agents) {
+      const mine = suite.results.filter((r) => r.agent === agent.name);
+      if (mine.length > 0 && mine.every((r) => r.agentError !== undefined)) {
+        throw new CliError(`agent ${printable(agent.name)}: every run crashed: ${printable(mine[0]!.agentError!)}`);
+      }
+    }
     const scores = scoreSuite(suite);
     const written = await writeReport(outDir, suite, scores, { shownDir: outShown });
     for (const message of recordErrors) io.stderr.write(`faultline: warning: records not stored: ${message}\n`);

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,7 +24,12 @@ describe('loadModuleAgent', () => {
       'number.mjs': `export default 42;`,
       'throwing-factory.mjs': `export default () => { throw new Error('missing FOO_TOKEN\\nsecond line'); };`,
       'syntax-error.mjs': `export default {`,
+      // TypeScript, as an evaluator writes it: an ES module (see esm/package.json), and one CommonJS to tsx.
+      'esm/package.json': '{ "type": "module" }',
+      'esm/typed.ts': `import type { AgentTask } from '../../types.js';\nconst greeting: string = 'typed';\nexport default { name: greeting, async run(task: AgentTask) { return { status: 'completed' as const, answer: task.instruction, diagnoses: [] }; } };`,
+      'cjs-typed.ts': `export default (options: { flavor: string }) => ({ name: 'cjs:' + options.flavor, async run() { return { status: 'gave_up' as const, answer: '', diagnoses: [] }; } });`,
     };
+    await mkdir(join(dir, 'esm'));
     for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text);
   });
   afterAll(async () => {
@@ -49,6 +54,24 @@ describe('loadModuleAgent', () => {
     expect(agent.name).toBe('module:nameless.mjs');
     await agent.run(makeTask());
     await expect(agent.run(makeTask())).resolves.toMatchObject({ answer: 'calls=2' });
+  });
+
+  it('loads a TypeScript agent (through tsx where Node cannot strip types), ES module or CommonJS', async () => {
+    const typed = await loadModuleAgent('./esm/typed.ts', { cwd: dir });
+    expect(typed.name).toBe('typed');
+    await expect(typed.run(makeTask({ instruction: 'hi' }))).resolves.toEqual({ status: 'completed', answer: 'hi', diagnoses: [] });
+    const cjs = await loadModuleAgent('cjs-typed.ts', { cwd: dir, options: { flavor: 'x' } });
+    expect(cjs.name).toBe('cjs:x');
+  });
+
+  it('without tsx on a Node that cannot strip types, says in one line how to load a .ts agent', async () => {
+    const support = (process.features as unknown as Record<string, unknown>)['typescript'];
+    const error = await loadModuleAgent('./esm/typed.ts', { cwd: dir, typeScriptImporter: async () => undefined }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    if (support === 'strip' || support === 'transform') expect(error).toBeUndefined();
+    else expect((error as Error).message).toBe(`module agent ./esm/typed.ts: Node ${process.version} cannot load TypeScript by itself; install tsx (npm install -D tsx) and faultline loads the agent through it, or compile the agent to .js`);
   });
 
   it.each([

@@ -1,6 +1,7 @@
 /**
  * `module:<path>`: loads an agent written by the user. The module's default export is either an
- * Agent (an object with `run(task)`) or a factory `(options) => Agent | Promise<Agent>`.
+ * Agent (an object with `run(task)`) or a factory `(options) => Agent | Promise<Agent>`. A `.ts`
+ * module loads as it is where Node strips types, and through tsx (an optional peer) on Node 20.
  */
 import { basename, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -8,11 +9,55 @@ import { ConfigError } from '../../errors.js';
 import { checkInputFile } from '../../read-input-file.js';
 import type { Agent } from '../types.js';
 
+/** Imports a TypeScript module by file URL: tsx's `tsImport`, bound to where it resolves from. */
+export type TypeScriptImporter = () => Promise<((url: string) => Promise<unknown>) | undefined>;
+
+/** File names Node 20 cannot import without a transpiler. */
+const TYPESCRIPT_FILE = /\.(?:[cm]?ts|tsx)$/i;
+
+/** Node strips types itself from 22.18 and 23.6 on (`process.features.typescript`); Node 20 does not. */
+function nodeRunsTypeScript(): boolean {
+  const support = (process.features as unknown as Record<string, unknown>)['typescript'];
+  return support === 'strip' || support === 'transform';
+}
+
+/** tsx, when the user's install has it (an optional peer): it loads TypeScript through its own scoped loader hook. */
+const tsxImporter: TypeScriptImporter = async () => {
+  let api: typeof import('tsx/esm/api');
+  try {
+    api = await import('tsx/esm/api');
+  } catch {
+    return undefined;
+  }
+  return (url) => api.tsImport(url, import.meta.url);
+};
+
+async function importModule(file: string, path: string, typeScript: TypeScriptImporter): Promise<Record<string, unknown>> {
+  const url = pathToFileURL(file).href;
+  if (!TYPESCRIPT_FILE.test(file) || nodeRunsTypeScript()) return (await import(url)) as Record<string, unknown>;
+  const load = await typeScript();
+  if (load === undefined) {
+    throw new ConfigError(
+      `module agent ${path}: Node ${process.version} cannot load TypeScript by itself; install tsx (npm install -D tsx) and faultline loads the agent through it, or compile the agent to .js`,
+      'agent',
+    );
+  }
+  return (await load(url)) as Record<string, unknown>;
+}
+
+function isWrappedDefault(value: unknown): value is { default: unknown } {
+  if (typeof value !== 'object' || value === null || typeof (value as { run?: unknown }).run === 'function') return false;
+  const inner = (value as { default?: unknown }).default;
+  return typeof inner === 'function' || (typeof inner === 'object' && inner !== null);
+}
+
 export interface ModuleAgentOptions {
   /** Relative paths resolve against this. Default: process.cwd(). */
   cwd?: string;
   /** Handed to a factory default export. */
   options?: Record<string, unknown>;
+  /** How a .ts module is imported where Node cannot; default: tsx, when installed. */
+  typeScriptImporter?: TypeScriptImporter;
 }
 
 /**
@@ -33,8 +78,9 @@ export async function loadModuleAgent(path: string, options: ModuleAgentOptions 
   }
   let namespace: Record<string, unknown>;
   try {
-    namespace = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+    namespace = await importModule(file, path, options.typeScriptImporter ?? tsxImporter);
   } catch (error) {
+    if (ConfigError.isInstance(error)) throw error;
     const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
     throw new ConfigError(`module agent ${path}: failed to load: ${reason}`, 'agent', { cause: error });
   }
@@ -42,6 +88,9 @@ export async function loadModuleAgent(path: string, options: ModuleAgentOptions 
     throw new ConfigError(`module agent ${path}: no default export; export default an Agent or a factory (options) => Agent`, 'agent');
   }
   let candidate: unknown = namespace['default'];
+  // A .ts file in a package without "type": "module" is CommonJS to tsx: its default export
+  // arrives wrapped as `{ default: ... }`.
+  if (isWrappedDefault(candidate)) candidate = candidate.default;
   if (typeof candidate === 'function') {
     try {
       candidate = await (candidate as (options: Record<string, unknown>) => unknown)(options.options ?? {});
