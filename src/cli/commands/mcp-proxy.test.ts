@@ -14,7 +14,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { McpError, ToolListChangedNotificationSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { ListRootsRequestSchema, McpError, ToolListChangedNotificationSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVERYTHING_SERVER, FILESYSTEM_SERVER, INSPECTOR_CLI, MEMORY_SERVER, readRecords, tempDir, writeDyingServer } from '../../faults/mcp-proxy/mcp-proxy.test-helpers.js';
 import { runCapture } from '../run-cli.test-helpers.js';
@@ -181,6 +181,34 @@ describe('faultline mcp-proxy as a process', () => {
       ['get-sum', 'failure', 'MCP_-32602', 'sum-400'],
     ]);
     expect(records[1]).toMatchObject({ failure_category: 'parameter', idempotent: true, context_snapshot: { agent: 'cli-test', transport: 'mcp' } });
+  });
+
+  it('without --plan only records, and tells server-everything what its stdio client declared: the same tools as straight', { timeout: 60_000 }, async () => {
+    const db = join(dir.path, 'no-plan.db');
+    const capabilities = { sampling: {}, elicitation: {}, roots: { listChanged: true } };
+    const proxied = new Client({ name: 'capable', version: '1' }, { capabilities });
+    const direct = new Client({ name: 'capable', version: '1' }, { capabilities });
+    for (const client of [proxied, direct]) client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [] }));
+    await proxied.connect(new StdioClientTransport({ command: process.execPath, args: [main, 'mcp-proxy', '--db', db, ...serverArgs()], cwd: dir.path, stderr: 'ignore' }));
+    await direct.connect(new StdioClientTransport({ command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'], stderr: 'ignore' }));
+    try {
+      const names = async (client: Client) => (await client.listTools()).tools.map((t) => t.name).sort();
+      const tools = await names(proxied);
+      expect(tools).toEqual(await names(direct));
+      expect(tools).toEqual(expect.arrayContaining(['trigger-sampling-request', 'trigger-elicitation-request', 'get-roots-list']));
+      expect(tools).not.toContain('trigger-url-elicitation');
+      expect(await proxied.callTool({ name: 'get-sum', arguments: { a: 1, b: 2 } })).toEqual(await direct.callTool({ name: 'get-sum', arguments: { a: 1, b: 2 } }));
+    } finally {
+      await proxied.close();
+      await direct.close();
+    }
+    const deadline = Date.now() + 10_000;
+    let records = await readRecords(db).catch(() => []);
+    while (records.length === 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+      records = await readRecords(db).catch(() => []);
+    }
+    expect(records.map((r) => [r.tool_name, r.status, r.fault])).toEqual([['get-sum', 'success', null]]);
   });
 
   it('works with @modelcontextprotocol/inspector-cli as the client', { timeout: 120_000 }, async () => {

@@ -8,7 +8,8 @@
  * input: one line, exit 2, and no store is created. A server that dies later is data: the proxy
  * records the failed calls, keeps answering, and stops only when its client goes away or it is
  * signalled (exit 1 then, since the session lost its server). With --restart it starts the
- * server again (backoff, at most --max-restarts attempts) and exits 1 only if it is down at the end.
+ * server again (backoff, at most --max-restarts attempts per outage) and exits 1 only if it is down
+ * at the end. Each client's server connection declares what that client declared (proxy.ts).
  */
 import type { Readable, Writable } from 'node:stream';
 import { Command } from 'commander';
@@ -130,10 +131,11 @@ export function mcpProxyCommand(ctx: CliContext): Command {
     .option('--admin-token <token>', 'bearer token for the admin endpoint (default $FAULTLINE_ADMIN_TOKEN, else one is generated and printed to stderr)')
     .option('--upstream-timeout-ms <ms>', 'how long an upstream request may go without an answer or progress', '300000')
     .option('--restart', 'start the server command again when it exits (backoff from 0.5 s, doubling, at most 30 s)')
-    .option('--max-restarts <n>', `with --restart: start attempts before the server is left down (default ${DEFAULT_MAX_RESTARTS})`)
+    .option('--max-restarts <n>', `with --restart: start attempts per outage before the server is left down (default ${DEFAULT_MAX_RESTARTS}); a server that came back and answered gets them all again`)
     .addHelpText(
       'after',
-      '\nThe proxy mirrors the upstream server (name, version, capabilities, tools and their annotations), forwards\n' +
+      '\nThe proxy mirrors the upstream server (name, version, capabilities, tools and their annotations) and declares to it\n' +
+        'exactly what its client declared (one server connection per client), forwards\n' +
         'tools, resources, prompts, progress and cancellation, and applies the plan to tools/call: an HTTP-style fault\n' +
         'becomes a JSON-RPC error (400 -> -32602, 500/502/504 -> -32603, drops -> -32000, delayed timeouts -> -32001)\n' +
         'or an isError result (401/403/404/409/429/503); hangs and commit_then_drop never answer.\n\n' +
@@ -176,7 +178,7 @@ export function mcpProxyCommand(ctx: CliContext): Command {
       const configured = configuredAdminToken(opts.adminToken, io.env);
       const token = configured ?? generateAdminToken();
       try {
-        if (httpPort !== undefined) http = await listen('--port', httpPort, () => serveMcpOverHttp({ createServer: () => started().createServer() }, { port: httpPort, allowedHosts: opts.allowHost, log }));
+        if (httpPort !== undefined) http = await listen('--port', httpPort, () => serveMcpOverHttp({ connect: (transport) => started().connect(transport) }, { port: httpPort, allowedHosts: opts.allowHost, log }));
         if (adminPort !== undefined) {
           admin = await listen('--admin-port', adminPort, () =>
             startAdminServer({ plan, token, port: adminPort, state: () => ({ ...proxy?.stats() }), onUpdate: (p) => log(`plan updated: ${p.spec.rules.length} rule(s)`) }),

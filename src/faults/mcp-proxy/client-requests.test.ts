@@ -2,9 +2,11 @@
  * Requests the server sends its client (sampling/createMessage, elicitation/create, roots/list)
  * go through the proxy to the real client and its answer goes back, as on a direct connection:
  * server-everything's sampling and elicitation tools, and server-filesystem started without
- * directories, which takes its allowed directories from the client's roots.
+ * directories, which takes its allowed directories from the client's roots. A client that did not
+ * declare a capability gets what it gets straight (capabilities.test.ts compares more).
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -22,7 +24,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveMcpOverHttp } from './http-downstream.js';
-import { everythingUpstream, FILESYSTEM_SERVER, startTestProxy, tempDir, type TestProxy } from './mcp-proxy.test-helpers.js';
+import { EVERYTHING_SERVER, everythingUpstream, FILESYSTEM_SERVER, startTestProxy, tempDir, type TestProxy } from './mcp-proxy.test-helpers.js';
 import type { McpProxy } from './proxy.js';
 
 
@@ -91,7 +93,8 @@ describe('server-to-client requests through the proxy (server-everything)', () =
 
   it('relays a form elicitation/create and the answer back', async () => {
     const result = await agent.callTool({ name: 'trigger-elicitation-request', arguments: {} });
-    expect(elicited.at(-1)!.params).toMatchObject({ mode: 'form', requestedSchema: { type: 'object' } });
+    // As the server sent it: server-everything leaves `mode` out of a form request.
+    expect(elicited.at(-1)!.params).toMatchObject({ requestedSchema: { type: 'object' } });
     expect(result.isError).toBeUndefined();
     expect(textOf(result)).toContain('User provided the requested information');
     expect(textOf(result)).toContain('Ada');
@@ -103,7 +106,7 @@ describe('server-to-client requests through the proxy (server-everything)', () =
     expect(textOf(result)).toContain('User completed the URL elicitation flow');
   });
 
-  it("answers roots/list with the client's roots, after telling the server they changed when the client connected", async () => {
+  it("answers roots/list with the client's roots, which the server asks for once the client is initialized", async () => {
     const text = await until(async () => {
       const listed = textOf(await agent.callTool({ name: 'get-roots-list', arguments: {} }));
       return listed.includes('file:///srv/project-alpha') ? listed : undefined;
@@ -111,28 +114,26 @@ describe('server-to-client requests through the proxy (server-everything)', () =
     expect(text).toContain('1. alpha');
   });
 
-  it('asks the client that made the call even when it did not offer sampling, as a direct connection does, and no other client', async () => {
-    const plain = await connect(new Client({ name: 'plain-agent', version: '1.0.0' }), t.proxy);
-    try {
-      const before = sampled.length;
-      const result = await plain.callTool({ name: 'trigger-sampling-request', arguments: { prompt: 'say hi' } });
-      // The plain client's own answer: it has no handler for sampling.
-      expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'MCP error -32601: Method not found' }] });
-      expect(sampled).toHaveLength(before);
-    } finally {
-      await plain.close();
-    }
-  });
-
-  it('refuses a URL elicitation for a client that offers only forms with the words the server SDK uses on a direct connection', async () => {
-    const formsOnly = new Client({ name: 'forms-only', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
-    formsOnly.setRequestHandler(ElicitRequestSchema, () => ({ action: 'decline' }));
-    await connect(formsOnly, t.proxy);
-    try {
-      const result = await formsOnly.callTool({ name: 'trigger-url-elicitation', arguments: { url: 'https://example.com/authorize' } });
-      expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'MCP error -32601: Client does not support url elicitation.' }] });
-    } finally {
-      await formsOnly.close();
+  it('offers a client without sampling or URL elicitation what the server offers it straight, and answers its calls as straight', async () => {
+    for (const capabilities of [{}, { elicitation: { form: {} } }]) {
+      const proxied = await connect(new Client({ name: 'plain-agent', version: '1.0.0' }, { capabilities }), t.proxy);
+      const direct = new Client({ name: 'plain-agent', version: '1.0.0' }, { capabilities });
+      await direct.connect(new StdioClientTransport({ command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'], stderr: 'ignore' }));
+      try {
+        const before = sampled.length;
+        const tools = (await proxied.listTools()).tools.map((tool) => tool.name);
+        expect(tools).toEqual((await direct.listTools()).tools.map((tool) => tool.name));
+        expect(tools).not.toContain('trigger-url-elicitation');
+        for (const name of ['trigger-sampling-request', 'trigger-url-elicitation']) {
+          const call = { name, arguments: { prompt: 'say hi', url: 'https://example.com/authorize' } };
+          expect(await proxied.callTool(call).catch((e: unknown) => String(e))).toEqual(await direct.callTool(call).catch((e: unknown) => String(e)));
+        }
+        // The capable client of the other session was not asked.
+        expect(sampled).toHaveLength(before);
+      } finally {
+        await proxied.close();
+        await direct.close();
+      }
     }
   });
 });
@@ -157,31 +158,39 @@ describe('server-to-client requests to a client of the proxy over Streamable HTT
 });
 
 describe('notifications/elicitation/complete', () => {
-  it('reaches the clients that offer URL elicitation, and only them', async () => {
-    const server = new McpServer({ name: 'oauth-broker', version: '1.0.0' });
-    server.registerTool('finish_login', { description: 'tells the client a URL elicitation is done' }, async () => {
-      await server.server.createElicitationCompletionNotifier('login-42')();
-      return { content: [{ type: 'text', text: 'done' }] };
-    });
-    const [upstreamSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
-    const t = await startTestProxy({ transport: upstreamSide }, { version: 1, rules: [] });
+  it('reaches a client that offers URL elicitation; one that does not gets what it gets straight', async () => {
+    // A server per connection, as a stdio command would start one for each client.
+    const oauthBroker = () => {
+      const server = new McpServer({ name: 'oauth-broker', version: '1.0.0' });
+      server.registerTool('finish_login', { description: 'tells the client a URL elicitation is done' }, async () => {
+        await server.server.createElicitationCompletionNotifier('login-42')();
+        return { content: [{ type: 'text', text: 'done' }] };
+      });
+      return server;
+    };
+    const linked = () => {
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+      void oauthBroker().connect(serverSide);
+      return clientSide;
+    };
+    const t = await startTestProxy({ transport: linked }, { version: 1, rules: [] });
     const urlClient = new Client({ name: 'browser-capable', version: '1.0.0' }, { capabilities: { elicitation: { url: {} } } });
     const completed = new Promise<string>((resolve) => urlClient.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) => resolve(n.params.elicitationId)));
     const formClient = new Client({ name: 'forms-only', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
-    let formClientNotified = false;
-    formClient.setNotificationHandler(ElicitationCompleteNotificationSchema, () => void (formClientNotified = true));
+    const formDirect = new Client({ name: 'forms-only', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
     try {
       await connect(urlClient, t.proxy);
       await connect(formClient, t.proxy);
-      expect(textOf(await formClient.callTool({ name: 'finish_login', arguments: {} }))).toBe('done');
+      await formDirect.connect(linked());
+      expect(textOf(await urlClient.callTool({ name: 'finish_login', arguments: {} }))).toBe('done');
       expect(await completed).toBe('login-42');
-      expect(formClientNotified).toBe(false);
+      const call = { name: 'finish_login', arguments: {} };
+      expect(await formClient.callTool(call)).toEqual(await formDirect.callTool(call));
     } finally {
       await urlClient.close();
       await formClient.close();
+      await formDirect.close();
       await t.close();
-      await server.close();
     }
   });
 });

@@ -1,6 +1,6 @@
 /**
  * Serves the proxy over Streamable HTTP on the loopback interface: one MCP session (and one SDK
- * Server) per client, all sharing the proxy's single upstream connection.
+ * Server, and one upstream connection) per client.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -63,7 +63,7 @@ async function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown
  * const http = await serveMcpOverHttp(proxy, { port: 8931 });
  * // point an MCP client at http.url
  */
-export async function serveMcpOverHttp(proxy: Pick<McpProxy, 'createServer'>, options: McpHttpOptions = {}): Promise<McpHttpServer> {
+export async function serveMcpOverHttp(proxy: Pick<McpProxy, 'connect'>, options: McpHttpOptions = {}): Promise<McpHttpServer> {
   const host = options.host ?? '127.0.0.1';
   const path = options.path ?? '/mcp';
   const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
@@ -100,7 +100,7 @@ export async function serveMcpOverHttp(proxy: Pick<McpProxy, 'createServer'>, op
     transport.onclose = () => {
       if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
     };
-    await proxy.createServer().connect(transport);
+    await proxy.connect(transport);
     await transport.handleRequest(req, res, body);
   };
 

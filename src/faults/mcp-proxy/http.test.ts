@@ -2,7 +2,6 @@
  * Streamable HTTP on both sides: a small real SDK server over StreamableHTTPServerTransport as the
  * upstream (`--upstream` mode), and the proxy's own HTTP endpoint (`--port` mode) for clients.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, request as httpRequest, type Server as HttpServer } from 'node:http';
@@ -16,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FaultPlan } from '../plan.js';
 import { createFaultPlan } from '../plan.js';
 import { serveMcpOverHttp, type McpHttpServer } from './http-downstream.js';
-import { EVERYTHING_SERVER, logsAtWarning, readRecords, rpcError, startTestProxy, tempDir } from './mcp-proxy.test-helpers.js';
+import { freePort, logsAtWarning, readRecords, rpcError, startEverythingHttp, startTestProxy, tempDir } from './mcp-proxy.test-helpers.js';
 import { startMcpProxy, type McpProxy } from './proxy.js';
 import { connectUpstream, McpUpstreamError } from './upstream.js';
 
@@ -287,29 +286,6 @@ describe('an --upstream that restarts (its sessions are gone)', () => {
     }
   });
 });
-
-/** server-everything over Streamable HTTP on `port`, once it listens. */
-async function startEverythingHttp(port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [EVERYTHING_SERVER, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
-  let said = '';
-  await new Promise<void>((resolve, reject) => {
-    child.stderr!.on('data', (chunk: Buffer) => {
-      said += chunk.toString();
-      if (said.includes('listening on port')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`server-everything exited with ${code}: ${said}`)));
-  });
-  child.stderr!.resume();
-  return child;
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const port = (probe.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 describe('server-everything over Streamable HTTP as the --upstream, restarted while the proxy runs', () => {
   it('relays progress over the upstream session, and after the restart goes on in a new session', async () => {

@@ -2,7 +2,9 @@
  * Shared by the MCP proxy tests: real MCP servers from npm as upstreams, a proxy in-process
  * with a real SQLite store in a temp directory, and a real SDK Client connected to it.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -76,6 +78,87 @@ export async function writeDyingServer(path: string): Promise<string> {
     ].join('\n'),
   );
   return path;
+}
+
+/**
+ * Writes a small MCP server to `path` that speaks JSON-RPC over stdio by hand, without an SDK, so
+ * that nothing on its side parses what a client declares: it keeps the `initialize` params as they
+ * came. Tools: `declared` answers with the client's capabilities as JSON text; `ask <method>`
+ * sends the client a request of that method whatever the client declared (as a server that does
+ * not check would) and answers with the client's reply (`{ result }` or `{ error }`) as JSON text.
+ * Every notification it gets is kept and `notifications` lists them.
+ */
+export async function writeRawEchoServer(path: string): Promise<string> {
+  await writeFile(
+    path,
+    [
+      `import { createInterface } from 'node:readline';`,
+      `let declared = null;`,
+      `const notes = [];`,
+      `const waiting = new Map();`,
+      `let next = 0;`,
+      `const send = (message) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', ...message }) + '\\n');`,
+      `const text = (value) => ({ content: [{ type: 'text', text: JSON.stringify(value) }] });`,
+      `const tools = [`,
+      `  { name: 'declared', description: 'the client capabilities, as declared', inputSchema: { type: 'object' } },`,
+      `  { name: 'ask', description: 'sends the client a request', inputSchema: { type: 'object', properties: { method: { type: 'string' }, params: { type: 'object' } }, required: ['method'] } },`,
+      `  { name: 'notifications', description: 'the notifications received', inputSchema: { type: 'object' } },`,
+      `];`,
+      `for await (const line of createInterface({ input: process.stdin })) {`,
+      `  if (line.trim() === '') continue;`,
+      `  const message = JSON.parse(line);`,
+      `  if (message.method === undefined) {`,
+      `    const pending = waiting.get(message.id);`,
+      `    if (pending !== undefined) { waiting.delete(message.id); send({ id: pending, result: text(message.error === undefined ? { result: message.result } : { error: message.error }) }); }`,
+      `    continue;`,
+      `  }`,
+      `  if (message.id === undefined) { notes.push(message.method); continue; }`,
+      `  switch (message.method) {`,
+      `    case 'initialize':`,
+      `      declared = message.params.capabilities;`,
+      `      send({ id: message.id, result: { protocolVersion: message.params.protocolVersion, capabilities: { tools: {}, logging: {} }, serverInfo: { name: 'raw-echo', version: '1.0.0' }, instructions: 'echoes what its client declared' } });`,
+      `      break;`,
+      `    case 'ping': send({ id: message.id, result: {} }); break;`,
+      `    case 'tools/list': send({ id: message.id, result: { tools } }); break;`,
+      `    case 'tools/call': {`,
+      `      const { name, arguments: args = {} } = message.params;`,
+      `      if (name === 'declared') send({ id: message.id, result: text(declared) });`,
+      `      else if (name === 'notifications') send({ id: message.id, result: text(notes) });`,
+      `      else if (name === 'ask') { const id = 'server-' + next++; waiting.set(id, message.id); send({ id, method: args.method, params: args.params ?? {} }); }`,
+      `      else send({ id: message.id, error: { code: -32602, message: 'unknown tool ' + name } });`,
+      `      break;`,
+      `    }`,
+      `    default: send({ id: message.id, error: { code: -32601, message: 'Method not found: ' + message.method } });`,
+      `  }`,
+      `}`,
+      '',
+    ].join('\n'),
+  );
+  return path;
+}
+
+/** server-everything over Streamable HTTP on `port`, once it listens. */
+export async function startEverythingHttp(port: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [EVERYTHING_SERVER, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let said = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
+      said += chunk.toString();
+      if (said.includes('listening on port')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`server-everything exited with ${code}: ${said}`)));
+  });
+  child.stderr!.resume();
+  return child;
+}
+
+/** A port nothing listens on now. */
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const port = (probe.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
 }
 
 /** The JSON-RPC error a request was answered with (fails the test if it succeeded or failed otherwise). */

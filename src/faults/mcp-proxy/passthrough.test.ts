@@ -13,7 +13,6 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpError, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { everythingUpstream, filesystemUpstream, memoryUpstream, startTestProxy, tempDir, type TestProxy } from './mcp-proxy.test-helpers.js';
-import { RELAYED_CLIENT_CAPABILITIES } from './client-requests.js';
 import type { McpUpstream } from './upstream.js';
 
 /** What a caller got: a result (isError or not), or a JSON-RPC error with its code, message and data. */
@@ -29,13 +28,12 @@ async function answer(call: Promise<unknown>): Promise<Answer> {
 }
 
 /**
- * A client straight to its own copy of the server, started as the proxy starts it, offering what
- * the proxy offers the server (some servers list tools only to a client that can answer sampling,
- * elicitation or roots).
+ * A client straight to its own copy of the server, started as the proxy starts it, declaring what
+ * the proxied test client declares (nothing), which is what the proxy declares for it.
  */
 async function directClient(upstream: McpUpstream): Promise<Client> {
   if (!('command' in upstream)) throw new Error('a command upstream is needed here');
-  const client = new Client({ name: 'direct', version: '1' }, { capabilities: RELAYED_CLIENT_CAPABILITIES });
+  const client = new Client({ name: 'direct', version: '1' });
   await client.connect(
     new StdioClientTransport({ command: upstream.command, args: [...(upstream.args ?? [])], ...(upstream.env === undefined ? {} : { env: upstream.env }), stderr: 'ignore' }),
   );

@@ -20,7 +20,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { EVERYTHING_SERVER, everythingUpstream, readRecords, rpcError, startTestProxy, tempDir, writeDyingServer, type TestProxy } from './mcp-proxy.test-helpers.js';
 import { waitFor } from '../../cli/run-cli.test-helpers.js';
-import { RELAYED_CLIENT_CAPABILITIES } from './client-requests.js';
 import { connectUpstream, McpUpstreamError } from './upstream.js';
 
 describe('mcp proxy in front of server-everything (stdio)', () => {
@@ -29,8 +28,8 @@ describe('mcp proxy in front of server-everything (stdio)', () => {
 
   beforeAll(async () => {
     t = await startTestProxy(everythingUpstream(), { version: 1, rules: [] });
-    // Offering what the proxy offers the server: server-everything lists some tools only to a client that can answer sampling, elicitation or roots.
-    direct = new Client({ name: 'direct', version: '1' }, { capabilities: RELAYED_CLIENT_CAPABILITIES });
+    // Declaring what the proxied client declares (nothing): the proxy forwards exactly that.
+    direct = new Client({ name: 'direct', version: '1' });
     await direct.connect(new StdioClientTransport({ command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'], stderr: 'ignore' }));
   });
   afterAll(async () => {

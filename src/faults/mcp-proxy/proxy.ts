@@ -1,36 +1,35 @@
 /**
- * The MCP fault proxy: an SDK Client facing the real server and one SDK Server per downstream
- * connection, so that any MCP client can be pointed at any MCP server through a fault plan.
+ * The MCP fault proxy: an SDK Server per downstream client, each with its own SDK Client facing
+ * the real server, so that any MCP client can be pointed at any MCP server through a fault plan.
  *
- * Downstream clients see the upstream as it is: the same serverInfo (name and version unchanged,
- * so client configs and FailBench agents cannot tell the proxy is there), the same instructions,
- * and the same capabilities for tools, resources, prompts, logging and completions. The
- * experimental `tasks` capability and `experimental` entries are not mirrored. Requests the
- * server sends its client (sampling, elicitation, roots) go to one of the proxy's clients and
- * the answer comes back (client-requests.ts).
+ * Transparent by construction: a client's upstream connection is opened when the client sends
+ * `initialize`, with exactly the capabilities it declared there (read from the raw message, so
+ * experimental and future ones go too; initialize-gate.ts), and the client is answered with what
+ * the server told that connection (serverInfo, instructions, and its capabilities for tools,
+ * resources, prompts, logging, completions and experimental features; `tasks` is not mirrored,
+ * since a task-augmented tools/call would bypass the fault plan). So a server that lists tools only
+ * to clients that can sample or elicit lists them through the proxy exactly as it would straight,
+ * and requests it sends its client (sampling, elicitation, roots, ...) go to that one client,
+ * for what it declared (client-requests.ts). The proxy introduces itself to the server under its
+ * own name (`PROXY_CLIENT_INFO`) and with the SDK's protocol version.
+ *
+ * At start the proxy connects once, declaring no capabilities, to check that the server starts and
+ * to learn what it is; that connection is handed to the first client that also declares none, and
+ * closed when the first client gets its own.
  *
  * tools/list, resources (list, templates, read, subscribe), prompts (list, get), completions and
- * logging levels pass through untouched; progress notifications and cancellations are relayed in
- * both directions, and list_changed / resources/updated / log notifications go to every
- * connected client (updates only to the clients subscribed to that resource). Every tools/call
- * goes through the fault plan and is recorded (tool-call.ts). The one upstream connection has one
- * logging level for every client: the last one a client set, which a restarted server or a new
- * session is given again before anything else.
+ * logging levels pass through untouched, and so does any other request or notification, in both
+ * directions; progress and cancellations are relayed. Every tools/call goes through the fault plan
+ * and is recorded (tool-call.ts).
  *
- * A Streamable HTTP server that answers a request with "unknown session" (it restarted) gets a new
- * session, as the spec asks of a client, and the request once more (it did not run there); the
- * clients keep theirs and hear of a changed tool list.
- *
- * When the upstream goes away on its own (the server exits or is killed), the proxy stays up:
+ * When a client's server goes away on its own (it exits or is killed), the proxy stays up:
  * calls that were upstream and every later tools/call get a JSON-RPC error and are recorded as
  * failures (upstream-loss.ts), tools/list answers from the last list, and other requests get the
- * same connection-closed error. It logs one line; its clients decide when the session ends.
- * With `restart` (stdio servers only), it starts the server again after a capped exponential
- * backoff, for a bounded number of attempts: once the new server has completed the handshake,
- * calls go to it, its tools and annotations are listed again, resource subscriptions are renewed,
- * and clients get notifications/tools/list_changed if the list differs from the last one.
+ * same connection-closed error. With `restart` (stdio servers only), the server is started again
+ * (upstream-link.ts). A Streamable HTTP server that answers a request with "unknown session" gets a
+ * new session and the request once more.
  *
- * A SQLite file store is created only after the upstream handshake succeeded, so a server that
+ * A SQLite file store is created only after the start-up handshake succeeded, so a server that
  * cannot be started leaves no empty database behind. Any other store (PostgreSQL, memory) is
  * opened first, so that a bad store spec or an unreachable database is reported without starting
  * the server.
@@ -55,23 +54,20 @@ import {
   ListResourceTemplatesResultSchema,
   ListToolsRequestSchema,
   ListToolsResultSchema,
-  LoggingMessageNotificationSchema,
-  PromptListChangedNotificationSchema,
   ReadResourceRequestSchema,
   ReadResourceResultSchema,
-  ResourceListChangedNotificationSchema,
-  ResourceUpdatedNotificationSchema,
-  RootsListChangedNotificationSchema,
+  ResultSchema,
   SetLevelRequestSchema,
   SubscribeRequestSchema,
-  ToolListChangedNotificationSchema,
   UnsubscribeRequestSchema,
+  ErrorCode,
   type CallToolRequest,
+  type ClientCapabilities,
+  type ClientRequest,
   type Implementation,
-  type LoggingLevel,
   type ServerCapabilities,
   type ServerNotification,
-  type Tool,
+  type ServerResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { ConfigError } from '../../errors.js';
 import { createRecorder, type Recorder, type RecorderOptions, type RecorderStats } from '../../record/recorder.js';
@@ -84,12 +80,13 @@ import { systemClock, type Clock } from '../../runtime/clock.js';
 import { openStore, sqlitePathOf } from '../../store/open-store.js';
 import type { Store } from '../../store/types.js';
 import type { FaultPlan } from '../plan.js';
-import { ClientRequestRelay, RELAYED_CLIENT_CAPABILITIES, type RelayPeer } from './client-requests.js';
-import { relayedError } from './rpc-error.js';
-import { ToolCatalog } from './tool-catalog.js';
+import { ClientRequestRelay } from './client-requests.js';
+import { InitializeGate, type DeclaredClient } from './initialize-gate.js';
+import { JsonRpcError, relayedError } from './rpc-error.js';
 import { proxyToolCall, type CallSession, type HandlerExtra, type RecordSink, type ToolCallDeps } from './tool-call.js';
-import { DEFAULT_HANDSHAKE_TIMEOUT_MS, describeUpstream, openUpstream, sessionGone, type McpUpstream, type UpstreamClientOptions, type UpstreamConnection } from './upstream.js';
-import { describeLoss, isConnectionClosed, lostBeforeCall, lostDuringCall, lostRequestError, UpstreamLostError, type UpstreamLoss } from './upstream-loss.js';
+import { DEFAULT_HANDSHAKE_TIMEOUT_MS, describeUpstream, McpUpstreamError, openUpstream, reconnectable, type McpUpstream, type UpstreamConnection } from './upstream.js';
+import { UpstreamLink, type LinkDownstream, type RestartPolicy } from './upstream-link.js';
+import { lostBeforeCall, lostDuringCall, lostRequestError, UpstreamLostError, type UpstreamLoss } from './upstream-loss.js';
 
 export interface McpProxyOptions {
   upstream: McpUpstream;
@@ -140,12 +137,13 @@ export interface McpCallRoute {
 }
 
 /**
- * Restarting a stdio server that exited. Attempt n (counting from 0 since the server last
- * completed a handshake) waits `initialDelayMs * 2^n`, at most `maxDelayMs`; a server that starts
- * but exits again starts the count over, so `maxRestarts` is what bounds a crash loop.
+ * Restarting a stdio server that exited. Attempt n of an outage waits `initialDelayMs * 2^n`, at
+ * most `maxDelayMs`. The budget is per outage: once a restarted server has completed the
+ * handshake and listed its tools, its next exit is a new outage with `maxRestarts` attempts
+ * again; a server that exits before it answers uses the attempts up, which bounds a crash loop.
  */
 export interface McpRestartOptions {
-  /** Start attempts over the proxy's life; once they are used up the server stays down. Default 5. */
+  /** Start attempts per outage; once an outage has used them up the server stays down. Default 5. */
   maxRestarts?: number;
   /** Default 500 ms. */
   initialDelayMs?: number;
@@ -162,45 +160,57 @@ export interface McpProxyStats {
   calls: number;
   /** Downstream connections open now. */
   sessions: number;
+  /** Upstream connections open now (one per initialized client, and the start-up one while it waits for a client). */
+  upstreams: number;
   /** The recorder's counters, when the proxy created the recorder. */
   recorder: RecorderStats | null;
-  /** Null while the upstream is there; how and when it went away once it has (until it is restarted). */
+  /**
+   * Null while the newest client's server is there; how and when it went away once it has (until
+   * it is restarted), also after that client left.
+   */
   upstreamLost: { at: string; exitCode: number | null; signal: string | null } | null;
-  /** Times the server was started again (successful restarts). */
+  /** Times a server was started again (successful restarts), over every client. */
   restarts: number;
-  /** The stdio server's process id while it runs; null otherwise. */
+  /** The newest client's stdio server's process id while it runs (the start-up one's before any client); null otherwise. */
   upstreamPid: number | null;
 }
 
 export interface McpProxy {
-  /** What downstream clients are told the server is: the upstream's own serverInfo. */
+  /** What the server said it is at the start-up handshake. Each client is told what its own connection was told. */
   readonly serverInfo: Implementation;
   readonly capabilities: ServerCapabilities;
   readonly instructions: string | undefined;
   readonly plan: FaultPlan;
-  /** A new downstream Server (one per client connection); connect it to a transport. */
-  createServer(): Server;
-  /** Serves one downstream client on `transport` (stdio, in-memory, ...). */
-  connect(transport: Transport): Promise<Server>;
   /**
-   * Resolves when the upstream connection ends for good: the server exited and will not be
-   * restarted (the proxy keeps serving, and tools/call fails from then on), or the proxy closed.
+   * Serves one downstream client on `transport` (stdio, Streamable HTTP, in-memory, ...).
+   * Resolves once the transport is started; its upstream connection is opened at its `initialize`.
    */
+  connect(transport: Transport): Promise<void>;
+  /** Resolves when a client's server ends for good (it exited and is not restarted), or the proxy closed. */
   readonly upstreamClosed: Promise<void>;
   stats(): McpProxyStats;
   /** Writes the records made so far to the store (a no-op with a caller's recorder). */
   flush(): Promise<void>;
   /**
    * Closes the downstream connections (calls still waiting are recorded as abandoned), then the
-   * upstream (a child server is stopped), then flushes the records. Idempotent.
+   * upstream ones (child servers are stopped), then flushes the records. Idempotent.
    */
   close(): Promise<void>;
 }
 
+/** One downstream client. */
 interface Session extends CallSession {
-  server: Server;
-  peer: RelayPeer;
-  subscriptions: Set<string>;
+  link: UpstreamLink | undefined;
+  server: Server | undefined;
+  relay: ClientRequestRelay | undefined;
+  /** Resolves once the client has said it is initialized: what the server sends it waits for that. */
+  ready: Promise<Server>;
+  markReady(server: Server): void;
+  /** Its tools/call requests in flight. */
+  inflight: Set<Promise<unknown>>;
+  closed: boolean;
+  /** Closes its downstream connection (initialized or not). */
+  close(): Promise<void>;
 }
 
 const DEFAULT_UPSTREAM_TIMEOUT_MS = 300_000;
@@ -216,10 +226,11 @@ function mirroredCapabilities(upstream: ServerCapabilities | undefined): ServerC
   if (upstream?.prompts !== undefined) caps.prompts = upstream.prompts;
   if (upstream?.logging !== undefined) caps.logging = upstream.logging;
   if (upstream?.completions !== undefined) caps.completions = upstream.completions;
+  if (upstream?.experimental !== undefined) caps.experimental = upstream.experimental;
   return caps;
 }
 
-function restartPolicyOf(options: McpRestartOptions): Required<McpRestartOptions> {
+function restartPolicyOf(options: McpRestartOptions): RestartPolicy {
   const policy = {
     maxRestarts: options.maxRestarts ?? DEFAULT_MAX_RESTARTS,
     initialDelayMs: options.initialDelayMs ?? DEFAULT_RESTART_INITIAL_DELAY_MS,
@@ -231,19 +242,20 @@ function restartPolicyOf(options: McpRestartOptions): Required<McpRestartOptions
   return policy;
 }
 
-async function listAllTools(client: Client, timeout: number): Promise<Tool[]> {
-  const tools: Tool[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await client.request({ method: 'tools/list', ...(cursor === undefined ? {} : { params: { cursor } }) }, ListToolsResultSchema, { timeout });
-    tools.push(...page.tools);
-    cursor = page.nextCursor;
-  } while (cursor !== undefined);
-  return tools;
+/** Capabilities compared as declared: the same keys and values, whatever their order. */
+function sameCapabilities(a: ClientCapabilities, b: ClientCapabilities): boolean {
+  const canonical = (value: unknown): string =>
+    JSON.stringify(value, (_key, v: unknown) =>
+      v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))) : v,
+    );
+  return canonical(a) === canonical(b);
 }
 
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
 /**
- * Connects to the upstream server and returns a proxy ready to serve downstream clients.
+ * Connects to the upstream server once (the start-up check) and returns a proxy ready to serve
+ * downstream clients.
  *
  * @throws ConfigError when the store cannot be opened, McpUpstreamError when the upstream cannot be
  * started or reached (nothing is left running in either case).
@@ -273,7 +285,7 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
     const recorder = createRecorder({
       ...options.recording,
       store,
-      onError: (error) => log(`recording: ${error instanceof Error ? error.message : String(error)}`),
+      onError: (error) => log(`recording: ${errorText(error)}`),
     });
     return { sink: recorder, recorder, ...(typeof options.store === 'object' ? {} : { ownedStore: store }) };
   };
@@ -285,229 +297,59 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
   // Opening a SQLite store creates its file: that waits for the handshake (see the module comment).
   const createsFile = options.recorder === undefined && typeof options.store !== 'object' && sqlitePathOf(options.store, options.cwd) !== undefined;
   let recording = createsFile ? undefined : await openRecording();
-  // Made before the upstream: a server may ask for roots as soon as the handshake is done.
-  const clientRequests = new ClientRequestRelay({ upstream: () => client, timeoutMs: upstreamTimeoutMs, log });
-  const asClient: UpstreamClientOptions = { capabilities: RELAYED_CLIENT_CAPABILITIES, prepare: (c) => clientRequests.attach(c) };
-  let upstream: UpstreamConnection;
+  const handshakeTimeoutMs = Math.min(upstreamTimeoutMs, DEFAULT_HANDSHAKE_TIMEOUT_MS);
+  /** The start-up connection, until a client takes it or gets its own. */
+  let spare: UpstreamConnection | undefined;
   try {
-    upstream = await openUpstream(options.upstream, Math.min(upstreamTimeoutMs, DEFAULT_HANDSHAKE_TIMEOUT_MS), asClient);
+    spare = await openUpstream(options.upstream, handshakeTimeoutMs, { capabilities: {} });
   } catch (error) {
     await closeRecording(recording);
     throw error;
   }
-  /** The connection calls go to now: replaced when a restarted server is up. */
-  let client: Client = upstream.client;
-
-  let resolveUpstreamClosed!: () => void;
-  const upstreamClosed = new Promise<void>((resolve) => (resolveUpstreamClosed = resolve));
-  let closing: Promise<void> | undefined;
-  /** Set while the current connection is gone. */
-  let loss: UpstreamLoss | undefined;
-  /** How each connection that ended ended: a call answered late by an old connection still reads its own loss. */
-  const losses = new WeakMap<Client, UpstreamLoss>();
-  const catalog = new ToolCatalog(
-    () => listAllTools(client, upstreamTimeoutMs),
-    (error) => {
-      if (loss === undefined) log(`listing upstream tools failed: ${error instanceof Error ? error.message : String(error)}`);
-    },
-  );
-  const restarter = restartPolicy === undefined ? undefined : new AbortController();
-  let restarting: Promise<void> | undefined;
-  let restarts = 0;
-  let restartAttempts = 0;
-
-  function watch(connection: UpstreamConnection): void {
-    const watched = connection.client;
-    // The SDK calls this before it fails the requests still waiting, so they see `loss` set.
-    watched.onclose = () => {
-      if (watched !== client) return;
-      if (closing === undefined) {
-        loss = { exit: connection.exit(), at: clock.now() };
-        losses.set(watched, loss);
-        catalog.settle();
-        const name = `the upstream MCP server (${describeUpstream(options.upstream)}) ${describeLoss(loss)}`;
-        if (restartPolicy !== undefined && restartAttempts < restartPolicy.maxRestarts) {
-          log(`${name}; restarting it (tools/call fails with -32000 until it is back)`);
-          restarting ??= restartUpstream().finally(() => (restarting = undefined));
-          return;
-        }
-        log(`${name}; tools/call now fails with -32000 and tools/list answers from the last list`);
-      }
-      resolveUpstreamClosed();
-    };
-    watched.onerror = (error) => {
-      // A write that raced the server's exit: the exit itself is reported, once, when the connection closes.
-      if ((error as { code?: unknown }).code === 'EPIPE') return;
-      // Once the proxy is closing, an answer to a request the server sent meanwhile (roots at start-up, say) has nowhere to go.
-      if (closing !== undefined) return;
-      // A session the server forgot: the request that met it starts a new one and says so.
-      if (sessionGone(watched, error)) return;
-      log(`upstream: ${error.message}`);
-    };
-  }
-  watch(upstream);
-
-  /**
-   * Starts the server again until one completes the handshake, attempts run out, or the proxy
-   * closes; then points calls at it, lists its tools again, and tells clients if they changed.
-   */
-  async function restartUpstream(): Promise<void> {
-    const policy = restartPolicy!;
-    let failedInARow = 0;
-    while (loss !== undefined && closing === undefined) {
-      if (restartAttempts >= policy.maxRestarts) {
-        // After a server that exited again, its exit line said so already.
-        if (failedInARow > 0) log(`giving up after ${restartAttempts} restart attempt(s); tools/call now fails with -32000 and tools/list answers from the last list`);
-        resolveUpstreamClosed();
-        return;
-      }
-      const delayMs = Math.min(policy.initialDelayMs * 2 ** failedInARow, policy.maxDelayMs);
-      try {
-        await clock.sleep(delayMs, restarter!.signal);
-      } catch {
-        return; // the proxy is closing
-      }
-      restartAttempts++;
-      let next: UpstreamConnection;
-      try {
-        next = await openUpstream(options.upstream, Math.min(upstreamTimeoutMs, DEFAULT_HANDSHAKE_TIMEOUT_MS), asClient);
-      } catch (error) {
-        failedInARow++;
-        log(`restart ${restartAttempts} of ${policy.maxRestarts} failed: ${error instanceof Error ? error.message : String(error)}`);
-        continue;
-      }
-      if (closing !== undefined) {
-        next.discardStderr();
-        await next.client.close().catch(() => undefined);
-        return;
-      }
-      failedInARow = 0;
-      const before = JSON.stringify(catalog.snapshot());
-      switchTo(next);
-      restarts++;
-      log(`restarted the upstream MCP server (attempt ${restartAttempts} of ${policy.maxRestarts})`);
-      await catchUp(next, before);
-    }
-  }
-
-  /** Points calls at a new connection (a restarted server, a new session). */
-  function switchTo(next: UpstreamConnection): void {
-    client = next.client;
-    upstream = next;
-    watch(next);
-    attachNotifications(next.client);
-    loss = undefined;
-    next.releaseStderr();
-  }
-
-  /** Brings a new connection up to what the clients hold: their logging level, the tool list (telling them if it changed) and their subscriptions. */
-  async function catchUp(next: UpstreamConnection, toolsBefore: string): Promise<void> {
-    // First, so that what the server logs from now on (server-everything logs each subscription,
-    // renewed below) and a request sent again in a new session find the level set.
-    const level = logLevel;
-    if (level !== undefined) {
-      await next.client
-        .setLoggingLevel(level, { timeout: upstreamTimeoutMs })
-        .catch((error: unknown) => log(`setting the logging level ${level} again failed: ${error instanceof Error ? error.message : String(error)}`));
-    }
-    if (capabilities.tools !== undefined) {
-      catalog.resume();
-      await catalog.refresh();
-      if (loss === undefined && JSON.stringify(catalog.snapshot()) !== toolsBefore) broadcast({ method: 'notifications/tools/list_changed' });
-    }
-    // Subscriptions lived in the old server or session; the clients still hold theirs.
-    for (const uri of subscribers.keys()) {
-      next.client
-        .request({ method: 'resources/subscribe', params: { uri } }, EmptyResultSchema, { timeout: upstreamTimeoutMs })
-        .catch((error: unknown) => log(`renewing the subscription to ${uri} failed: ${error instanceof Error ? error.message : String(error)}`));
-    }
-  }
-
-  let renewing: Promise<boolean> | undefined;
-  /**
-   * Starts a new session with a Streamable HTTP server that forgot `stale`'s (requests that met
-   * the same 404 share one). False when the server cannot be reached for one.
-   */
-  function renewSession(stale: Client): Promise<boolean> {
-    if (client !== stale) return Promise.resolve(true);
-    renewing ??= (async () => {
-      let next: UpstreamConnection;
-      try {
-        next = await openUpstream(options.upstream, Math.min(upstreamTimeoutMs, DEFAULT_HANDSHAKE_TIMEOUT_MS), asClient);
-      } catch (error) {
-        log(`the upstream MCP server no longer knows the proxy's session, and a new one failed: ${error instanceof Error ? error.message : String(error)}`);
-        return false;
-      }
-      if (closing !== undefined) {
-        await next.client.close().catch(() => undefined);
-        return false;
-      }
-      const before = JSON.stringify(catalog.snapshot());
-      switchTo(next);
-      log(`the upstream MCP server (${describeUpstream(options.upstream)}) no longer knows the proxy's session (it restarted); started a new session`);
-      // Closing the old connection after the switch: its end is not the upstream's.
-      await Promise.all([catchUp(next, before), stale.close().catch(() => undefined)]);
-      return true;
-    })().finally(() => (renewing = undefined));
-    return renewing;
-  }
-
+  const startup = spare;
   if (recording === undefined) {
     try {
       recording = await openRecording();
     } catch (error) {
-      // Set before the child stops, so that its exit is not reported as the server going away.
-      closing = client.close().catch(() => undefined);
-      await closing;
-      upstream.discardStderr();
+      await startup.client.close().catch(() => undefined);
+      startup.discardStderr();
       throw error;
     }
   }
   const { sink, recorder, ownedStore } = recording;
 
-  const upstreamInfo = client.getServerVersion();
-  const serverInfo: Implementation = upstreamInfo ?? { name: describeUpstream(options.upstream), version: '0.0.0' };
-  const capabilities = mirroredCapabilities(client.getServerCapabilities());
-  const instructions = client.getInstructions();
-  if (capabilities.tools !== undefined) await catalog.refresh();
+  const serverInfo: Implementation = startup.client.getServerVersion() ?? { name: describeUpstream(options.upstream), version: '0.0.0' };
+  const capabilities = mirroredCapabilities(startup.client.getServerCapabilities());
+  const instructions = startup.client.getInstructions();
 
+  let closing: Promise<void> | undefined;
+  let resolveUpstreamClosed!: () => void;
+  const upstreamClosed = new Promise<void>((resolve) => (resolveUpstreamClosed = resolve));
   const sessions = new Set<Session>();
-  const subscribers = new Map<string, number>();
-  /** The last level a client set with logging/setLevel, which the upstream has (the SDK's default, none, until one does). */
-  let logLevel: LoggingLevel | undefined;
-  const inflight = new Set<Promise<unknown>>();
+  const links = new Set<UpstreamLink>();
+  /** The link of the newest initialized client, which the stats describe. */
+  let newest: UpstreamLink | undefined;
+  let restartsOfClosedLinks = 0;
   let calls = 0;
 
   const redactor = options.redact === false ? undefined : createRedactor(options.redact ?? {});
+  const shaping = { redactor, maxOutputChars: options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS };
   const onRecord = options.onRecord;
-  const deps: ToolCallDeps = {
-    plan,
-    clock,
-    catalog,
-    forward: async (params, extra) => {
-      if (loss !== undefined) throw new UpstreamLostError(lostBeforeCall(loss));
-      const options = requestOptions(params, extra);
-      return sendUpstream((c) => c.request({ method: 'tools/call', params }, CallToolResultSchema, options), (lost) => new UpstreamLostError(lostDuringCall(lost)));
-    },
-    upstreamGone: () => loss !== undefined,
-    shaping: { redactor, maxOutputChars: options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS },
-    emit: (record) => {
-      if (onRecord !== undefined) {
-        try {
-          onRecord(record);
-        } catch (error) {
-          log(`onRecord threw: ${error instanceof Error ? error.message : String(error)}`);
-        }
-      }
-      // Telemetry must not break the call: a sink that throws or rejects is logged, never relayed.
+  const emit = (record: ToolExecutionRecord): Promise<void> | undefined => {
+    if (onRecord !== undefined) {
       try {
-        return sink.enqueue(record)?.catch((error: unknown) => log(`recording failed: ${error instanceof Error ? error.message : String(error)}`));
+        onRecord(record);
       } catch (error) {
-        log(`recording failed: ${error instanceof Error ? error.message : String(error)}`);
-        return undefined;
+        log(`onRecord threw: ${errorText(error)}`);
       }
-    },
-    log,
+    }
+    // Telemetry must not break the call: a sink that throws or rejects is logged, never relayed.
+    try {
+      return sink.enqueue(record)?.catch((error: unknown) => log(`recording failed: ${errorText(error)}`));
+    } catch (error) {
+      log(`recording failed: ${errorText(error)}`);
+      return undefined;
+    }
   };
 
   function requestOptions(params: ParamsWithMeta, extra: HandlerExtra): RequestOptions {
@@ -522,84 +364,179 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
             onprogress: (progress) => {
               extra
                 .sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken: token } })
-                .catch((error: unknown) => log(`relaying progress failed: ${error instanceof Error ? error.message : String(error)}`));
+                .catch((error: unknown) => log(`relaying progress failed: ${errorText(error)}`));
             },
           }),
     };
   }
 
-  /**
-   * Sends on the current connection. A Streamable HTTP server that no longer knows the session
-   * (it restarted) did not run the request: the proxy starts a new session, as the spec asks a
-   * client to, and sends the request once more. A connection that ended under the request fails
-   * it with `lostError`.
-   */
-  async function sendUpstream<T>(send: (c: Client) => Promise<T>, lostError: (loss: UpstreamLoss) => Error): Promise<T> {
-    let used = client;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await send(used);
-      } catch (error) {
-        const lost = losses.get(used);
-        if (lost !== undefined && isConnectionClosed(error)) throw lostError(lost);
-        if (attempt > 0 || !sessionGone(used, error)) throw error;
-        if (!(await renewSession(used))) throw error;
-        used = client;
-      }
-    }
-  }
-
-  /** Sends a downstream request upstream as it is and hands back the answer, or the upstream's error. */
-  async function relay<T>(session: Session, send: (c: Client, options: RequestOptions) => Promise<T>, params: ParamsWithMeta, extra: HandlerExtra): Promise<T> {
-    if (loss !== undefined) throw lostRequestError(loss);
+  /** Sends a client's request upstream as it is and hands back the answer, or the upstream's error. */
+  async function relay<T>(session: Session, link: UpstreamLink, send: (c: Client, options: RequestOptions) => Promise<T>, params: ParamsWithMeta, extra: HandlerExtra): Promise<T> {
+    if (link.loss !== undefined) throw lostRequestError(link.loss);
     const options = requestOptions(params, extra);
+    const work = link.send((c) => send(c, options), lostRequestError);
     try {
-      return await clientRequests.track(session.peer, extra.requestId, sendUpstream((c) => send(c, options), lostRequestError));
+      return await (session.relay === undefined ? work : session.relay.track(extra.requestId, work));
     } catch (error) {
       throw relayedError(error);
     }
   }
 
-  function broadcast(notification: ServerNotification, to: (session: Session) => boolean = () => true): void {
-    for (const session of sessions) {
-      if (!to(session)) continue;
-      session.server.notification(notification).catch((error: unknown) => log(`notifying a client failed: ${error instanceof Error ? error.message : String(error)}`));
+  /** The connection a client's `initialize` gets: the start-up one when it declared none, else its own. */
+  async function openLink(session: Session, declared: DeclaredClient): Promise<UpstreamLink> {
+    if (closing !== undefined) throw new McpUpstreamError('the proxy is closing', describeUpstream(options.upstream));
+    const wanted = declared.capabilities as ClientCapabilities;
+    const downstream: LinkDownstream = {
+      notify: (notification) => {
+        void session.ready
+          .then((server) => server.notification(notification as ServerNotification))
+          .catch((error: unknown) => log(`notifying a client failed: ${errorText(error)}`));
+      },
+      request: async (request, extra) => {
+        await session.ready;
+        if (session.relay === undefined) throw new JsonRpcError(ErrorCode.MethodNotFound, 'Method not found');
+        return session.relay.relay(request, extra as never);
+      },
+      toolsChanged: () => void session.ready.then((server) => server.sendToolListChanged()).catch((error: unknown) => log(`notifying a client failed: ${errorText(error)}`)),
+    };
+    const linkOptions = { upstream: options.upstream, capabilities: wanted, downstream, timeoutMs: upstreamTimeoutMs, clock, log, restart: restartPolicy };
+    const adopt = spare !== undefined && sameCapabilities(wanted, {}) ? spare : undefined;
+    if (adopt !== undefined) spare = undefined;
+    else if (!reconnectable(options.upstream)) {
+      throw new McpUpstreamError(
+        'the upstream is one transport, connected at start with no client capabilities: it can serve one client that declares none; pass transport: () => Transport to serve others',
+        describeUpstream(options.upstream),
+      );
     }
+    const link = await UpstreamLink.open(adopt === undefined ? linkOptions : { ...linkOptions, adopt });
+    // The start-up connection is not needed once a client has its own.
+    if (spare !== undefined) {
+      const idle = spare;
+      spare = undefined;
+      void idle.client.close().catch(() => undefined);
+    }
+    return link;
   }
 
-  /** Relays the server's notifications to the clients (the capabilities are the first server's, which the clients were shown). */
-  function attachNotifications(c: Client): void {
-    if (capabilities.tools !== undefined) {
-      c.setNotificationHandler(ToolListChangedNotificationSchema, (notification) => {
-        catalog.invalidate();
-        broadcast(notification);
+  function toolCallDeps(link: UpstreamLink): ToolCallDeps {
+    return {
+      plan,
+      clock,
+      catalog: link.catalog,
+      forward: async (params, extra) => {
+        if (link.loss !== undefined) throw new UpstreamLostError(lostBeforeCall(link.loss));
+        const options = requestOptions(params, extra);
+        return link.send((c) => c.request({ method: 'tools/call', params }, CallToolResultSchema, options), (lost) => new UpstreamLostError(lostDuringCall(lost)));
+      },
+      upstreamGone: () => link.loss !== undefined,
+      shaping,
+      emit,
+      log,
+    };
+  }
+
+  /** The SDK Server a client talks to, describing the server as its own connection was told. */
+  function serverFor(session: Session, link: UpstreamLink): Server {
+    const caps = mirroredCapabilities(link.serverCapabilities);
+    const linkInstructions = link.instructions;
+    const server = new Server(link.serverInfo ?? serverInfo, { capabilities: caps, ...(linkInstructions === undefined ? {} : { instructions: linkInstructions }) });
+    const deps = toolCallDeps(link);
+    const pass = <T>(send: (c: Client, o: RequestOptions) => Promise<T>, params: ParamsWithMeta, extra: HandlerExtra) => relay(session, link, send, params, extra);
+
+    if (caps.tools !== undefined) {
+      server.setRequestHandler(ListToolsRequestSchema, async (request, extra) => {
+        // A later page would not line up with pages the upstream cut, so only a first page is served from memory.
+        if (link.loss !== undefined && request.params?.cursor === undefined) return { tools: link.catalog.snapshot() };
+        const result = await pass((c, o) => c.request(request, ListToolsResultSchema, o), request.params, extra);
+        // A complete list seen in passing saves the catalog a request of its own.
+        if (request.params?.cursor === undefined && result.nextCursor === undefined) link.catalog.replace(result.tools);
+        return result;
+      });
+      server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+        calls++;
+        const routed = options.route?.(request);
+        const work = routed === undefined ? proxyToolCall(deps, session, request, extra) : proxyToolCall({ ...deps, plan: routed.plan, clock: routed.clock }, routed.session, request, extra);
+        const call = session.relay === undefined ? work : session.relay.track(extra.requestId, work);
+        session.inflight.add(call);
+        const done = () => session.inflight.delete(call);
+        call.then(done, done);
+        return call as Promise<ServerResult>;
       });
     }
-    if (capabilities.resources !== undefined) {
-      c.setNotificationHandler(ResourceListChangedNotificationSchema, (notification) => broadcast(notification));
-      c.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => broadcast(notification, (s) => s.subscriptions.has(notification.params.uri)));
+    if (caps.resources !== undefined) {
+      server.setRequestHandler(ListResourcesRequestSchema, (request, extra) => pass((c, o) => c.request(request, ListResourcesResultSchema, o), request.params, extra));
+      server.setRequestHandler(ListResourceTemplatesRequestSchema, (request, extra) => pass((c, o) => c.request(request, ListResourceTemplatesResultSchema, o), request.params, extra));
+      server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => pass((c, o) => c.request(request, ReadResourceResultSchema, o), request.params, extra));
+      if (caps.resources.subscribe === true) {
+        server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
+          const result = await pass((c, o) => c.request(request, EmptyResultSchema, o), request.params, extra);
+          link.subscribed(request.params.uri);
+          return result;
+        });
+        server.setRequestHandler(UnsubscribeRequestSchema, async (request, extra) => {
+          const result = await pass((c, o) => c.request(request, EmptyResultSchema, o), request.params, extra);
+          link.unsubscribed(request.params.uri);
+          return result;
+        });
+      }
     }
-    if (capabilities.prompts !== undefined) {
-      c.setNotificationHandler(PromptListChangedNotificationSchema, (notification) => broadcast(notification));
+    if (caps.prompts !== undefined) {
+      server.setRequestHandler(ListPromptsRequestSchema, (request, extra) => pass((c, o) => c.request(request, ListPromptsResultSchema, o), request.params, extra));
+      server.setRequestHandler(GetPromptRequestSchema, (request, extra) => pass((c, o) => c.request(request, GetPromptResultSchema, o), request.params, extra));
     }
-    if (capabilities.logging !== undefined) {
-      c.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => broadcast(notification));
+    if (caps.completions !== undefined) {
+      server.setRequestHandler(CompleteRequestSchema, (request, extra) => pass((c, o) => c.request(request, CompleteResultSchema, o), request.params, extra));
     }
+    if (caps.logging !== undefined) {
+      // Replaces the SDK's local handler: the level is the server's to apply.
+      server.setRequestHandler(SetLevelRequestSchema, async (request, extra) => {
+        const result = await pass((c, o) => c.request(request, EmptyResultSchema, o), request.params, extra);
+        link.levelSet(request.params.level);
+        return result;
+      });
+    }
+    // Any other request or notification of the client's goes upstream as it came (roots changed,
+    // experimental methods, methods to come); the server answers as it would straight.
+    server.fallbackRequestHandler = (request, extra) =>
+      pass((c, o) => c.request({ method: request.method, ...(request.params === undefined ? {} : { params: request.params }) } as ClientRequest, ResultSchema, o), request.params as ParamsWithMeta, extra) as Promise<ServerResult>;
+    server.fallbackNotificationHandler = async (notification) => link.notify(notification);
+    server.oninitialized = () => session.markReady(server);
+    server.onerror = (error) => log(`downstream: ${error.message}`);
+    return server;
   }
-  attachNotifications(client);
 
-  function createServer(): Server {
-    const server = new Server(serverInfo, { capabilities, ...(instructions === undefined ? {} : { instructions }) });
+  function endSession(session: Session): void {
+    if (session.closed) return;
+    session.closed = true;
+    sessions.delete(session);
+    const link = session.link;
+    if (link === undefined) return;
+    // Its calls unwind first (the client's leaving cancels them), so that they record being abandoned, not a lost server.
+    void Promise.allSettled([...session.inflight]).then(async () => {
+      await link.close();
+      links.delete(link);
+      restartsOfClosedLinks += link.restarts;
+    });
+  }
+
+  async function connect(transport: Transport): Promise<void> {
+    let markReady!: (server: Server) => void;
+    const ready = new Promise<Server>((resolve) => (markReady = resolve));
     let step = 0;
     const session: Session = {
-      server,
-      peer: clientRequests.add(server),
-      subscriptions: new Set(),
+      link: undefined,
+      server: undefined,
+      relay: undefined,
+      ready,
+      markReady,
+      inflight: new Set(),
+      closed: false,
+      close: () => (session.server === undefined ? gate.close() : session.server.close()),
       traceId: uuidv7(),
       nextStep: () => step++,
       context: () => {
-        const client = server.getClientVersion();
-        const sessionId = server.transport?.sessionId;
+        const client = session.server?.getClientVersion();
+        const sessionId = gate.sessionId;
         return {
           ...options.context,
           transport: 'mcp',
@@ -609,132 +546,67 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
         };
       },
     };
-
-    if (capabilities.tools !== undefined) {
-      server.setRequestHandler(ListToolsRequestSchema, async (request, extra) => {
-        // A later page would not line up with pages the upstream cut, so only a first page is served from memory.
-        if (loss !== undefined && request.params?.cursor === undefined) return { tools: catalog.snapshot() };
-        const result = await relay(session, (c, o) => c.request(request, ListToolsResultSchema, o), request.params, extra);
-        // A complete list seen in passing saves the catalog a request of its own.
-        if (request.params?.cursor === undefined && result.nextCursor === undefined) catalog.replace(result.tools);
-        return result;
-      });
-      server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
-        calls++;
-        const routed = options.route?.(request);
-        const call = clientRequests.track(
-          session.peer,
-          extra.requestId,
-          routed === undefined ? proxyToolCall(deps, session, request, extra) : proxyToolCall({ ...deps, plan: routed.plan, clock: routed.clock }, routed.session, request, extra),
-        );
-        inflight.add(call);
-        const done = () => inflight.delete(call);
-        call.then(done, done);
-        return call;
-      });
-    }
-    if (capabilities.resources !== undefined) {
-      server.setRequestHandler(ListResourcesRequestSchema, (request, extra) => relay(session, (c, o) => c.request(request, ListResourcesResultSchema, o), request.params, extra));
-      server.setRequestHandler(ListResourceTemplatesRequestSchema, (request, extra) =>
-        relay(session, (c, o) => c.request(request, ListResourceTemplatesResultSchema, o), request.params, extra),
-      );
-      server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => relay(session, (c, o) => c.request(request, ReadResourceResultSchema, o), request.params, extra));
-      if (capabilities.resources.subscribe === true) {
-        server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
-          const uri = request.params.uri;
-          if (!session.subscriptions.has(uri)) {
-            const count = subscribers.get(uri) ?? 0;
-            // One upstream subscription per resource, however many clients watch it.
-            if (count === 0) await relay(session, (c, o) => c.request(request, EmptyResultSchema, o), request.params, extra);
-            subscribers.set(uri, count + 1);
-            session.subscriptions.add(uri);
-          }
-          return {};
-        });
-        server.setRequestHandler(UnsubscribeRequestSchema, async (request, extra) => {
-          const uri = request.params.uri;
-          if (session.subscriptions.delete(uri)) await releaseSubscription(uri, (r) => relay(session, (c, o) => c.request(r, EmptyResultSchema, o), request.params, extra));
-          return {};
-        });
+    const gate: InitializeGate = new InitializeGate(transport, async (declared) => {
+      let link: UpstreamLink;
+      try {
+        link = await openLink(session, declared);
+      } catch (error) {
+        log(`a client could not be given an upstream connection: ${errorText(error)}`);
+        throw error;
       }
-    }
-    if (capabilities.prompts !== undefined) {
-      server.setRequestHandler(ListPromptsRequestSchema, (request, extra) => relay(session, (c, o) => c.request(request, ListPromptsResultSchema, o), request.params, extra));
-      server.setRequestHandler(GetPromptRequestSchema, (request, extra) => relay(session, (c, o) => c.request(request, GetPromptResultSchema, o), request.params, extra));
-    }
-    if (capabilities.completions !== undefined) {
-      server.setRequestHandler(CompleteRequestSchema, (request, extra) => relay(session, (c, o) => c.request(request, CompleteResultSchema, o), request.params, extra));
-    }
-    if (capabilities.logging !== undefined) {
-      // Replaces the SDK's local handler: the level is the upstream's to apply (shared by every client).
-      server.setRequestHandler(SetLevelRequestSchema, async (request, extra) => {
-        const result = await relay(session, (c, o) => c.request(request, EmptyResultSchema, o), request.params, extra);
-        logLevel = request.params.level;
-        return result;
-      });
-    }
-
-    // A client's roots are what the server's roots/list answers (client-requests.ts).
-    server.oninitialized = () => {
-      if (server.getClientCapabilities()?.roots !== undefined) clientRequests.rootsChanged();
-    };
-    server.setNotificationHandler(RootsListChangedNotificationSchema, () => clientRequests.rootsChanged());
-    server.onclose = () => {
-      sessions.delete(session);
-      clientRequests.remove(session.peer);
-      for (const uri of session.subscriptions) {
-        void releaseSubscription(uri, (r) => client.request(r, EmptyResultSchema, { timeout: upstreamTimeoutMs })).catch(() => undefined);
+      if (session.closed || closing !== undefined) {
+        await link.close();
+        throw new McpUpstreamError('the client or the proxy closed', describeUpstream(options.upstream));
       }
-      session.subscriptions.clear();
-    };
-    server.onerror = (error) => log(`downstream: ${error.message}`);
+      links.add(link);
+      newest = link;
+      void link.ended.then(() => resolveUpstreamClosed());
+      const server = serverFor(session, link);
+      session.link = link;
+      session.server = server;
+      session.relay = new ClientRequestRelay(server, declared.capabilities as ClientCapabilities, { timeoutMs: upstreamTimeoutMs });
+      await server.connect(gate);
+    });
+    // Chained by the Server's connect: called however the connection ends, before or after initialize.
+    gate.onclose = () => endSession(session);
     sessions.add(session);
-    return server;
+    await gate.start();
   }
 
-  async function releaseSubscription(uri: string, send: (request: { method: 'resources/unsubscribe'; params: { uri: string } }) => Promise<unknown>): Promise<void> {
-    const count = (subscribers.get(uri) ?? 1) - 1;
-    if (count > 0) {
-      subscribers.set(uri, count);
-      return;
-    }
-    subscribers.delete(uri);
-    await send({ method: 'resources/unsubscribe', params: { uri } });
-  }
-
-  upstream.releaseStderr();
+  startup.releaseStderr();
   return {
     serverInfo,
     capabilities,
     instructions,
     plan,
     upstreamClosed,
-    createServer,
-    async connect(transport) {
-      const server = createServer();
-      await server.connect(transport);
-      return server;
+    connect,
+    stats: () => {
+      const loss: UpstreamLoss | undefined = newest?.loss;
+      let restarts = restartsOfClosedLinks;
+      for (const link of links) restarts += link.restarts;
+      const pid = newest === undefined ? spare?.pid : newest.pid;
+      return {
+        calls,
+        sessions: sessions.size,
+        upstreams: links.size + (spare === undefined ? 0 : 1),
+        recorder: recorder?.stats() ?? null,
+        upstreamLost: loss === undefined ? null : { at: isoTime(loss.at), exitCode: loss.exit?.code ?? null, signal: loss.exit?.signal ?? null },
+        restarts,
+        upstreamPid: pid ?? null,
+      };
     },
-    stats: () => ({
-      calls,
-      sessions: sessions.size,
-      recorder: recorder?.stats() ?? null,
-      upstreamLost: loss === undefined ? null : { at: isoTime(loss.at), exitCode: loss.exit?.code ?? null, signal: loss.exit?.signal ?? null },
-      restarts,
-      upstreamPid: loss === undefined ? (upstream.pid ?? null) : null,
-    }),
     flush: async () => {
       await recorder?.flush();
     },
     close() {
       closing ??= (async () => {
-        await Promise.allSettled([...sessions].map((s) => s.server.close()));
+        const open = [...sessions];
+        await Promise.allSettled(open.map((s) => s.close()));
         // Abandoned calls record themselves as their handlers unwind; wait for those records.
-        await Promise.allSettled([...inflight]);
-        restarter?.abort();
-        await restarting;
-        await renewing;
-        await client.close().catch((error: unknown) => log(`closing the upstream failed: ${error instanceof Error ? error.message : String(error)}`));
+        await Promise.allSettled(open.flatMap((s) => [...s.inflight]));
+        await Promise.allSettled([...links].map((link) => link.close()));
+        await spare?.client.close().catch((error: unknown) => log(`closing the upstream failed: ${errorText(error)}`));
         await recorder?.close();
         await ownedStore?.close();
         resolveUpstreamClosed();

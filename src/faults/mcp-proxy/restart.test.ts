@@ -164,6 +164,31 @@ describe('restarting a stdio server that dies mid-session', () => {
     }
   });
 
+  it('counts the restart budget per outage: a server that came back and answered gets the whole budget at its next exit', async () => {
+    const counter = join(dir.path, 'starts-per-outage.txt');
+    const lines: string[] = [];
+    const { clock, waits } = notingClock();
+    const t = await startTestProxy({ command: process.execPath, args: [script, 'exit:3', counter], stderr: 'ignore' }, EMPTY_PLAN, {
+      restart: { maxRestarts: 1, initialDelayMs: 10 },
+      clock,
+      log: (line) => lines.push(line),
+    });
+    try {
+      for (let outage = 1; outage <= 3; outage++) {
+        // slow_write makes the server exit half way; a budget of one restart over the proxy's life would end at the second.
+        await rpcError(t.client.callTool({ name: 'slow_write', arguments: {} }));
+        await until(`restart ${outage}`, () => t.proxy.stats().restarts === outage && t.proxy.stats().upstreamLost === null);
+        expect(await t.client.callTool({ name: 'ping', arguments: {} })).toEqual({ content: [{ type: 'text', text: 'pong' }] });
+      }
+      expect(waits).toEqual([10, 10, 10]);
+      expect(lines.filter((line) => line.startsWith('restarted the upstream MCP server'))).toEqual(Array(3).fill('restarted the upstream MCP server (attempt 1 of 1)'));
+      expect(lines.filter((line) => line.startsWith('giving up'))).toEqual([]);
+      expect(await readFile(counter, 'utf8')).toBe('4');
+    } finally {
+      await t.close();
+    }
+  });
+
   it('closing while a restart waits stops it: no server is left running', async () => {
     const counter = join(dir.path, 'starts-closing.txt');
     const t = await startTestProxy({ command: process.execPath, args: [script, 'exit:3', counter], stderr: 'ignore' }, EMPTY_PLAN, { restart: { initialDelayMs: 60_000 } });

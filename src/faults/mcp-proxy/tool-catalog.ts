@@ -19,7 +19,7 @@ export class ToolCatalog {
   private tools = new Map<string, Tool>();
   private stale = true;
   private settled = false;
-  private loading: Promise<void> | undefined;
+  private loading: Promise<boolean> | undefined;
 
   constructor(
     private readonly listAll: () => Promise<Tool[]>,
@@ -59,17 +59,19 @@ export class ToolCatalog {
     return this.tools.get(name);
   }
 
-  /** Lists the tools again; concurrent callers share one request. Never rejects. */
-  refresh(): Promise<void> {
+  /** Lists the tools again; concurrent callers share one request. True when the server answered; never rejects. */
+  refresh(): Promise<boolean> {
     this.loading ??= (async () => {
       // Cleared first: a list_changed arriving while the request is out marks the answer stale again.
       this.stale = false;
       try {
         const tools = await this.listAll();
         this.tools = new Map(tools.map((tool) => [tool.name, tool]));
+        return true;
       } catch (error) {
         this.stale = true;
         this.onError(error);
+        return false;
       } finally {
         this.loading = undefined;
       }

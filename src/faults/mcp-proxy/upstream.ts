@@ -37,8 +37,13 @@ export type McpUpstream =
       headers?: Record<string, string>;
     }
   | {
-      /** A transport the caller created and has not started. */
-      transport: Transport;
+      /**
+       * A transport the caller created and has not started, or a function that makes one per
+       * connection. A transport can be connected once: the proxy's start-up connection, which only
+       * a client that declares no capabilities can be given (see `startMcpProxy`); a function
+       * serves every client, each on its own connection.
+       */
+      transport: Transport | (() => Transport);
     };
 
 const UPSTREAM_MARKER = Symbol.for('faultline.error.McpUpstreamError');
@@ -191,7 +196,12 @@ function transportFor(upstream: McpUpstream): OpenedTransport {
     const url = typeof upstream.url === 'string' ? new URL(upstream.url) : upstream.url;
     return { transport: new StreamableHTTPClientTransport(url, upstream.headers === undefined ? {} : { requestInit: { headers: upstream.headers } }) };
   }
-  return { transport: upstream.transport };
+  return { transport: typeof upstream.transport === 'function' ? upstream.transport() : upstream.transport };
+}
+
+/** Whether the proxy can open more connections to `upstream` than its first. */
+export function reconnectable(upstream: McpUpstream): boolean {
+  return !('transport' in upstream) || typeof upstream.transport === 'function';
 }
 
 /** The most specific reason: fetch hides the socket's errno in `cause`. */
