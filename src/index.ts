@@ -65,7 +65,7 @@ export type { ModelFacingFailure } from './integrations/model-facing-result.js';
 export { createRedactor, defaultRedactor, BUILTIN_RULES } from './record/redact.js';
 export type { FoundSecrets, RedactOptions, Redactor, RedactionRule } from './record/redact.js';
 export { createRecorder } from './record/recorder.js';
-export type { Recorder, RecorderOptions, RecorderStats } from './record/recorder.js';
+export type { Recorder, RecorderOptions, RecorderStats, RecordingStats } from './record/recorder.js';
 export { summarizeSuccess } from './record/summarize.js';
 export { uuidv7 } from './record/uuid-v7.js';
 export { openStore, DEFAULT_SQLITE_PATH } from './store/open-store.js';

@@ -19,6 +19,7 @@ import { makeFailureRecord, makeRecord } from './fixture.js';
 import {
   createRecorder,
   RecorderBlockTimeoutError,
+  RecordsDroppedError,
   RecordsRejectedError,
   StoreWriteTimeoutError,
   type Recorder,
@@ -480,6 +481,201 @@ describe('overflow', () => {
   });
 });
 
+/** Whether the recorder's figures account for every record offered, each in exactly one place. */
+function expectAccounted(rec: Recorder): void {
+  const r = rec.recording();
+  expect(r.stored + r.spooled + r.inMemory + r.dropped + r.rejected).toBe(r.offered);
+}
+
+/** The ids in the spool files, read synchronously (for checks made before the event loop turns). */
+function idsOnDiskNow(): Set<string> {
+  const found = new Set<string>();
+  for (const path of spoolFiles()) {
+    for (const line of readFileSync(path, 'utf8').split('\n')) {
+      if (line !== '') found.add((JSON.parse(line) as ToolExecutionRecord).execution_id);
+    }
+  }
+  return found;
+}
+
+const failure = () => makeFailureRecord({ failure_stage: 'execution', failure_category: 'system', failure_type: 'server_error' });
+
+describe('memory full: lossless by default', () => {
+  it('spills the oldest queued batch to the spool at once, keeps memory bounded, and replays it: nothing lost, nothing doubled', async () => {
+    const store = new ControllableStore();
+    store.hold();
+    const errors: unknown[] = [];
+    const rec = recorder(store, { batchSize: 10, maxQueue: 30, onError: (e) => errors.push(e) });
+    const sent = records(1000);
+    let most = 0;
+    // One synchronous burst: no write can finish meanwhile.
+    for (const record of sent) {
+      expect(rec.enqueue(record)).toBeUndefined();
+      most = Math.max(most, rec.stats().queued);
+      expectAccounted(rec);
+    }
+    expect(most).toBeLessThanOrEqual(30);
+    const before = rec.recording();
+    expect(before).toMatchObject({ offered: 1000, dropped: 0, stored: 0 });
+    expect(before.spooled).toBeGreaterThanOrEqual(970);
+    expect(idsOnDiskNow().size).toBe(before.spooled);
+    store.release();
+    await rec.close();
+    expectExactlyOnce(store, sent);
+    expect(store.duplicates).toBe(0);
+    expect(rec.recording()).toMatchObject({ offered: 1000, stored: 1000, spooled: 0, inMemory: 0, dropped: 0 });
+    expect(spoolFiles()).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
+  it('replays what it spilled while the store stays healthy, without waiting for close', async () => {
+    const store = new ControllableStore();
+    store.hold();
+    const rec = recorder(store, { batchSize: 10, maxQueue: 20 });
+    const sent = records(200);
+    for (const record of sent) rec.enqueue(record);
+    expect(rec.recording().spooled).toBeGreaterThan(0);
+    store.release();
+    await vi.waitFor(() => expect(store.rows.size).toBe(200));
+    expect(rec.recording()).toMatchObject({ stored: 200, spooled: 0, inMemory: 0 });
+    // The segment goes once all of it is stored.
+    await vi.waitFor(() => expect(rec.stats().pendingSpoolFiles).toBe(0));
+    expect(spoolFiles()).toEqual([]);
+  });
+
+  it('with nowhere to spill, drops successes before any failure, and reports the drops once per episode', async () => {
+    const store = new ControllableStore();
+    store.hold();
+    const errors: unknown[] = [];
+    const rec = recorder(store, { spool: false, batchSize: 5, maxQueue: 10, onError: (e) => errors.push(e) });
+    const successes = records(10);
+    for (const record of successes) rec.enqueue(record);
+    const failures = Array.from({ length: 14 }, failure);
+    // Failures may fill twice maxQueue, then each takes a queued success's place.
+    for (const record of failures) expect(rec.enqueue(record)).toBeUndefined();
+    expect(rec.recording()).toMatchObject({ offered: 24, dropped: 4, inMemory: 20 });
+    expect(rec.enqueue(makeRecord())).toBeUndefined();
+    const last = failure();
+    rec.enqueue(last);
+    expect(rec.recording()).toMatchObject({ offered: 26, dropped: 6, inMemory: 20 });
+    expectAccounted(rec);
+    const dropReports = errors.filter((e) => RecordsDroppedError.isInstance(e));
+    expect(dropReports).toHaveLength(1);
+    expect((dropReports[0] as Error).message).toMatch(/spool is disabled/);
+
+    store.release();
+    await rec.flush();
+    // Every failure is stored, and the successes that were not made to give way.
+    for (const record of [...failures, last]) expect(store.rows.has(record.execution_id)).toBe(true);
+    expect(store.rows.size).toBe(20);
+    expect(successes.filter((record) => store.rows.has(record.execution_id))).toHaveLength(5);
+    expectAccounted(rec);
+
+    // Room came back: a new episode is reported again.
+    store.hold();
+    for (const record of records(30)) rec.enqueue(record);
+    expect(errors.filter((e) => RecordsDroppedError.isInstance(e))).toHaveLength(2);
+    store.release();
+  });
+
+  it('drops when the spool disk fails too, reporting the disk error, and spills again once it works', async () => {
+    const store = new ControllableStore();
+    store.hold();
+    const blocker = join(dir, 'blocked');
+    writeFileSync(blocker, 'a file where the spool directory should be');
+    const errors: unknown[] = [];
+    const rec = recorder(store, { spool: { path: join(blocker, 'spool', 'x.jsonl') }, batchSize: 5, maxQueue: 10, onError: (e) => errors.push(e) });
+    for (const record of records(20)) rec.enqueue(record);
+    expect(rec.recording()).toMatchObject({ offered: 20, dropped: 10, spooled: 0, inMemory: 10 });
+    expect(errors.some((e) => RecordsDroppedError.isInstance(e) && /spool failed/.test((e as Error).message))).toBe(true);
+    store.release();
+    await rec.flush();
+    expectAccounted(rec);
+  });
+
+  it("'drop' still discards a success beyond maxQueue at once, and 'block' still waits", async () => {
+    const store = new ControllableStore();
+    store.hold();
+    const dropping = recorder(store, { batchSize: 5, maxQueue: 10, overflow: 'drop' });
+    for (const record of records(12)) dropping.enqueue(record);
+    expect(dropping.recording()).toMatchObject({ dropped: 2, spooled: 0 });
+    const blocking = recorder(store, { batchSize: 5, maxQueue: 10, overflow: 'block', spool: { path: join(dir, 'spool', 'other.jsonl') } });
+    const waits = records(12).map((record) => blocking.enqueue(record));
+    expect(waits.filter((w) => w !== undefined)).toHaveLength(2);
+    expect(blocking.recording()).toMatchObject({ dropped: 0, spooled: 0, inMemory: 12 });
+    store.release();
+    await Promise.all(waits);
+  });
+});
+
+describe('the window of records only in memory, when the event loop never turns', () => {
+  it('spills (or copies) what is older than maxUnsavedMs from the enqueue path itself', async () => {
+    const store = new ControllableStore();
+    store.behavior = 'hang';
+    const rec = recorder(store, { batchSize: 50, maxUnsavedMs: 100, insertTimeoutMs: 60_000 });
+    const sent: Array<{ record: ToolExecutionRecord; at: number }> = [];
+    const start = performance.now();
+    // A synchronous loop: no timer, no store reply and no I/O callback can run.
+    while (performance.now() - start < 400) {
+      const record = makeRecord();
+      rec.enqueue(record);
+      sent.push({ record, at: performance.now() });
+      for (let spin = performance.now(); performance.now() - spin < 0.05; );
+    }
+    const end = sent[sent.length - 1]!.at;
+    const onDisk = idsOnDiskNow();
+    // Checked at least every 64 records: everything enqueued before the last check minus the bound is on disk.
+    const lastChecked = sent[Math.max(0, sent.length - 65)]!.at;
+    const old = sent.filter((s) => s.at < lastChecked - 100);
+    expect(old.length).toBeGreaterThan(0);
+    for (const s of old) expect(onDisk.has(s.record.execution_id)).toBe(true);
+    // The rest is young: only the last maxUnsavedMs (and a check's worth of records) is in memory.
+    const r = rec.recording();
+    expect(r.spooled).toBe(onDisk.size);
+    expect(r.inMemory).toBe(sent.length - onDisk.size);
+    for (const s of sent) if (!onDisk.has(s.record.execution_id)) expect(s.at).toBeGreaterThanOrEqual(lastChecked - 100 - (end - lastChecked) - 1);
+    // Not even a microtask ran, so nothing was sent: every record older than the bound was spilled.
+    expect(store.calls).toEqual([]);
+    store.behavior = 'up';
+    await rec.close();
+    expect(new Set(store.rows.keys())).toEqual(new Set(sent.map((s) => s.record.execution_id)));
+    expect(rec.recording()).toMatchObject({ stored: sent.length, spooled: 0, inMemory: 0, dropped: 0 });
+  });
+
+  it('keeps writing to a store that can tell its finished writes synchronously (poll), with nothing spilled', async () => {
+    // Writes finish "elsewhere", and are learned of through poll() or when the event loop turns,
+    // like the SQLite writer thread's replies.
+    class PollingStore extends ControllableStore {
+      readonly maxInsertsInFlight = Number.POSITIVE_INFINITY;
+      private readonly finished: Array<() => void> = [];
+      polls = 0;
+      override insert(batch: readonly ToolExecutionRecord[]): Promise<void> {
+        setImmediate(() => this.poll());
+        return new Promise<void>((resolve) => this.finished.push(resolve)).then(() => super.insert(batch));
+      }
+      poll(): void {
+        this.polls++;
+        for (const resolve of this.finished.splice(0)) resolve();
+      }
+    }
+    const store = new PollingStore();
+    const rec = recorder(store, { batchSize: 20, maxQueue: 100 });
+    const sent = records(5000);
+    // Microtasks only, as a loop awaiting tools that answer at once.
+    for (const record of sent) {
+      rec.enqueue(record);
+      await Promise.resolve();
+    }
+    expect(store.polls).toBeGreaterThan(0);
+    // No macrotask ran, yet all but the last few batches are stored.
+    expect(store.rows.size).toBeGreaterThan(4900);
+    expect(rec.recording()).toMatchObject({ spooled: 0, dropped: 0 });
+    expect(existsSync(join(dir, 'spool'))).toBe(false);
+    await rec.close();
+    expectExactlyOnce(store, sent);
+  });
+});
+
 describe('durable mode', () => {
   it('resolves enqueue only after the insert holding the record completed', async () => {
     const store = new ControllableStore();
@@ -521,6 +717,46 @@ describe('durable mode', () => {
     await rec.enqueue(record);
     expect(await idsOnDisk()).toEqual([record.execution_id]);
     expect(rec.stats()).toMatchObject({ spooled: 1, storeHealthy: false });
+  });
+
+  it('never acknowledges a record that is not stored or spooled, however many are in flight at once', async () => {
+    const store = new ControllableStore();
+    store.hold();
+    const rec = recorder(store, { mode: 'durable', batchSize: 10, maxQueue: 50 });
+    const sent = records(600);
+    let early = 0;
+    const acks = sent.map((record) =>
+      rec.enqueue(record)!.then(() => {
+        // At the moment of the acknowledgement the record is in the store or already on disk.
+        if (!store.rows.has(record.execution_id)) {
+          expect(idsOnDiskNow().has(record.execution_id)).toBe(true);
+          early++;
+        }
+      }),
+    );
+    await turn();
+    expect(early).toBeGreaterThan(0);
+    expect(rec.recording()).toMatchObject({ dropped: 0 });
+    store.release();
+    await Promise.all(acks);
+    await rec.close();
+    expectExactlyOnce(store, sent);
+  });
+
+  it('with the spool disabled, a caller waits for room instead of being acknowledged', async () => {
+    const store = new ControllableStore();
+    store.hold();
+    const rec = recorder(store, { mode: 'durable', spool: false, batchSize: 5, maxQueue: 10 });
+    let acknowledged = 0;
+    const sent = records(30);
+    const acks = sent.map((record) => rec.enqueue(record)!.then(() => acknowledged++));
+    await turn();
+    expect(acknowledged).toBe(0);
+    expect(rec.recording()).toMatchObject({ dropped: 0, inMemory: 30 });
+    store.release();
+    await Promise.all(acks);
+    expect(acknowledged).toBe(30);
+    expectExactlyOnce(store, sent);
   });
 });
 

@@ -1,10 +1,18 @@
 /**
  * The batching recorder: the processor half of the processor / exporter split (STYLE.md habit 4),
- * with the {@link Store} as the exporter. The hot path only pushes onto a bounded array; batches
- * go to the store asynchronously, one flush at a time. When the store fails, batches go to an
- * fsync'd spool file instead, a backoff probe looks for the store, and the spool is replayed once
- * the store accepts writes again. Replays may repeat safely because `Store.insert` is idempotent by
+ * with the {@link Store} as the exporter. The hot path only pushes onto a bounded queue; batches
+ * go to the store asynchronously. What the store cannot take yet goes to the spool file instead:
+ * the batches of a store that fails, the oldest records once memory is full, and records held
+ * longer than `maxUnsavedMs`. A backoff probe looks for a failing store, and the spool is replayed
+ * once the store accepts writes. Replays may repeat safely because `Store.insert` is idempotent by
  * `execution_id`, which is what makes "nothing lost, nothing doubled" cheap to guarantee.
+ *
+ * The window of records that exist only in memory is bounded by count (`maxQueue`) and by age
+ * (`maxUnsavedMs`) whatever the caller does: both are enforced on the enqueue path itself, with
+ * synchronous writes to the spool, because a caller that awaits tools answering in microtasks
+ * never lets the event loop turn, and then no timer, no store reply and no asynchronous file
+ * write ever runs. A store that can tell its finished writes synchronously (`Store.poll`, the
+ * SQLite writer thread) keeps being written to meanwhile. DESIGN.md "The recorder".
  *
  * Idempotency also gives a free health check: re-inserting a record the store already holds is a
  * no-op that succeeds exactly when the store takes writes. It lets the recorder tell an outage from
@@ -23,32 +31,54 @@ export interface RecorderOptions {
   store: Store;
   /**
    * `batched` (default): `enqueue` returns at once and records are written in the background.
-   * `durable`: the promise from `enqueue` resolves only once the record is in the store (or fsync'd
-   * to the spool when the store is failing), so nothing acknowledged lives only in memory. Records
-   * enqueued while a write is in flight share the next write (group commit).
+   * `durable`: the promise from `enqueue` resolves only once the record is in the store or fsync'd
+   * to the spool, so nothing acknowledged lives only in memory; when neither can take it, the
+   * caller waits (at most `maxBlockMs`). Records enqueued while a write is in flight share the
+   * next write (group commit).
    */
   mode?: 'batched' | 'durable';
   /** Flush as soon as this many records are queued, and never send more per insert. Default 512. */
   batchSize?: number;
   /** Also flush on this interval; the timer is unref()'d. Default 250. */
   flushIntervalMs?: number;
-  /** Records held in memory (queued plus being written). Default 50 000. */
-  maxQueue?: number;
-  /** When memory is full: `drop` (default) counts and discards; `block` makes `enqueue` return a promise that resolves once there is room. */
-  overflow?: 'drop' | 'block';
   /**
-   * `block` overflow: the longest an `enqueue` waits for room. Room comes back as soon as the store
-   * or the spool takes a batch, so a wait this long means both are failing (the store is down and
-   * the spool is disabled or its disk is full); the record is then dropped (counted in `dropped`,
-   * reported through `onError` once per outage) and the call goes on, since a store failure must
-   * not hold a tool call forever. Default 60 000.
+   * Records held only in memory at most: queued, being written, or waiting for room. Beyond it,
+   * the oldest queued records go to the spool at once (`overflow: 'spill'`). Also the most a
+   * process killed outright (SIGKILL) can lose. Default 10 000.
+   */
+  maxQueue?: number;
+  /**
+   * The longest a record stays only in memory: older ones go to the spool synchronously, checked
+   * on `enqueue` (at least every 64 records, and on every record when records come slowly) and on
+   * the flush interval, so a caller that never yields to the event loop is covered too. Batches in
+   * flight count: one the store has not confirmed by then is copied to the spool (the replay of a
+   * copy the store did take is a no-op). Needs the spool. Default 1000.
+   */
+  maxUnsavedMs?: number;
+  /**
+   * When memory is full (`maxQueue`): `spill` (default) writes the oldest queued batch to the spool
+   * synchronously, to be replayed like an outage's; `block` makes `enqueue` return a promise that
+   * resolves once there is room; `drop` counts and discards. When a spill is impossible (no spool,
+   * or its disk fails), `spill` drops, except in durable mode, which blocks. A record is dropped
+   * only then, failures last: failures may fill up to twice `maxQueue`, and then take the place of
+   * queued successes. Drops are counted in `dropped` and reported through `onError` once per
+   * episode.
+   */
+  overflow?: 'spill' | 'block' | 'drop';
+  /**
+   * A caller waiting for room (`block`, or `durable` with nowhere to put records) waits at most
+   * this long. Room comes back as soon as the store or the spool takes a batch, so a wait this
+   * long means both are failing (the store is down and the spool is disabled or its disk is
+   * full); the record is then dropped (counted in `dropped`, reported through `onError` once per
+   * outage) and the call goes on, since a store failure must not hold a tool call forever.
+   * Default 60 000.
    */
   maxBlockMs?: number;
   /**
-   * Where records go while the store is failing. Default `.faultline/spool/<pid>-<random>.jsonl`.
-   * `false` keeps them in memory only, up to `maxQueue`. With a spool, what is still in memory
-   * when the process calls `process.exit()` is appended to it synchronously (spool-at-exit.ts) and
-   * replayed by the next recorder that claims the file.
+   * Where records go when the store cannot take them yet. Default
+   * `.faultline/spool/<pid>-<random>.jsonl`. `false` keeps them in memory only, up to `maxQueue`.
+   * What is still in memory when the process calls `process.exit()` is appended to it
+   * synchronously (spool-at-exit.ts) and replayed by the next recorder that claims the file.
    */
   spool?: { path: string } | false;
   /** `summary` stores first-time successes as summaries (see `summarizeSuccess`). Default `full`. */
@@ -58,14 +88,16 @@ export interface RecorderOptions {
   /**
    * Inserts kept in flight at once: full batches go to the store without waiting for the previous
    * write to finish. Default: what the store declares (`store.maxInsertsInFlight`, e.g. the SQLite
-   * writer thread, which applies them in order), else 1. Memory stays bounded by `maxQueue`.
+   * writer thread, which applies them in order), else 1. Records in flight are also capped at half
+   * of `maxQueue`, so that a store falling behind leaves queued batches to spill rather than
+   * batches it holds already.
    */
   maxInFlight?: number;
   /** A store write that takes longer than this counts as failed (it may still land; replays are idempotent). Default 10 000. */
   insertTimeoutMs?: number;
-  /** Used to decide when a probe is due; timers still run on real time. Default `Date.now`. */
+  /** Used to decide when a probe is due; timers and the `maxUnsavedMs` bound run on real time. Default `Date.now`. */
   clock?: { now(): number };
-  /** Store and spool errors, at most one report per outage. Never thrown at the caller; errors thrown here are swallowed. */
+  /** Store, spool and overflow errors, at most one report per outage or episode. Never thrown at the caller; errors thrown here are swallowed. */
   onError?: (error: unknown) => void;
 }
 
@@ -74,25 +106,47 @@ export interface RecorderStats {
   enqueued: number;
   /** Records written to the store straight from memory. */
   written: number;
-  /** Records discarded: memory full in `drop` mode, enqueued after close, or left in memory at close with nowhere to go. */
+  /** Records discarded: memory and the spool both unavailable, enqueued after close, or left in memory at close with nowhere to go. */
   dropped: number;
-  /** Records appended to the spool. */
+  /** Records appended to the spool (batches the store failed, spilled or copied from memory, left at exit). */
   spooled: number;
-  /** Records written to the store from spool files (this process's and leftovers of earlier ones). */
+  /** Records written to the store from spool files (this recorder's and leftovers of earlier processes). */
   replayed: number;
-  /** Records in memory: queued or being written. Never more than `maxQueue`. */
+  /** Records only in memory: queued, or in a write the store has not confirmed. Never more than `maxQueue` (failures: twice that). */
   queued: number;
   /** Writes that failed because the store was failing, failed probes included. */
   failedFlushes: number;
   /** Records the store refused while it accepted others; kept in `rejected-*.jsonl` beside the spool (lost when the spool is disabled). */
   rejected: number;
   storeHealthy: boolean;
-  /** `enqueue` calls waiting for room in `block` mode. */
+  /** `enqueue` calls waiting for room (`block` overflow, or durable mode with nowhere to put records). */
   waiting: number;
   /** Spool lines skipped because they were not a record. */
   malformedSpoolLines: number;
   /** Spool files waiting to be replayed. */
   pendingSpoolFiles: number;
+}
+
+/**
+ * Where the records given to a recorder are: every one offered is in exactly one of `stored`,
+ * `spooled`, `inMemory`, `dropped` and `rejected`. What `rt.stats()` and the proxies report.
+ */
+export interface RecordingStats {
+  /** Records given to the recorder. */
+  offered: number;
+  /** In the store (written from memory, or replayed from the spool). */
+  stored: number;
+  /** In the spool, waiting to be replayed into the store. */
+  spooled: number;
+  /** Only in memory: queued, in a write not confirmed yet, or waiting for room. */
+  inMemory: number;
+  /** Lost: memory and disk both failed (or offered after close). */
+  dropped: number;
+  /** Refused by the store while it took others; kept in `rejected-*.jsonl` beside the spool. */
+  rejected: number;
+  /** Not among `offered`: records other processes left in the spool directory, stored from there. */
+  recovered: number;
+  storeHealthy: boolean;
 }
 
 export interface Recorder {
@@ -107,6 +161,8 @@ export interface Recorder {
   /** Flushes, stops the timers and, if the store accepts writes, replays the spool. Idempotent: later calls return the same promise. */
   close(): Promise<void>;
   stats(): RecorderStats;
+  /** Where the records offered so far are (see {@link RecordingStats}). */
+  recording(): RecordingStats;
 }
 
 const TIMEOUT_MARKER = Symbol.for('faultline.error.StoreWriteTimeoutError');
@@ -125,7 +181,7 @@ export class StoreWriteTimeoutError extends FaultlineError {
 }
 
 const BLOCK_MARKER = Symbol.for('faultline.error.RecorderBlockTimeoutError');
-/** `block` overflow: records waited `maxBlockMs` for room and were dropped; reported through `onError`, once per outage. */
+/** Records waited `maxBlockMs` for room and were dropped; reported through `onError`, once per outage. */
 export class RecorderBlockTimeoutError extends FaultlineError {
   readonly [BLOCK_MARKER] = true;
   constructor(
@@ -136,6 +192,22 @@ export class RecorderBlockTimeoutError extends FaultlineError {
   }
   static override isInstance(value: unknown): value is RecorderBlockTimeoutError {
     return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BLOCK_MARKER] === true;
+  }
+}
+
+const DROPPED_MARKER = Symbol.for('faultline.error.RecordsDroppedError');
+/** Memory was full and the spool could not take records: some were dropped. Reported through `onError`, once per episode. */
+export class RecordsDroppedError extends FaultlineError {
+  readonly [DROPPED_MARKER] = true;
+  constructor(
+    readonly maxQueue: number,
+    /** Why the spool could not take them: disabled, or the error its disk gave. */
+    readonly reason: string,
+  ) {
+    super(`the recorder dropped records: ${maxQueue} were in memory and the spool ${reason}; stats().dropped counts them`);
+  }
+  static override isInstance(value: unknown): value is RecordsDroppedError {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[DROPPED_MARKER] === true;
   }
 }
 
@@ -175,8 +247,26 @@ interface Waiter {
   since: number;
 }
 
+/**
+ * Queued records, at most one batch: the queue is a list of these, so a batch leaves it whole (no
+ * copying of a long array) and carries the age of its oldest record for `maxUnsavedMs`.
+ */
+interface Chunk {
+  records: ToolExecutionRecord[];
+  /** Durable mode only: one resolver per record, parallel to `records`. */
+  acks: Array<() => void> | null;
+  /** `performance.now()` when its first record was queued. */
+  since: number;
+  /** Success records in it: what a failure may take the place of when nothing else can make room. */
+  successes: number;
+  /** -1 for records not sent yet; a batch put back after a failed write keeps its number, which orders it. */
+  seq: number;
+}
+
 interface Segment {
   path: string;
+  /** Written by this recorder (its records count in `spooled` until replayed), or claimed leftovers. */
+  own: boolean;
   /** Lines already stored: a failed replay resumes here rather than counting them again. */
   doneLines: number;
   /** Lines already parsed, so malformed lines are counted once. */
@@ -198,10 +288,21 @@ class Outgoing {
   /** The last record, kept as the health-check record once the batch is stored. */
   readonly last: ToolExecutionRecord | undefined;
   readonly encoded: Uint8Array | null;
+  /**
+   * Set once a copy is in the spool (the write took longer than `maxUnsavedMs`): its records then
+   * count as spooled, its acknowledgements are given, and the write's outcome only tells the
+   * store's health; the replay of the copy stores, counts and isolates them.
+   */
+  insured = false;
   readonly #encoding: BatchEncoding | undefined;
   #records: ToolExecutionRecord[] | null;
 
-  constructor(records: ToolExecutionRecord[], encoding: BatchEncoding | undefined) {
+  constructor(
+    records: ToolExecutionRecord[],
+    encoding: BatchEncoding | undefined,
+    /** Where the records come from: memory (their acknowledgements, if durable), or a spool file. */
+    readonly origin: { acks: Array<() => void> | null; since: number; seq: number; successes: number } | 'own-spool' | 'leftover',
+  ) {
     this.count = records.length;
     this.last = records[records.length - 1];
     let encoded: Uint8Array | null = null;
@@ -226,14 +327,24 @@ class Outgoing {
 /** `stored` excludes records set aside as rejected. */
 type WriteResult = { ok: true; stored: number } | { ok: false; error: unknown };
 
+/** Enqueues between two readings of the clock for the `maxUnsavedMs` bound, at most (the clock costs 50-250 ns a reading). */
+const MAX_CHECK_EVERY = 64;
+/** A spool whose disk failed is tried again after this long. */
+const SPOOL_RETRY_MS = 1000;
+
 class BatchingRecorder implements Recorder {
   private readonly store: Store;
   private readonly batchSize: number;
   private readonly maxQueue: number;
+  private readonly maxUnsavedMs: number;
+  private readonly flushIntervalMs: number;
   private readonly maxInFlight: number;
+  /** Records in writes at once, at most (see `maxInFlight`). */
+  private readonly maxRecordsInFlight: number;
   /** The store's own batch encoding, used when it also takes encoded inserts (see {@link Outgoing}). */
   private readonly encoding: BatchEncoding | undefined;
-  private readonly blockOnOverflow: boolean;
+  private readonly overflowMode: 'spill' | 'block' | 'drop';
+  private readonly durable: boolean;
   private readonly maxBlockMs: number;
   private readonly summarize: boolean;
   private readonly initialDelayMs: number;
@@ -245,18 +356,22 @@ class BatchingRecorder implements Recorder {
   private readonly interval: NodeJS.Timeout;
   private readonly ready: Promise<void>;
 
-  private queue: ToolExecutionRecord[] = [];
-  /** Durable mode only: one resolver per queued record, kept parallel to `queue`. */
-  private acks: Array<() => void> | null;
+  private chunks: Chunk[] = [];
+  /** Records in `chunks`, and the successes among them. */
+  private queuedCount = 0;
+  private queuedSuccesses = 0;
   private readonly waiters: Waiter[] = [];
   /** Drops waiters older than `maxBlockMs`; armed while any wait. */
   private waiterTimer: NodeJS.Timeout | null = null;
   private blockTimeoutReported = false;
-  /** Batches being written, so that what they hold can still be spooled at exit. */
+  private dropReported = false;
+  /** Batches being written, in the order they were sent. */
   private readonly outgoing = new Set<Outgoing>();
   /** Takes this recorder off the exit-time spool list. */
   private readonly unlistAtExit: () => void;
+  /** Records in writes in flight, and those of them with no copy in the spool. */
   private inFlight = 0;
+  private unsavedInFlight = 0;
   /** Records that entered the queue, and records that left memory for good; flush() waits on these. */
   private accepted = 0;
   private settled = 0;
@@ -269,9 +384,14 @@ class BatchingRecorder implements Recorder {
   private stuck = false;
   /** Batches taken from the queue so far; orders the batches that are put back. */
   private batchSeq = 0;
-  /** Records at the front of the queue put back after failed writes, and the newest such batch. */
-  private putBackCount = 0;
-  private putBackSeq = -1;
+  /** When the `maxUnsavedMs` bound was last checked, and how many enqueues until the next check. */
+  private lastCheckAt: number;
+  private checkEvery = 1;
+  private untilCheck = 1;
+  /** When the spill segment was last fsync'd, and whether it holds writes since. */
+  private lastSyncAt: number;
+  private unsynced = false;
+  private replayScheduled = false;
 
   private healthy = true;
   /** Lets the next batch try the store although it is unhealthy: the probe when records have nowhere else to go. */
@@ -282,6 +402,8 @@ class BatchingRecorder implements Recorder {
   private recovering: Promise<void> | null = null;
   private recoverAgain = false;
   private spoolFailing = false;
+  private spoolRetryAt = 0;
+  private spoolError: unknown = null;
   private spoolErrorReported = false;
   private readonly segments: Segment[] = [];
   /** The most recent record the store confirmed; re-inserting it is the health check. */
@@ -293,18 +415,24 @@ class BatchingRecorder implements Recorder {
   private written = 0;
   private dropped = 0;
   private spooled = 0;
+  /** This recorder's records in its spool files, not yet stored. */
+  private spoolPending = 0;
   private replayed = 0;
+  private replayedOwn = 0;
   private failedFlushes = 0;
   private rejected = 0;
+  private rejectedOwn = 0;
   private malformed = 0;
 
   constructor(options: RecorderOptions) {
     if (typeof options?.store?.insert !== 'function') throw new ConfigError('recorder needs a store', 'store');
-    const mode = oneOf(options.mode, 'mode', ['batched', 'durable'] as const, 'batched');
+    this.durable = oneOf(options.mode, 'mode', ['batched', 'durable'] as const, 'batched') === 'durable';
     this.store = options.store;
-    this.maxQueue = positiveInteger(options.maxQueue, 'maxQueue', 50_000);
+    this.maxQueue = positiveInteger(options.maxQueue, 'maxQueue', 10_000);
     // A batch larger than the queue could never fill, so the queue size wins (as in OpenTelemetry).
     this.batchSize = Math.min(positiveInteger(options.batchSize, 'batchSize', 512), this.maxQueue);
+    this.maxRecordsInFlight = Math.max(this.batchSize, Math.floor(this.maxQueue / 2));
+    this.maxUnsavedMs = positiveNumber(options.maxUnsavedMs, 'maxUnsavedMs', 1000);
     this.encoding = typeof options.store.insertEncoded === 'function' ? options.store.batchEncoding : undefined;
     const storeDepth = options.store.maxInsertsInFlight;
     this.maxInFlight =
@@ -313,8 +441,8 @@ class BatchingRecorder implements Recorder {
         : typeof storeDepth === 'number' && storeDepth >= 1
           ? Math.floor(storeDepth)
           : 1;
-    const flushIntervalMs = positiveNumber(options.flushIntervalMs, 'flushIntervalMs', 250);
-    this.blockOnOverflow = oneOf(options.overflow, 'overflow', ['drop', 'block'] as const, 'drop') === 'block';
+    this.flushIntervalMs = positiveNumber(options.flushIntervalMs, 'flushIntervalMs', 250);
+    this.overflowMode = oneOf(options.overflow, 'overflow', ['spill', 'block', 'drop'] as const, 'spill');
     this.maxBlockMs = positiveNumber(options.maxBlockMs, 'maxBlockMs', 60_000);
     this.summarize = oneOf(options.successRecords, 'successRecords', ['full', 'summary'] as const, 'full') === 'summary';
     this.initialDelayMs = positiveNumber(options.retry?.initialDelayMs, 'retry.initialDelayMs', 500);
@@ -325,8 +453,8 @@ class BatchingRecorder implements Recorder {
     this.insertTimeoutMs = positiveNumber(options.insertTimeoutMs, 'insertTimeoutMs', 10_000);
     this.clock = options.clock ?? { now: Date.now };
     this.onError = options.onError;
-    this.acks = mode === 'durable' ? [] : null;
     this.probeDelayMs = this.initialDelayMs;
+    this.lastCheckAt = this.lastSyncAt = performance.now();
 
     const spoolOption = options.spool;
     if (spoolOption === false) {
@@ -344,19 +472,22 @@ class BatchingRecorder implements Recorder {
     const spool = this.spool;
     this.unlistAtExit = spool === null ? () => undefined : spoolAtExit(() => this.spoolAtExit(spool));
 
-    this.interval = setInterval(() => this.tick(), flushIntervalMs);
+    this.interval = setInterval(() => this.tick(), this.flushIntervalMs);
     this.interval.unref();
 
-    this.ready =
-      this.spool === null
-        ? Promise.resolve()
-        : this.spool.claimLeftovers().then(
-            (paths) => {
-              for (const path of paths) this.segments.push({ path, doneLines: 0, scannedLines: 0 });
-              if (paths.length > 0) void this.recover();
-            },
-            (error: unknown) => this.reportSpoolError(error),
-          );
+    this.ready = Promise.resolve();
+    if (spool !== null) {
+      // Synchronously: a spill may come before the event loop ever turns, and takes the next
+      // segment number, which the claim settles.
+      let leftovers: string[] = [];
+      try {
+        leftovers = spool.claimLeftoversSync();
+      } catch (error) {
+        this.reportSpoolError(error);
+      }
+      for (const path of leftovers) this.segments.push({ path, own: false, doneLines: 0, scannedLines: 0 });
+      if (leftovers.length > 0) void this.recover();
+    }
   }
 
   enqueue(record: ToolExecutionRecord): Promise<void> | undefined {
@@ -366,28 +497,12 @@ class BatchingRecorder implements Recorder {
       return undefined;
     }
     const stored = this.summarize ? summarizeSuccess(record) : record;
-    if (this.waiters.length > 0 || this.queue.length + this.inFlight >= this.maxQueue) {
-      if (!this.blockOnOverflow) {
-        this.dropped++;
-        return undefined;
-      }
-      return new Promise<void>((resolve) => {
-        this.waiters.push({ record: stored, resolve, since: performance.now() });
-        this.armWaiterTimer();
-      });
+    if (--this.untilCheck <= 0) this.checkOnEnqueue();
+    if (this.waiters.length > 0 || this.queuedCount + this.unsavedInFlight >= this.maxQueue) {
+      const made = this.overflow(stored);
+      if (made !== 'room') return made;
     }
-    this.accepted++;
-    this.queue.push(stored);
-    const acks = this.acks;
-    if (acks !== null) {
-      const done = new Promise<void>((resolve) => {
-        acks.push(resolve);
-      });
-      this.scheduleFlush();
-      return done;
-    }
-    if (this.queue.length >= this.batchSize) this.scheduleFlush();
-    return undefined;
+    return this.push(stored, undefined);
   }
 
   async flush(): Promise<void> {
@@ -412,14 +527,218 @@ class BatchingRecorder implements Recorder {
       dropped: this.dropped,
       spooled: this.spooled,
       replayed: this.replayed,
-      queued: this.queue.length + this.inFlight,
+      queued: this.queuedCount + this.unsavedInFlight,
       failedFlushes: this.failedFlushes,
       rejected: this.rejected,
       storeHealthy: this.healthy,
       waiting: this.waiters.length,
       malformedSpoolLines: this.malformed,
-      pendingSpoolFiles: this.segments.length + (this.spool?.hasUnsealedData === true ? 1 : 0),
+      pendingSpoolFiles: this.segments.length + (this.spool?.hasSpilled === true ? 1 : 0),
     };
+  }
+
+  recording(): RecordingStats {
+    return {
+      offered: this.enqueued,
+      stored: this.written + this.replayedOwn,
+      spooled: this.spoolPending,
+      inMemory: this.queuedCount + this.unsavedInFlight + this.waiters.length,
+      dropped: this.dropped,
+      rejected: this.rejectedOwn,
+      recovered: this.replayed - this.replayedOwn,
+      storeHealthy: this.healthy,
+    };
+  }
+
+  /** Queues a record in the tail chunk; `ack` is a durable waiter's resolver (else one is made). */
+  private push(record: ToolExecutionRecord, ack: (() => void) | undefined): Promise<void> | undefined {
+    let tail = this.chunks[this.chunks.length - 1];
+    if (tail === undefined || tail.seq >= 0 || tail.records.length >= this.batchSize) {
+      tail = { records: [], acks: this.durable ? [] : null, since: performance.now(), successes: 0, seq: -1 };
+      this.chunks.push(tail);
+    }
+    tail.records.push(record);
+    if (record.status === 'success') {
+      tail.successes++;
+      this.queuedSuccesses++;
+    }
+    this.queuedCount++;
+    this.accepted++;
+    const acks = tail.acks;
+    if (acks !== null) {
+      this.scheduleFlush();
+      if (ack !== undefined) {
+        acks.push(ack);
+        return undefined;
+      }
+      return new Promise<void>((resolve) => {
+        acks.push(resolve);
+      });
+    }
+    if (tail.records.length >= this.batchSize) {
+      // A batch is due: take the answers to earlier writes first, so that a store whose replies
+      // can only be polled (a caller that never yields) has room for it.
+      this.store.poll?.();
+      this.scheduleFlush();
+    }
+    return undefined;
+  }
+
+  /**
+   * Memory is full: makes room (a spill), or says what became of the record: a promise for a
+   * caller that waits for room, undefined for one dropped.
+   */
+  private overflow(record: ToolExecutionRecord): 'room' | Promise<void> | undefined {
+    if (this.waiters.length === 0) {
+      if (this.overflowMode === 'spill' && this.spillOldest()) return 'room';
+    }
+    if (this.overflowMode === 'block' || this.durable) {
+      return new Promise<void>((resolve) => {
+        this.waiters.push({ record, resolve, since: performance.now() });
+        this.armWaiterTimer();
+      });
+    }
+    if (record.status !== 'success') {
+      // Failures are the data this product exists for: they may fill memory up to twice maxQueue,
+      // and then a queued success makes way for each.
+      if (this.queuedCount + this.unsavedInFlight < 2 * this.maxQueue) return 'room';
+      if (this.queuedSuccesses > 0) {
+        this.evictSuccess();
+        return 'room';
+      }
+    }
+    this.noteDropped(1);
+    return undefined;
+  }
+
+  /** Drops the newest queued success (never one a durable caller waits on: durable mode never drops to make room). */
+  private evictSuccess(): void {
+    for (let c = this.chunks.length - 1; c >= 0; c--) {
+      const chunk = this.chunks[c]!;
+      if (chunk.successes === 0) continue;
+      for (let i = chunk.records.length - 1; i >= 0; i--) {
+        if (chunk.records[i]!.status !== 'success') continue;
+        chunk.records.splice(i, 1);
+        chunk.successes--;
+        this.queuedSuccesses--;
+        this.queuedCount--;
+        this.settled++;
+        if (chunk.records.length === 0) this.chunks.splice(c, 1);
+        this.noteDropped(1);
+        return;
+      }
+    }
+  }
+
+  private noteDropped(count: number): void {
+    this.dropped += count;
+    if (this.dropReported) return;
+    this.dropReported = true;
+    const reason =
+      this.spool === null ? 'is disabled' : this.spoolError === null ? 'could not take them' : `failed: ${errorMessage(this.spoolError)}`;
+    this.report(new RecordsDroppedError(this.maxQueue, reason));
+  }
+
+  /**
+   * Writes the oldest queued chunk to the spool to make room. With nothing queued (every record in
+   * memory is in a write), copies the oldest write instead. False when the spool cannot take it.
+   */
+  private spillOldest(): boolean {
+    if (this.chunks.length > 0) return this.spillChunk(0);
+    for (const out of this.outgoing) if (!out.insured) return this.insure(out);
+    return false;
+  }
+
+  private spillChunk(index: number): boolean {
+    const chunk = this.chunks[index]!;
+    if (!this.spill(chunk.records)) return false;
+    this.chunks.splice(index, 1);
+    this.queuedCount -= chunk.records.length;
+    this.queuedSuccesses -= chunk.successes;
+    this.settle(chunk.records.length, chunk.acks);
+    return true;
+  }
+
+  /** Puts a copy of a write in flight in the spool; its records leave memory as far as the bounds and stats go. */
+  private insure(out: Outgoing): boolean {
+    if (!this.spill(out.records)) return false;
+    out.insured = true;
+    this.outgoing.delete(out);
+    this.unsavedInFlight -= out.count;
+    const origin = out.origin;
+    this.settle(out.count, typeof origin === 'object' ? origin.acks : null);
+    return true;
+  }
+
+  /**
+   * Appends records to the spool synchronously. In durable mode every spill is fsync'd; otherwise
+   * the file is fsync'd at most once per flush interval (here or on the interval timer), which
+   * bounds what a crash of the machine, not just of the process, can take. False when the spool
+   * is disabled or its disk fails (reported once until it works again).
+   */
+  private spill(records: readonly ToolExecutionRecord[]): boolean {
+    const spool = this.spool;
+    if (spool === null || records.length === 0) return spool !== null;
+    const now = performance.now();
+    if (this.spoolFailing && now < this.spoolRetryAt) return false;
+    const sync = this.durable || now - this.lastSyncAt >= this.flushIntervalMs;
+    try {
+      spool.spillSync(records, sync);
+    } catch (error) {
+      this.spoolFailing = true;
+      this.spoolRetryAt = now + SPOOL_RETRY_MS;
+      this.spoolError = error;
+      this.reportSpoolError(error);
+      return false;
+    }
+    if (sync) this.lastSyncAt = now;
+    this.unsynced = !sync;
+    this.spoolFailing = false;
+    this.spoolErrorReported = false;
+    this.spooled += records.length;
+    this.spoolPending += records.length;
+    this.scheduleReplay();
+    return true;
+  }
+
+  /** While the store takes writes, what was spilled is replayed once the event loop turns. */
+  private scheduleReplay(): void {
+    if (this.replayScheduled || this.closed || !this.healthy) return;
+    this.replayScheduled = true;
+    setImmediate(() => {
+      this.replayScheduled = false;
+      if (this.healthy) void this.recover();
+    }).unref();
+  }
+
+  /** Reads the clock every few enqueues: often when records come slowly, every 64 when they come fast. */
+  private checkOnEnqueue(): void {
+    const now = performance.now();
+    const gap = now - this.lastCheckAt;
+    if (gap < 1) this.checkEvery = Math.min(this.checkEvery * 2, MAX_CHECK_EVERY);
+    else if (gap > 4) this.checkEvery = Math.max(1, this.checkEvery >> 1);
+    this.untilCheck = this.checkEvery;
+    this.checkWindow(now);
+  }
+
+  /**
+   * What the interval timer does, callable from the enqueue path for a caller that never yields:
+   * collects the writes the store finished meanwhile, sends a partial batch older than the flush
+   * interval, and spills (or copies) what has been only in memory longer than `maxUnsavedMs`.
+   */
+  private checkWindow(now: number): void {
+    this.lastCheckAt = now;
+    this.store.poll?.();
+    const bound = now - this.maxUnsavedMs;
+    if (this.spool !== null) {
+      for (const out of this.outgoing) {
+        const origin = out.origin;
+        if (typeof origin === 'object' && origin.since <= bound && !this.insure(out)) break;
+      }
+      while (this.chunks.length > 0 && this.chunks[0]!.since <= bound) if (!this.spillChunk(0)) break;
+    }
+    const head = this.chunks[0];
+    if (head !== undefined && now - head.since >= this.flushIntervalMs && this.flushing === null && this.canPersist()) void this.startDrain();
   }
 
   private async shutdown(): Promise<void> {
@@ -431,7 +750,7 @@ class BatchingRecorder implements Recorder {
       if (this.recovering !== null) await this.recovering;
       // One last probe even if the backoff says wait: the store may be back, and the spool then
       // need not outlive this process.
-      if (!this.healthy || this.segments.length > 0 || this.spool?.hasUnsealedData === true) {
+      if (!this.healthy || this.segments.length > 0 || this.spool?.hasSpilled === true) {
         await this.recover();
         await this.drainEverything();
       }
@@ -440,24 +759,38 @@ class BatchingRecorder implements Recorder {
     } finally {
       this.clearProbeTimer();
       this.dropRemaining();
+      if (this.unsynced) this.syncSpill();
       await this.spool?.close();
       this.unlistAtExit();
     }
   }
 
   /**
-   * The process is exiting (`process.exit()`): appends every record still in memory to the spool,
-   * synchronously. Batches in flight are included, since their write will never be confirmed;
-   * if one did land, the replay skips it by `execution_id`.
+   * The process is exiting (`process.exit()`): appends every record still only in memory to the
+   * spool, synchronously. Batches in flight are included, since their write will never be
+   * confirmed; if one did land, the replay skips it by `execution_id`.
    */
   private spoolAtExit(spool: Spool): void {
     const records: ToolExecutionRecord[] = [];
-    for (const batch of this.outgoing) for (const record of batch.records) records.push(record);
-    for (const record of this.queue) records.push(record);
+    for (const batch of this.outgoing) if (!batch.insured) for (const record of batch.records) records.push(record);
+    for (const chunk of this.chunks) for (const record of chunk.records) records.push(record);
     for (const waiter of this.waiters) records.push(waiter.record);
-    if (records.length === 0) return;
-    spool.appendSync(records);
+    if (records.length === 0) {
+      if (this.unsynced) spool.syncSpilled();
+      return;
+    }
+    spool.spillSync(records, true);
     this.spooled += records.length;
+  }
+
+  private syncSpill(): void {
+    try {
+      this.spool?.syncSpilled();
+      this.unsynced = false;
+      this.lastSyncAt = performance.now();
+    } catch (error) {
+      this.reportSpoolError(error);
+    }
   }
 
   /** Arms the sweep of waiters that have waited `maxBlockMs`, for the oldest one. */
@@ -495,21 +828,28 @@ class BatchingRecorder implements Recorder {
       this.admitWaiters();
       const drained = await (this.flushing ?? this.startDrain());
       if (!drained) return;
-      if (this.queue.length === 0 && this.waiters.length === 0 && this.inFlight === 0) return;
+      if (this.chunks.length === 0 && this.waiters.length === 0 && this.inFlight === 0) return;
     }
   }
 
   private tick(): void {
+    this.checkWindow(performance.now());
+    if (this.unsynced) this.syncSpill();
     if (!this.healthy && this.probeDue()) void this.recover();
-    if (this.queue.length > 0 && this.flushing === null && this.canPersist()) void this.startDrain();
+    if (this.chunks.length > 0 && this.flushing === null && this.canPersist()) void this.startDrain();
   }
 
   private canPersist(): boolean {
-    return this.healthy || this.probeArmed || (this.spool !== null && !this.spoolFailing);
+    return this.healthy || this.probeArmed || (this.spool !== null && (!this.spoolFailing || performance.now() >= this.spoolRetryAt));
   }
 
   private probeDue(): boolean {
     return this.clock.now() >= this.nextProbeAt;
+  }
+
+  /** Whether the head of the queue is a batch that grows no more: full, or followed by another. */
+  private hasFullBatch(): boolean {
+    return this.chunks.length > 1 || (this.chunks[0]?.records.length ?? 0) >= this.batchSize;
   }
 
   private scheduleFlush(): void {
@@ -534,9 +874,7 @@ class BatchingRecorder implements Recorder {
   private startDrain(all = true): Promise<boolean> {
     const run = this.drain(all).then((drained) => {
       this.flushing = null;
-      if (drained && this.queue.length > 0 && (this.acks !== null || this.queue.length >= this.batchSize)) {
-        this.scheduleFlush();
-      }
+      if (drained && this.chunks.length > 0 && (this.durable || this.hasFullBatch())) this.scheduleFlush();
       return drained;
     });
     this.flushing = run;
@@ -556,15 +894,16 @@ class BatchingRecorder implements Recorder {
   }
 
   /**
-   * Starts writing batches, up to `maxInFlight` at once. Only full batches join writes already in
-   * flight: a partial one waits for them, so records that arrive meanwhile share its write (group
-   * commit in durable mode). While the store is failing, batches go one at a time (probe, spool).
+   * Starts writing batches, up to `maxInFlight` at once and half of `maxQueue` in records. Only
+   * full batches join writes already in flight: a partial one waits for them, so records that
+   * arrive meanwhile share its write (group commit in durable mode). While the store is failing,
+   * batches go one at a time (probe, spool).
    */
   private startBatches(all: boolean): void {
-    while (!this.stuck && this.running < this.maxInFlight && this.queue.length > 0) {
-      const full = this.queue.length >= this.batchSize;
-      if (!full && !all && this.acks === null) return;
-      if (this.running > 0 && (!full || !this.healthy)) return;
+    while (!this.stuck && this.running < this.maxInFlight && this.chunks.length > 0) {
+      const full = this.hasFullBatch();
+      if (!full && !all && !this.durable) return;
+      if (this.running > 0 && (!full || !this.healthy || this.inFlight + this.chunks[0]!.records.length > this.maxRecordsInFlight)) return;
       this.running++;
       void this.persistNextBatch().then((persisted) => {
         this.running--;
@@ -577,13 +916,15 @@ class BatchingRecorder implements Recorder {
   }
 
   private async persistNextBatch(): Promise<boolean> {
-    const count = Math.min(this.batchSize, this.queue.length);
-    const seq = this.batchSeq++;
-    const batch = new Outgoing(this.queue.splice(0, count), this.encoding);
+    const chunk = this.chunks.shift()!;
+    const count = chunk.records.length;
+    this.queuedCount -= count;
+    this.queuedSuccesses -= chunk.successes;
+    const seq = chunk.seq >= 0 ? chunk.seq : this.batchSeq++;
+    const batch = new Outgoing(chunk.records, this.encoding, { acks: chunk.acks, since: chunk.since, seq, successes: chunk.successes });
     this.outgoing.add(batch);
-    const acks = this.acks === null ? null : this.acks.splice(0, count);
-    this.putBackCount = Math.max(0, this.putBackCount - count);
     this.inFlight += count;
+    this.unsavedInFlight += count;
     let persisted = false;
     try {
       if (this.healthy || this.probeArmed) {
@@ -591,36 +932,31 @@ class BatchingRecorder implements Recorder {
         this.probeArmed = false;
         const result = await this.write(batch);
         if (result.ok) {
-          this.written += result.stored;
           persisted = true;
+          if (!batch.insured) this.written += result.stored;
           if (!this.healthy) this.becomeHealthy();
         } else {
           this.storeFailed(result.error, !wasHealthy);
         }
       }
-      if (!persisted && this.spool !== null && !this.spoolFailing) {
-        try {
-          await this.spool.append(batch.records);
-          this.spooled += count;
-          this.spoolErrorReported = false;
-          persisted = true;
-          // The store came back while this batch was on its way to disk: replay it now rather than
-          // leaving it for the next outage or for close().
-          if (this.healthy) void this.recover();
-        } catch (error) {
-          this.spoolFailing = true;
-          this.reportSpoolError(error);
-        }
+      if (!persisted && !batch.insured && this.spill(batch.records)) {
+        persisted = true;
+        // The store came back while this batch was on its way to disk: replay it now rather than
+        // leaving it for the next outage or for close().
+        if (this.healthy) void this.recover();
       }
     } catch (error) {
       this.report(error);
     } finally {
       this.outgoing.delete(batch);
       this.inFlight -= count;
-      if (persisted) {
-        this.settle(count, acks);
+      if (batch.insured) {
+        // Settled when the copy was made.
+        persisted = true;
       } else {
-        this.putBack(seq, batch.records, acks);
+        this.unsavedInFlight -= count;
+        if (persisted) this.settle(count, chunk.acks);
+        else this.putBack(seq, batch.records, chunk);
       }
     }
     return persisted;
@@ -631,44 +967,51 @@ class BatchingRecorder implements Recorder {
    * store. Batches written concurrently fail in the order they were sent (the stores that pipeline
    * apply writes in order), so each goes after the ones put back before it.
    */
-  private putBack(seq: number, batch: ToolExecutionRecord[], acks: Array<() => void> | null): void {
-    const at = seq > this.putBackSeq ? this.putBackCount : 0;
-    this.queue = this.queue.slice(0, at).concat(batch, this.queue.slice(at));
-    if (this.acks !== null && acks !== null) this.acks = this.acks.slice(0, at).concat(acks, this.acks.slice(at));
-    this.putBackCount += batch.length;
-    this.putBackSeq = Math.max(this.putBackSeq, seq);
+  private putBack(seq: number, records: ToolExecutionRecord[], chunk: Chunk): void {
+    let at = 0;
+    while (at < this.chunks.length && this.chunks[at]!.seq >= 0 && this.chunks[at]!.seq < seq) at++;
+    this.chunks.splice(at, 0, { records, acks: chunk.acks, since: chunk.since, successes: chunk.successes, seq });
+    this.queuedCount += records.length;
+    this.queuedSuccesses += chunk.successes;
   }
 
   private settle(count: number, acks: Array<() => void> | null): void {
     this.settled += count;
     if (acks !== null) for (const ack of acks) ack();
+    if (this.dropReported && this.queuedCount + this.unsavedInFlight <= this.maxQueue / 2) this.dropReported = false;
     this.admitWaiters();
   }
 
   private admitWaiters(): void {
     let admitted = false;
-    while (this.queue.length + this.inFlight < this.maxQueue) {
+    while (this.queuedCount + this.unsavedInFlight < this.maxQueue) {
       const waiter = this.waiters.shift();
       if (waiter === undefined) break;
       admitted = true;
-      this.accepted++;
-      this.queue.push(waiter.record);
-      if (this.acks !== null) this.acks.push(waiter.resolve);
-      else waiter.resolve();
+      if (this.durable) {
+        this.push(waiter.record, waiter.resolve);
+      } else {
+        this.push(waiter.record, undefined);
+        waiter.resolve();
+      }
     }
-    if (admitted && (this.acks !== null || this.queue.length >= this.batchSize)) this.scheduleFlush();
+    if (admitted && (this.durable || this.hasFullBatch())) this.scheduleFlush();
   }
 
   private dropRemaining(): void {
-    const queued = this.queue;
-    const acks = this.acks;
-    this.queue = [];
-    this.putBackCount = 0;
-    if (acks !== null) this.acks = [];
-    this.settled += queued.length;
-    this.dropped += queued.length + this.waiters.length;
-    if (acks !== null) for (const ack of acks) ack();
+    const chunks = this.chunks;
+    this.chunks = [];
+    let count = 0;
+    for (const chunk of chunks) {
+      count += chunk.records.length;
+      if (chunk.acks !== null) for (const ack of chunk.acks) ack();
+    }
+    this.queuedCount = 0;
+    this.queuedSuccesses = 0;
+    this.settled += count;
+    const waiting = this.waiters.length;
     for (const waiter of this.waiters.splice(0)) waiter.resolve();
+    if (count + waiting > 0) this.noteDropped(count + waiting);
     if (this.waiterTimer !== null) clearTimeout(this.waiterTimer);
     this.waiterTimer = null;
   }
@@ -688,12 +1031,16 @@ class BatchingRecorder implements Recorder {
     // A write that timed out says nothing about its records, and probing a store that hangs would
     // only hold the queue up for another timeout or two.
     if (StoreWriteTimeoutError.isInstance(result.error)) return { ok: false, error: result.error };
+    if (out.insured) {
+      // The copy's replay stores and isolates these records: only the store's health is in question.
+      return (await this.storeTakesWrites([])) ? { ok: true, stored: 0 } : { ok: false, error: result.error };
+    }
     const batch = out.records;
     if (!(await this.storeTakesWrites(batch))) return { ok: false, error: result.error };
     const refused: Array<{ record: ToolExecutionRecord; error: unknown }> = [];
     const outage = await this.bisect(batch, refused);
     if (outage !== null) return { ok: false, error: outage.error };
-    if (refused.length > 0) await this.setAside(refused);
+    if (refused.length > 0) await this.setAside(refused, out);
     return { ok: true, stored: batch.length - refused.length };
   }
 
@@ -751,8 +1098,11 @@ class BatchingRecorder implements Recorder {
     if (last !== undefined) this.lastStored = last;
   }
 
-  private async setAside(refused: ReadonlyArray<{ record: ToolExecutionRecord; error: unknown }>): Promise<void> {
+  private async setAside(refused: ReadonlyArray<{ record: ToolExecutionRecord; error: unknown }>, out: Outgoing): Promise<void> {
+    // Copied to the spool while the isolation ran: the copy's replay sets them aside.
+    if (out.insured) return;
     this.rejected += refused.length;
+    if (out.origin !== 'leftover') this.rejectedOwn += refused.length;
     let keptAt: string | null = null;
     if (this.spool !== null) {
       try {
@@ -818,10 +1168,11 @@ class BatchingRecorder implements Recorder {
   private becomeHealthy(): void {
     this.healthy = true;
     this.blockTimeoutReported = false;
+    this.dropReported = false;
     this.spoolFailing = false;
     this.probeDelayMs = this.initialDelayMs;
     this.clearProbeTimer();
-    if (this.queue.length > 0) this.scheduleFlush();
+    if (this.chunks.length > 0) this.scheduleFlush();
   }
 
   private scheduleProbe(): void {
@@ -872,20 +1223,22 @@ class BatchingRecorder implements Recorder {
       }
       let probed = false;
       do {
-        if (this.spool?.hasUnsealedData === true) {
-          const sealed = await this.spool.seal();
-          if (sealed !== null) this.segments.push({ path: sealed, doneLines: 0, scannedLines: 0 });
+        const spilled = this.spool?.takeSpilled() ?? null;
+        if (spilled !== null) {
+          // Its records must be on disk before the replay deletes the file they would otherwise be reread from.
+          this.unsynced = false;
+          this.segments.push({ path: spilled, own: true, doneLines: 0, scannedLines: 0 });
         }
         for (const segment of [...this.segments]) {
           const outcome = await this.replay(segment);
           if (outcome === 'store-failed') return;
           if (outcome === 'replayed') probed = true;
         }
-        // Loop while the store is healthy and batches that were already on their way to the spool landed meanwhile.
-      } while (this.healthy && this.spool?.hasUnsealedData === true);
+        // Loop while the store is healthy and records were spilled meanwhile.
+      } while (this.healthy && this.spool?.hasSpilled === true);
 
       if (!this.healthy && !probed) {
-        if (this.queue.length > 0) {
+        if (this.chunks.length > 0) {
           this.probeArmed = true;
           await (this.flushing ?? this.startDrain());
           this.probeArmed = false;
@@ -910,13 +1263,17 @@ class BatchingRecorder implements Recorder {
         segment.scannedLines = Math.max(segment.scannedLines, batch.nextLine);
         if (batch.records.length > 0) {
           const wasHealthy = this.healthy;
-          const result = await this.write(new Outgoing(batch.records, undefined));
+          const result = await this.write(new Outgoing(batch.records, this.encoding, segment.own ? 'own-spool' : 'leftover'));
           if (!result.ok) {
             this.storeFailed(result.error, !wasHealthy);
             return 'store-failed';
           }
           inserted = true;
           this.replayed += result.stored;
+          if (segment.own) {
+            this.replayedOwn += result.stored;
+            this.spoolPending -= batch.records.length;
+          }
           if (!this.healthy) this.becomeHealthy();
         }
         segment.doneLines = batch.nextLine;
@@ -952,6 +1309,10 @@ class BatchingRecorder implements Recorder {
       // A failing error handler must not turn telemetry trouble into a crash of the caller.
     }
   }
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 function positiveInteger(value: number | undefined, field: string, fallback: number): number {

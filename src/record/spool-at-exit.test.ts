@@ -18,6 +18,9 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** A child process transpiles the TypeScript it imports first: tens of seconds on a loaded machine. */
+const CHILD_TIMEOUT_MS = 180_000;
+
 const here = (file: string): string => JSON.stringify(fileURLToPath(new URL(file, import.meta.url)));
 
 async function runScript(lines: string[]): Promise<string> {
@@ -53,7 +56,7 @@ describe('records in memory when the process calls process.exit()', () => {
     const stats = JSON.parse(out) as { queued: number; spooled: number };
     expect(stats).toMatchObject({ queued: 1200, spooled: 0 });
     expect(await spooledParams(join(dir, 'spool'))).toEqual([...Array(1200).keys()]);
-  });
+  }, CHILD_TIMEOUT_MS);
 
   it('reach the store through the next recorder on the same spool, each once', async () => {
     const db = join(dir, 'records.db');
@@ -85,7 +88,7 @@ describe('records in memory when the process calls process.exit()', () => {
       read.close();
     }
     expect(readdirSync(join(dir, 'spool'))).toEqual([]);
-  });
+  }, CHILD_TIMEOUT_MS);
 
   it('listens once for all recorders with a spool, and stops once they are closed', async () => {
     const before = process.listenerCount('exit');

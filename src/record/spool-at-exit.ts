@@ -5,12 +5,13 @@
  * forgotten runtimes (runtime/close-at-exit.ts), but `process.exit()` skips it: only the `exit`
  * event still runs, and only synchronous code. So every recorder with a spool is listed here until
  * it has closed, and one shared `exit` listener asks each to append what it holds to its spool
- * file synchronously. The next recorder that claims that file (the same spool path, or any
+ * synchronously. The next recorder that claims that file (the same spool path, or any
  * process's default spool directory once this pid is gone) replays it; replays are idempotent on
  * `execution_id`, so a batch that did reach the store before the exit is not stored twice.
  *
  * Signals that kill the process (SIGKILL, or SIGTERM/SIGINT without a handler) emit no `exit`
- * event: nothing runs then, and records in memory are lost. `mode: 'durable'` is the answer there.
+ * event: nothing runs then, and records only in memory are lost, which the recorder bounds
+ * (`maxQueue`, `maxUnsavedMs`). `mode: 'durable'` loses none.
  */
 const holders = new Set<() => void>();
 

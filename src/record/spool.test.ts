@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -46,65 +46,60 @@ function ids(records: readonly ToolExecutionRecord[]): string[] {
   return records.map((record) => record.execution_id);
 }
 
-describe('Spool.append', () => {
-  it('writes one JSON line per record, creating the directory on first use', async () => {
+describe('Spool.spillSync', () => {
+  it('writes one JSON line per record into the next segment, creating the directory on first use', () => {
     const path = join(dir, 'nested', 'a', 'spool.jsonl');
     const spool = createSpool({ path });
     expect(existsSync(join(dir, 'nested'))).toBe(false);
     const records = [makeRecord(), makeRecord(), makeRecord()];
-    await spool.append(records.slice(0, 2));
-    await spool.append(records.slice(2));
-    await spool.close();
+    spool.spillSync(records.slice(0, 2), false);
+    spool.spillSync(records.slice(2), true);
+    expect(spool.hasSpilled).toBe(true);
+    const segment = join(dir, 'nested', 'a', 'spool.1.jsonl');
+    expect(spool.takeSpilled()).toBe(segment);
+    expect(spool.hasSpilled).toBe(false);
+    expect(openDescriptorsFor(segment)).toBe(0);
 
-    const lines = readFileSync(path, 'utf8').split('\n');
+    const lines = readFileSync(segment, 'utf8').split('\n');
     expect(lines.at(-1)).toBe('');
     expect(lines.slice(0, -1).map((line) => JSON.parse(line) as ToolExecutionRecord)).toEqual(records);
-    expect(spool.hasUnsealedData).toBe(true);
+    // The next spill starts the next segment; nothing spilled, nothing to take.
+    spool.spillSync([makeRecord()], false);
+    expect(spool.takeSpilled()).toBe(join(dir, 'nested', 'a', 'spool.2.jsonl'));
+    expect(spool.takeSpilled()).toBeNull();
   });
 
-  it('rejects when the file cannot be written, and works again once it can', async () => {
+  it('throws when the file cannot be written, and works again once it can', () => {
     const blocker = join(dir, 'blocked');
     writeFileSync(blocker, 'a file where the spool directory should be');
     const spool = createSpool({ path: join(blocker, 'spool.jsonl') });
     const record = makeRecord();
-    await expect(spool.append([record])).rejects.toThrow();
-    expect(spool.hasUnsealedData).toBe(false);
+    expect(() => spool.spillSync([record], false)).toThrow();
+    expect(spool.hasSpilled).toBe(false);
 
     rmSync(blocker);
     mkdirSync(blocker);
-    await spool.append([record]);
-    await spool.close();
-    const batches = await readAll(join(blocker, 'spool.jsonl'));
-    expect(batches.flatMap((batch) => ids(batch.records))).toEqual([record.execution_id]);
-    expect(batches.flatMap((batch) => batch.malformedLines)).toEqual([]);
+    spool.spillSync([record], true);
+    const segment = spool.takeSpilled()!;
+    const lines = readFileSync(segment, 'utf8').trim().split('\n');
+    expect(lines.map((line) => (JSON.parse(line) as ToolExecutionRecord).execution_id)).toEqual([record.execution_id]);
   });
 
-  it('does not touch the disk for an empty batch', async () => {
+  it('does not touch the disk for an empty batch', () => {
     const spool = createSpool({ path: join(dir, 'x', 'spool.jsonl') });
-    await spool.append([]);
+    spool.spillSync([], false);
+    spool.spillSync([], true);
     expect(existsSync(join(dir, 'x'))).toBe(false);
   });
-});
 
-describe('Spool.seal', () => {
-  it('moves the active file to the next segment and starts a new active file', async () => {
-    const path = join(dir, '123-abc.jsonl');
-    const spool = createSpool({ path });
-    const first = makeRecord();
-    const second = makeRecord();
-    await spool.append([first]);
-    const segment = await spool.seal();
-    expect(segment).toBe(join(dir, '123-abc.1.jsonl'));
-    expect(spool.hasUnsealedData).toBe(false);
-    expect(existsSync(path)).toBe(false);
-
-    await spool.append([second]);
-    expect(await spool.seal()).toBe(join(dir, '123-abc.2.jsonl'));
-    expect(await spool.seal()).toBeNull();
+  it('close() closes the current segment and leaves it on disk for a later replay', async () => {
+    const spool = createSpool({ path: join(dir, '123-abc.jsonl') });
+    const record = makeRecord();
+    spool.spillSync([record], false);
     await spool.close();
-
-    expect(ids((await readAll(join(dir, '123-abc.1.jsonl'))).flatMap((b) => b.records))).toEqual([first.execution_id]);
-    expect(ids((await readAll(join(dir, '123-abc.2.jsonl'))).flatMap((b) => b.records))).toEqual([second.execution_id]);
+    expect(spool.hasSpilled).toBe(false);
+    expect(openDescriptorsFor(join(dir, '123-abc.1.jsonl'))).toBe(0);
+    expect(ids((await readAll(join(dir, '123-abc.1.jsonl'))).flatMap((b) => b.records))).toEqual([record.execution_id]);
   });
 });
 
@@ -141,9 +136,9 @@ describe('Spool.claimLeftovers', () => {
       [`${process.pid}-mine-elsewhere.jsonl`, '4242-live.jsonl', 'me.4.jsonl', 'me.5.jsonl', 'me.6.jsonl', 'me.7.jsonl', 'notes.jsonl'].sort(),
     );
 
-    // The next seal must not overwrite a claimed segment.
-    await spool.append([makeRecord()]);
-    expect(await spool.seal()).toBe(join(dir, 'me.8.jsonl'));
+    // The next spill must not write into a claimed segment.
+    spool.spillSync([makeRecord()], false);
+    expect(spool.takeSpilled()).toBe(join(dir, 'me.8.jsonl'));
     await spool.close();
   });
 
@@ -155,14 +150,27 @@ describe('Spool.claimLeftovers', () => {
 
   it('treats a file that another claimer renamed first as already taken', async () => {
     writeSpoolFile(`${DEAD_PID}-a.jsonl`, [makeRecord()]);
-    const first = createSpool({ path: join(dir, '1-first.jsonl'), isAlive: () => false, pid: 1 });
-    const second = createSpool({ path: join(dir, '2-second.jsonl'), isAlive: () => false, pid: 2 });
-    const [a, b] = await Promise.all([first.claimLeftovers(), second.claimLeftovers()]);
-    // Exactly one of them owns the file, whichever way the race went.
-    const all = [...a, ...b];
-    expect(all).toHaveLength(1);
-    expect(existsSync(all[0] ?? '')).toBe(true);
-    expect(existsSync(join(dir, `${DEAD_PID}-a.jsonl`))).toBe(false);
+    writeSpoolFile(`${DEAD_PID}-b.jsonl`, [makeRecord()]);
+    // Another process claims `-a` between this one's listing of the directory and its rename.
+    const elsewhere = join(dir, 'claimed-elsewhere');
+    const first = createSpool({
+      path: join(dir, '1-first.jsonl'),
+      pid: 1,
+      isAlive: () => {
+        if (existsSync(join(dir, `${DEAD_PID}-a.jsonl`))) renameSync(join(dir, `${DEAD_PID}-a.jsonl`), elsewhere);
+        return false;
+      },
+    });
+    const claimed = first.claimLeftoversSync();
+    expect(claimed).toEqual([join(dir, '1-first.1.jsonl')]);
+    expect(existsSync(elsewhere)).toBe(true);
+    // Two claimers in one directory: each file goes to exactly one of them.
+    writeSpoolFile(`${DEAD_PID}-c.jsonl`, [makeRecord()]);
+    const second = createSpool({ path: join(dir, '2-second.jsonl'), pid: 2, isAlive: (pid) => pid === 1 || pid === 2 });
+    const third = createSpool({ path: join(dir, '3-third.jsonl'), pid: 3, isAlive: (pid) => pid === 1 || pid === 2 || pid === 3 });
+    const [b, c] = await Promise.all([second.claimLeftovers(), third.claimLeftovers()]);
+    expect([...b, ...c]).toHaveLength(1);
+    expect(existsSync(join(dir, `${DEAD_PID}-c.jsonl`))).toBe(false);
   });
 });
 

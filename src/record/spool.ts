@@ -1,12 +1,16 @@
 /**
- * The recorder's spool: an append-only JSON-lines file where records wait while the store is
- * failing, so an outage costs disk, not memory and not data.
+ * The recorder's spool: append-only JSON-lines files where records wait that the store cannot take
+ * yet (an outage, a burst beyond memory, records held too long), so these cost disk, not memory
+ * and not data.
  *
  * Layout, for a spool path `<dir>/<stem>.jsonl`:
- * - `<stem>.jsonl` is the active file; batches are appended to it and fsync'd one by one.
- * - `<stem>.<n>.jsonl` are sealed segments: files waiting to be replayed into the store. Sealing
- *   (a rename) lets replay read a file nobody appends to any more, and delete it once all of it
- *   is stored.
+ * - `<stem>.<n>.jsonl` are segments: files waiting to be replayed into the store. Records are
+ *   written into the newest one synchronously ({@link Spool.spillSync}: a batch the store failed,
+ *   the oldest records once memory is full, records held too long, what is left at exit), so a
+ *   caller that never yields to the event loop is covered as well as one that does; the recorder
+ *   takes the segment for replay ({@link Spool.takeSpilled}), and the next spill opens another.
+ *   Replay deletes a segment once all of it is stored.
+ * - `<stem>.jsonl` itself is claimed like a segment when found (a file older versions wrote).
  * - `rejected-<stem>.jsonl` keeps records the store refused while accepting others. They are never
  *   replayed automatically (the name does not start with a pid), only kept for inspection.
  * - The default stem is `<pid>-<random>`, so a later process can tell whose files are left over:
@@ -16,8 +20,8 @@
  *   so one spool directory must not be shared by processes in different containers.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, createReadStream, fstatSync, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
-import { open, readdir, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { closeSync, createReadStream, fsyncSync, openSync, readdirSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { open, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { makeDirectory, makeDirectorySync } from '../make-directory.js';
@@ -50,21 +54,19 @@ export interface SpoolOptions {
 const LEFTOVER_NAME = /^(\d+)-.+\.jsonl$/;
 
 /**
- * Appends batches durably, seals the active file into segments for replay, and claims files left
- * over by earlier processes. All file operations are serialized, so an append never races a seal.
+ * Writes records into segments synchronously, hands them to replay, and claims files left over by
+ * earlier processes. The asynchronous operations (claims, rejected records, close) are serialized.
  */
 export class Spool {
-  /** The absolute path of the active file. */
+  /** The path the segment names derive from (absolute). */
   readonly path: string;
   private readonly pid: number;
   private readonly isAlive: (pid: number) => boolean;
   private readonly stem: string;
-  private handle: FileHandle | null = null;
-  private unsealedBytes = 0;
-  /** A failed append may have left half a line behind; the next append starts on a fresh line. */
-  private needsLineBreak = false;
   private nextSeq = 1;
   private chain: Promise<unknown> = Promise.resolve();
+  /** The segment {@link Spool.spillSync} appends to, until {@link Spool.takeSpilled}. */
+  private spill: { path: string; fd: number } | null = null;
 
   constructor(options: SpoolOptions) {
     this.path = resolve(options.path);
@@ -73,81 +75,57 @@ export class Spool {
     this.stem = this.path.endsWith('.jsonl') ? this.path.slice(0, -'.jsonl'.length) : this.path;
   }
 
-  /** Whether the active file holds records that are not in a sealed segment yet. */
-  get hasUnsealedData(): boolean {
-    return this.unsealedBytes > 0;
-  }
-
-  /** Appends one line per record and fsyncs before resolving. Creates the directory on first use. */
-  append(records: readonly ToolExecutionRecord[]): Promise<void> {
-    return this.serialize(async () => {
-      if (records.length === 0) return;
-      let text = this.needsLineBreak ? '\n' : '';
-      for (const record of records) text += `${JSON.stringify(record)}\n`;
-      try {
-        if (this.handle === null) {
-          await makeDirectory(dirname(this.path));
-          this.handle = await open(this.path, 'a');
-        }
-        await this.handle.appendFile(text);
-        await this.handle.sync();
-        this.needsLineBreak = false;
-        this.unsealedBytes += Buffer.byteLength(text);
-      } catch (error) {
-        this.needsLineBreak = true;
-        await this.closeHandle();
-        throw error;
-      }
-    });
+  /** Whether {@link Spool.spillSync} wrote a segment that has not been taken for replay yet. */
+  get hasSpilled(): boolean {
+    return this.spill !== null;
   }
 
   /**
-   * {@link Spool.append}, synchronously: for the process's `exit` event, where nothing
-   * asynchronous runs any more (see recorder.ts, "records left at exit"). An append of this spool
-   * that was in flight may have left half a line: the records start on a fresh line either way,
-   * and replay counts the broken line as malformed. It bypasses the operation chain on purpose,
-   * since the chain will never run again.
+   * Appends one line per record to the current segment, synchronously, creating the directory and
+   * the segment on first use: for records that must leave memory now, whether or not the event
+   * loop will turn again. Once `writeSync` returns, the records survive the process being killed;
+   * `fsync` also makes them (and everything spilled before) survive the machine. Throws on
+   * failure; a failed write may leave half a line, which replay skips as malformed, and the next
+   * spill starts a new segment.
    */
-  appendSync(records: readonly ToolExecutionRecord[]): void {
-    if (records.length === 0) return;
+  spillSync(records: readonly ToolExecutionRecord[], fsync: boolean): void {
+    if (records.length === 0) {
+      if (fsync) this.syncSpilled();
+      return;
+    }
     let text = '';
     for (const record of records) text += `${JSON.stringify(record)}\n`;
-    makeDirectorySync(dirname(this.path));
-    const fd = openSync(this.path, 'a+');
-    try {
-      const size = fstatSync(fd).size;
-      if (size > 0) {
-        const last = Buffer.alloc(1);
-        readSync(fd, last, 0, 1, size - 1);
-        if (last[0] !== 0x0a) text = `\n${text}`;
-      }
-      writeSync(fd, text);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
+    if (this.spill === null) {
+      makeDirectorySync(dirname(this.path));
+      const path = this.segmentPath(this.nextSeq++);
+      this.spill = { path, fd: openSync(path, 'a') };
     }
-    this.unsealedBytes += Buffer.byteLength(text);
+    try {
+      writeSync(this.spill.fd, text);
+      if (fsync) fsyncSync(this.spill.fd);
+    } catch (error) {
+      // Whatever reached the file is replayed with the segment; the next spill starts afresh.
+      this.takeSpilled();
+      throw error;
+    }
   }
 
-  /**
-   * Closes the active file and renames it to the next segment name, returning that path, or null
-   * when there was nothing to seal. The next append starts a new active file.
-   */
-  seal(): Promise<string | null> {
-    return this.serialize(async () => {
-      await this.closeHandle();
-      this.unsealedBytes = 0;
-      this.needsLineBreak = false;
-      const size = await fileSize(this.path);
-      if (size === null) return null;
-      if (size === 0) {
-        await unlinkIfPresent(this.path);
-        return null;
-      }
-      const segment = this.segmentPath(this.nextSeq++);
-      await rename(this.path, segment);
-      return segment;
-    });
+  /** fsyncs the current segment, if there is one. */
+  syncSpilled(): void {
+    if (this.spill !== null) fsyncSync(this.spill.fd);
+  }
+
+  /** Closes the current segment and returns its path for replay, or null when nothing was spilled since the last call. */
+  takeSpilled(): string | null {
+    const spill = this.spill;
+    if (spill === null) return null;
+    this.spill = null;
+    try {
+      closeSync(spill.fd);
+    } catch {
+      // Every write already returned; a failing close loses nothing written.
+    }
+    return spill.path;
   }
 
   /**
@@ -157,42 +135,52 @@ export class Spool {
    * claimed by someone else and is skipped.
    */
   claimLeftovers(): Promise<string[]> {
-    return this.serialize(async () => {
-      const dir = dirname(this.path);
-      let names: string[];
-      try {
-        names = await readdir(dir);
-      } catch (error) {
-        if (errorCode(error) === 'ENOENT') return [];
-        throw error;
-      }
-      const ownBase = basename(this.path);
-      const ownSegment = new RegExp(`^${escapeRegExp(basename(this.stem))}\\.(\\d+)\\.jsonl$`);
-      const ownSegments: Array<{ seq: number; path: string }> = [];
-      for (const name of names) {
-        const match = ownSegment.exec(name);
-        if (match?.[1] !== undefined) ownSegments.push({ seq: Number(match[1]), path: join(dir, name) });
-      }
-      ownSegments.sort((a, b) => a.seq - b.seq);
-      this.nextSeq = Math.max(this.nextSeq, (ownSegments.at(-1)?.seq ?? 0) + 1);
-      const claimed = ownSegments.map((segment) => segment.path);
+    return this.serialize(async () => this.claimLeftoversSync());
+  }
 
-      if (names.includes(ownBase) && this.handle === null && this.unsealedBytes === 0) {
-        const sealed = await this.sealLeftover(this.path);
-        if (sealed !== null) claimed.push(sealed);
-      }
+  /**
+   * {@link Spool.claimLeftovers}, synchronously: a recorder claims before its first spill, which
+   * may come before the event loop ever turns (a caller that never yields), and a spill segment
+   * takes the next segment number, which the claim must have settled first. A few directory
+   * operations, once per recorder.
+   */
+  claimLeftoversSync(): string[] {
+    const dir = dirname(this.path);
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch (error) {
+      if (errorCode(error) === 'ENOENT') return [];
+      throw error;
+    }
+    const ownBase = basename(this.path);
+    const ownSegment = new RegExp(`^${escapeRegExp(basename(this.stem))}\\.(\\d+)\\.jsonl$`);
+    const ownSegments: Array<{ seq: number; path: string }> = [];
+    for (const name of names) {
+      const match = ownSegment.exec(name);
+      const path = join(dir, name);
+      // The segment this spool is spilling into is not a leftover.
+      if (match?.[1] !== undefined && path !== this.spill?.path) ownSegments.push({ seq: Number(match[1]), path });
+    }
+    ownSegments.sort((a, b) => a.seq - b.seq);
+    this.nextSeq = Math.max(this.nextSeq, (ownSegments.at(-1)?.seq ?? 0) + 1);
+    const claimed = ownSegments.map((segment) => segment.path);
 
-      for (const name of [...names].sort()) {
-        if (name === ownBase || ownSegment.test(name)) continue;
-        const match = LEFTOVER_NAME.exec(name);
-        if (match?.[1] === undefined) continue;
-        const owner = Number(match[1]);
-        if (owner === this.pid || this.isAlive(owner)) continue;
-        const sealed = await this.sealLeftover(join(dir, name));
-        if (sealed !== null) claimed.push(sealed);
-      }
-      return claimed;
-    });
+    if (names.includes(ownBase)) {
+      const sealed = this.sealLeftover(this.path);
+      if (sealed !== null) claimed.push(sealed);
+    }
+
+    for (const name of [...names].sort()) {
+      if (name === ownBase || ownSegment.test(name)) continue;
+      const match = LEFTOVER_NAME.exec(name);
+      if (match?.[1] === undefined) continue;
+      const owner = Number(match[1]);
+      if (owner === this.pid || this.isAlive(owner)) continue;
+      const sealed = this.sealLeftover(join(dir, name));
+      if (sealed !== null) claimed.push(sealed);
+    }
+    return claimed;
   }
 
   /** Where {@link Spool.reject} keeps refused records. */
@@ -216,21 +204,32 @@ export class Spool {
     });
   }
 
-  /** Closes the active file. Its records stay on disk for a later replay. */
+  /** Closes the current segment. Its records stay on disk for a later replay. */
   close(): Promise<void> {
-    return this.serialize(() => this.closeHandle());
+    this.takeSpilled();
+    return this.serialize(async () => undefined);
   }
 
-  private async sealLeftover(path: string): Promise<string | null> {
-    const size = await fileSize(path);
-    if (size === null) return null;
+  /** Renames another file into this spool's next segment; null when it is empty or gone (another claimer took it). */
+  private sealLeftover(path: string): string | null {
+    let size: number;
+    try {
+      size = statSync(path).size;
+    } catch (error) {
+      if (errorCode(error) === 'ENOENT') return null;
+      throw error;
+    }
     if (size === 0) {
-      await unlinkIfPresent(path);
+      try {
+        unlinkSync(path);
+      } catch (error) {
+        if (errorCode(error) !== 'ENOENT') throw error;
+      }
       return null;
     }
     const segment = this.segmentPath(this.nextSeq++);
     try {
-      await rename(path, segment);
+      renameSync(path, segment);
     } catch (error) {
       if (errorCode(error) === 'ENOENT') return null;
       throw error;
@@ -240,12 +239,6 @@ export class Spool {
 
   private segmentPath(seq: number): string {
     return `${this.stem}.${seq}.jsonl`;
-  }
-
-  private async closeHandle(): Promise<void> {
-    const handle = this.handle;
-    this.handle = null;
-    if (handle !== null) await handle.close().catch(() => undefined);
   }
 
   private serialize<T>(operation: () => Promise<T>): Promise<T> {

@@ -9,6 +9,9 @@ import { runTypeScriptProcess } from '../ts-worker.test-helpers.js';
 import { defineTool } from './define-tool.js';
 import { createRuntime } from './runtime.js';
 
+/** A child process transpiles the TypeScript it imports first: tens of seconds on a loaded machine. */
+const CHILD_TIMEOUT_MS = 180_000;
+
 const echo = defineTool({ name: 'echo', description: 'echo', input: { type: 'object' }, execute: (args: unknown) => args });
 
 describe('runtimes left open at exit', () => {
@@ -43,7 +46,7 @@ describe('runtimes left open at exit', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  });
+  }, CHILD_TIMEOUT_MS);
 
   it('a hung tool keeps the process alive until its deadline, and its timeout record is stored', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'faultline-exit-'));
@@ -77,7 +80,7 @@ describe('runtimes left open at exit', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  });
+  }, CHILD_TIMEOUT_MS);
 
   it('a finished call does not keep the process alive for the rest of its timeout', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'faultline-exit-'));
@@ -100,7 +103,7 @@ describe('runtimes left open at exit', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  });
+  }, CHILD_TIMEOUT_MS);
 
   it('listens once for all open runtimes, and not at all once they are closed or have no store', async () => {
     const before = process.listenerCount('beforeExit');

@@ -19,7 +19,7 @@ import {
   type ToolExecutionRecord,
 } from '../record/types.js';
 import type { FaultInjector, PlannedFault } from '../faults/injector.js';
-import { createRecorder, type RecorderOptions } from '../record/recorder.js';
+import { createRecorder, type Recorder, type RecorderOptions, type RecordingStats } from '../record/recorder.js';
 import { openStoreLazily, STORE_SPEC_FORMS } from '../store/open-store.js';
 import { hasCorrectionMemory } from '../store/corrections.js';
 import type { Store } from '../store/types.js';
@@ -188,14 +188,21 @@ export interface Runtime {
     snapshot(): Record<string, BreakerSnapshot>;
     restore(snapshot: Record<string, BreakerSnapshot>): void;
   };
+  /**
+   * Where this runtime's records are: `offered` = `stored` + `spooled` + `inMemory` + `dropped` +
+   * `rejected` (see `RecordingStats`). Undefined when records go to no store of the runtime's (no
+   * `store`, or a `recorder` of the caller's).
+   */
+  stats(): RecordingStats | undefined;
   /** Writes everything recorded so far. */
   flush(): Promise<void>;
   /**
    * Flushes and releases the recorder. Safe to call twice. A runtime that batches into a store and
    * is still open when the process runs out of work (`beforeExit`) is closed then. `process.exit()`
    * skips that, but the recorder then appends what it holds to its spool, replayed by the next
-   * process (record/spool-at-exit.ts); a signal that kills the process gives no chance at all, so
-   * call this (or use `recording: { mode: 'durable' }`).
+   * process (record/spool-at-exit.ts); a signal that kills the process loses what was only in
+   * memory (at most `recording.maxQueue` records, at most `maxUnsavedMs` old), so call this (or use
+   * `recording: { mode: 'durable' }`).
    */
   close(): Promise<void>;
 }
@@ -334,8 +341,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       process.emitWarning(`faultline: ${where} threw: ${error instanceof Error ? error.message : String(error)}`);
     });
   const reportStoreError = options.recording?.onError ?? storeErrorReporter(options.onListenerError);
-  const recorder: RecordSink | undefined =
-    options.recorder ?? (store === undefined ? undefined : createRecorder({ ...options.recording, store, onError: reportStoreError }));
+  const ownRecorder: Recorder | undefined =
+    options.recorder !== undefined || store === undefined ? undefined : createRecorder({ ...options.recording, store, onError: reportStoreError });
+  const recorder: RecordSink | undefined = options.recorder ?? ownRecorder;
   const onRecord = options.onRecord;
   const faults = options.faults;
 
@@ -1037,6 +1045,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         for (const [name, state] of Object.entries(snapshot)) registry.get(name)?.breaker.restore(state);
       },
     },
+    stats: () => ownRecorder?.recording(),
     async flush() {
       await recorder?.flush?.();
       await corrections?.flush();

@@ -11,11 +11,12 @@ import type { Store, StoreKind } from './types.js';
  * `declared`: what the store to be opened will declare (`maxInsertsInFlight`, `batchEncoding`),
  * for a caller that knows it before the open: the recorder reads them once, when it is created.
  * An encoded batch goes to the opened store's `insertEncoded`, or is decoded for its `insert`.
+ * `poll`, when given, is the `Store.poll` of the store being opened, its open included.
  */
 export function lazyStore(
   kind: StoreKind,
   open: () => Promise<Store>,
-  declared: Pick<Store, 'maxInsertsInFlight' | 'batchEncoding'> = {},
+  declared: Pick<Store, 'maxInsertsInFlight' | 'batchEncoding' | 'poll'> = {},
 ): Store & { opened(): Promise<Store> } {
   let opening: Promise<Store> | undefined;
   let closed = false;
@@ -32,6 +33,7 @@ export function lazyStore(
     kind,
     opened,
     ...(declared.maxInsertsInFlight !== undefined ? { maxInsertsInFlight: declared.maxInsertsInFlight } : {}),
+    ...(declared.poll !== undefined ? { poll: declared.poll } : {}),
     ...(encoding !== undefined
       ? {
           batchEncoding: encoding,

@@ -7,7 +7,7 @@ import { maskUrlPassword } from '../mask-url-password.js';
 import { createMemoryStore } from './memory/memory-store.js';
 import { createSqliteStore } from './sqlite/sqlite-store.js';
 import { lazyStore, storeKindOf } from './lazy-store.js';
-import { createSqliteWorkerStore, SQLITE_WRITER_IN_FLIGHT, sqliteBatchEncoding, sqliteWorkerAvailable } from './sqlite/sqlite-worker-store.js';
+import { SQLITE_WRITER_IN_FLIGHT, sqliteBatchEncoding, sqliteWorkerAvailable, startSqliteWorkerStore } from './sqlite/sqlite-worker-store.js';
 import type { Store } from './types.js';
 
 /** Where the SQLite store lives when no spec is given, relative to the working directory. */
@@ -38,6 +38,8 @@ export interface OpenStoreOptions {
   sqliteWriter?: 'worker' | 'thread';
   /** The writer thread's entry (tests substitute a loader). Default: the compiled entry. */
   sqliteWorkerUrl?: URL;
+  /** @internal Given the writer thread's `poll` as soon as it starts, before the store is open (see `openStoreLazily`). */
+  onWorkerStart?: (poll: () => void) => void;
   /**
    * PostgreSQL only: the longest a statement may take before it fails like an outage (see
    * `PostgresStoreOptions.statementTimeoutMs`), for readers that must not hang. Default: no bound.
@@ -171,7 +173,9 @@ export async function openStore(spec: string | Store | undefined, options: OpenS
   const sqlite = (path: string): Store | Promise<Store> => {
     const absolute = path === ':memory:' || isAbsolute(path) ? path : resolve(cwd, path);
     if (absolute !== ':memory:' && writesInWorker(options)) {
-      return createSqliteWorkerStore({ path: absolute, ...(options.sqliteWorkerUrl !== undefined ? { workerUrl: options.sqliteWorkerUrl } : {}) });
+      const started = startSqliteWorkerStore({ path: absolute, ...(options.sqliteWorkerUrl !== undefined ? { workerUrl: options.sqliteWorkerUrl } : {}) });
+      options.onWorkerStart?.(started.poll);
+      return started.opened;
     }
     return createSqliteStore({ path: absolute, ...(options.readonly === undefined ? {} : { readonly: options.readonly }) });
   };
@@ -191,7 +195,12 @@ export async function openStore(spec: string | Store | undefined, options: OpenS
  * reads `maxInsertsInFlight` and `batchEncoding` once, when it is created, before the open.
  */
 export function openStoreLazily(spec: string, options: OpenStoreOptions = {}): Store & { opened(): Promise<Store> } {
-  const declared =
-    sqliteWriterOf(spec, options) === 'worker' ? { maxInsertsInFlight: SQLITE_WRITER_IN_FLIGHT, batchEncoding: sqliteBatchEncoding } : {};
-  return lazyStore(storeKindOf(spec), () => openStore(spec, options), declared);
+  if (sqliteWriterOf(spec, options) !== 'worker') return lazyStore(storeKindOf(spec), () => openStore(spec, options));
+  // The writer thread's replies, its ready message included, can be taken without the event loop.
+  let poll: (() => void) | undefined;
+  return lazyStore('sqlite', () => openStore(spec, { ...options, onWorkerStart: (p) => (poll = p) }), {
+    maxInsertsInFlight: SQLITE_WRITER_IN_FLIGHT,
+    batchEncoding: sqliteBatchEncoding,
+    poll: () => poll?.(),
+  });
 }

@@ -219,6 +219,13 @@ export interface Store extends Partial<TrajectoryStore>, Partial<CorrectionMemor
   readonly batchEncoding?: BatchEncoding;
   /** `insert` of a batch encoded by {@link batchEncoding}; idempotent like `insert`. */
   insertEncoded?(batch: Uint8Array): Promise<void>;
+  /**
+   * Optional, for a store whose writes finish elsewhere (the SQLite writer thread): takes the
+   * answers that have arrived, synchronously, so the promises of finished writes settle in the
+   * next microtasks. The recorder calls it from its enqueue path, so that a caller that never
+   * yields to the event loop (tools answering in microtasks) still sees writes complete.
+   */
+  poll?(): void;
   get(executionId: string): Promise<ToolExecutionRecord | null>;
   query(query: RecordQuery): Promise<ToolExecutionRecord[]>;
   count(query?: Omit<RecordQuery, 'afterId' | 'limit' | 'order'>): Promise<number>;

@@ -581,6 +581,9 @@ describePg('postgres store', () => {
         flushIntervalMs: 20,
         retry: { initialDelayMs: 50, maxDelayMs: 200 },
         insertTimeoutMs,
+        // What ends the inserts here is the bound under test, not the recorder's copy of writes
+        // older than maxUnsavedMs (which would spool them first).
+        maxUnsavedMs: 600_000,
         onError: (error) => errors.push(error),
       });
     }

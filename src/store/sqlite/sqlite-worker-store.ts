@@ -13,7 +13,7 @@
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { ConfigError, FaultlineError } from '../../errors.js';
 import type { ToolExecutionRecord } from '../../record/types.js';
 import type { Trajectory } from '../../trajectory/types.js';
@@ -60,6 +60,11 @@ export interface SqliteWorkerStoreOptions {
 export interface WorkerInit {
   path: string;
   busyTimeoutMs?: number;
+  /**
+   * Where the worker posts its replies: a port of its own, which the caller can read
+   * synchronously ({@link WriterThread.poll}) when its event loop does not turn.
+   */
+  replies?: MessagePort;
 }
 
 /** @internal An error as it crosses the thread boundary. */
@@ -115,20 +120,29 @@ interface Pending {
   reject: (error: Error) => void;
 }
 
-/** One started worker, its pending requests, and how it ended. */
+/**
+ * One started worker, its pending requests, and how it ended. Replies come on a port of their own,
+ * read by its 'message' listener when the event loop turns and by {@link WriterThread.poll} when
+ * the caller asks: both take them from the same queue, in order.
+ */
 class WriterThread {
   readonly #worker: Worker;
+  readonly #replies: MessagePort;
+  #repliesOpen = true;
   readonly #pending = new Map<number, Pending>();
   #nextId = 1;
   #exited: Error | undefined;
   readonly ready: Promise<void>;
+  #onReply: (reply: WorkerReply) => void = () => undefined;
 
   constructor(url: URL, init: WorkerInit, onExit: (thread: WriterThread) => void) {
-    const worker = new Worker(url, { workerData: init });
+    const channel = new MessageChannel();
+    const worker = new Worker(url, { workerData: { ...init, replies: channel.port2 }, transferList: [channel.port2] });
     this.#worker = worker;
+    this.#replies = channel.port1;
     this.ready = new Promise<void>((resolve, reject) => {
       let started = false;
-      worker.on('message', (reply: WorkerReply) => {
+      this.#onReply = (reply: WorkerReply) => {
         if (reply.type === 'ready') {
           started = true;
           this.#idle();
@@ -144,14 +158,22 @@ class WriterThread {
           if (reply.ok) pending.resolve(reply.value);
           else pending.reject(fromWorkerError(reply.error));
         }
-      });
+      };
+      this.#replies.on('message', (reply: WorkerReply) => this.#onReply(reply));
+      // A worker that answers on its parent port instead (the protocol allows it) is heard too.
+      worker.on('message', (reply: WorkerReply) => this.#onReply(reply));
       worker.on('error', (error: Error) => {
+        // Replies the worker posted before it failed are answers all the same (they travel apart from this event).
+        this.poll();
         this.#exited ??= new FaultlineError(`SQLite writer worker failed: ${firstLine(error.message)}`, { cause: error });
         if (!started) {
           reject(new ConfigError(`cannot start the SQLite writer worker: ${firstLine(error.message)}`, 'store', { cause: error }));
         }
       });
       worker.on('exit', (code) => {
+        this.poll();
+        this.#repliesOpen = false;
+        this.#replies.close();
         this.#exited ??= new FaultlineError(`SQLite writer worker exited (code ${code})`);
         if (!started) reject(new ConfigError(`cannot start the SQLite writer worker: it exited (code ${code})`, 'store'));
         const pending = [...this.#pending.values()];
@@ -166,6 +188,14 @@ class WriterThread {
     return this.#exited === undefined;
   }
 
+  /** Takes the replies that have arrived, now: their requests settle in the next microtasks. */
+  poll(): void {
+    if (!this.#repliesOpen) return;
+    for (let next = receiveMessageOnPort(this.#replies); next !== undefined; next = receiveMessageOnPort(this.#replies)) {
+      this.#onReply(next.message as WorkerReply);
+    }
+  }
+
   request(op: string, args: unknown[] | undefined, batch?: Uint8Array): Promise<unknown> {
     if (this.#exited !== undefined) return Promise.reject(this.#exited);
     const id = this.#nextId++;
@@ -173,7 +203,10 @@ class WriterThread {
     return new Promise<unknown>((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
       // Keep the process alive only while work is in flight.
-      if (this.#pending.size === 1) this.#worker.ref();
+      if (this.#pending.size === 1) {
+        this.#worker.ref();
+        this.#replies.ref();
+      }
       try {
         this.#worker.postMessage(message);
       } catch (error) {
@@ -197,7 +230,9 @@ class WriterThread {
   }
 
   #idle(): void {
-    if (this.#pending.size === 0) this.#worker.unref();
+    if (this.#pending.size > 0) return;
+    this.#worker.unref();
+    this.#replies.unref();
   }
 }
 
@@ -218,7 +253,19 @@ export function sqliteWorkerAvailable(): boolean {
  * @example
  * const store = await createSqliteWorkerStore({ path: '.faultline/faultline.db' });
  */
-export async function createSqliteWorkerStore(options: SqliteWorkerStoreOptions): Promise<Store & TrajectoryStore & CorrectionMemoryStore> {
+export function createSqliteWorkerStore(options: SqliteWorkerStoreOptions): Promise<Store & TrajectoryStore & CorrectionMemoryStore> {
+  return startSqliteWorkerStore(options).opened;
+}
+
+/**
+ * {@link createSqliteWorkerStore}, also giving the store's `poll` at once, before it is open: the
+ * open completes on a message from the worker, which a caller whose event loop does not turn (the
+ * runtime's recorder under an agent that never yields) takes by polling.
+ */
+export function startSqliteWorkerStore(options: SqliteWorkerStoreOptions): {
+  poll(): void;
+  opened: Promise<Store & TrajectoryStore & CorrectionMemoryStore>;
+} {
   const memory = options.path === ':memory:' || options.path === '';
   const readsInWorker = memory || options.reads === 'worker';
   const init: WorkerInit = {
@@ -227,21 +274,24 @@ export async function createSqliteWorkerStore(options: SqliteWorkerStoreOptions)
   };
   const url = options.workerUrl ?? WORKER_ENTRY;
   const store = new SqliteWorkerStore(url, init, options.encoding ?? 'rows');
-  // The worker creates and migrates the file; only then can a read-only connection open it.
-  await store.start();
-  if (!readsInWorker) {
-    try {
-      store.reader = createSqliteStore({
-        path: options.path,
-        readonly: true,
-        ...(options.busyTimeoutMs !== undefined ? { busyTimeoutMs: options.busyTimeoutMs } : {}),
-      });
-    } catch (error) {
-      await store.close();
-      throw error;
+  const opened = (async () => {
+    // The worker creates and migrates the file; only then can a read-only connection open it.
+    await store.start();
+    if (!readsInWorker) {
+      try {
+        store.reader = createSqliteStore({
+          path: options.path,
+          readonly: true,
+          ...(options.busyTimeoutMs !== undefined ? { busyTimeoutMs: options.busyTimeoutMs } : {}),
+        });
+      } catch (error) {
+        await store.close();
+        throw error;
+      }
     }
-  }
-  return store;
+    return store;
+  })();
+  return { poll: () => store.poll(), opened };
 }
 
 class SqliteWorkerStore implements Store, TrajectoryStore, CorrectionMemoryStore {
@@ -257,6 +307,8 @@ class SqliteWorkerStore implements Store, TrajectoryStore, CorrectionMemoryStore
   readonly maxInsertsInFlight = SQLITE_WRITER_IN_FLIGHT;
   #thread: WriterThread | undefined;
   #starting: Promise<WriterThread> | undefined;
+  /** The thread `#starting` waits for, so that `poll` can take its ready message. */
+  #startingThread: WriterThread | undefined;
   #closing: Promise<void> | undefined;
   /** Read-only connection in this thread; undefined means reads go to the worker. */
   reader: (Store & TrajectoryStore) | undefined;
@@ -280,16 +332,25 @@ class SqliteWorkerStore implements Store, TrajectoryStore, CorrectionMemoryStore
     this.#starting ??= (async () => {
       const thread = new WriterThread(this.#url, this.#init, (t) => {
         if (this.#thread === t) this.#thread = undefined;
+        if (this.#startingThread === t) this.#startingThread = undefined;
       });
+      this.#startingThread = thread;
       try {
         await thread.ready;
       } finally {
         this.#starting = undefined;
+        this.#startingThread = undefined;
       }
       this.#thread = thread;
       return thread;
     })();
     return this.#starting;
+  }
+
+  /** Takes the worker's replies that have arrived (see {@link Store.poll}); a thread still starting included. */
+  poll(): void {
+    this.#thread?.poll();
+    this.#startingThread?.poll();
   }
 
   async #call<T>(op: string, args: unknown[]): Promise<T> {

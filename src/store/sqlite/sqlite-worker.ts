@@ -2,8 +2,9 @@
  * The worker entry of {@link createSqliteWorkerStore}: owns its own better-sqlite3 connection and
  * runs the real `createSqliteStore` on it, so SQLite transactions run off the caller's event loop.
  *
- * Protocol (one parent port, processed strictly in order, so `close` comes after every earlier
- * transaction): on start, open the store and post `{ type: 'ready' }` or
+ * Protocol (requests on the parent port, processed strictly in order, so `close` comes after every
+ * earlier transaction; replies on `workerData.replies` when given, else the parent port): on
+ * start, open the store and post `{ type: 'ready' }` or
  * `{ type: 'open-error', error }`; then for each `{ id, op, args }` (`op: 'insertRows'` with rows
  * encoded by `encodeRecordRows`, or `{ id, op: 'insertRows', batch }` with the rows in one buffer,
  * `row-batch.ts`) post
@@ -51,10 +52,12 @@ const OPS = new Set<string>([
   'listCorrections',
 ]);
 
-const port = parentPort;
-if (port === null) throw new Error('sqlite-worker.js must run in a worker thread');
+const requestPort = parentPort;
+if (requestPort === null) throw new Error('sqlite-worker.js must run in a worker thread');
 
 const init = workerData as WorkerInit;
+// Replies go on their own port when the caller sent one (it reads them synchronously when its event loop does not turn).
+const port = init.replies ?? requestPort;
 let store: SqliteRowStore | undefined;
 try {
   store = createSqliteRowStore({
@@ -76,11 +79,11 @@ const MAX_GROUP_ROWS = 4096;
 if (store !== undefined) {
   const open = store;
   let work = Promise.resolve();
-  port.on('message', (first: WorkerRequest) => {
+  requestPort.on('message', (first: WorkerRequest) => {
     // Everything already waiting is taken now, so that insert batches which queued up while the
     // previous transaction ran can share one; requests are still applied in the order posted.
     const requests = [first];
-    for (let next = receiveMessageOnPort(port); next !== undefined; next = receiveMessageOnPort(port)) {
+    for (let next = receiveMessageOnPort(requestPort); next !== undefined; next = receiveMessageOnPort(requestPort)) {
       requests.push(next.message as WorkerRequest);
     }
     work = work.then(() => run(open, requests));
@@ -100,13 +103,14 @@ async function run(s: SqliteRowStore, requests: readonly WorkerRequest[]): Promi
         group.push(requests[i]!);
         rows += rowCountOf(requests[i]!);
       }
-      for (const reply of await insertGroup(s, group)) port!.postMessage(reply);
+      for (const reply of await insertGroup(s, group)) port.postMessage(reply);
       continue;
     }
     i++;
-    port!.postMessage(await handle(s, request));
+    port.postMessage(await handle(s, request));
     if (request.op === 'close') {
-      port!.close();
+      if (port !== requestPort) port.close();
+      requestPort!.close();
       return;
     }
   }
