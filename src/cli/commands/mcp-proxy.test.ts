@@ -17,7 +17,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ListRootsRequestSchema, McpError, ToolListChangedNotificationSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVERYTHING_SERVER, FILESYSTEM_SERVER, INSPECTOR_CLI, MEMORY_SERVER, readRecords, tempDir, writeDyingServer } from '../../faults/mcp-proxy/mcp-proxy.test-helpers.js';
-import { runCapture } from '../run-cli.test-helpers.js';
+import { runCapture, startCli, waitFor } from '../run-cli.test-helpers.js';
 import { compileCli } from './compiled-cli.test-helpers.js';
 import { YAML_ALIAS_BOMB } from '../../yaml-alias-bomb.test-helpers.js';
 
@@ -144,6 +144,28 @@ describe('faultline mcp-proxy: bad usage and bad input print one line and exit 2
     expect([byDefault.code, given.code]).toEqual([2, 2]);
     expect(await readdir(cwd)).toEqual([]);
   });
+});
+
+describe('faultline mcp-proxy --json', () => {
+  it('prints where the records went as one JSON line on stderr at exit', async () => {
+    const db = join(dir.path, 'json-exit.db');
+    const cli = startCli(['mcp-proxy', '--plan', planPath, '--db', db, '--port', '0', '--json', '--', process.execPath, EVERYTHING_SERVER, 'stdio'], dir.path);
+    const url = await waitFor(() => /serving .* at (http:\/\/\S+)/.exec(cli.captured.stderr())?.[1], 'the proxy to listen', 60_000);
+    const client = new Client({ name: 'json-exit', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    await client.callTool({ name: 'echo', arguments: { message: 'one' } });
+    await client.callTool({ name: 'get-sum', arguments: { a: 1, b: 2 } }).catch(() => undefined);
+    await client.close();
+    cli.stop();
+    expect(await cli.exit).toBe(0);
+    const last = cli.captured.stderr().trim().split('\n').at(-1)!;
+    expect(JSON.parse(last)).toEqual({
+      stopped: true,
+      calls: 2,
+      recording: { offered: 2, stored: 2, spooled: 0, inMemory: 0, dropped: 0, rejected: 0, recovered: 0, storeHealthy: true },
+    });
+    expect((await readRecords(db)).map((r) => r.tool_name)).toEqual(['echo', 'get-sum']);
+  }, 120_000);
 });
 
 describe('faultline mcp-proxy as a process', () => {

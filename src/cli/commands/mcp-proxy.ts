@@ -39,6 +39,7 @@ interface McpProxyOptions {
   restart?: boolean;
   maxRestarts?: string;
   allowHost: string[];
+  json?: boolean;
 }
 
 /** The io of a command that serves MCP on stdio: stdin is only read here, so it is optional in CliIo. */
@@ -132,6 +133,7 @@ export function mcpProxyCommand(ctx: CliContext): Command {
     .option('--upstream-timeout-ms <ms>', 'how long an upstream request may go without an answer or progress', '300000')
     .option('--restart', 'start the server command again when it exits (backoff from 0.5 s, doubling, at most 30 s)')
     .option('--max-restarts <n>', `with --restart: start attempts per outage before the server is left down (default ${DEFAULT_MAX_RESTARTS}); a server that came back and answered gets them all again`)
+    .option('--json', 'at exit, print where the records went as one JSON line on stderr (stdout may be the MCP stream)')
     .addHelpText(
       'after',
       '\nThe proxy mirrors the upstream server (name, version, capabilities, tools and their annotations) and declares to it\n' +
@@ -223,7 +225,8 @@ export function mcpProxyCommand(ctx: CliContext): Command {
         await proxy.close();
       }
       const stats = proxy.stats();
-      log(`stopped after ${stats.calls} tool call(s); records in ${opts.db ?? DEFAULT_SQLITE_PATH}`);
+      if (opts.json === true) io.stderr.write(`${JSON.stringify({ stopped: true, calls: stats.calls, recording: stats.recording })}\n`);
+      else log(`stopped after ${stats.calls} tool call(s); records in ${opts.db ?? DEFAULT_SQLITE_PATH}`);
       // The session lost its server: worth a non-zero exit for scripts, although the proxy carried on.
       if (stats.upstreamLost !== null) ctx.exitCode = 1;
     });

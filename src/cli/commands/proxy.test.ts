@@ -103,6 +103,24 @@ describe('faultline proxy', () => {
     expect(s.captured.stderr()).toBe('');
   });
 
+  it('with --json, prints where the records went as one JSON line at exit', async () => {
+    const db = join(dir, 'json-exit.db');
+    const s = await serve(['--json', '--db', db]);
+    const info = JSON.parse(s.line) as { url: string };
+    for (let i = 0; i < 3; i++) expect((await fetch(`${info.url}/tools/get_order`, { method: 'POST', body: '{"order_id":"ORD-10001"}' })).status).toBe(200);
+    expect(await s.stop()).toBe(0);
+    const lines = s.captured.stdout().split('\n').filter((line) => line !== '');
+    expect(lines).toHaveLength(2);
+    expect(JSON.parse(lines[1]!)).toEqual({
+      stopped: true,
+      requests: 3,
+      injected: 0,
+      recorded: 3,
+      recording: { offered: 3, stored: 3, spooled: 0, inMemory: 0, dropped: 0, rejected: 0, recovered: 0, storeHealthy: true },
+    });
+    expect(s.captured.stderr()).toBe('');
+  });
+
   it('reads --routes and serves the admin API on --admin-port', async () => {
     const routes = writeFile('routes.yaml', 'routes:\n  - { match: "GET /v1/weather", tool: get_weather }\n');
     const plan = writeFile('routes-plan.yaml', 'version: 1\nrules:\n  - { tool: get_weather, fault: http_status, params: { status: 503 } }\n');

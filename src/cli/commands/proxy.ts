@@ -76,7 +76,7 @@ export function proxyCommand(ctx: CliContext): Command {
     .option('--admin-host <host>', 'also serve the admin API to non-loopback clients: the address they reach it on (0.0.0.0 for any)')
     .option('--allow-host <name>', 'a Host name besides 127.0.0.1/localhost that requests may carry while bound to loopback (repeatable)', collectAllowedHost, [])
     .option('--hold-cap-ms <ms>', 'how long a timeout fault without its own delay holds a request before answering 504', '30000')
-    .option('--json', 'print the endpoints as one JSON line once listening')
+    .option('--json', 'print the endpoints as one JSON line once listening, and where the records went as another at exit')
     .addHelpText(
       'after',
       '\nRequests are named as tools by --routes, then POST /tools/<name> -> <name>, else "METHOD /path" with ids as :id.\n' +
@@ -160,6 +160,10 @@ export function proxyCommand(ctx: CliContext): Command {
         await store.close();
       }
       const s = proxy.stats();
-      if (opts.json !== true) writeLine(io.stderr, `faultline proxy: stopped after ${s.requests} request${s.requests === 1 ? '' : 's'} (${s.injected} with faults, ${s.recorded} recorded)`);
+      if (opts.json === true) {
+        writeLine(io.stdout, JSON.stringify({ stopped: true, requests: s.requests, injected: s.injected, recorded: s.recorded, recording: s.recording }));
+      } else {
+        writeLine(io.stderr, `faultline proxy: stopped after ${s.requests} request${s.requests === 1 ? '' : 's'} (${s.injected} with faults, ${s.recorded} recorded)`);
+      }
     });
 }

@@ -22,7 +22,7 @@ import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { finished } from 'node:stream/promises';
 import { ConfigError } from '../../errors.js';
-import { createRecorder, type RecorderOptions } from '../../record/recorder.js';
+import { createRecorder, type RecorderOptions, type RecordingStats } from '../../record/recorder.js';
 import { createRedactor, type RedactOptions } from '../../record/redact.js';
 import { DEFAULT_MAX_OUTPUT_CHARS, truncateText } from '../../record/truncate.js';
 import type { ToolExecutionRecord } from '../../record/types.js';
@@ -134,6 +134,8 @@ export interface HttpFaultProxyStats {
   fastPath: number;
   /** Requests refused for a Host name the proxy does not answer to (not proxied, not recorded). */
   refusedHosts: number;
+  /** Where the records are (stored, spooled, in memory, dropped), when the proxy owns its recorder (`store`); else null. */
+  recording: RecordingStats | null;
 }
 
 export interface HttpFaultProxy {
@@ -435,7 +437,7 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
   let closingProxy = false;
   /** Requests in flight, marked gone when the proxy closes. */
   const inFlight = new Set<Live>();
-  const counters: HttpFaultProxyStats = { requests: 0, injected: 0, inFlight: 0, recorded: 0, fastPath: 0, refusedHosts: 0 };
+  const counters: Omit<HttpFaultProxyStats, 'recording'> = { requests: 0, injected: 0, inFlight: 0, recorded: 0, fastPath: 0, refusedHosts: 0 };
   const allowedHosts = hostAllowlist(host, options.allowedHosts);
   const adminAllowedHosts = hostAllowlist(options.adminHost ?? '127.0.0.1', options.allowedHosts);
   /** Requests not yet recorded; close() waits for them. */
@@ -1093,7 +1095,7 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
     port: address.port,
     host: address.address,
     adminUrl,
-    stats: () => ({ ...counters }),
+    stats: () => ({ ...counters, recording: ownedRecorder?.recording() ?? null }),
     close() {
       closing ??= (async () => {
         closingProxy = true;

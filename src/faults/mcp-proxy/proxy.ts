@@ -70,7 +70,7 @@ import {
   type ServerResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { ConfigError } from '../../errors.js';
-import { createRecorder, type Recorder, type RecorderOptions, type RecorderStats } from '../../record/recorder.js';
+import { createRecorder, type Recorder, type RecorderOptions, type RecorderStats, type RecordingStats } from '../../record/recorder.js';
 import { isoTime } from '../../record/iso-time.js';
 import { createRedactor, type RedactOptions } from '../../record/redact.js';
 import { DEFAULT_MAX_OUTPUT_CHARS } from '../../record/truncate.js';
@@ -164,6 +164,8 @@ export interface McpProxyStats {
   upstreams: number;
   /** The recorder's counters, when the proxy created the recorder. */
   recorder: RecorderStats | null;
+  /** Where the records are (stored, spooled, in memory, dropped), when the proxy created the recorder. */
+  recording: RecordingStats | null;
   /**
    * Null while the newest client's server is there; how and when it went away once it has (until
    * it is restarted), also after that client left.
@@ -591,6 +593,7 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
         sessions: sessions.size,
         upstreams: links.size + (spare === undefined ? 0 : 1),
         recorder: recorder?.stats() ?? null,
+        recording: recorder?.recording() ?? null,
         upstreamLost: loss === undefined ? null : { at: isoTime(loss.at), exitCode: loss.exit?.code ?? null, signal: loss.exit?.signal ?? null },
         restarts,
         upstreamPid: pid ?? null,
