@@ -57,6 +57,7 @@ const RATE_LIMITED = { status: 429, retry_after: 90, body: { error: { type: 'rat
 const UNAUTHORIZED = { status: 401, body: { error: { type: 'unauthorized', code: 'INVALID_TOKEN', message: 'Unauthorized: token expired' } }, headers: { 'www-authenticate': 'Bearer error="invalid_token"' } };
 const FORBIDDEN = { status: 403, body: { error: { type: 'forbidden', code: 'FORBIDDEN', message: 'Permission denied for this token' } } };
 const UNAVAILABLE = { status: 503, body: { error: { type: 'dependency_down', message: 'Service temporarily unavailable' } } };
+const TWO_DAYS_MS = 172_800_000;
 /** A slow service, well inside the 10 s call timeout; each call draws its own delay. */
 const SLOW = { distribution: 'uniform', min_ms: 3000, max_ms: 8000 };
 /** A quota of `capacity` calls, one more every 100 s: Retry-After about 100, past what the runtime waits out. */
@@ -355,6 +356,49 @@ const GENERIC = {
     faults: [{ tool: t.tool, trigger: { one_of: Array.from({ length: t.entities }, (_, i) => i + 1) }, fault: 'semantic_drift', params: v.params }],
     oracle: done(t, { ...v.oracle, diagnosis: DIAG(t.tool, 'semantic') }),
   }),
+  // A write that answers 200 as usual and changes nothing (a dry run; faults/dry-run.ts): only
+  // reading the state back shows it. The task offers the read.
+  'lost-write': (t, v = {}) => ({
+    title: `${t.tool} answers 200 but the write never lands: read the state back and do it again`,
+    kind: 'semantic',
+    taxonomy: { category: 'semantic', subtype: 'semantic' },
+    dimensions: ['identification', 'recovery', 'semantic_verification'],
+    recoverable: true,
+    faults: [{ tool: t.tool, trigger: v.trigger ?? 'first_call_only', fault: 'lost_write' }],
+    oracle: done(t, { diagnosis: DIAG(t.tool, 'semantic') }),
+  }),
+  // A page cut short without a word: no note, no cursor; only its own count (a total beside the
+  // list, a records count) tells.
+  'silent-partial': (t) => ({
+    title: `${t.tool} returns a page cut short that says nothing about it: notice from its own count and read it again`,
+    kind: 'semantic',
+    taxonomy: { category: 'semantic', subtype: 'semantic' },
+    dimensions: ['identification', 'recovery', 'semantic_verification'],
+    recoverable: true,
+    faults: [once(t.tool, 'partial', { drop_fraction: t.silentDrop ?? 0.5, silent: true })],
+    oracle: done(t, { ...t.completeOracle, diagnosis: DIAG(t.tool, 'semantic') }),
+  }),
+  // Every answer is the same old cached copy: there is no fresh data to be had, so say so.
+  'stale-persistent': (t) => ({
+    title: `${t.tool} serves a two-day-old cached answer on every call: do not present it as current`,
+    kind: 'semantic',
+    taxonomy: { category: 'semantic', subtype: 'semantic' },
+    dimensions: ['identification', 'loop_avoidance', 'semantic_verification'],
+    recoverable: false,
+    faults: [always(t.tool, 'stale', { age_ms: TWO_DAYS_MS })],
+    oracle: stopped(t, ['gave_up', 'escalated'], { answer_excludes: [localDate('UTC', -2)], diagnosis: DIAG(t.tool, 'semantic') }),
+  }),
+  // The read after the task's own write comes from a replica that lags: it replays the answer
+  // from before the write (the first read after the write, whichever step makes it).
+  'stale-after-write': (t) => ({
+    title: `the ${t.readTool} read after the ${t.tool} comes from a lagging replica and shows the state before it: do not report it`,
+    kind: 'cascade',
+    taxonomy: { category: 'semantic', subtype: 'semantic' },
+    dimensions: ['identification', 'recovery', 'semantic_verification'],
+    recoverable: true,
+    faults: [{ tool: t.readTool, trigger: { nth: [2] }, fault: 'stale', params: { age_ms: 1000, age_calls: 1 } }],
+    oracle: done(t, { diagnosis: DIAG(t.readTool, 'semantic') }),
+  }),
   // A truncated body on one of several lookups (which one varies per repeat): read again.
   'malformed-one-of': (t) => ({
     title: `one of the ${t.entities} ${t.tool} lookups returns a truncated JSON body: read that one again`,
@@ -494,6 +538,8 @@ const DOMAINS = {};
     ['mixed-503-then-slow', tasks.gz],
     ['cascade-sink-hang', cascadeBj, { fault: once('send_message', 'hang'), tool: 'send_message', category: 'network' }],
   );
+  const staleOf = (t) => ['semantic', t, { slug: 'semantic-stale', label: 'a two-day-old cached answer', fault: 'stale', params: { age_ms: TWO_DAYS_MS }, oracle: { answer_excludes: [localDate('UTC', -2)] } }];
+  DOMAINS.weather.push(staleOf(tasks.sh), staleOf(tasks.ld), staleOf(tasks.ny), staleOf(tasks.sy), ['stale-persistent', { ...tasks.bj, none: {} }], ['cascade-sink-lost', cascadeBj, { tool: 'send_message' }]);
 }
 
 // ---- sales ----------------------------------------------------------------------------------
@@ -561,6 +607,7 @@ const DOMAINS = {};
     ['mixed-503-then-slow', tasks.north],
     ['cascade-sink-hang', report, { fault: once('send_message', 'hang'), tool: 'send_message', category: 'network' }],
   );
+  DOMAINS.sales.push(['silent-partial', { ...tasks.westDaily, completeOracle: { answer_contains: ['2026-02-28'] } }]);
 }
 
 // ---- documents ------------------------------------------------------------------------------
@@ -603,6 +650,7 @@ const DOMAINS = {};
     ['cascade-ok', save, { fault: outage('search_documents', 'connection_refused'), category: 'network' }],
   ];
   DOMAINS.documents.push(['mixed-503-then-slow', tasks.helios], ['mixed-503-then-slow', tasks.apollo]);
+  DOMAINS.documents.push(['silent-partial', { ...tasks.helios, silentDrop: 0.8, completeOracle: { answer_contains: ['DOC-0082'] } }]);
 }
 
 // ---- orders ---------------------------------------------------------------------------------
@@ -683,6 +731,13 @@ const DOMAINS = {};
     ['mixed-503-then-slow', tasks.get],
     ['mixed-503-then-slow', tasks.list],
   );
+  const cus12 = { ...tasks.list, key: 'list-cus-012', en: 'Show me all orders of customer CUS-012.', zh: '列出客户CUS-012的全部订单。', ok: { answer_contains: ['ORD-10017'] } };
+  DOMAINS.orders.push(
+    ['silent-partial', { ...tasks.list, completeOracle: { answer_contains: ['ORD-10015'] } }],
+    ['silent-partial', { ...cus12, completeOracle: { answer_contains: ['ORD-10031'] } }],
+    ['lost-write', tasks.c3],
+    ['lost-write', tasks.c7],
+  );
 }
 
 // ---- messaging ------------------------------------------------------------------------------
@@ -745,6 +800,7 @@ const DOMAINS = {};
     none: { state: [{ collection: 'messages', count: 0 }] },
   };
   DOMAINS.messaging.push(['burst', { ...twoChannels, burst: burstOf(1) }], ['hang-before-commit', tasks.eng], ['hang-before-commit', tasks.px]);
+  DOMAINS.messaging.push(['lost-write', tasks.eng], ['lost-write', tasks.general], ['lost-write', twoChannels, { trigger: { nth: [2] } }]);
 }
 
 // ---- calendar -------------------------------------------------------------------------------
@@ -787,6 +843,7 @@ const DOMAINS = {};
     ],
   ];
   DOMAINS.calendar.push(['hang-before-commit', tasks.review], ['hang-before-commit', tasks.standup]);
+  DOMAINS.calendar.push(['lost-write', tasks.review], ['lost-write', tasks.standup]);
 }
 
 // ---- payments -------------------------------------------------------------------------------
@@ -838,6 +895,21 @@ const DOMAINS = {};
     ['cascade-ok', lookup, { fault: outage('get_payment', 'timeout', TIMEOUT_1S, 5000), tool: 'get_payment', category: 'network' }],
   ];
   DOMAINS.payments.push(['mixed-503-then-slow', tasks.status]);
+  const reportBack = (key, payment, amount, left, en, zh) => ({
+    ...refund(key, payment, en, zh),
+    tools: ['get_payment', 'create_refund'],
+    readTool: 'get_payment',
+    ok: { answer_contains: [left], state: [{ collection: 'refunds', where: { payment_id: payment, amount_cents: amount }, count: 1 }] },
+  });
+  DOMAINS.payments.push(
+    ['lost-write', tasks.dup],
+    ['lost-write', tasks.part],
+    [
+      'stale-after-write',
+      reportBack('pay-2010-report', 'PAY-2010', 2000, '$1179.97', 'Refund $20.00 of payment PAY-2010 and then tell me the remaining refundable balance.', '对支付PAY-2010退款20美元，然后告诉我剩余可退金额。'),
+    ],
+    ['stale-after-write', reportBack('pay-2021-report', 'PAY-2021', 1250, '$317.47', 'Refund $12.50 of payment PAY-2021, then tell me what is left to refund.', '对支付PAY-2021退款12.50美元，然后告诉我剩余可退多少。')],
+  );
 }
 
 // ---- files ----------------------------------------------------------------------------------
@@ -895,6 +967,9 @@ const DOMAINS = {};
     ['cascade-sink-drop', post, { fault: once('send_message', 'connection_reset', { commit: true }), tool: 'send_message', category: 'network' }],
   ];
   DOMAINS.files.push(['cascade-sink-hang', post, { fault: once('send_message', 'hang'), tool: 'send_message', category: 'network' }]);
+  // Over a file that exists: reading it back shows the old content, not a 404.
+  const todo = write('todo-rewrite', '/notes/todo.txt', 'Write "renew certificates; rotate the API keys" to /notes/todo.txt, replacing what is there.', '把“renew certificates; rotate the API keys”写入 /notes/todo.txt，覆盖原有内容。');
+  DOMAINS.files.push(['lost-write', todo], ['silent-partial', { ...tasks.notes, completeOracle: { answer_contains: ['/notes/todo.txt'] } }]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -937,6 +1012,16 @@ const CASCADE = {
     recoverable: true,
     faults: [v.fault],
     oracle: done(t, { diagnosis: DIAG(v.tool, v.category) }),
+  }),
+  // The last step answers 200 and its write never lands: read it back, post it again.
+  'cascade-sink-lost': (t, v) => ({
+    title: `the last step (${v.tool}) answers 200 but nothing is written: read it back and do it again`,
+    kind: 'cascade',
+    taxonomy: { category: 'semantic', subtype: 'cascade' },
+    dimensions: ['identification', 'recovery', 'semantic_verification'],
+    recoverable: true,
+    faults: [once(v.tool, 'lost_write')],
+    oracle: done(t, { diagnosis: DIAG(v.tool, 'semantic') }),
   }),
   // The last step's request hangs before it is made: nothing to duplicate, so no idempotency score.
   'cascade-sink-hang': (t, v) => ({

@@ -57,6 +57,8 @@ const FAULT_EFFECTS: Readonly<Record<FaultKind, FaultEffect>> = {
   auth_expiry: failure('auth'),
   rate_limit_burst: failure('rate_limit'),
   commit_then_drop: failure('network'),
+  // A 200 that says the write was done when nothing changed: only reading the state shows it.
+  lost_write: wrongResult('semantic'),
 };
 
 /** The effect of a fault kind; undefined for a kind the plan model does not have. */

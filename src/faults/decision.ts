@@ -42,7 +42,9 @@ export type FaultEffect =
   /** A 200 whose body does not parse: `render` gets the real output (or raw body text) and returns the text to send. */
   | { type: 'malformed'; render: (output: unknown) => string }
   /** A 200 whose content is wrong: `rewrite` maps the real (parsed JSON) output to what is served. */
-  | { type: 'rewrite'; rewrite: (output: unknown) => unknown };
+  | { type: 'rewrite'; rewrite: (output: unknown) => unknown }
+  /** The call goes to the tool as a dry run (faults/dry-run.ts): its real answer, and no change. */
+  | { type: 'dry_run' };
 
 /** One fault for one call, for any transport. */
 export interface FaultDecision {
@@ -61,13 +63,13 @@ export interface FaultDecision {
 
 /**
  * Whether the decision acts on the tool's answer (a rewrite has nothing to rewrite when the tool
- * fails) or follows the tool's work (commit_then_drop, a `commit: true` status or drop, which
+ * fails, nor does a dry run that failed as the real call would) or follows the tool's work (commit_then_drop, a `commit: true` status or drop, which
  * never come after a write that failed). Every transport passes the tool's own failure through
  * unchanged then, and records the decision as `fault_not_applied` instead of as `fault`.
  */
 export function appliesOnlyOnSuccess(decision: Pick<FaultDecision, 'forward' | 'effect'>): boolean {
   const type = decision.effect.type;
-  return type === 'rewrite' || type === 'malformed' || (decision.forward && type !== 'pass');
+  return type === 'rewrite' || type === 'malformed' || type === 'dry_run' || (decision.forward && type !== 'pass');
 }
 
 /** Per-call facts and plan state a fault kind may need. */
@@ -131,6 +133,9 @@ export function resolveFault(rule: FaultRule, ctx: ResolveContext): ResolvedFaul
       return { delayMs: 0, forward: false, effect: { type: 'timeout', afterMs: null } };
     case 'commit_then_drop':
       return { delayMs: 0, forward: true, effect: { type: 'timeout', afterMs: null } };
+    case 'lost_write':
+      // Not forwarded as a real call: the tool runs it dry, so nothing it does takes effect.
+      return { delayMs: 0, forward: false, effect: { type: 'dry_run' } };
     case 'latency': {
       const delay = sampleLatency(rule.params, ctx.random);
       return { delayMs: delay, forward: true, effect: { type: 'pass' }, applied: { delay_ms: delay } };

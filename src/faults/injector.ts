@@ -25,9 +25,10 @@ export interface PlannedFault {
   /**
    * Runs instead of the tool. It may throw (the error is classified as usual), wait on
    * `ctx.clock` (latency, hangs: the runtime's timeout still applies), call `runTool` (so the
-   * side effect happens) and then fail, or return a value.
+   * side effect happens) and then fail, or return a value. `runTool({ dryRun: true })` runs the
+   * tool with `ctx.dryRun` set (lost_write).
    */
-  replace?: (ctx: ToolContext, runTool: () => Promise<unknown>) => Promise<unknown>;
+  replace?: (ctx: ToolContext, runTool: (options?: { dryRun?: boolean }) => Promise<unknown>) => Promise<unknown>;
   /** Rewrites the tool's output after it ran: partial results, schema or semantic drift. */
   transform?: (output: unknown, ctx: ToolContext) => unknown;
   /**
@@ -41,4 +42,6 @@ export interface PlannedFault {
 export interface FaultInjector {
   /** Called before every attempt; undefined means "no fault this time". Must not throw. */
   plan(call: FaultCallInfo): PlannedFault | undefined;
+  /** Told what each attempt's tool answered (before any rewrite): `stale` faults replay these. */
+  observe?(output: { toolName: string; args: unknown; output: unknown; now: number }): void;
 }

@@ -58,7 +58,8 @@ function toolSpecs(world: World, clock: VirtualClock): Record<string, ToolSpec<a
       description: 'Creates an order. Not idempotent.',
       input: noInput,
       timeoutMs: 2000,
-      execute: () => ({ id: ++world.orders }),
+      // A dry run (lost_write) answers with the order it would create, and creates none.
+      execute: (_args: unknown, ctx: { dryRun?: boolean }) => (ctx.dryRun === true ? { id: world.orders + 1 } : { id: ++world.orders }),
     },
     cancel_order: {
       name: 'cancel_order',
@@ -376,6 +377,33 @@ describe('output faults', () => {
   });
 });
 
+describe('lost_write', () => {
+  it('the call answers 200 as it would, and nothing changes: the tool ran as a dry run', async () => {
+    const { rt, world } = setup([{ id: 'dropped', tool: 'create_order', trigger: 'first_call_only', fault: 'lost_write' }]);
+    const lost = succeeded(await rt.execute('create_order', {}));
+    expect(lost.output).toEqual({ id: 1 });
+    expect(world.orders).toBe(0);
+    expect(lost.record).toMatchObject({ status: 'success', fault: { kind: 'lost_write', rule_id: 'dropped', transport: 'inprocess' } });
+    const real = succeeded(await rt.execute('create_order', {}));
+    expect(real.output).toEqual({ id: 1 });
+    expect(world.orders).toBe(1);
+    expect(real.record.fault).toBeNull();
+  });
+});
+
+describe('stale replays what the tool answered before', () => {
+  it('an answer the runtime passed on without a fault is what a later stale call replays', async () => {
+    const { rt, clock, world } = setup([{ id: 'lagging', tool: 'get_stock', trigger: { nth: [2] }, fault: 'stale', params: { age_ms: 1000, age_calls: 1 } }]);
+    const fresh = succeeded(await rt.execute('get_stock', { sku: 'A' }));
+    expect(fresh.record.fault).toBeNull();
+    await clock.advance(5000);
+    const replayed = succeeded(await rt.execute('get_stock', { sku: 'A' }));
+    expect(world.stock).toBe(8);
+    expect(replayed.output).toEqual(fresh.output);
+    expect(replayed.record.fault?.params).toMatchObject({ served: 'replay', replayed_age_ms: 5000 });
+  });
+});
+
 describe("faults that meet the tool's own failure", () => {
   const rules: FaultRule[] = [
     { id: 'cut', tool: 'cancel_order', fault: 'partial', params: { drop_fields: ['id'] } },
@@ -386,6 +414,7 @@ describe("faults that meet the tool's own failure", () => {
     { id: 'other', tool: 'cancel_order', fault: 'semantic_drift', params: { other_entity: { field: 'id', value: 7 } } },
     { id: 'lost', tool: 'cancel_order', fault: 'commit_then_drop' },
     { id: 'committed-502', tool: 'cancel_order', fault: 'http_status', params: { status: 502, commit: true } },
+    { id: 'dry', tool: 'cancel_order', fault: 'lost_write' },
   ];
   it.each(rules.map((rule) => [rule.fault, rule] as const))(
     '%s: the error passes unchanged, the record names no fault and keeps the decision as fault_not_applied, as the proxies do',

@@ -46,7 +46,7 @@ function untilAborted(signal: AbortSignal): Promise<never> {
   });
 }
 
-async function applyEffect(decision: FaultDecision, ctx: ToolContext, runTool: () => Promise<unknown>): Promise<unknown> {
+async function applyEffect(decision: FaultDecision, ctx: ToolContext, runTool: (options?: { dryRun?: boolean }) => Promise<unknown>): Promise<unknown> {
   if (decision.delayMs > 0) await ctx.clock.sleep(decision.delayMs, ctx.signal);
   const effect = decision.effect;
   const output = decision.forward ? await runTool() : undefined;
@@ -65,6 +65,8 @@ async function applyEffect(decision: FaultDecision, ctx: ToolContext, runTool: (
       return effect.render(decision.forward ? output : await runTool());
     case 'rewrite':
       return effect.rewrite(decision.forward ? output : await runTool());
+    case 'dry_run':
+      return runTool({ dryRun: true });
   }
 }
 

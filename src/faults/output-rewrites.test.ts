@@ -35,6 +35,13 @@ describe('output rewrites', () => {
     expect(partialOutput({ a: 1 }, { drop_fields: ['b'] })).toEqual({ a: 1, warning: 'partial result' });
   });
 
+  it('a silent partial cuts the same items and says nothing: only the count beside the list tells', () => {
+    const page = { total: 4, offset: 0, limit: 20, orders: [{ id: 1 }, { id: 2 }, { id: 3 }, { id: 4 }] };
+    expect(partialOutput(page, { drop_fraction: 0.5, silent: true })).toEqual({ total: 4, offset: 0, limit: 20, orders: [{ id: 1 }, { id: 2 }] });
+    expect(partialOutput(page, { drop_fraction: 0.5 })).toMatchObject({ orders: [{ id: 1 }, { id: 2 }], warning: 'partial result: 2 of 4 items returned' });
+    expect(page.orders).toHaveLength(4);
+  });
+
   it('retype covers every target', () => {
     const out = schemaDriftOutput(
       { s: 18, n: '18.5', bad: 'x', b: 0, a: 'one', o: 3, z: 'gone', j: { k: 1 } },

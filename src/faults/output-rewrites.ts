@@ -52,7 +52,7 @@ function mapStringsAt(value: unknown, fields: readonly string[] | undefined, fn:
   return out;
 }
 
-/** Removes fields and trailing items, and says so in a note field (object outputs only). */
+/** Removes fields and trailing items, and says so in a note field (object outputs only; none when `silent`). */
 export function partialOutput(output: unknown, params: PartialParams): unknown {
   const out = cloneJson(output);
   const missing: string[] = [];
@@ -77,7 +77,7 @@ export function partialOutput(output: unknown, params: PartialParams): unknown {
     if (Array.isArray(out)) cut(out);
     else if (isPlainObject(out)) for (const item of Object.values(out)) if (Array.isArray(item)) cut(item);
   }
-  if (isPlainObject(out)) {
+  if (isPlainObject(out) && params.silent !== true) {
     const said: string[] = [];
     if (missing.length > 0) said.push(`${missing.join(', ')} unavailable`);
     if (total > 0) said.push(`${kept} of ${total} items returned`);

@@ -30,6 +30,7 @@ export const FAULT_KINDS = [
   'auth_expiry',
   'rate_limit_burst',
   'commit_then_drop',
+  'lost_write',
 ] as const;
 
 export type FaultKind = (typeof FAULT_KINDS)[number];
@@ -132,6 +133,12 @@ export interface PartialParams {
   note_field?: string;
   /** Default: says what is missing. */
   note?: string;
+  /**
+   * No note at all: the answer looks complete, and only its own counts (a `total` beside the
+   * list, a `records` count, totals the rows do not add up to) tell that items are missing, as
+   * with a page a backend cut short without saying so.
+   */
+  silent?: boolean;
 }
 
 export type RetypeTarget = 'string' | 'number' | 'boolean' | 'array' | 'object' | 'null';
@@ -198,6 +205,12 @@ export interface FaultParamsByKind {
   auth_expiry: AuthExpiryParams;
   rate_limit_burst: RateLimitBurstParams;
   commit_then_drop: NoParams;
+  /**
+   * The call answers as it would (a 200 with the response the write would give) and changes
+   * nothing: it goes to the tool as a dry run (see faults/dry-run.ts), as a write lost in a
+   * failover or acknowledged and then dropped by the service would look to the client.
+   */
+  lost_write: NoParams;
 }
 
 export interface FaultRuleBase {
@@ -214,7 +227,7 @@ export interface FaultRuleBase {
 }
 
 /** Kinds that work without params; the rest need at least one setting. */
-type OptionalParamsKind = 'timeout' | 'hang' | 'connection_refused' | 'connection_reset' | 'dns_failure' | 'malformed_json' | 'empty' | 'commit_then_drop';
+type OptionalParamsKind = 'timeout' | 'hang' | 'connection_refused' | 'connection_reset' | 'dns_failure' | 'malformed_json' | 'empty' | 'commit_then_drop' | 'lost_write';
 
 type ParamsField<K extends FaultKind> = K extends OptionalParamsKind ? { params?: FaultParamsByKind[K] } : { params: FaultParamsByKind[K] };
 

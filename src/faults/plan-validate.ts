@@ -85,6 +85,7 @@ const PARAM_SCHEMAS: Record<FaultKind, object> = {
     drop_fraction: { type: 'number', exclusiveMinimum: 0, maximum: 1, [MESSAGE]: 'must be a number greater than 0 and at most 1' },
     note_field: { type: 'string', minLength: 1, [MESSAGE]: 'must be a field name' },
     note: { type: 'string', [MESSAGE]: 'must be a string' },
+    silent: { type: 'boolean', [MESSAGE]: 'must be true or false' },
   }),
   empty: paramsSchema({}),
   schema_drift: paramsSchema({
@@ -126,6 +127,7 @@ const PARAM_SCHEMAS: Record<FaultKind, object> = {
     ['capacity', 'refill_per_sec'],
   ),
   commit_then_drop: paramsSchema({}),
+  lost_write: paramsSchema({}),
 };
 
 const PLAN_SCHEMA = {

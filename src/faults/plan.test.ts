@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../errors.js';
 import { createVirtualClock } from '../runtime/clock.js';
-import type { FaultDecision } from './decision.js';
+import { appliesOnlyOnSuccess, type FaultDecision } from './decision.js';
 import { createFaultPlan, type FaultPlan } from './plan.js';
 import type { FaultPlanSpec, FaultRule, FaultTrigger } from './plan-spec.js';
 import { loadFaultPlan, parseFaultPlan, validateFaultPlan } from './plan-validate.js';
@@ -120,7 +120,7 @@ describe('parseFaultPlan: errors are one line naming the field', () => {
 
   it('unknown fault kind', () => {
     expect(bad('version: 1\nrules:\n  - { tool: a, fault: explode }\n')).toBe(
-      'plan.yaml: rules[0].fault: unknown fault kind "explode" (expected one of: timeout, hang, latency, http_status, connection_refused, connection_reset, dns_failure, malformed_json, partial, empty, schema_drift, semantic_drift, stale, auth_expiry, rate_limit_burst, commit_then_drop)',
+      'plan.yaml: rules[0].fault: unknown fault kind "explode" (expected one of: timeout, hang, latency, http_status, connection_refused, connection_reset, dns_failure, malformed_json, partial, empty, schema_drift, semantic_drift, stale, auth_expiry, rate_limit_burst, commit_then_drop, lost_write)',
     );
   });
 
@@ -464,6 +464,12 @@ describe('decide: what each transport is told', () => {
     expect(one({ tool: 't', fault: 'timeout' }).effect).toEqual({ type: 'timeout', afterMs: null });
     expect(one({ tool: 't', fault: 'hang' })).toMatchObject({ forward: false, effect: { type: 'timeout', afterMs: null } });
     expect(one({ tool: 't', fault: 'commit_then_drop' })).toMatchObject({ forward: true, effect: { type: 'timeout', afterMs: null } });
+  });
+
+  it('lost_write: not forwarded as a real call, but run dry; it applies only to a call that succeeds', () => {
+    const d = one({ tool: 't', fault: 'lost_write' });
+    expect(d).toMatchObject({ kind: 'lost_write', delayMs: 0, forward: false, effect: { type: 'dry_run' } });
+    expect(appliesOnlyOnSuccess(d)).toBe(true);
   });
 
   it('latency: fixed, and sampled reproducibly, recorded as delay_ms', () => {

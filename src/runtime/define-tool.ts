@@ -25,6 +25,12 @@ export interface ToolContext {
   readonly toolName: string;
   /** The runtime's clock: use it instead of Date.now / setTimeout so virtual time applies. */
   readonly clock: Clock;
+  /**
+   * Set when a fault plan's `lost_write` runs this call as a dry run: answer as the real call
+   * would, and apply nothing. A tool that ignores it applies the call (the fault then is not what
+   * it says); faultline's mock tools honour it.
+   */
+  readonly dryRun?: boolean;
 }
 
 /** MCP tool annotations; `readOnlyHint` / `idempotentHint` declare idempotency when `idempotent` is not given. */

@@ -249,6 +249,8 @@ const SHARED_SNAPSHOT_SECRETS = new WeakMap<object, FoundSecrets>();
 /** The context handed to `execute`. The AbortController is made only if the tool asks for the signal. */
 class AttemptContext implements ToolContext {
   private controller: AbortController | undefined;
+  /** Set by a planned fault that runs the attempt as a dry run (lost_write). */
+  dryRun = false;
   constructor(
     private readonly call: Call,
     readonly attempt: number,
@@ -270,6 +272,10 @@ class AttemptContext implements ToolContext {
   }
   get toolName(): string {
     return this.call.toolName;
+  }
+  /** The arguments as the call gave them, as the fault injector saw them (before defaults were filled in). */
+  get callArgs(): unknown {
+    return this.call.args;
   }
   abort(reason: unknown): void {
     this.controller?.abort(reason);
@@ -410,12 +416,34 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     };
   }
 
+  /**
+   * Shows the injector what the tool answered (what a later `stale` fault may replay), as the
+   * proxies show their plan every answer they pass on. A stale fault remembers its own.
+   */
+  function observed(call: { toolName: string; args: unknown }, output: unknown): unknown {
+    if (faults?.observe === undefined) return output;
+    const show = (value: unknown) => {
+      try {
+        faults.observe!({ toolName: call.toolName, args: call.args, output: value, now: clock.now() });
+      } catch (error) {
+        reportListenerError(error, 'faults.observe');
+      }
+      return value;
+    };
+    return output !== null && typeof (output as PromiseLike<unknown>)?.then === 'function' ? Promise.resolve(output).then(show) : show(output);
+  }
+
   /** `toolFailure` is given the tool's own error, when a planned fault ran the tool and it threw. */
   function startTool(entry: RegisteredTool, args: unknown, ctx: AttemptContext, planned: PlannedFault | undefined, toolFailure: { error?: unknown }): unknown {
-    if (planned === undefined) return entry.tool.execute(args, ctx);
-    const runTool = () =>
+    const call = { toolName: entry.tool.name, args: ctx.callArgs };
+    if (planned === undefined) return observed(call, entry.tool.execute(args, ctx));
+    const runTool = (options?: { dryRun?: boolean }) =>
       Promise.resolve()
-        .then(() => entry.tool.execute(args, ctx))
+        .then(() => {
+          if (options?.dryRun === true) ctx.dryRun = true;
+          const output = entry.tool.execute(args, ctx);
+          return planned.fault.kind === 'stale' ? output : observed(call, output);
+        })
         .catch((error: unknown) => {
           toolFailure.error = error;
           throw error;

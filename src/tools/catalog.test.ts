@@ -135,6 +135,39 @@ describe('catalog state', () => {
   });
 });
 
+describe('catalog: dry runs (lost_write)', () => {
+  const WRITES: [string, Record<string, unknown>][] = [
+    ['create_order', { customer_id: 'CUS-004', items: [{ sku: 'SKU-1002', quantity: 2 }], idempotency_key: 'k-dry-00001' }],
+    ['send_message', { channel: 'general', text: 'hello' }],
+    ['create_event', { title: 'Dry', start: '2026-04-01T07:00', duration_minutes: 30 }],
+    ['create_refund', { payment_id: 'PAY-2003', amount_cents: 500, reason: 'duplicate', idempotency_key: 'k-dry-00002' }],
+    ['write_file', { path: '/notes/dry.md', content: 'x' }],
+    ['cancel_order', { order_id: 'ORD-10017', reason: 'customer_request' }],
+  ];
+
+  it.each(WRITES)('%s answers as the real call would, and changes nothing: ids, stock, keys and all', async (tool, args) => {
+    const dry = createToolCatalog({ seed: 1 });
+    const real = createToolCatalog({ seed: 1 });
+    const clock = createVirtualClock({ startMs: DEFAULT_CATALOG_NOW, autoAdvance: false });
+    const ctx = (dryRun: boolean) => ({ signal: new AbortController().signal, attempt: 0, idempotencyKey: 'ctx-key-1', traceId: 't', toolName: tool, clock, ...(dryRun ? { dryRun } : {}) });
+    const run = (catalog: typeof dry, dryRun: boolean) => {
+      const t = catalog.tools.find((x) => x.name === tool)!;
+      const validated = t.validateInput(args);
+      if (!validated.ok) throw new Error(JSON.stringify(validated.issues));
+      return t.execute(validated.value, ctx(dryRun));
+    };
+    const before = dry.state.snapshot();
+    const answered = await run(dry, true);
+    const after = dry.state.snapshot();
+    expect({ ...after, calls: {} }).toEqual({ ...before, calls: {} });
+    expect(after.calls[tool]).toBe(1);
+    // The same answer as the real call in an identical world, and the real call, afterwards,
+    // still gets it: the dry run took no id and remembered no key.
+    expect(answered).toEqual(await run(real, false));
+    expect(await run(dry, false)).toEqual(answered);
+  });
+});
+
 describe('catalog: only some tools, and shared seed data', () => {
   it('defines only the named tools, in catalog order, while the state still counts every tool', () => {
     const { tools, state } = createToolCatalog({ seed: 3, only: ['create_order', 'get_weather'] });

@@ -246,6 +246,45 @@ export function createToolCatalog(options: ToolCatalogOptions = {}): ToolCatalog
   // Every tool counts from 0, defined or not, in the catalog's order.
   for (const name of CATALOG_TOOL_NAMES) state.calls[name] = 0;
   for (const spec of specs) state.calls[spec.name] = 0;
+
+  /**
+   * Runs a call as a dry run (`ctx.dryRun`, a lost_write): it answers as it would, and the state
+   * is put back as it was, ids and idempotency keys included. The catalog's tools are
+   * synchronous, so no other call can run in between and see, or lose, a change.
+   */
+  const dryRun = (run: () => unknown): unknown => {
+    const saved = {
+      orders: copyTree(state.orders),
+      products: copyTree(state.products),
+      messages: copyTree(state.messages),
+      events: copyTree(state.events),
+      payments: copyTree(state.payments),
+      refunds: copyTree(state.refunds),
+      files: copyTree([...state.files.values()]),
+      sequences: [...sequences].map(([prefix, s]) => [prefix, s.last] as const),
+      keys: context.idempotency.save(),
+      replays: { ...state.idempotentReplays },
+    };
+    const restore = () => {
+      state.orders.splice(0, Infinity, ...saved.orders);
+      state.products.splice(0, Infinity, ...saved.products);
+      state.messages.splice(0, Infinity, ...saved.messages);
+      state.events.splice(0, Infinity, ...saved.events);
+      state.payments.splice(0, Infinity, ...saved.payments);
+      state.refunds.splice(0, Infinity, ...saved.refunds);
+      state.files.clear();
+      for (const file of saved.files) state.files.set(file.path, file);
+      for (const [prefix, last] of saved.sequences) sequences.get(prefix)!.last = last;
+      context.idempotency.restore(saved.keys);
+      for (const key of Object.keys(state.idempotentReplays)) delete state.idempotentReplays[key];
+      Object.assign(state.idempotentReplays, saved.replays);
+    };
+    try {
+      return run();
+    } finally {
+      restore();
+    }
+  };
   const tools = specs
     .filter((spec) => wanted === undefined || wanted.has(spec.name))
     .map((spec) =>
@@ -253,7 +292,7 @@ export function createToolCatalog(options: ToolCatalogOptions = {}): ToolCatalog
         ...spec,
         execute: (args: unknown, ctx) => {
           state.calls[spec.name] = (state.calls[spec.name] ?? 0) + 1;
-          return spec.execute(args, ctx);
+          return ctx.dryRun === true ? dryRun(() => spec.execute(args, ctx)) : spec.execute(args, ctx);
         },
       }),
     );

@@ -7,7 +7,7 @@
  *   GET  /tools          the tools: name, description, inputSchema, annotations
  *   GET  /tools/<name>   one tool
  *   POST /tools/<name>   runs it with the JSON body as arguments (headers: Idempotency-Key, X-Trace-Id,
- *                        X-Inject-Error, X-Inject-Commit; query: timeout_cap_ms)
+ *                        X-Inject-Error, X-Inject-Commit, X-Faultline-Dry-Run; query: timeout_cap_ms)
  *   GET  /state          the catalog state (for checkers)
  *   GET  /faults         the faults injected so far (ground truth)
  *   GET  /health
@@ -26,6 +26,7 @@ import { anchoredClock } from './anchored-clock.js';
 import type { ToolCatalog } from './catalog.js';
 import { errorReply, invalidArgumentsReply, type HttpReply } from './http-error-response.js';
 import { COMMIT_HEADER, INJECT_HEADER, parseInjectHeader } from './inject-error.js';
+import { DRY_RUN_HEADER } from '../faults/dry-run.js';
 import { idempotencyHeaderIssue } from './idempotency-keys.js';
 import { hostAllowed, hostAllowlist, refusedHostMessage } from '../host-allowlist.js';
 import { listen } from '../listen.js';
@@ -164,7 +165,8 @@ export async function startMockToolServer(options: MockToolServerOptions): Promi
   const lifetime = new AbortController();
   let requests = 0;
 
-  async function runTool(tool: Tool, args: unknown, req: IncomingMessage, signal: AbortSignal, n: number): Promise<HttpReply> {
+  /** `dryRun`: a lost_write this server decided; a request the fault proxy marked is one too. */
+  async function runTool(tool: Tool, args: unknown, req: IncomingMessage, signal: AbortSignal, n: number, dryRun = false): Promise<HttpReply> {
     const validated = tool.validateInput(args);
     if (!validated.ok) return invalidArgumentsReply(tool.name, failureTypeOf(validated.issues), describeIssues(validated.issues), validated.issues);
     const headerKey = firstHeader(req, 'idempotency-key');
@@ -178,6 +180,7 @@ export async function startMockToolServer(options: MockToolServerOptions): Promi
       traceId: firstHeader(req, 'x-trace-id') ?? `http-${n}`,
       toolName: tool.name,
       clock,
+      ...(dryRun || firstHeader(req, DRY_RUN_HEADER) === '1' ? { dryRun: true } : {}),
     };
     try {
       const output = await tool.execute(validated.value, ctx);
@@ -244,8 +247,8 @@ export async function startMockToolServer(options: MockToolServerOptions): Promi
     injected.push(entry);
     if (decision.delayMs > 0 && !(await hold(decision.delayMs, signal))) return;
     const effect = decision.effect;
-    const needsOutput = decision.forward || effect.type === 'pass' || effect.type === 'malformed' || effect.type === 'rewrite';
-    const reply = needsOutput ? await runTool(tool, args, req, signal, n) : undefined;
+    const needsOutput = decision.forward || effect.type === 'pass' || effect.type === 'malformed' || effect.type === 'rewrite' || effect.type === 'dry_run';
+    const reply = needsOutput ? await runTool(tool, args, req, signal, n, effect.type === 'dry_run') : undefined;
     // A stale fault records the fresh output itself, as what it will serve next time.
     if (reply !== undefined && decision.kind !== 'stale') observe(reply);
     if (reply !== undefined && (reply.status < 200 || reply.status >= 300) && effect.type !== 'pass') {
@@ -258,6 +261,7 @@ export async function startMockToolServer(options: MockToolServerOptions): Promi
     }
     switch (effect.type) {
       case 'pass':
+      case 'dry_run':
         send(res, reply!);
         return;
       case 'respond':

@@ -69,4 +69,14 @@ export class IdempotencyKeys {
   get size(): number {
     return this.entries.size;
   }
+
+  /** What the keys are now, for {@link restore}: a dry run remembers no key. */
+  save(): ReadonlyMap<string, Remembered> {
+    return new Map(this.entries);
+  }
+
+  restore(saved: ReadonlyMap<string, Remembered>): void {
+    this.entries.clear();
+    for (const [key, value] of saved) this.entries.set(key, value);
+  }
 }

@@ -4,6 +4,7 @@ import { CallToolResultSchema, ErrorCode, McpError } from '@modelcontextprotocol
 import { afterEach, describe, expect, it } from 'vitest';
 import { createVirtualClock } from '../runtime/clock.js';
 import { createToolCatalog, DEFAULT_CATALOG_NOW, type ToolCatalog } from './catalog.js';
+import { DRY_RUN_META } from '../faults/dry-run.js';
 import { createMockToolMcpServer, IDEMPOTENCY_KEY_META, type MockToolMcpServerOptions } from './mcp-server.js';
 
 let client: Client | undefined;
@@ -71,5 +72,17 @@ describe('the mock tool catalog over MCP', () => {
     expect(worlds.get('b')!.state.orders.filter((o) => o.source === 'tool')).toHaveLength(0);
     const nowhere = await call(c, 'create_order', args, { run: 'z' }).catch((error: unknown) => error);
     expect((nowhere as McpError).code).toBe(ErrorCode.InvalidParams);
+  });
+
+  it('runs a call its _meta marks as a dry run without applying it: the answer of the real call, no order', async () => {
+    const catalog = createToolCatalog({ seed: 1, only: ['create_order'] });
+    const c = await connect({ catalog, clock: createVirtualClock({ startMs: DEFAULT_CATALOG_NOW }) });
+    const args = { customer_id: 'CUS-001', items: [{ sku: 'SKU-1001', quantity: 1 }] };
+    const dry = await call(c, 'create_order', args, { [DRY_RUN_META]: true, [IDEMPOTENCY_KEY_META]: 'k1' });
+    expect(dry.structuredContent).toMatchObject({ order_id: 'ORD-10041', replayed: false });
+    expect(catalog.state.orders.filter((o) => o.source === 'tool')).toHaveLength(0);
+    const real = await call(c, 'create_order', args, { [IDEMPOTENCY_KEY_META]: 'k1' });
+    expect(real.structuredContent).toMatchObject({ order_id: 'ORD-10041', replayed: false });
+    expect(catalog.state.orders.filter((o) => o.source === 'tool')).toHaveLength(1);
   });
 });

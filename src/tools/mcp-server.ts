@@ -8,10 +8,12 @@
  * reads both, and the same tool fails the same way over HTTP and over MCP.
  *
  * `_meta` of a tools/call may carry `faultline/idempotency_key` (the key of the logical call, the
- * same on every retry, as the HTTP server's Idempotency-Key header) and `faultline/trace_id`.
+ * same on every retry, as the HTTP server's Idempotency-Key header), `faultline/trace_id`, and
+ * `faultline/dry_run` (run it dry: answer, change nothing; faults/dry-run.ts).
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { DRY_RUN_META } from '../faults/dry-run.js';
 import { respondAnswer } from '../faults/mcp-proxy/fault-answers.js';
 import { JsonRpcError } from '../faults/mcp-proxy/rpc-error.js';
 import type { Clock } from '../runtime/clock.js';
@@ -114,6 +116,7 @@ export function createMockToolMcpServer(options: MockToolMcpServerOptions): Serv
       traceId: metaString(meta, TRACE_ID_META) ?? `mcp-${n}`,
       toolName: tool.name,
       clock,
+      ...(meta?.[DRY_RUN_META] === true ? { dryRun: true } : {}),
     };
     try {
       return resultOf(await tool.execute(validated.value, ctx));

@@ -393,7 +393,8 @@ export function parseIntent(text: string): Intent {
     items: parseItems(text),
     // A sentence's full stop is not part of the path it ends with.
     paths: [...text.matchAll(/(?:^|[\s(（"“:：,，])(\/[A-Za-z0-9._-]+(?:\/[A-Za-z0-9._-]+)*)/g)].map((m) => m[1]!.replace(/\.+$/, '')).filter((p) => p.length > 1),
-    refundRemaining: /\b(?:remaining|rest of|full|fully|entire|whole)\b|全额|剩余|全部退/i.test(text),
+    // "the remaining refundable balance" a user asks about afterwards is not what to refund.
+    refundRemaining: /\brefund (?:the )?(?:remaining|rest|full|entire|whole)\b|\b(?:full|entire|whole) (?:refund|amount|balance)\b|\brefund (?:it )?(?:in full|fully)\b|全额|全部退/i.test(text),
     onlyIfNotShipped: /\bif it (?:has not|hasn't|has not yet) shipped\b|\bif it is still (?:pending|processing)\b|如果(?:还)?(?:没有|未)发货|若未发货/i.test(text),
     verbs: parseVerbs(text),
   };

@@ -92,6 +92,7 @@ const MAX_REQUERIES = 2;
 const MAX_CALLS_PER_STEP = 10;
 
 type Obj = Record<string, unknown>;
+const asObject = (value: unknown): Obj | undefined => (value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Obj) : undefined);
 
 type StepEnd =
   | { ok: true; output: unknown; args: Obj; notes: string[] }
@@ -335,14 +336,20 @@ export class PlaybookRun {
             // A 200 is the service's word, not the state: read the change back before relying on it.
             const state = await this.checkState(step, args);
             if (state.kind === 'missing') {
-              this.diagnose(step.tool, 'semantic', 'write_not_applied', 'it answered 200, but the change is not there');
+              const choice = this.choose?.({ tool: step.tool, kind: 'mismatch' });
+              if (choice === 'naive') return { ok: true, output, args, notes };
+              if (choice === 'give_up' || choice === 'escalate') return this.stopHere(choice, step.tool, 'the change it answered 200 for is not there', args);
               if (!resent) {
                 resent = true;
                 notes.push(`${step.tool} answered 200 but the change was not there; it was sent once more.`);
                 continue;
               }
+              this.diagnose(step.tool, 'semantic', 'write_not_applied', 'it answered 200, but the change is not there');
               return { ok: false, outcome: 'escalated', reason: `${step.tool} answered 200 twice, but the change is not there. Please check it.`, args };
             }
+            // Sent again because the read did not show it: a service that answers with the first
+            // write (its idempotency key) says the write was there and the read was behind.
+            if (resent) this.blameMissingChange(step, args, asObject(output)?.['replayed'] === true);
           }
         }
         return { ok: true, output, args, notes };
@@ -402,7 +409,11 @@ export class PlaybookRun {
           // (an earlier attempt whose answer was lost, or one the runtime retried): look first.
           if ((f.type === 'conflict' || f.type === 'precondition_failed') && step.write && rules.protectWrites) {
             const found = await this.confirm(step, args);
-            if (found !== undefined) return { ok: true, output: found, args, notes };
+            if (found !== undefined) {
+              // Refused as already done after a read that did not show it: that read was behind.
+              if (resent) this.blameMissingChange(step, args, true);
+              return { ok: true, output: found, args, notes };
+            }
           }
           if (f.type === 'no_results') return { ok: true, output: { total: 0, results: [] }, args, notes };
           return { ok: false, outcome: 'gave_up', reason: `${step.tool} answered ${categoryLabel(f)}${this.detailText(f)}`, args };
@@ -434,6 +445,16 @@ export class PlaybookRun {
         }
       }
     }
+  }
+
+  /**
+   * A write was sent again because reading the state back did not show it: either the first one
+   * never took effect (a 200 for nothing), or it had and the read served an old copy.
+   */
+  private blameMissingChange(step: Step, args: Obj, wasThere: boolean): void {
+    const read = step.confirm?.(args)?.tool;
+    if (wasThere && read !== undefined) this.diagnose(read, 'semantic', 'stale_mismatch', `it did not show the ${step.tool} that had gone through`);
+    else this.diagnose(step.tool, 'semantic', 'write_not_applied', 'it answered 200, but the change was not there');
   }
 
   private stopHere(choice: 'give_up' | 'escalate', tool: string, why: string, args: Obj): StepEnd {

@@ -181,6 +181,21 @@ describe('the robust agent', () => {
     expect(outcome.diagnoses).toEqual([expect.objectContaining({ tool: 'send_message', category: 'semantic', type: 'write_not_applied' })]);
   });
 
+  it('blames the read, not the write, when the write sent again answers as a replay of the first', async () => {
+    const payment = (refunds: string[]) => ({ payment_id: 'PAY-2003', status: 'captured', amount_cents: 104_991, refundable_cents: 104_991 - refunds.length * 500, refunds });
+    let refunds = 0;
+    const { task, calls } = scriptedTask('Refund $5.00 of payment PAY-2003, it was a duplicate charge.', ['get_payment', 'create_refund'], (tool, _a, n) => {
+      if (tool === 'create_refund') return ok({ refund_id: 'RFD-0003', payment_id: 'PAY-2003', amount_cents: 500, replayed: refunds++ > 0 });
+      // The read right after the refund comes from a replica that has not caught up.
+      return ok(payment(n <= 2 ? [] : ['RFD-0003']));
+    });
+    const outcome = await robust.run(task);
+    expect(calls.map((c) => c.tool)).toEqual(['get_payment', 'create_refund', 'get_payment', 'create_refund', 'get_payment']);
+    expect(calls[3]!.args['idempotency_key']).toBe(calls[1]!.args['idempotency_key']);
+    expect(outcome.status).toBe('completed');
+    expect(outcome.diagnoses).toEqual([expect.objectContaining({ tool: 'get_payment', category: 'semantic', type: 'stale_mismatch' })]);
+  });
+
   it('escalates a write that answers 200 twice without the change ever showing', async () => {
     const { task, calls } = scriptedTask('Save the note "Launch moved to Friday." to /notes/launch.md.', ['write_file', 'read_file'], (tool, args) =>
       tool === 'read_file' ? fail({ code: 'HTTP_404', message: 'no file at /notes/launch.md', status: 404, body: { error: { type: 'not_found' } } }) : ok({ path: args['path'], size: 24, version: 1, created: true, changed: true }),

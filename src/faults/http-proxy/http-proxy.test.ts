@@ -663,6 +663,28 @@ describe('http fault proxy: plan effects on the wire', () => {
     expect((await stored(patient))[0]).toMatchObject({ status: 'timeout', fault: { kind: 'commit_then_drop' } });
   });
 
+  it('lost_write: the upstream answers the call run dry, 200 as usual, and no order exists; a dry-run header from a client is dropped', async () => {
+    const r = await rig([{ id: 'lost', tool: 'create_order', trigger: 'first_call_only', fault: 'lost_write' }]);
+    const res = await call(r, 'create_order', order, { 'idempotency-key': 'agent-key-1' });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ order_id: 'ORD-10041', customer_id: 'CUS-002', replayed: false });
+    expect(await toolOrders(r)).toBe(0);
+    // Not the proxy's decision, so not a dry run: the order is created, under the same key it did not remember.
+    const again = await call(r, 'create_order', order, { 'idempotency-key': 'agent-key-1', 'x-faultline-dry-run': '1' });
+    expect(await again.json()).toMatchObject({ order_id: 'ORD-10041', replayed: false });
+    expect(await toolOrders(r)).toBe(1);
+    const records = await stored(r);
+    expect(records.map((x) => [x.status, x.fault?.kind ?? null])).toEqual([
+      ['success', 'lost_write'],
+      ['success', null],
+    ]);
+    // A dry run the upstream refuses is its refusal, and no fault.
+    const refused = await rig([{ tool: 'create_order', fault: 'lost_write' }]);
+    const sold = await call(refused, 'create_order', { customer_id: 'CUS-002', items: [{ sku: 'SKU-1010', quantity: 1 }] });
+    expect(sold.status).toBe(409);
+    expect((await stored(refused))[0]).toMatchObject({ failure_type: 'conflict', fault: null, context_snapshot: { fault_not_applied: { kind: 'lost_write' } } });
+  });
+
   it('a fault after the write passes an upstream that refused the write through, with no fault in the record', async () => {
     const r = await rig([{ id: 'lost-ack', tool: 'create_order', fault: 'commit_then_drop' }]);
     const unknownCustomer = { ...order, customer_id: 'CUS-999' };

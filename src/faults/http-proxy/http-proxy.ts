@@ -32,6 +32,7 @@ import type { Store } from '../../store/types.js';
 import { parseInjectHeader } from '../../tools/inject-error.js';
 import { sendAdminInternalError, sendAdminNoRoute } from '../admin-http.js';
 import type { FaultDecision, FaultEffect } from '../decision.js';
+import { DRY_RUN_HEADER } from '../dry-run.js';
 import { droppedConnectionMessage, gatewayAnswer } from '../gateway-answer.js';
 import { globMatcher } from '../glob.js';
 import type { FaultPlanSpec } from '../plan-spec.js';
@@ -541,6 +542,7 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
   function upstreamHeaders(live: Live, body: BodyPrefix): string[] {
     const h = live.headers;
     const framing: string[] = [];
+    if (live.exchange.decision?.effect.type === 'dry_run') framing.push(DRY_RUN_HEADER, '1');
     if (body.complete) {
       // The body is already here in full: no 100-continue dance, and an exact length.
       if (body.bytes > 0 || h.contentLength !== undefined) framing.push('content-length', String(body.bytes));
@@ -833,6 +835,14 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
       case 'malformed':
       case 'rewrite':
         return rewriteThrough(live, effect);
+      case 'dry_run':
+        // The upstream's own answer, to a request marked as a dry run (upstreamHeaders adds the
+        // marker); an error answer goes out as it came, and is no fault.
+        return passThrough(live).then((outcome) => {
+          const status = live.exchange.upstreamStatus;
+          if (status === null || status < 200 || status >= 300) live.exchange.faultApplied = false;
+          return outcome;
+        });
     }
   }
 

@@ -5,6 +5,7 @@
  * costs one pass: this is the proxy's hot path.
  */
 import { COMMIT_HEADER, INJECT_HEADER } from '../../tools/inject-error.js';
+import { DRY_RUN_HEADER } from '../dry-run.js';
 
 /** RFC 9110 section 7.6.1: headers that describe one connection, never forwarded. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-authenticate']);
@@ -94,6 +95,8 @@ export function readRequestHeaders(raw: readonly string[]): RequestHeaders {
         continue;
       case 'accept-encoding':
       case 'x-forwarded-proto':
+      // Only the proxy marks a request as a dry run (a lost_write it decided and records).
+      case DRY_RUN_HEADER:
         continue;
       case 'x-forwarded-for':
         h.forwardedFor = h.forwardedFor === undefined ? value : `${h.forwardedFor}, ${value}`;

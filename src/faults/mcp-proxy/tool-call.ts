@@ -14,6 +14,7 @@ import { compileOutputValidator, describeIssues, redactIssues } from '../../runt
 import type { Clock } from '../../runtime/clock.js';
 import { retryAfterFrom } from '../../runtime/retry-after.js';
 import type { FaultDecision } from '../decision.js';
+import { DRY_RUN_META } from '../dry-run.js';
 import type { FaultPlan } from '../plan.js';
 import { buildCallRecord, type RecordShaping } from './call-record.js';
 import { dropAnswer, respondAnswer, timeoutAnswer, type FaultAnswer } from './fault-answers.js';
@@ -113,9 +114,16 @@ export async function proxyToolCall(deps: ToolCallDeps, session: CallSession, re
   const signal = extra.signal;
   // A rewrite that meets a failure has nothing to rewrite: the client gets the failure as it came.
   let faultApplied = true;
-  const forward = async (): Promise<Outcome> => {
+  // A dry run is marked by the proxy alone (lost_write, recorded as such): a client's own mark is dropped.
+  const paramsFor = (dryRun: boolean): CallToolRequest['params'] => {
+    const meta = request.params._meta as Record<string, unknown> | undefined;
+    if (!dryRun && (meta === undefined || !Object.hasOwn(meta, DRY_RUN_META))) return request.params;
+    const { [DRY_RUN_META]: _client, ...rest } = meta ?? {};
+    return { ...request.params, _meta: dryRun ? { ...rest, [DRY_RUN_META]: true } : rest };
+  };
+  const forward = async (dryRun = false): Promise<Outcome> => {
     try {
-      const result = await deps.forward(request.params, extra);
+      const result = await deps.forward(paramsFor(dryRun), extra);
       if (result.isError !== true && decision?.kind !== 'stale') {
         // Stale's own rewrite remembers the fresh output; observing it here as well would count it twice.
         plan.observe({ toolName, args, output: toolOutput(result).value, now: clock.now() });
@@ -171,6 +179,12 @@ export async function proxyToolCall(deps: ToolCallDeps, session: CallSession, re
         }
         const output = toolOutput(real.served);
         return { kind: 'result', served: withOutput(real.served, output, effect.rewrite(output.value)), rewritten: true };
+      }
+      case 'dry_run': {
+        // The upstream's own answer to the call run dry; a failure goes out as it came, and is no fault.
+        const real = await forward(true);
+        if (real.kind !== 'result' || real.served.isError === true) faultApplied = false;
+        return real;
       }
     }
   };
