@@ -31,6 +31,29 @@ describe('faultline demo', () => {
     await store.close();
   });
 
+  it('dates the session so that it ends when the command runs, never after', async () => {
+    const db = join(dir, 'dated.db');
+    const before = Date.now();
+    const run = await runCapture(['demo', '--db', db], dir);
+    const after = Date.now();
+    expect(run.code).toBe(0);
+    const store = createSqliteStore({ path: db, readonly: true });
+    const records = await store.query({ limit: 100 });
+    await store.close();
+    const ends = records.flatMap((r) => [Date.parse(r.created_at) + r.duration_ms, ...r.attempts.map((a) => Date.parse(a.started_at) + a.duration_ms)]);
+    const last = Math.max(...ends);
+    // The last call ends at the moment the recorded pass started: within the command's run.
+    expect(last).toBeGreaterThanOrEqual(before);
+    expect(last).toBeLessThanOrEqual(after);
+    // So `alerts` sees the whole session at once, and the same a minute later.
+    const now = await runCapture(['alerts', '--db', db, '--json', '--until', new Date(after).toISOString()], dir);
+    const later = await runCapture(['alerts', '--db', db, '--json', '--since', new Date(after - 3_600_000).toISOString(), '--until', new Date(after + 60_000).toISOString()], dir);
+    const early = await runCapture(['alerts', '--db', db, '--json', '--since', new Date(after - 3_600_000).toISOString(), '--until', new Date(after).toISOString()], dir);
+    const firing = (r: { stdout: string }) => (JSON.parse(r.stdout) as { firing: number }).firing;
+    expect(firing(now)).toBeGreaterThan(4);
+    expect(firing(early)).toBe(firing(later));
+  });
+
   it('--json prints one record per line', async () => {
     const run = await runCapture(['demo', '--json', '--db', join(dir, 'json.db')], dir);
     expect(run.code).toBe(0);

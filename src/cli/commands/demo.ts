@@ -7,6 +7,7 @@ import { ConfigError } from '../../errors.js';
 import { createVirtualClock } from '../../runtime/clock.js';
 import { createRuntime } from '../../runtime/runtime.js';
 import type { ToolExecutionRecord } from '../../record/types.js';
+import type { Store } from '../../store/types.js';
 import { DEFAULT_SQLITE_PATH, openStore } from '../../store/open-store.js';
 import { createDemoTools, DEMO_CALLS, type DemoState } from '../demo-tools.js';
 import { formatTable } from '../format-table.js';
@@ -23,30 +24,16 @@ export function demoCommand(ctx: CliContext): Command {
       // Opened here, not by the runtime, so that a bad --db fails the command instead of spooling.
       assertSqliteStoreCreatable(opts.db ?? DEFAULT_SQLITE_PATH, io.cwd);
       const store = await openStore(opts.db ?? DEFAULT_SQLITE_PATH, { cwd: io.cwd });
-      const state: DemoState = { ordersCreated: 0, salesCalls: 0, translateCalls: 0 };
-      // Virtual time starts at the real now, so `faultline stats` right after the demo shows its calls.
-      const clock = createVirtualClock({ startMs: Date.now() });
-      const records: ToolExecutionRecord[] = [];
+      // Dated so that the session ends now: a first pass on a virtual clock measures how long
+      // the session takes (its waits and timeouts are virtual; the tools are deterministic), and
+      // the recorded pass starts that long ago. Starting at now would date the last calls up to
+      // a minute ahead, and `alerts` would count them only once that minute has passed.
+      const rehearsal = await playSession(0);
+      const length = Math.max(...rehearsal.records.map((r) => Date.parse(r.created_at) + r.duration_ms));
       // A store that opened but cannot take the records (a damaged file) fails the demo, which
       // would otherwise say it wrote them.
       let storeFailure: unknown;
-      const rt = createRuntime({
-        tools: createDemoTools(state),
-        clock,
-        seed: 1,
-        store,
-        recording: { spool: false, onError: (error) => (storeFailure ??= error) },
-        onRecord: (r) => records.push(r),
-        context: { agent: 'demo' },
-      });
-      const session = rt.session();
-      const shown: { call: number; record: ToolExecutionRecord }[] = [];
-      for (const [i, call] of DEMO_CALLS.entries()) {
-        const r = await session.execute(call.tool, call.args, { intent: call.intent });
-        if (r.fallbackFrom !== undefined) shown.push({ call: i + 1, record: r.fallbackFrom.record });
-        shown.push({ call: i + 1, record: r.record });
-      }
-      await rt.close();
+      const { records, shown, state, slept } = await playSession(Date.now() - Math.ceil(length), store, (error) => (storeFailure ??= error));
       await store.close();
       if (storeFailure !== undefined) {
         // The recorder wraps a store's refusal of part of a batch; what the store said is the news.
@@ -58,7 +45,7 @@ export function demoCommand(ctx: CliContext): Command {
         for (const record of records) writeLine(io.stdout, JSON.stringify(record));
         return;
       }
-      writeLine(io.stdout, `faultline demo: ${DEMO_CALLS.length} tool calls, ${records.length} records, ${(clock.slept / 1000).toFixed(1)} s of backoff waited on a virtual clock`);
+      writeLine(io.stdout, `faultline demo: ${DEMO_CALLS.length} tool calls, ${records.length} records, ${(slept / 1000).toFixed(1)} s of backoff waited on a virtual clock`);
       writeLine(io.stdout);
       writeLine(
         io.stdout,
@@ -82,4 +69,37 @@ export function demoCommand(ctx: CliContext): Command {
       writeLine(io.stdout, `Orders actually created by create_order: ${state.ordersCreated} (the runtime did not retry the timed-out write).`);
       writeLine(io.stdout, `${records.length} records written to ${opts.db ?? DEFAULT_SQLITE_PATH}.`);
     });
+}
+
+interface DemoSession {
+  records: ToolExecutionRecord[];
+  shown: { call: number; record: ToolExecutionRecord }[];
+  state: DemoState;
+  /** Virtual milliseconds of backoff waited. */
+  slept: number;
+}
+
+/** The demo's calls, on a virtual clock from `startMs`; recorded into `store` when given. */
+async function playSession(startMs: number, store?: Store, onError?: (error: unknown) => void): Promise<DemoSession> {
+  const state: DemoState = { ordersCreated: 0, salesCalls: 0, translateCalls: 0 };
+  const clock = createVirtualClock({ startMs });
+  const records: ToolExecutionRecord[] = [];
+  const rt = createRuntime({
+    tools: createDemoTools(state),
+    clock,
+    seed: 1,
+    ...(store === undefined ? {} : { store }),
+    recording: { spool: false, ...(onError === undefined ? {} : { onError }) },
+    onRecord: (r) => records.push(r),
+    context: { agent: 'demo' },
+  });
+  const session = rt.session();
+  const shown: DemoSession['shown'] = [];
+  for (const [i, call] of DEMO_CALLS.entries()) {
+    const r = await session.execute(call.tool, call.args, { intent: call.intent });
+    if (r.fallbackFrom !== undefined) shown.push({ call: i + 1, record: r.fallbackFrom.record });
+    shown.push({ call: i + 1, record: r.record });
+  }
+  await rt.close();
+  return { records, shown, state, slept: clock.slept };
 }
