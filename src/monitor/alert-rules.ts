@@ -29,6 +29,20 @@ export const ALERT_RULES = [
 ] as const;
 
 export type AlertRuleName = (typeof ALERT_RULES)[number];
+
+/**
+ * How each rule compares its value with its threshold to fire, for reports that print both:
+ * `success_rate` fires below it, `failure_type_jump` at or above it, the others above it.
+ */
+export const ALERT_COMPARATORS: Readonly<Record<AlertRuleName, '<' | '>' | '>='>> = {
+  success_rate: '<',
+  p95_latency: '>',
+  failure_type_jump: '>=',
+  retry_rate: '>',
+  breaker_trip: '>',
+  param_validation_rate: '>',
+  new_failure_signature: '>',
+};
 export type AlertSeverity = 'warning' | 'critical';
 
 /**

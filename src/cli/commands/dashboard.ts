@@ -7,7 +7,7 @@
 import { Command } from 'commander';
 import { loadAlertConfig, resolveAlertConfig } from '../../monitor/alert-rules.js';
 import { createDashboard, LOOPBACK_HOSTS } from '../../monitor/dashboard/create-dashboard.js';
-import { parseSince } from '../../monitor/time-window.js';
+import { parseSince, parseUntil } from '../../monitor/time-window.js';
 import { CliError } from '../cli-error.js';
 import { writeLine, type CliContext } from '../io.js';
 import { isLoopback, parsePort, serveUntilInterrupted } from '../listen-options.js';
@@ -19,6 +19,7 @@ interface DashboardOptions {
   port: string;
   host: string;
   since: string;
+  until?: string;
   config?: string;
   refresh: string;
 }
@@ -32,6 +33,7 @@ export function dashboardCommand(ctx: CliContext): Command {
     .option('--port <port>', 'port to listen on (0 picks a free one)', String(DEFAULT_DASHBOARD_PORT))
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--since <time>', 'the window shown first: 90m, 24h, 7d, or an ISO date (the page offers 1h, 24h, 7d)', '24h')
+    .option('--until <time>', 'the window\'s end, an ISO date, as on stats (default now)')
     .option('--config <file>', 'alert thresholds and per-tool timeouts, YAML or JSON (as `faultline alerts --config`)')
     .option('--refresh <seconds>', 'how often pages refresh themselves (0: never)', '5')
     .option('--json', 'print the address as JSON once listening')
@@ -41,7 +43,7 @@ export function dashboardCommand(ctx: CliContext): Command {
       const port = parsePort(opts.port);
       // '' would bind every interface, and is not loopback to the Host check either.
       if (opts.host.trim() === '') throw new CliError('--host must not be empty');
-      parseSince(opts.since, Date.now());
+      parseSince(opts.since, parseUntil(opts.until, Date.now()));
       const refreshSeconds = parseCount(opts.refresh, '--refresh', 0);
       const alerts = opts.config === undefined ? resolveAlertConfig({}) : loadAlertConfig(opts.config, { cwd: io.cwd });
       const store = await openReportStore(opts.db, io, { serving: true });
@@ -51,6 +53,7 @@ export function dashboardCommand(ctx: CliContext): Command {
           store,
           alerts,
           since: opts.since.trim(),
+          ...(opts.until === undefined ? {} : { until: opts.until.trim() }),
           refreshSeconds,
           // Bound to loopback, it answers to loopback names only (no DNS rebinding); bound wider, to any.
           allowedHosts: isLoopback(opts.host) ? [...LOOPBACK_HOSTS, opts.host.toLowerCase()] : 'any',

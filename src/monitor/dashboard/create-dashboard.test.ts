@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCapture, writeStoreFile } from '../../cli/run-cli.test-helpers.js';
-import { makeRecord } from '../../record/fixture.js';
+import { makeFailureRecord, makeRecord } from '../../record/fixture.js';
+import { createMemoryStore } from '../../store/memory/memory-store.js';
 import type { ToolExecutionRecord } from '../../record/types.js';
 import { openStore } from '../../store/open-store.js';
 import { createPostgresStore } from '../../store/postgres/postgres-store.js';
@@ -15,6 +16,7 @@ import { trajectoryFromRecords } from '../../trajectory/from-records.js';
 import { MONITOR_ALERT_CONFIG, MONITOR_EXPECTED_ALERTS, MONITOR_NOW, monitorDataset } from '../monitor-dataset.test-helpers.js';
 import { buildStatsReport } from '../stats-report.js';
 import type { AlertsView, DashboardSnapshot, FailuresView, HourlyView, SignaturesView, TraceView } from './dashboard-data.js';
+import { scopedStore } from './scoped-store.js';
 import { hostileRecord, recordSession, SECRET, startDashboard, XSS_CODE, XSS_MESSAGE, XSS_TOOL, XSS_TRACE } from './dashboard.test-helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'faultline-dashboard-'));
@@ -166,7 +168,7 @@ describe('dashboard JSON endpoints', () => {
     const annotated = await json<TraceView>(`/api/traces/${SESSION_TRACE}`);
     expect(annotated.trajectory).toStrictEqual(asJson(await reader.getTrajectory!(trajectory.trajectory_id)));
     const page = await (await get(`/traces/${SESSION_TRACE}`)).text();
-    expect(page).toContain('<table id="labels">');
+    expect(page).toContain('<table id="labels" class="cards">');
     expect(page).toContain('went on after a 401 &lt;script&gt;');
   });
 });
@@ -253,7 +255,7 @@ describe('dashboard HTTP behaviour', () => {
     const style = /<style>([\s\S]*?)<\/style>/.exec(body)![1]!;
     const hash = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
     expect(csp).toBe(
-      `default-src 'none'; script-src ${hash(script)}; style-src ${hash(style)}; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+      `default-src 'none'; script-src ${hash(script)}; style-src ${hash(style)}; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`,
     );
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     expect(res.headers.get('referrer-policy')).toBe('no-referrer');
@@ -326,5 +328,95 @@ describePg('dashboard over PostgreSQL', () => {
       await onPg.close();
       await store.close();
     }
+  });
+});
+
+describe('dashboard windows and filters', () => {
+  const HOUR = 3_600_000;
+  // Two agents of one FailBench run, another run, and a runtime session, over a few hours.
+  const scoped = [
+    ...Array.from({ length: 6 }, (_, i) =>
+      makeRecord({ tool_name: 'search', trace_id: `failbench:run-a:robust:s${i}:0`, context_snapshot: { failbench_run_id: 'run-a', agent: 'robust' }, created_at: new Date(MONITOR_NOW - 3 * HOUR + i * 60_000).toISOString() }),
+    ),
+    ...Array.from({ length: 4 }, (_, i) =>
+      makeFailureRecord({ tool_name: 'search', failure_stage: 'execution', failure_category: 'network', failure_type: 'timeout', status: 'timeout', trace_id: `failbench:run-a:naive:s${i}:0`, context_snapshot: { failbench_run_id: 'run-a', agent: 'naive' }, created_at: new Date(MONITOR_NOW - 2 * HOUR + i * 60_000).toISOString() }),
+    ),
+    ...Array.from({ length: 3 }, (_, i) =>
+      makeFailureRecord({ tool_name: 'book', failure_stage: 'execution', failure_category: 'business', failure_type: 'conflict', trace_id: `failbench:run-b:naive:s${i}:0`, context_snapshot: { failbench_run_id: 'run-b', agent: 'naive' }, created_at: new Date(MONITOR_NOW - HOUR + i * 60_000).toISOString() }),
+    ),
+    makeRecord({ tool_name: 'search', trace_id: 'session-1', context_snapshot: { agent: 'robust' }, created_at: new Date(MONITOR_NOW - 30 * 60_000).toISOString() }),
+  ];
+  let server: Awaited<ReturnType<typeof startDashboard>>;
+  const memory = createMemoryStore();
+  beforeAll(async () => {
+    await memory.insert(scoped);
+    server = await startDashboard({ store: memory, now: () => MONITOR_NOW });
+  });
+  afterAll(async () => server?.close());
+  const at = async <T>(path: string): Promise<T> => {
+    const res = await fetch(`${server.url}${path}`);
+    expect(res.status, path).toBe(200);
+    return (await res.json()) as T;
+  };
+  /** What the same reads give over a store holding only `records`. */
+  const only = async (records: readonly ToolExecutionRecord[]) => {
+    const store = createMemoryStore();
+    await store.insert(records);
+    return store;
+  };
+
+  it('agent= and run= show only those calls, with the figures of a store holding only them', async () => {
+    const window = { since: MONITOR_NOW - DAY, until: MONITOR_NOW };
+    const naive = scoped.filter((r) => (r.context_snapshot as { agent?: string }).agent === 'naive');
+    expect(await at('/api/stats?agent=naive')).toStrictEqual(asJson(await buildStatsReport(await only(naive), window, 3)));
+    const runA = scoped.filter((r) => r.trace_id.startsWith('failbench:run-a:'));
+    expect(await at('/api/stats?run=run-a')).toStrictEqual(asJson(await buildStatsReport(await only(runA), window, 3)));
+    const both = runA.filter((r) => (r.context_snapshot as { agent?: string }).agent === 'naive');
+    const snapshot = await at<DashboardSnapshot>('/api/dashboard?run=run-a&agent=naive');
+    expect(snapshot.failures.records.map((r) => r.execution_id).sort()).toStrictEqual(both.map((r) => r.execution_id).sort());
+    expect(snapshot.stats.tools.map((t) => [t.tool_name, t.total])).toStrictEqual([['search', 4]]);
+    expect(snapshot).toMatchObject({ agent: 'naive', run: 'run-a', tool: null });
+    // The page says what it is filtered to, with links that lift each filter.
+    const page = await (await fetch(`${server.url}/?run=run-a&agent=naive`)).text();
+    expect(page).toContain('agent <b>naive</b> (<a href="/?since=24h&amp;run=run-a">any agent</a>)');
+    expect(page).toContain('run <b>run-a</b> (<a href="/?since=24h&amp;agent=naive">any run</a>)');
+    // A run with no calls in the window is an empty view, not an error.
+    expect((await at<DashboardSnapshot>('/api/dashboard?run=nope')).stats.tools).toStrictEqual([]);
+  });
+
+  it('until= ends the window as `stats --until` does, and a form\'s blank fields are no filter', async () => {
+    const until = new Date(MONITOR_NOW - 90 * 60_000).toISOString();
+    const window = { since: MONITOR_NOW - 90 * 60_000 - 2 * HOUR, until: MONITOR_NOW - 90 * 60_000 };
+    const api = await at<unknown>(`/api/stats?since=2h&until=${until}`);
+    expect(api).toStrictEqual(asJson(await buildStatsReport(memory, window, 3)));
+    const failures = await at<FailuresView>(`/api/failures?since=2h&until=${until}`);
+    expect(failures.records.every((r) => Date.parse(r.created_at) < window.until)).toBe(true);
+    expect(failures.records).toHaveLength(4);
+    expect(await at(`/api/stats?since=2h&until=${until}&tool=&agent=&run=`)).toStrictEqual(api);
+    const bad = await fetch(`${server.url}/api/stats?until=tomorrow`);
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toStrictEqual({ error: 'invalid until "tomorrow": expected an ISO date like 2026-03-29T14:00Z' });
+  });
+
+  it('charts span the data\'s own hours when the window reaches far beyond them', async () => {
+    // A window from eight months before the data: the axis starts at the first hour with calls.
+    const wide = await at<HourlyView>('/api/hourly?since=2025-07-01');
+    expect([wide.hours[0], wide.hours.at(-1)]).toStrictEqual(['2026-03-29T11:00:00.000Z', '2026-03-29T14:00:00.000Z']);
+    // One that ends months after them ends at the last hour with calls; a start a few hours
+    // before the first call is kept.
+    const later = await at<HourlyView>('/api/hourly?since=2026-03-29T06:00Z&until=2026-12-01T00:00Z');
+    expect([later.hours[0], later.hours.at(-1), later.hours.length]).toStrictEqual(['2026-03-29T06:00:00.000Z', '2026-03-29T14:00:00.000Z', 9]);
+    // A day of window is kept as it is: an hour without calls is news.
+    const day = await at<HourlyView>('/api/hourly?since=24h');
+    expect(day.hours).toHaveLength(25);
+    expect((await at<HourlyView>('/api/hourly?since=24h&run=nope')).hours).toStrictEqual([]);
+  });
+
+  it('refuses an agent or run view over more records than it reads, with one line', async () => {
+    await expect(scopedStore(memory, { since: MONITOR_NOW - DAY, until: MONITOR_NOW }, { agent: 'naive', run: null }, 10)).rejects.toThrow(
+      'the agent and run filters read the window\'s records one by one, and this window holds 14 (more than 10): narrow it with since and until',
+    );
+    const small = await scopedStore(memory, { since: MONITOR_NOW - DAY, until: MONITOR_NOW }, { agent: 'naive', run: 'run-b' }, 14);
+    expect(await small.count()).toBe(3);
   });
 });

@@ -3,8 +3,8 @@
  * served by a request handler that mounts on any node:http server (`faultline dashboard` runs
  * one on 127.0.0.1).
  *
- * Pages: `/` (the overview, `?since=1h|24h|7d|<ISO date>&tool=<name>`), `/records/<id>`,
- * `/traces/<id>`. JSON with the same data: `/api/dashboard` (everything `/` shows), `/api/stats`,
+ * Pages: `/` (the overview, `?since=1h|24h|7d|<ISO date>&until=<ISO date>&tool=<name>&agent=<name>&run=<id>`),
+ * `/records/<id>`, `/traces/<id>`. JSON with the same data: `/api/dashboard` (everything `/` shows), `/api/stats`,
  * `/api/alerts`, `/api/failures` (`&limit=`), `/api/hourly`, `/api/signatures`,
  * `/api/records/<id>`, `/api/traces/<id>`.
  *
@@ -19,8 +19,8 @@ import { ConfigError } from '../../errors.js';
 import { hostAllowed, LOOPBACK_HOST_NAMES, namedHosts } from '../../host-allowlist.js';
 import type { Store, TimeWindow } from '../../store/types.js';
 import { defaultAlertWindow, resolveAlertConfig, type AlertConfig, type ResolvedAlertConfig } from '../alert-rules.js';
-import { parseSince } from '../time-window.js';
 import {
+  alertReach,
   readAlerts,
   readFailures,
   readHourly,
@@ -30,12 +30,13 @@ import {
   readTrace,
   type DashboardView,
 } from './dashboard-data.js';
-import { windowNav } from './dashboard-links.js';
+import { sectionNav, windowNav, type Section } from './dashboard-links.js';
 import { DATA_CSP, PAGE_CSP, renderPage } from './dashboard-page.js';
-import { parseView } from './dashboard-view.js';
+import { parseView, type ViewDefaults } from './dashboard-view.js';
 import { renderOverview } from './overview-html.js';
 import { renderRecord } from './record-html.js';
 import { html, type SafeHtml } from './safe-html.js';
+import { isScoped, scopedStore } from './scoped-store.js';
 import { renderTrace } from './trace-html.js';
 
 /** Host names a loopback-bound dashboard answers to. */
@@ -47,6 +48,8 @@ export interface DashboardOptions {
   alerts?: AlertConfig | ResolvedAlertConfig;
   /** The window when a request names none: `24h` (the default), `7d`, an ISO date. */
   since?: string;
+  /** The window's end when a request names none, an ISO date (as `stats --until`); default: now. */
+  until?: string;
   /** Seconds between a page's refreshes; 0 turns auto-refresh off. Default 5. */
   refreshSeconds?: number;
   /**
@@ -114,36 +117,56 @@ function idAfter(path: string, prefix: string): string | undefined {
 export function createDashboard(options: DashboardOptions): Dashboard {
   const { store } = options;
   const config = resolveAlertConfig(options.alerts ?? {});
-  const defaultSince = options.since ?? '24h';
+  const defaults: ViewDefaults = { since: options.since ?? '24h', until: options.until ?? null };
   const refreshSeconds = options.refreshSeconds ?? 5;
   const allowed = namedHosts(options.allowedHosts ?? LOOPBACK_HOST_NAMES);
   const now = options.now ?? Date.now;
   // A bad default window is the caller's mistake, reported now rather than on every request.
-  parseSince(defaultSince, now(), 'since');
+  parseView(new URLSearchParams(), defaults, now());
+  const defaultView = (nowMs: number) => parseView(new URLSearchParams(), defaults, nowMs);
 
-  const page = (res: ServerResponse, status: number, title: string, body: SafeHtml, view: DashboardView | null, generatedAt: string, refresh: number) =>
+  const page = (res: ServerResponse, status: number, title: string, body: SafeHtml, section: Section | null, view: DashboardView | null, generatedAt: string, refresh: number) =>
     send(
       res,
       status,
       'text/html; charset=utf-8',
-      renderPage({ title, nav: windowNav(view?.since ?? null, defaultSince, view?.tool ?? null), body, generatedAt, refreshSeconds: refresh }),
+      renderPage({ title, nav: html`${sectionNav(section)}${view === null ? html`` : windowNav(view, defaults.since)}`, body, generatedAt, refreshSeconds: refresh }),
       PAGE_CSP,
     );
 
-  /** `/api/alerts` takes `since` like `faultline alerts --since`; without it, the command's default window. */
-  const alertWindow = (params: URLSearchParams, nowMs: number): TimeWindow =>
-    params.has('since') ? { since: parseSince(params.get('since')!, nowMs, 'since'), until: nowMs } : defaultAlertWindow(nowMs);
+  /**
+   * The store a view reads: the whole store, or, for an agent or a run, a memory store of the
+   * matching records from `fromMs` to the window's end (see scoped-store.ts).
+   */
+  const storeFor = (view: DashboardView, fromMs: number): Promise<Store> =>
+    isScoped(view) ? scopedStore(store, { since: Math.min(fromMs, view.window.since), until: view.window.until }, view) : Promise.resolve(store);
+
+  /**
+   * `/api/alerts` takes `since` like `faultline alerts --since`; without it, the command's default
+   * window: the last complete hour and the current one, before the view's end.
+   */
+  const alertWindow = (params: URLSearchParams, view: DashboardView): TimeWindow =>
+    params.get('since') ? view.window : defaultAlertWindow(view.window.until);
 
   async function api(path: string, params: URLSearchParams, res: ServerResponse, nowMs: number): Promise<void> {
-    const view = () => parseView(params, defaultSince, nowMs);
+    const view = () => parseView(params, defaults, nowMs);
     const recordId = idAfter(path, '/api/records/');
     const traceId = idAfter(path, '/api/traces/');
-    if (path === '/api/dashboard') return sendJson(res, 200, await readSnapshot(store, view(), { window: defaultAlertWindow(nowMs), config }, nowMs));
-    if (path === '/api/stats') return sendJson(res, 200, await readStats(store, view()));
-    if (path === '/api/alerts') return sendJson(res, 200, await readAlerts(store, alertWindow(params, nowMs), config, view().tool));
-    if (path === '/api/failures') return sendJson(res, 200, await readFailures(store, view()));
-    if (path === '/api/hourly') return sendJson(res, 200, await readHourly(store, view()));
-    if (path === '/api/signatures') return sendJson(res, 200, await readSignatures(store, view()));
+    if (path === '/api/dashboard') {
+      const v = view();
+      const window = defaultAlertWindow(v.window.until);
+      return sendJson(res, 200, await readSnapshot(await storeFor(v, alertReach(window, config)), v, { window, config }, nowMs));
+    }
+    if (path === '/api/alerts') {
+      const v = view();
+      const window = alertWindow(params, v);
+      return sendJson(res, 200, await readAlerts(await storeFor(v, alertReach(window, config)), window, config, v.tool));
+    }
+    const reads = { '/api/stats': readStats, '/api/failures': readFailures, '/api/hourly': readHourly, '/api/signatures': readSignatures } as const;
+    if (Object.hasOwn(reads, path)) {
+      const v = view();
+      return sendJson(res, 200, await reads[path as keyof typeof reads](await storeFor(v, v.window.since), v));
+    }
     if (recordId !== undefined) {
       const record = await store.get(recordId);
       if (record === null) throw new HttpError(404, `no record ${recordId}`);
@@ -160,24 +183,26 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   async function pages(path: string, params: URLSearchParams, res: ServerResponse, nowMs: number): Promise<void> {
     const generatedAt = new Date(nowMs).toISOString();
     if (path === '/') {
-      const view = parseView(params, defaultSince, nowMs);
-      const snapshot = await readSnapshot(store, view, { window: defaultAlertWindow(nowMs), config }, nowMs);
-      const title = `faultline dashboard${view.tool === null ? '' : `: ${view.tool}`} (${view.since})`;
-      return page(res, 200, title, renderOverview(snapshot), view, generatedAt, refreshSeconds);
+      const view = parseView(params, defaults, nowMs);
+      const window = defaultAlertWindow(view.window.until);
+      const snapshot = await readSnapshot(await storeFor(view, alertReach(window, config)), view, { window, config }, nowMs);
+      const scope = [view.tool, view.agent, view.run].filter((x) => x !== null).join(', ');
+      const title = `faultline dashboard${scope === '' ? '' : `: ${scope}`} (${view.since}${view.until === null ? '' : ` .. ${view.until}`})`;
+      return page(res, 200, title, renderOverview(snapshot), 'overview', view, generatedAt, refreshSeconds);
     }
     const recordId = idAfter(path, '/records/');
     if (recordId !== undefined) {
       const record = await store.get(recordId);
       if (record === null) throw new HttpError(404, `no record ${recordId}`);
       // A stored record does not change: nothing to refresh.
-      return page(res, 200, `faultline record ${recordId}`, renderRecord(record, defaultSince), null, generatedAt, 0);
+      return page(res, 200, `faultline record ${recordId}`, renderRecord(record, defaultView(nowMs)), null, null, generatedAt, 0);
     }
     const traceId = idAfter(path, '/traces/');
     if (traceId !== undefined) {
       const trace = await readTrace(store, traceId);
       if (trace === null) throw new HttpError(404, `no trace ${traceId}`);
       // A trace can still be running: its page follows it.
-      return page(res, 200, `faultline trace ${traceId}`, renderTrace(trace), null, generatedAt, refreshSeconds);
+      return page(res, 200, `faultline trace ${traceId}`, renderTrace(trace), null, null, generatedAt, refreshSeconds);
     }
     throw new HttpError(404, `not found: ${path}`);
   }
@@ -209,7 +234,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
         res,
         status,
         'text/html; charset=utf-8',
-        renderPage({ title: `faultline dashboard: ${status}`, nav: windowNav(null, defaultSince, null), body, generatedAt: new Date(nowMs).toISOString(), refreshSeconds: 0 }),
+        renderPage({ title: `faultline dashboard: ${status}`, nav: sectionNav(null), body, generatedAt: new Date(nowMs).toISOString(), refreshSeconds: 0 }),
         PAGE_CSP,
         extra,
       );

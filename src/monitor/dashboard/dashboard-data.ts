@@ -6,7 +6,7 @@
  * records), so it works on SQLite and PostgreSQL alike and never writes.
  */
 import type { ToolExecutionRecord } from '../../record/types.js';
-import { hourRange, HOUR_MS } from '../../store/rollup.js';
+import { hourRange, hourStartMs, HOUR_MS } from '../../store/rollup.js';
 import type { FailureSignature, HourlyPoint, StatsFilter, Store, TimeWindow } from '../../store/types.js';
 import type { CallStatus } from '../../taxonomy.js';
 import { trajectoryIdOf } from '../../trajectory/assemble.js';
@@ -17,12 +17,22 @@ import { isoWindow } from '../time-window.js';
 
 export type IsoWindow = { since: string; until: string };
 
-/** What one request asks for: a window, optionally one tool, and how many records to list. */
-export interface DashboardView {
-  window: TimeWindow;
-  /** The window as written (`24h`, or an ISO date), for links that keep it. */
+/** A view as written in its URL: what links keep when they change one part of it. */
+export interface ViewParams {
+  /** The window's start as written (`24h`, or an ISO date). */
   since: string;
+  /** The window's end as written (an ISO date); null: now. */
+  until: string | null;
   tool: string | null;
+  /** Only the calls of this agent (`context_snapshot.agent`). */
+  agent: string | null;
+  /** Only the calls of this FailBench run. */
+  run: string | null;
+}
+
+/** What one request asks for: a window, optional filters, and how many records to list. */
+export interface DashboardView extends ViewParams {
+  window: TimeWindow;
   limit: number;
 }
 
@@ -36,8 +46,8 @@ export interface AlertsView {
 
 /**
  * `/api/failures`: the newest failed calls (failure, timeout, rejected) since the window's start.
- * The window ends now, and a record stamped a little ahead of this clock (another host's) is the
- * newest there is, so the list has no upper bound.
+ * A window that ends now has no upper bound here: a record stamped a little ahead of this clock
+ * (another host's) is the newest there is. One with an `until` ends there.
  */
 export interface FailuresView {
   window: IsoWindow;
@@ -48,7 +58,11 @@ export interface FailuresView {
 /** `/api/hourly`: calls and failures per tool and UTC hour; hours without calls are left out. */
 export interface HourlyView {
   window: IsoWindow;
-  /** Every hour the window touches (the rollups are hour-granular), oldest first. */
+  /**
+   * The hours the charts span, oldest first: every hour the window touches (the rollups are
+   * hour-granular), cut to the data's own range where the window reaches more than a day beyond
+   * it (a window from a FailBench run's virtual clock to now); empty without calls.
+   */
   hours: string[];
   points: HourlyPoint[];
 }
@@ -66,11 +80,9 @@ export interface SignaturesView {
 }
 
 /** `/api/dashboard`: everything the overview page shows, read at `generated_at`. */
-export interface DashboardSnapshot {
+export interface DashboardSnapshot extends ViewParams {
   generated_at: string;
   window: IsoWindow;
-  since: string;
-  tool: string | null;
   stats: StatsReport;
   alerts: AlertsView;
   failures: FailuresView;
@@ -101,6 +113,18 @@ export function readStats(store: Store, view: DashboardView): Promise<StatsRepor
   return buildStatsReport(store, filterOf(view), TOP_FAILURE_TYPES);
 }
 
+/**
+ * The earliest time the alert rules read over `window`: the per-day rules (breaker trips, the
+ * failure-type jump) look back their `windowHours` from the hour the window ends in, and the jump
+ * compares with the `baselineHours` before that (alert-rules.ts). An agent or run view loads its
+ * records from here, so its alerts see what the whole store's would.
+ */
+export function alertReach(window: TimeWindow, config: ResolvedAlertConfig): number {
+  const { breaker_trip: breaker, failure_type_jump: jump } = config.rules;
+  const hour = hourStartMs(window.until);
+  return Math.min(window.since, hour - breaker.windowHours * HOUR_MS, hour - (jump.windowHours + jump.baselineHours) * HOUR_MS);
+}
+
 /** Evaluates the alert rules over `window` (the command's default: the last complete hour and the current one). */
 export async function readAlerts(store: Store, window: TimeWindow, config: ResolvedAlertConfig, tool: string | null): Promise<AlertsView> {
   const alerts = await evaluateAlerts(store, { window, config, ...(tool === null ? {} : { toolName: tool }) });
@@ -111,6 +135,7 @@ export async function readFailures(store: Store, view: DashboardView): Promise<F
   const records = await store.query({
     statuses: FAILED_STATUSES,
     since: view.window.since,
+    ...(view.until === null ? {} : { until: view.window.until }),
     ...(view.tool === null ? {} : { toolName: view.tool }),
     order: 'desc',
     limit: view.limit,
@@ -118,11 +143,26 @@ export async function readFailures(store: Store, view: DashboardView): Promise<F
   return { window: isoWindow(view.window.since, view.window.until), tool: view.tool, records };
 }
 
-export async function readHourly(store: Store, view: DashboardView): Promise<HourlyView> {
-  const { fromHourMs, untilHourMs } = hourRange(view.window);
+/** Empty hours kept on either side of the data before the charts are cut to the data's range. */
+const AXIS_SLACK_MS = 24 * HOUR_MS;
+
+/** The hours the charts span: see {@link HourlyView.hours}. */
+export function chartHours(window: TimeWindow, points: readonly HourlyPoint[]): string[] {
+  if (points.length === 0) return [];
+  const { fromHourMs, untilHourMs } = hourRange(window);
+  const times = points.map((p) => Date.parse(p.hour));
+  const first = Math.min(...times);
+  const afterLast = Math.max(...times) + HOUR_MS;
+  const from = first - fromHourMs > AXIS_SLACK_MS ? first : fromHourMs;
+  const until = untilHourMs - afterLast > AXIS_SLACK_MS ? afterLast : untilHourMs;
   const hours: string[] = [];
-  for (let ms = fromHourMs; ms < untilHourMs; ms += HOUR_MS) hours.push(new Date(ms).toISOString());
-  return { window: isoWindow(view.window.since, view.window.until), hours, points: await store.hourly(filterOf(view)) };
+  for (let ms = from; ms < until; ms += HOUR_MS) hours.push(new Date(ms).toISOString());
+  return hours;
+}
+
+export async function readHourly(store: Store, view: DashboardView): Promise<HourlyView> {
+  const points = await store.hourly(filterOf(view));
+  return { window: isoWindow(view.window.since, view.window.until), hours: chartHours(view.window, points), points };
 }
 
 export async function readSignatures(store: Store, view: DashboardView): Promise<SignaturesView> {
@@ -154,7 +194,10 @@ export async function readSnapshot(
     generated_at: new Date(nowMs).toISOString(),
     window: isoWindow(view.window.since, view.window.until),
     since: view.since,
+    until: view.until,
     tool: view.tool,
+    agent: view.agent,
+    run: view.run,
     stats,
     alerts: alertsView,
     failures,

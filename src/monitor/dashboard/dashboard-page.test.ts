@@ -4,17 +4,16 @@
  * stay text under the Content-Security-Policy, and auto-refresh picks up a record stored after
  * the page loaded.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCli, waitFor, writeStoreFile } from '../../cli/run-cli.test-helpers.js';
 import { makeFailureRecord, makeRecord } from '../../record/fixture.js';
 import { createSqliteStore } from '../../store/sqlite/sqlite-store.js';
+import { CHROMIUM, keepScreenshot, launchChromium, skipBrowser, watchPage } from './browser.test-helpers.js';
 import { hostileRecord, XSS_MESSAGE, XSS_TOOL, XSS_TRACE } from './dashboard.test-helpers.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const skipBrowser = !existsSync(CHROMIUM) && process.env['CI'] !== 'true';
 if (skipBrowser) console.warn(`dashboard-page.test.ts: skipping the headless-Chromium test: ${CHROMIUM} is missing (apt-get install -y chromium)`);
 
 const dir = mkdtempSync(join(tmpdir(), 'faultline-dashboard-page-'));
@@ -70,29 +69,10 @@ describe('the dashboard in headless Chromium', () => {
     const { captured, exit, stop } = startCli(['dashboard', '--db', db, '--port', '0', '--refresh', '1'], dir);
     const url = await waitFor(() => /serving (http:\/\/127\.0\.0\.1:\d+\/)/.exec(captured.stdout())?.[1], 'the listening line');
 
-    const { chromium } = await import('playwright-core');
-    const profile = mkdtempSync(join(tmpdir(), 'faultline-chromium-'));
-    const context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-      viewport: { width: 1300, height: 900 },
-    });
+    const browser = await launchChromium();
     try {
-      const page = await context.newPage();
-      const consoleErrors: string[] = [];
-      const dialogs: string[] = [];
-      const requests: string[] = [];
-      page.on('console', (m) => {
-        if (m.type() === 'error' || m.type() === 'warning') consoleErrors.push(m.text());
-      });
-      page.on('pageerror', (e) => consoleErrors.push(e.message));
-      page.on('dialog', (d) => {
-        dialogs.push(d.message());
-        void d.dismiss();
-      });
-      page.on('request', (r) => requests.push(r.url()));
-      // Injected by the browser, not the page, so the page's policy does not apply to it.
-      await page.addInitScript(`window.__violations = []; document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));`);
+      const page = await browser.context.newPage();
+      const watch = await watchPage(page);
       const dom = async () => (await page.evaluate(READ_DOM)) as Dom;
 
       await page.goto(url, { waitUntil: 'load' });
@@ -148,13 +128,13 @@ describe('the dashboard in headless Chromium', () => {
       expect(seen.text).toContain(XSS_TRACE);
       expect([seen.scripts, seen.injected, seen.pwned]).toStrictEqual([1, 0, undefined]);
 
+      await keepScreenshot(page, 'hostile-trace-page');
       expect(seen.violations).toStrictEqual([]);
-      expect(consoleErrors).toStrictEqual([]);
-      expect(dialogs).toStrictEqual([]);
-      expect(requests.filter((r) => !r.startsWith(url))).toStrictEqual([]);
+      expect(watch.consoleErrors).toStrictEqual([]);
+      expect(watch.dialogs).toStrictEqual([]);
+      expect(watch.requests.filter((r) => !r.startsWith(url))).toStrictEqual([]);
     } finally {
-      await context.close();
-      rmSync(profile, { recursive: true, force: true });
+      await browser.close();
       stop();
     }
     expect(await exit).toBe(0);

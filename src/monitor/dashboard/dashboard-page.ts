@@ -21,30 +21,49 @@ header a{color:#f9fafb}
 #updated{color:#d1d5db;font-size:12px}#updated.stale{color:#fca5a5}
 header button{font:inherit;font-size:12px;padding:.1rem .6rem;border-radius:4px;border:1px solid #4b5563;background:#1f2937;color:#f9fafb;cursor:pointer}
 main{max-width:1280px;margin:0 auto;padding:.5rem 1.2rem 3rem}
-h1{font-size:1.35rem;margin:1rem 0 .2rem}h2{font-size:1.1rem;margin:1.8rem 0 .4rem;border-bottom:1px solid var(--line);padding-bottom:.25rem}
-.sub{color:var(--muted);margin:.1rem 0 .6rem}
-table{border-collapse:collapse;background:#fff;margin:.3rem 0 .8rem;width:100%}
-th,td{border:1px solid var(--line);padding:.25rem .5rem;text-align:left;vertical-align:top}
-th{background:#f3f4f6;font-weight:600;white-space:nowrap}
-td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-td.msg{min-width:16rem;max-width:34rem;overflow-wrap:anywhere}td.time{white-space:nowrap}
-.scroll{overflow-x:auto}
-td.id,code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12px}
+h1{font-size:1.35rem;margin:1rem 0 .2rem;overflow-wrap:anywhere}h2{font-size:1.1rem;margin:1.8rem 0 .4rem;border-bottom:1px solid var(--line);padding-bottom:.25rem}
+.sub{color:var(--muted);margin:.1rem 0 .6rem;overflow-wrap:anywhere}
+.sections a{display:inline-block;padding:.1rem .45rem;text-decoration:none;margin-right:.1rem;border-radius:4px}
+.sections a[aria-current]{background:#374151;font-weight:600}
+.table-box{max-width:100%;overflow-x:auto;margin:.3rem 0 .8rem}
+table{border-collapse:collapse;background:#fff;width:100%}
+th,td{border:1px solid var(--line);padding:.25rem .5rem;text-align:left;vertical-align:top;overflow-wrap:break-word}
+th{background:#f3f4f6;font-weight:600}
+td>span{display:block;max-width:16rem}
+td.msg>span,td.id>span{max-width:none}td.msg,td.id{overflow-wrap:anywhere}
+td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}td.num,td.time{white-space:nowrap}
+td.msg{min-width:12rem}td.head,tr.total td{font-weight:600}td.head{background:#f3f4f6}
+td.id,td.code,code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12px}
 .empty{color:var(--muted);font-style:italic}
 .critical{color:var(--bad);font-weight:700}.warning{color:var(--warn);font-weight:600}
 .bad{color:var(--bad)}.ok{color:var(--ok)}
 .badge{display:inline-block;font-size:11px;padding:0 .35rem;border-radius:3px;background:#fee2e2;color:var(--bad);font-weight:600}
 .heat1{background:#fef3c7}.heat2{background:#fde68a}.heat3{background:#fca5a5}.heat4{background:#f87171;color:#111827}
-.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(420px,1fr));gap:.8rem}
-figure{margin:0;background:#fff;border:1px solid var(--line);border-radius:6px;padding:.4rem .6rem}
-figcaption{font-size:12px;color:var(--muted)}figcaption b{color:#1f2937}
+.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(420px,100%),1fr));gap:.8rem}
+figure{margin:0;background:#fff;border:1px solid var(--line);border-radius:6px;padding:.4rem .6rem;min-width:0}
+figcaption{font-size:12px;color:var(--muted);overflow-wrap:anywhere}figcaption b{color:#1f2937}
 svg.chart{width:100%;height:auto;display:block}
 .chart .calls{fill:#93c5fd}.chart .failures{fill:#ef4444}.chart .axis{stroke:#9ca3af;stroke-width:1}.chart text{font-size:10px;fill:#6b7280}
 .legend i{display:inline-block;width:.7rem;height:.7rem;margin:0 .25rem 0 .6rem;vertical-align:middle}.legend .calls{background:#93c5fd}.legend .failures{background:#ef4444}
-pre.json{background:#fff;border:1px solid var(--line);padding:.7rem;overflow:auto;font-size:12px;white-space:pre-wrap;overflow-wrap:anywhere}
-dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.15rem 1rem;background:#fff;border:1px solid var(--line);padding:.6rem .8rem}
-dl.facts dt{color:var(--muted)}dl.facts dd{margin:0;overflow-wrap:anywhere}
+pre.json{background:#fff;border:1px solid var(--line);padding:.7rem;overflow:auto;font-size:12px;white-space:pre-wrap;overflow-wrap:anywhere;max-width:100%}
+dl.facts{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.15rem 1rem;background:#fff;border:1px solid var(--line);padding:.6rem .8rem}
+dl.facts dt{color:var(--muted)}dl.facts dd{margin:0;overflow-wrap:anywhere;min-width:0}
+form{display:flex;flex-wrap:wrap;gap:.4rem .8rem;align-items:end;margin:.4rem 0}
+form label{display:flex;flex-direction:column;font-size:12px;color:var(--muted)}
+input,select,button{font:inherit;font-size:13px;padding:.15rem .35rem;max-width:100%}
+.filters{margin:.2rem 0 .6rem}
 details summary{cursor:pointer;color:var(--muted)}
+@media (max-width:760px){
+header{padding:.5rem .6rem}main{padding:.4rem .6rem 2rem}
+table.cards thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}
+table.cards,table.cards tbody,table.cards tr{display:block;width:100%}
+table.cards tr{border:1px solid var(--line);margin:0 0 .5rem;background:#fff}
+table.cards td{display:grid;grid-template-columns:minmax(5.5rem,36%) minmax(0,1fr);gap:.6rem;border:0;border-top:1px solid var(--line);text-align:left;min-width:0;white-space:normal}
+table.cards td:first-child{border-top:0}
+table.cards td::before{content:attr(data-label);color:var(--muted);font:600 13px system-ui,sans-serif;overflow-wrap:anywhere}
+table.cards td>span{max-width:none;min-width:0;overflow-wrap:anywhere}
+dl.facts{grid-template-columns:minmax(0,1fr)}dl.facts dd{margin-bottom:.3rem}
+}
 `;
 
 /**
@@ -120,7 +139,8 @@ export const PAGE_CSP = [
   `style-src ${sha256(CSS)}`,
   "connect-src 'self'",
   "base-uri 'none'",
-  "form-action 'none'",
+  // The filter forms are GETs back to these pages; nothing posts a form (review sends its decisions by fetch, with the token in a header).
+  "form-action 'self'",
   "frame-ancestors 'none'",
 ].join('; ');
 

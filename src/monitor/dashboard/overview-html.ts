@@ -5,13 +5,14 @@
  * object `/api/dashboard` returns.
  */
 import type { Alert, AlertRuleName, ResolvedAlertConfig } from '../alert-rules.js';
-import { ALERT_RULES } from '../alert-rules.js';
+import { ALERT_COMPARATORS, ALERT_RULES } from '../alert-rules.js';
 import { formatMs, formatPercent } from '../format-figures.js';
 import type { StageCategoryCell, StatsReport, TopFailureType } from '../stats-report.js';
 import { FAILURE_CATEGORIES, FAILURE_STAGES, type FailureCategory, type FailureStage } from '../../taxonomy.js';
-import type { DashboardSnapshot, FailuresView, HourlyView, SignaturesView } from './dashboard-data.js';
+import type { DashboardSnapshot, FailuresView, HourlyView, SignatureView, SignaturesView, ViewParams } from './dashboard-data.js';
+import { breakable, dataTable, type Column } from './data-table.js';
 import { overviewHref } from './dashboard-links.js';
-import { recordRow, RECORD_ROW_HEADERS, shortTime } from './record-html.js';
+import { RECORD_COLUMNS, recordRowAttributes, shortTime } from './record-html.js';
 import { renderHourlyChart } from './hourly-chart.js';
 import { html, type SafeHtml } from './safe-html.js';
 
@@ -28,12 +29,15 @@ function alertFigure(rule: AlertRuleName, n: number): string {
   return formatPercent(n);
 }
 
-function alertsTable(alerts: readonly Alert[]): SafeHtml {
-  const rows = alerts.map(
-    (a) => html`<tr><td class="${a.severity}">${a.severity}</td><td>${a.rule}</td><td>${a.tool_name}</td><td class="num">${alertFigure(a.rule, a.value)}</td><td class="num">${a.rule === 'success_rate' ? '< ' : '> '}${alertFigure(a.rule, a.threshold)}</td><td class="msg">${a.message}</td></tr>`,
-  );
-  return html`<table id="alerts"><thead><tr><th>severity</th><th>rule</th><th>tool</th><th class="num">value</th><th class="num">threshold</th><th>message</th></tr></thead><tbody>${rows}</tbody></table>`;
-}
+const ALERT_COLUMNS: readonly Column<Alert>[] = [
+  { header: 'severity', cell: (a) => a.severity, cellClass: (a) => a.severity },
+  { header: 'rule', cell: (a) => a.rule },
+  { header: 'tool', cell: (a) => a.tool_name },
+  { header: 'value', kind: 'num', cell: (a) => alertFigure(a.rule, a.value) },
+  // The comparator the rule fires on: a share that fires at its threshold reads ">= 20.0%".
+  { header: 'threshold', kind: 'num', cell: (a) => `${ALERT_COMPARATORS[a.rule]} ${alertFigure(a.rule, a.threshold)}` },
+  { header: 'message', kind: 'msg', cell: (a) => a.message },
+];
 
 /** When each rule warns and goes critical, with the settings in force (defaults or `--config`). */
 function ruleRows(config: ResolvedAlertConfig): Record<AlertRuleName, [boolean, string, string]> {
@@ -62,21 +66,26 @@ function ruleRows(config: ResolvedAlertConfig): Record<AlertRuleName, [boolean, 
 
 function rulesTable(config: ResolvedAlertConfig): SafeHtml {
   const rows = ruleRows(config);
-  const body = ALERT_RULES.map((name) => {
-    const [enabled, warning, critical] = rows[name];
-    return html`<tr><td>${name}</td><td>${enabled ? 'on' : 'off'}</td><td>${warning}</td><td>${critical}</td></tr>`;
-  });
-  return html`<details><summary>rules and thresholds</summary><table id="alert-rules"><thead><tr><th>rule</th><th>enabled</th><th>fires when</th><th>critical / severity</th></tr></thead><tbody>${body}</tbody></table></details>`;
+  const columns: Column<AlertRuleName>[] = [
+    { header: 'rule', cell: (name) => name },
+    { header: 'enabled', cell: (name) => (rows[name][0] ? 'on' : 'off') },
+    { header: 'fires when', cell: (name) => rows[name][1] },
+    { header: 'critical / severity', cell: (name) => rows[name][2] },
+  ];
+  return html`<details><summary>rules and thresholds</summary>${dataTable('alert-rules', columns, ALERT_RULES)}</details>`;
 }
 
 function alertsSection(s: DashboardSnapshot): SafeHtml {
   const { alerts } = s;
   const window = html`${shortTime(alerts.window.since)} .. ${shortTime(alerts.window.until)}`;
+  const which = s.until === null ? 'the last complete hour and the current one' : `the hour before ${s.until} and the one it falls in`;
+  const over = s.agent === null && s.run === null ? '' : ", over the filtered calls";
+  const about = html`${window} (${which}, as <code>faultline alerts</code>${over})`;
   const summary =
     alerts.firing === 0
-      ? html`<p class="sub ok" id="alerts-none">none firing, ${window} (the last complete hour and the current one, as <code>faultline alerts</code>)</p>`
-      : html`<p class="sub"><span class="bad">${alerts.firing} firing</span>, ${window} (the last complete hour and the current one, as <code>faultline alerts</code>)</p>`;
-  return html`<section><h2>Alerts</h2>${summary}${alerts.firing === 0 ? html`` : alertsTable(alerts.alerts)}${rulesTable(alerts.config)}</section>`;
+      ? html`<p class="sub ok" id="alerts-none">none firing, ${about}</p>`
+      : html`<p class="sub"><span class="bad">${alerts.firing} firing</span>, ${about}</p>`;
+  return html`<section><h2>Alerts</h2>${summary}${alerts.firing === 0 ? html`` : dataTable('alerts', ALERT_COLUMNS, alerts.alerts)}${rulesTable(alerts.config)}</section>`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -85,23 +94,30 @@ function alertsSection(s: DashboardSnapshot): SafeHtml {
 
 function topTypes(types: readonly TopFailureType[]): SafeHtml {
   if (types.length === 0) return html`<span class="empty">-</span>`;
-  return html`${types.map((t, i) => html`${i === 0 ? '' : ', '}${t.failure_type} <small>(${t.failure_category}, ${formatPercent(t.share)})</small>`)}`;
+  return html`${types.map((t, i) => html`${i === 0 ? '' : ', '}${breakable(t.failure_type)} <small>(${t.failure_category}, ${formatPercent(t.share)})</small>`)}`;
 }
 
-function toolsSection(stats: StatsReport, since: string): SafeHtml {
+function toolsSection(stats: StatsReport, view: ViewParams): SafeHtml {
   if (stats.tools.length === 0) return html`<section><h2>Tools</h2>${empty('no calls recorded in this window')}</section>`;
-  const rows = stats.tools.map((t) => {
-    const types = stats.top_failure_types.filter((x) => x.tool_name === t.tool_name);
-    return html`<tr data-tool="${t.tool_name}"><td><a href="${overviewHref(since, t.tool_name)}">${t.tool_name}</a></td><td class="num">${t.total}</td><td class="num${t.failure_rate > 0 ? ' bad' : ''}">${formatPercent(t.failure_rate)}</td><td class="num">${formatPercent(t.retry_rate)}</td><td class="num">${formatMs(t.p50_ms)}</td><td class="num">${formatMs(t.p95_ms)}</td><td class="num">${t.breaker_trips}</td><td class="num">${formatPercent(t.param_validation_failure_rate)}</td><td>${topTypes(types)}</td></tr>`;
-  });
+  type Tool = StatsReport['tools'][number];
+  const columns: Column<Tool>[] = [
+    { header: 'tool', cell: (t) => html`<a href="${overviewHref(view, { tool: t.tool_name })}">${breakable(t.tool_name)}</a>` },
+    { header: 'calls', kind: 'num', cell: (t) => t.total },
+    { header: 'failed', kind: 'num', cell: (t) => formatPercent(t.failure_rate), cellClass: (t) => (t.failure_rate > 0 ? 'bad' : '') },
+    { header: 'retried', kind: 'num', cell: (t) => formatPercent(t.retry_rate) },
+    { header: 'p50', kind: 'num', cell: (t) => formatMs(t.p50_ms) },
+    { header: 'p95', kind: 'num', cell: (t) => formatMs(t.p95_ms) },
+    { header: 'breaker trips', kind: 'num', cell: (t) => t.breaker_trips },
+    { header: 'param invalid', kind: 'num', cell: (t) => formatPercent(t.param_validation_failure_rate) },
+    { header: 'top failure types', cell: (t) => topTypes(stats.top_failure_types.filter((x) => x.tool_name === t.tool_name)) },
+  ];
   const calls = stats.tools.reduce((n, t) => n + t.total, 0);
   return html`<section><h2>Tools</h2><p class="sub">${stats.tools.length} tool${stats.tools.length === 1 ? '' : 's'}, ${calls} calls (every UTC hour the window touches, from the hourly rollups)</p>
-<table id="tools"><thead><tr><th>tool</th><th class="num">calls</th><th class="num">failed</th><th class="num">retried</th><th class="num">p50</th><th class="num">p95</th><th class="num">breaker trips</th><th class="num">param invalid</th><th>top failure types</th></tr></thead><tbody>${rows}</tbody></table></section>`;
+${dataTable('tools', columns, stats.tools, { rowAttributes: (t) => ({ 'data-tool': t.tool_name }) })}</section>`;
 }
 
 function heatClass(count: number, max: number): string {
-  if (count === 0) return 'num';
-  return `num heat${Math.min(4, 1 + Math.floor((count / max) * 3.999))}`;
+  return count === 0 ? '' : `heat${Math.min(4, 1 + Math.floor((count / max) * 3.999))}`;
 }
 
 function stageCategorySection(cells: readonly StageCategoryCell[]): SafeHtml {
@@ -110,12 +126,13 @@ function stageCategorySection(cells: readonly StageCategoryCell[]): SafeHtml {
   const stages = FAILURE_STAGES.filter((s) => cells.some((cell) => cell.failure_stage === s));
   const count = (stage: FailureStage, category: FailureCategory) => cells.find((c) => c.failure_stage === stage && c.failure_category === category)?.count ?? 0;
   const max = Math.max(...cells.map((c) => c.count));
-  const rows = stages.map(
-    (stage) =>
-      html`<tr><th>${stage}</th>${categories.map((c) => html`<td class="${heatClass(count(stage, c), max)}">${count(stage, c)}</td>`)}<td class="num">${categories.reduce((n, c) => n + count(stage, c), 0)}</td></tr>`,
-  );
-  const totals = html`<tr><th>total</th>${categories.map((c) => html`<td class="num">${stages.reduce((n, s) => n + count(s, c), 0)}</td>`)}<td class="num">${cells.reduce((n, c) => n + c.count, 0)}</td></tr>`;
-  return html`<section><h2>Failures by stage and category</h2><table id="stage-category"><thead><tr><th>stage \\ category</th>${categories.map((c) => html`<th class="num">${c}</th>`)}<th class="num">total</th></tr></thead><tbody>${rows}${totals}</tbody></table></section>`;
+  const columns: Column<FailureStage>[] = [
+    { header: 'stage \\ category', kind: 'head', cell: (stage) => stage },
+    ...categories.map((c): Column<FailureStage> => ({ header: c, kind: 'num', cell: (stage) => count(stage, c), cellClass: (stage) => heatClass(count(stage, c), max) })),
+    { header: 'total', kind: 'num', cell: (stage) => categories.reduce((n, c) => n + count(stage, c), 0) },
+  ];
+  const footer = ['total', ...categories.map((c) => stages.reduce((n, s) => n + count(s, c), 0)), cells.reduce((n, c) => n + c.count, 0)];
+  return html`<section><h2>Failures by stage and category</h2>${dataTable('stage-category', columns, stages, { footer })}</section>`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -132,29 +149,57 @@ function failuresSection(failures: FailuresView): SafeHtml {
   const title = html`<h2>Recent failures</h2>`;
   if (failures.records.length === 0) return html`<section>${title}${empty('no failed calls in this window')}</section>`;
   return html`<section>${title}<p class="sub">the newest ${failures.records.length} failed, timed-out or rejected calls since the window's start; a time opens the record, a trace id the trace</p>
-<div class="scroll"><table id="failures"><thead><tr>${RECORD_ROW_HEADERS}</tr></thead><tbody>${failures.records.map((r) => recordRow(r))}</tbody></table></div></section>`;
+${dataTable('failures', RECORD_COLUMNS, failures.records, { rowAttributes: recordRowAttributes })}</section>`;
 }
+
+const SIGNATURE_COLUMNS: readonly Column<SignatureView>[] = [
+  { header: 'first seen', kind: 'time', cell: (s) => html`${shortTime(s.first_seen)}${s.first_seen_in_window ? html` <span class="badge">new</span>` : html``}` },
+  { header: 'last seen', kind: 'time', cell: (s) => shortTime(s.last_seen) },
+  { header: 'count', kind: 'num', cell: (s) => s.count },
+  { header: 'tool', cell: (s) => s.tool_name },
+  { header: 'stage/type', cell: (s) => `${s.failure_stage}/${s.failure_type}` },
+  { header: 'code', kind: 'code', cell: (s) => s.error_code ?? '' },
+  { header: 'normalized message', kind: 'msg', cell: (s) => s.normalized_message },
+  { header: 'signature', kind: 'id', cell: (s) => s.signature },
+];
 
 function signaturesSection(view: SignaturesView): SafeHtml {
   const title = html`<h2>Failure signatures</h2>`;
   if (view.signatures.length === 0) return html`<section>${title}${empty('no failures in this window')}</section>`;
-  const rows = view.signatures.map(
-    (s) =>
-      html`<tr><td class="time">${shortTime(s.first_seen)}${s.first_seen_in_window ? html` <span class="badge">new</span>` : html``}</td><td class="time">${shortTime(s.last_seen)}</td><td class="num">${s.count}</td><td>${s.tool_name}</td><td>${s.failure_stage}/${s.failure_type}</td><td>${s.error_code ?? ''}</td><td class="msg">${s.normalized_message}</td><td class="id">${s.signature}</td></tr>`,
-  );
   return html`<section>${title}<p class="sub">tool + stage + type + code + normalized message, last seen in the window; ${view.first_seen_in_window} first seen in it (what the <code>new_failure_signature</code> alert fires on)</p>
-<div class="scroll"><table id="signatures"><thead><tr><th>first seen</th><th>last seen</th><th class="num">count</th><th>tool</th><th>stage/type</th><th>code</th><th>normalized message</th><th>signature</th></tr></thead><tbody>${rows}</tbody></table></div></section>`;
+${dataTable('signatures', SIGNATURE_COLUMNS, view.signatures)}</section>`;
+}
+
+/** What the view is filtered to, each filter with a link that removes it. */
+function scopeLine(s: DashboardSnapshot): SafeHtml {
+  const filters = (
+    [
+      ['tool', s.tool],
+      ['agent', s.agent],
+      ['run', s.run],
+    ] as const
+  ).flatMap(([name, value]) => (value === null ? [] : [html`${name} <b>${value}</b> (<a href="${overviewHref(s, { [name]: null })}">any ${name}</a>)`]));
+  const scope = filters.length === 0 ? html`all calls` : html`${filters.map((f, i) => html`${i === 0 ? '' : ', '}${f}`)}`;
+  const until = s.until === null ? '' : ` until ${s.until}`;
+  return html`<p class="sub" id="window">${scope}; ${shortTime(s.window.since)} .. ${shortTime(s.window.until)} (${s.since}${until})</p>`;
+}
+
+/**
+ * The view's settings as a form: a GET back to the overview, so the result is a link like any
+ * other. Empty fields mean "no filter" (the command's defaults for the window).
+ */
+function filterForm(s: ViewParams): SafeHtml {
+  const field = (name: string, label: string, value: string | null, placeholder: string) =>
+    html`<label>${label} <input name="${name}" value="${value ?? ''}" placeholder="${placeholder}" size="14"></label>`;
+  return html`<details class="filters"${s.until !== null || s.agent !== null || s.run !== null ? html` open` : html``}><summary>window and filters</summary><form method="get" action="/" id="filters">
+${field('since', 'since', s.since, '24h or an ISO date')}${field('until', 'until', s.until, 'an ISO date (now)')}${field('tool', 'tool', s.tool, 'any')}${field('agent', 'agent', s.agent, 'any')}${field('run', 'FailBench run', s.run, 'any')}<button type="submit">show</button></form></details>`;
 }
 
 /** The overview's `<main>` content. */
 export function renderOverview(s: DashboardSnapshot): SafeHtml {
-  const scope =
-    s.tool === null
-      ? html`all tools`
-      : html`tool <b>${s.tool}</b> (<a href="${overviewHref(s.since, null)}">all tools</a>)`;
-  return html`<h1>faultline dashboard</h1><p class="sub" id="window">${scope}, ${shortTime(s.window.since)} .. ${shortTime(s.window.until)} (${s.since})</p>
+  return html`<h1>faultline dashboard</h1>${scopeLine(s)}${filterForm(s)}
 ${alertsSection(s)}
-${toolsSection(s.stats, s.since)}
+${toolsSection(s.stats, s)}
 ${hourlySection(s.hourly, s.stats.tools.map((t) => t.tool_name))}
 ${stageCategorySection(s.stats.stage_category)}
 ${failuresSection(s.failures)}

@@ -4,8 +4,10 @@
  * is shown as stored, already redacted by the runtime; nothing here reverses or adds to that.
  */
 import type { ToolExecutionRecord } from '../../record/types.js';
+import type { ViewParams } from './dashboard-data.js';
 import { formatMs } from '../format-figures.js';
-import { overviewHref, recordHref, traceHref } from './dashboard-links.js';
+import { overviewHref, recordHref, runHref, traceHref } from './dashboard-links.js';
+import type { Column } from './data-table.js';
 import { html, type SafeHtml } from './safe-html.js';
 
 /** `2026-03-29T14:27:03.123Z` as `2026-03-29 14:27:03Z`: the instant to the second, in UTC. */
@@ -28,24 +30,42 @@ export function failureShape(r: ToolExecutionRecord): string {
   return `${r.failure_stage ?? '?'}/${r.failure_category ?? '?'}/${r.failure_type ?? '?'}`;
 }
 
-export const RECORD_ROW_HEADERS = html`<th>time</th><th>tool</th><th>status</th><th>stage/category/type</th><th>code</th><th>message</th><th>feedback</th><th>trace</th>`;
+/** A list of records (the recent failures): one row each, linked to its record and its trace. */
+export const RECORD_COLUMNS: readonly Column<ToolExecutionRecord>[] = [
+  { header: 'time', kind: 'time', cell: (r) => html`<a href="${recordHref(r.execution_id)}" title="${r.created_at}">${shortTime(r.created_at)}</a>` },
+  { header: 'tool', cell: (r) => r.tool_name },
+  { header: 'status', cell: (r) => r.status, cellClass: (r) => (r.status === 'success' ? 'ok' : 'bad') },
+  { header: 'stage/category/type', cell: failureShape },
+  { header: 'code', kind: 'code', cell: (r) => r.error_code ?? '' },
+  { header: 'message', kind: 'msg', cell: (r) => clipMessage(r.error_message) },
+  { header: 'feedback', cell: (r) => r.feedback?.action ?? '' },
+  { header: 'trace', kind: 'id', cell: (r) => html`<a href="${traceHref(r.trace_id)}">${r.trace_id}</a>` },
+];
 
-/** One record as a row under {@link RECORD_ROW_HEADERS}. */
-export function recordRow(r: ToolExecutionRecord): SafeHtml {
-  return html`<tr data-id="${r.execution_id}"><td class="time"><a href="${recordHref(r.execution_id)}" title="${r.created_at}">${shortTime(r.created_at)}</a></td><td>${r.tool_name}</td><td class="bad">${r.status}</td><td>${failureShape(r)}</td><td>${r.error_code ?? ''}</td><td class="msg">${clipMessage(r.error_message)}</td><td>${r.feedback?.action ?? ''}</td><td class="id"><a href="${traceHref(r.trace_id)}">${r.trace_id}</a></td></tr>`;
-}
+export const recordRowAttributes = (r: ToolExecutionRecord): Record<string, string> => ({ 'data-id': r.execution_id });
 
 function fact(name: string, value: SafeHtml | string | number): SafeHtml {
   return html`<dt>${name}</dt><dd>${value}</dd>`;
 }
 
+/** The agent and the FailBench run the call was made for, when its context names them: links to their views. */
+function scopeFacts(r: ToolExecutionRecord, view: ViewParams): SafeHtml[] {
+  const context = r.context_snapshot as Record<string, unknown> | null;
+  const agent = context?.['agent'];
+  const run = context?.['failbench_run_id'];
+  return [
+    typeof agent === 'string' && agent !== '' ? fact('agent', html`<a href="${overviewHref(view, { agent, since: r.created_at.slice(0, 10), until: null })}" title="this agent's calls since that day">${agent}</a>`) : html``,
+    typeof run === 'string' && run !== '' ? fact('FailBench run', html`<a href="${runHref(run)}">${run}</a>`) : html``,
+  ];
+}
+
 /** The record page's `<main>` content. */
-export function renderRecord(r: ToolExecutionRecord, since: string): SafeHtml {
+export function renderRecord(r: ToolExecutionRecord, view: ViewParams): SafeHtml {
   const feedback = r.feedback;
   const facts = [
     fact('execution id', html`<code>${r.execution_id}</code>`),
     fact('time', r.created_at),
-    fact('tool', html`<a href="${overviewHref(since, r.tool_name)}">${r.tool_name}</a>`),
+    fact('tool', html`<a href="${overviewHref(view, { tool: r.tool_name })}">${r.tool_name}</a>`),
     fact('status', html`<span class="${r.status === 'success' ? 'ok' : 'bad'}">${r.status}</span>`),
     r.status === 'success' ? html`` : fact('stage/category/type', failureShape(r)),
     r.error_code === null ? html`` : fact('error code', r.error_code),
@@ -57,6 +77,7 @@ export function renderRecord(r: ToolExecutionRecord, since: string): SafeHtml {
     feedback === null ? html`` : fact('feedback', html`<b>${feedback.action}</b>: ${feedback.hint}`),
     r.fault === null ? html`` : fact('injected fault', r.fault.kind),
     fact('trace', html`<a class="id" href="${traceHref(r.trace_id)}">${r.trace_id}</a> step ${r.step_index}`),
+    ...scopeFacts(r, view),
   ];
   return html`<h1>Record <code>${r.execution_id}</code></h1><p class="sub">${r.tool_name}, ${r.status}, ${shortTime(r.created_at)}</p>
 <dl class="facts" id="facts">${facts}</dl>
