@@ -57,3 +57,21 @@ export function compareRuns(a: ResultsFile, b: ResultsFile): RunComparison[] {
     };
   });
 }
+
+/**
+ * What differs between two runs besides the agents: a change in scores over other scenarios, or
+ * under other feedback, transport or seed, is not the agent's. Empty when they match.
+ */
+export function runDifferences(a: ResultsFile, b: ResultsFile): string[] {
+  const differences: string[] = [];
+  const idsA = new Set(a.suite.scenarios.map((s) => s.id));
+  const idsB = b.suite.scenarios.map((s) => s.id);
+  const shared = idsB.filter((id) => idsA.has(id)).length;
+  if (shared !== idsA.size || shared !== idsB.length) differences.push(`scenarios (A ${idsA.size}, B ${idsB.length}, ${shared} in common)`);
+  const ma = a.suite.meta;
+  const mb = b.suite.meta;
+  for (const key of ['feedback', 'transport', 'seed', 'repeat'] as const) {
+    if (ma[key] !== mb[key]) differences.push(`${key} (A ${String(ma[key])}, B ${String(mb[key])})`);
+  }
+  return differences;
+}

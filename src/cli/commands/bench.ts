@@ -3,15 +3,15 @@
  * records every call, prints the per-dimension comparison and writes report.md, report.html and
  * results.json. `faultline bench compare A B` puts two saved runs side by side.
  */
-import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import cliProgress from 'cli-progress';
 import { Command } from 'commander';
 import { resolveAgent } from '../../failbench/agents/index.js';
-import { compareRuns, type RunComparison } from '../../failbench/compare.js';
-import { ciText, DIMENSION_LABELS, measureScore, percent } from '../../failbench/report/report-data.js';
+import { compareRuns, runDifferences, type RunComparison } from '../../failbench/compare.js';
+import { ciText, DIMENSION_LABELS, measureScore, percent, signedPoints } from '../../failbench/report/report-data.js';
 import { MEASURE_LABELS } from '../../failbench/scoring-rules.js';
-import { readResults, writeReport, type ResultsFile } from '../../failbench/report/write-report.js';
+import { writeReport } from '../../failbench/report/write-report.js';
+import { loadStoredRun } from '../../failbench/stored-runs.js';
 import { runSuite, SuiteStoppedError, TRANSPORTS, type SuiteResult, type Transport } from '../../failbench/runner.js';
 import { defaultSuiteDir } from '../../failbench/default-suite.js';
 import { loadScenarios, matchesFilter, SCENARIO_KINDS } from '../../failbench/scenario-loader.js';
@@ -213,38 +213,6 @@ async function runBench(io: CliIo, opts: BenchOptions, version: string): Promise
   }
 }
 
-/** A saved run: a results.json path, a directory holding one, or a run id under .faultline/bench/. */
-async function loadRun(io: CliIo, ref: string): Promise<ResultsFile> {
-  const direct = resolve(io.cwd, ref);
-  if (existsSync(direct)) return readResults(direct);
-  const byId = join(io.cwd, '.faultline', 'bench', ref);
-  if (/^[\w.-]+$/.test(ref) && existsSync(byId)) return readResults(byId);
-  throw new CliError(`no FailBench run at ${ref} (give a results.json, its directory, or a run id under .faultline/bench/)`);
-}
-
-function signedPoints(x: number): string {
-  const pp = x * 100;
-  return `${pp >= 0 ? '+' : ''}${pp.toFixed(1)} pp`;
-}
-
-/**
- * What differs between two runs besides the agents: a change in scores over other scenarios, or
- * under other feedback, transport or seed, is not the agent's. Empty when they match.
- */
-function runDifferences(a: ResultsFile, b: ResultsFile): string[] {
-  const differences: string[] = [];
-  const idsA = new Set(a.suite.scenarios.map((s) => s.id));
-  const idsB = b.suite.scenarios.map((s) => s.id);
-  const shared = idsB.filter((id) => idsA.has(id)).length;
-  if (shared !== idsA.size || shared !== idsB.length) differences.push(`scenarios (A ${idsA.size}, B ${idsB.length}, ${shared} in common)`);
-  const ma = a.suite.meta;
-  const mb = b.suite.meta;
-  for (const key of ['feedback', 'transport', 'seed', 'repeat'] as const) {
-    if (ma[key] !== mb[key]) differences.push(`${key} (A ${String(ma[key])}, B ${String(mb[key])})`);
-  }
-  return differences;
-}
-
 function printComparison(io: CliIo, comparisons: readonly RunComparison[], differences: readonly string[]): void {
   for (const [i, c] of comparisons.entries()) {
     if (i > 0) writeLine(io.stdout);
@@ -294,7 +262,7 @@ export function benchCommand(ctx: CliContext): Command {
     .argument('<runB>', 'the run to compare against A')
     .option('--json', 'print the comparison as JSON (one entry per agent pair)')
     .action(async (runA: string, runB: string, opts: { json?: boolean }) => {
-      const [a, b] = [await loadRun(io, runA), await loadRun(io, runB)];
+      const [a, b] = [await loadStoredRun(runA, io.cwd), await loadStoredRun(runB, io.cwd)];
       const comparisons = compareRuns(a, b);
       // The root program parses options anywhere on the line, so `bench compare A B --json` lands
       // the flag on bench, which defines --json too.

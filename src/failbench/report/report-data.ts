@@ -126,6 +126,12 @@ export function percent(rate: number): string {
   return `${(rate * 100).toFixed(1)}%`;
 }
 
+/** A difference of rates in percentage points, signed: `+5.8 pp`, `-0.3 pp` (what `bench compare` prints). */
+export function signedPoints(x: number): string {
+  const pp = x * 100;
+  return `${pp >= 0 ? '+' : ''}${pp.toFixed(1)} pp`;
+}
+
 export function ciText(ci: readonly [number, number]): string {
   return `${(ci[0] * 100).toFixed(1)}-${(ci[1] * 100).toFixed(1)}%`;
 }
