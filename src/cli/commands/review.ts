@@ -11,11 +11,9 @@
 import { createInterface } from 'node:readline';
 import { Command } from 'commander';
 import { LABEL_NAMES } from '../../annotate/label.js';
+import { readJudgeLabels, saveLabelReview } from '../../annotate/review-store.js';
 import {
-  applyReview,
   DEFAULT_REVIEW_SHARE,
-  isJudgeLabel,
-  labelRef,
   precisionReport,
   sampleForReview,
   type LabelRef,
@@ -40,25 +38,12 @@ interface ReviewCommandOptions {
   json?: boolean;
 }
 
-const PAGE = 500;
 const EXCERPT_CHARS = 400;
 
 function parseShare(text: string): number {
   const value = Number(text);
   if (text.trim() === '' || !Number.isFinite(value) || value <= 0 || value > 1) throw new CliError(`--share must be a number in (0, 1], got ${JSON.stringify(text)}`);
   return value;
-}
-
-/** Every judge label in the store, with where it is. */
-async function judgeLabels(store: TrajectoryStore): Promise<{ ref: LabelRef; label: TrajectoryLabel }[]> {
-  const out: { ref: LabelRef; label: TrajectoryLabel }[] = [];
-  for (let afterId: string | undefined; ; ) {
-    const page = await store.queryTrajectories({ limit: PAGE, ...(afterId === undefined ? {} : { afterId }) });
-    for (const t of page) for (const label of t.labels ?? []) if (isJudgeLabel(label)) out.push({ ref: labelRef(t.trajectory_id, label), label });
-    if (page.length < PAGE) break;
-    afterId = page[page.length - 1]!.trajectory_id;
-  }
-  return out;
 }
 
 const percentOrDash = (p: number | null): string => (p === null ? '-' : formatPercent(p));
@@ -165,14 +150,6 @@ async function askDecision(ask: Ask, label: TrajectoryLabel): Promise<Answer> {
   }
 }
 
-async function saveReview(store: TrajectoryStore, ref: LabelRef, review: LabelReview): Promise<boolean> {
-  const trajectory = await store.getTrajectory(ref.trajectory_id);
-  if (trajectory === null) return false;
-  const { labels, applied } = applyReview(trajectory.labels ?? [], ref, review);
-  if (applied) await store.updateTrajectories([{ ...trajectory, labels }]);
-  return applied;
-}
-
 async function session(io: CliIo, store: Store & TrajectoryStore, sample: readonly LabelRef[]): Promise<Record<'accepted' | 'corrected' | 'rejected' | 'skipped', number>> {
   const counts = { accepted: 0, corrected: 0, rejected: 0, skipped: 0 };
   if (io.stdin === undefined) throw new CliError("review needs answers on stdin: run it in a terminal or pipe answers in (or use --report)");
@@ -198,7 +175,7 @@ async function session(io: CliIo, store: Store & TrajectoryStore, sample: readon
         continue;
       }
       const review: LabelReview = { decision: answer.decision, ...(answer.corrected_to === undefined ? {} : { corrected_to: answer.corrected_to }), reviewed_at: new Date().toISOString() };
-      if (await saveReview(store, ref, review)) counts[answer.decision]++;
+      if (await saveLabelReview(store, ref, review)) counts[answer.decision]++;
     }
   } finally {
     close();
@@ -221,7 +198,7 @@ export function reviewCommand(ctx: CliContext): Command {
       const store = opts.report === true || opts.json === true ? await openReportStore(opts.db, io) : await openExistingStore(opts.db, io, { boundReads: true });
       try {
         if (!hasTrajectoryStore(store)) throw new CliError(`the ${store.kind} store cannot hold trajectories`);
-        const all = await judgeLabels(store);
+        const all = await readJudgeLabels(store);
         if (opts.report === true || opts.json === true) {
           const report = precisionReport(all.map((a) => a.label));
           if (opts.json === true) writeLine(io.stdout, JSON.stringify(report));
@@ -242,7 +219,7 @@ export function reviewCommand(ctx: CliContext): Command {
         const counts = await session(io, store, sample);
         writeLine(io.stdout);
         writeLine(io.stdout, `reviewed ${counts.accepted + counts.corrected + counts.rejected}: ${counts.accepted} accepted, ${counts.corrected} corrected, ${counts.rejected} not a failure, ${counts.skipped} skipped`);
-        const overall = precisionReport((await judgeLabels(store)).map((a) => a.label)).overall;
+        const overall = precisionReport((await readJudgeLabels(store)).map((a) => a.label)).overall;
         writeLine(io.stdout, `judge precision so far: ${percentOrDash(overall.precision)} of ${overall.reviewed} reviewed (95% CI ${formatPercent(overall.ci95[0])} - ${formatPercent(overall.ci95[1])})`);
       } finally {
         await store.close();
