@@ -69,7 +69,7 @@ describe('faultline import', () => {
       apiKey: 'sk-proj-Zq9xR2mT8vL4kP7nW3bY6cF1',
       card: '4111111111111111',
       jwt: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U',
-      awsKey: 'AKIAZZZZZZZZZZZZZZZZ',
+      awsKey: 'AKIA4HQ7KZ3MVXNPL2RT',
     };
     const line = JSON.stringify({
       id: 'leaky',

@@ -17,7 +17,7 @@ title: two reads under one rewrite
 language: en
 kind: single_step
 taxonomy: { category: business, subtype: boundary }
-dimensions: [identification]
+dimensions: [identification, loop_avoidance]
 recoverable: false
 instruction: Read two files.
 tools: [read_file]
