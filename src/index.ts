@@ -38,9 +38,9 @@ export type { Admission, BreakerOptions, BreakerProvider, BreakerSnapshot } from
 export { parseRetryAfter } from './runtime/retry-after.js';
 export type { ValidationIssue, ValidationIssueCode } from './runtime/validate.js';
 
-export { FaultlineError, ConfigError, DuplicateToolError, RuntimeClosedError, ToolDefinitionError } from './errors.js';
+export { FaultlineError, ConfigError, DuplicateToolError, RuntimeClosedError, ToolDefinitionError } from './core/errors.js';
 
-export * from './taxonomy.js';
+export * from './core/taxonomy.js';
 export type {
   AttemptOutcome,
   AttemptRecord,

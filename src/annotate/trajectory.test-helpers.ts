@@ -1,5 +1,5 @@
 /** Hand-built trajectories for annotator tests: steps are numbered from 1 in the order given. */
-import type { FailureCategory } from '../taxonomy.js';
+import type { FailureCategory } from '../core/taxonomy.js';
 import type { FinalOutcome, Trajectory, TrajectoryStep } from '../trajectory/types.js';
 
 export interface StepSpec {

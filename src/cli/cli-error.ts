@@ -1,4 +1,4 @@
-import { FaultlineError } from '../errors.js';
+import { FaultlineError } from '../core/errors.js';
 
 const CLI_ERROR_MARKER = Symbol.for('faultline.error.CliError');
 

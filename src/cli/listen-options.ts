@@ -4,8 +4,8 @@
  * stopping on Ctrl-C.
  */
 import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
-import { hostAllowed, hostAllowlist, isLoopbackHost } from '../host-allowlist.js';
-import { listen } from '../listen.js';
+import { hostAllowed, hostAllowlist, isLoopbackHost } from '../net/host-allowlist.js';
+import { listen } from '../net/listen.js';
 import type { Store } from '../store/types.js';
 import { CliError } from './cli-error.js';
 import { writeLine, type CliIo } from './io.js';

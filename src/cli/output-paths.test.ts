@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { replaceFiles } from '../replace-files.js';
+import { replaceFiles } from '../io/replace-files.js';
 import { assertWritableDirectory, assertWritableFile, openOutputStream } from './output-paths.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'faultline-output-paths-'));

@@ -3,14 +3,14 @@
  * (a benchmark that ends in "cannot write" after its whole run, or an annotate that stored its
  * labels and then failed on `--out`, wastes the work and half-does it), a file written as it goes
  * reports its errors as one line instead of crashing the process, and a set of output files is
- * replaced all or nothing (`replaceFiles`, src/replace-files.ts, which the FailBench report shares).
+ * replaced all or nothing (`replaceFiles`, src/io/replace-files.ts, which the FailBench report shares).
  */
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { accessSync, constants, createWriteStream, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { FaultlineError } from '../errors.js';
-import { fileErrorReason, replaceFiles, statIfAny } from '../replace-files.js';
+import { FaultlineError } from '../core/errors.js';
+import { fileErrorReason, replaceFiles, statIfAny } from '../io/replace-files.js';
 import { CliError } from './cli-error.js';
 
 /**

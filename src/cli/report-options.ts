@@ -11,8 +11,8 @@
  * naming the store too, and exit 2: for `alerts`, a dead database is not the 1 of "firing".
  */
 import { existsSync, statSync } from 'node:fs';
-import { FaultlineError } from '../errors.js';
-import { statIfAny } from '../replace-files.js';
+import { FaultlineError } from '../core/errors.js';
+import { statIfAny } from '../io/replace-files.js';
 import { DEFAULT_SQLITE_PATH, displayStoreSpec, openStore, sqlitePathOf, type OpenStoreOptions } from '../store/open-store.js';
 import type { Store } from '../store/types.js';
 import { CliError } from './cli-error.js';

@@ -3,7 +3,7 @@
  * line on stderr and exit code 2. Nothing here reads process globals; main.ts passes them in.
  */
 import { Command, CommanderError } from 'commander';
-import { ConfigError, FaultlineError } from '../errors.js';
+import { ConfigError, FaultlineError } from '../core/errors.js';
 import { CliError } from './cli-error.js';
 import type { CliContext, CliIo } from './io.js';
 

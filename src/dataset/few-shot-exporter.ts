@@ -51,7 +51,7 @@
 import { recoveryOf } from '../annotate/step-facts.js';
 import { canonicalJson } from '../record/params-hash.js';
 import { defaultRedactor } from '../record/redact.js';
-import type { CallStatus } from '../taxonomy.js';
+import type { CallStatus } from '../core/taxonomy.js';
 import type { StepResponse, Trajectory, TrajectoryStep } from '../trajectory/types.js';
 
 export const DEFAULT_FEW_SHOT_TOP = 3;

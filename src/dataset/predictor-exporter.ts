@@ -48,7 +48,7 @@
  * cells for the other missing ones. Steps whose outcome is unknown give no row (no label).
  */
 import { canonicalJson, paramsHash } from '../record/params-hash.js';
-import type { CallStatus } from '../taxonomy.js';
+import type { CallStatus } from '../core/taxonomy.js';
 import type { Trajectory, TrajectoryStep } from '../trajectory/types.js';
 import type { TrajectoryExamples } from './exporter.js';
 

@@ -3,7 +3,7 @@
  * 95% interval for the difference (Newcombe's hybrid score method), so that a change can be
  * told apart from the noise of a few dozen scenarios.
  */
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 import type { ResultsFile } from './report/write-report.js';
 import type { AgentScore } from './score.js';
 import { DIMENSIONS, type Dimension } from './types.js';

@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 import { loadScenarios, type LoadScenariosOptions } from './scenario-loader.js';
 import type { Scenario } from './types.js';
 

@@ -6,7 +6,7 @@
  */
 import type { FaultKind, HttpFaultStatus } from '../faults/plan-spec.js';
 import { classifyHttpStatus } from '../runtime/classify.js';
-import type { FailureCategory } from '../taxonomy.js';
+import type { FailureCategory } from '../core/taxonomy.js';
 
 /** A class a diagnosis may name: the taxonomy's six, and `semantic` for a wrong 200. */
 export type DiagnosisCategory = FailureCategory | 'semantic';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 import { canonicalJson } from '../record/params-hash.js';
 import { createMemoryStore } from '../store/memory/memory-store.js';
 import { createSqliteStore } from '../store/sqlite/sqlite-store.js';

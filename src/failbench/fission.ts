@@ -19,7 +19,7 @@
  * under an id that sorts with its group ({@link continuationTrajectoryId}), which
  * `faultline export --format grpo` turns back into groups.
  */
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 import { canonicalJson } from '../record/params-hash.js';
 import { createRecorder } from '../record/recorder.js';
 import type { ToolExecutionRecord } from '../record/types.js';

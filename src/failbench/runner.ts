@@ -4,7 +4,7 @@
  * turns what happened into a ScenarioResult. Scoring lives in score.ts; the world in world.ts.
  */
 import { setMaxListeners } from 'node:events';
-import { ConfigError, FaultlineError } from '../errors.js';
+import { ConfigError, FaultlineError } from '../core/errors.js';
 import { canonicalJson } from '../record/params-hash.js';
 import { createRecorder, type Recorder } from '../record/recorder.js';
 import type { ToolExecutionRecord } from '../record/types.js';

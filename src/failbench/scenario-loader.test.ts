@@ -3,9 +3,9 @@ import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 import { ScenarioError, loadScenarios, parseScenario } from './scenario-loader.js';
-import { YAML_ALIAS_BOMB } from '../yaml-alias-bomb.test-helpers.js';
+import { YAML_ALIAS_BOMB } from '../io/yaml-alias-bomb.test-helpers.js';
 import { runCapture } from '../cli/run-cli.test-helpers.js';
 
 const VALID = `

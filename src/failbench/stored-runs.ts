@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 import { readResults, RESULTS_FILE, type ResultsFile } from './report/write-report.js';
 
 /** The directory runs are saved under, relative to the working directory. */

@@ -8,7 +8,7 @@ import { createRobustAgent } from './agents/robust.js';
 import { runScenario } from './runner.js';
 import { SEED_SUBTYPES, loadScenarios } from './scenario-loader.js';
 import { scoreAgent } from './score.js';
-import { FAILURE_CATEGORIES } from '../taxonomy.js';
+import { FAILURE_CATEGORIES } from '../core/taxonomy.js';
 import { DIMENSIONS, type Agent, type FeedbackMode, type Scenario, type ScenarioResult } from './types.js';
 
 const SUITE_DIR = fileURLToPath(new URL('./scenarios/default', import.meta.url));

@@ -3,7 +3,7 @@
  * a run reports. The runner, the scenario suite, the reference agents and the model adapters are
  * built against these types and nothing else of each other.
  */
-import type { FailureCategory, FailureStage, FeedbackAction } from '../taxonomy.js';
+import type { FailureCategory, FailureStage, FeedbackAction } from '../core/taxonomy.js';
 import type { FaultRule } from '../faults/plan-spec.js';
 import type { CatalogSnapshot } from '../tools/catalog-state.js';
 

@@ -5,7 +5,7 @@
  * repeats differ where the plan leaves room (DESIGN.md, FailBench).
  */
 import { createHash } from 'node:crypto';
-import { ConfigError, DuplicateToolError } from '../errors.js';
+import { ConfigError, DuplicateToolError } from '../core/errors.js';
 import { createFaultPlan, type FaultPlan } from '../faults/index.js';
 import { createVirtualClock, type VirtualClock } from '../runtime/clock.js';
 import { defineTool, type Tool, type ToolContext } from '../runtime/define-tool.js';

@@ -8,7 +8,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 import type { FaultPlan, FaultPlanState } from './plan.js';
 import { parseFaultPlan } from './plan-validate.js';
 

@@ -5,12 +5,12 @@
  * Anything that is wrong is a ConfigError with that one line.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { ConfigError } from '../errors.js';
-import { readInputText } from '../read-input-file.js';
+import { ConfigError } from '../core/errors.js';
+import { readInputText } from '../io/read-input-file.js';
 import { parseRetryAfter } from '../runtime/retry-after.js';
 import { closestNames } from '../runtime/suggest.js';
 import { cloneJson } from '../record/clone-json.js';
-import { parseJsonText, parseYamlText } from '../yaml-text.js';
+import { parseJsonText, parseYamlText } from '../io/yaml-text.js';
 import { TOOL_PATTERN } from './glob.js';
 import { isJsonText } from './output-rewrites.js';
 import { FAULT_KINDS, HTTP_FAULT_STATUSES, MAX_FAULT_DELAY_MS, type FaultKind, type FaultPlanSpec, type FaultRule, type FaultWindow } from './plan-spec.js';

@@ -2,13 +2,13 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 import { createVirtualClock } from '../runtime/clock.js';
 import { appliesOnlyOnSuccess, type FaultDecision } from './decision.js';
 import { createFaultPlan, type FaultPlan } from './plan.js';
 import type { FaultPlanSpec, FaultRule, FaultTrigger } from './plan-spec.js';
 import { loadFaultPlan, parseFaultPlan, validateFaultPlan } from './plan-validate.js';
-import { YAML_ALIAS_BOMB } from '../yaml-alias-bomb.test-helpers.js';
+import { YAML_ALIAS_BOMB } from '../io/yaml-alias-bomb.test-helpers.js';
 
 function configError(fn: () => unknown): ConfigError {
   try {

@@ -12,7 +12,7 @@ import type { FoundSecrets, Redactor } from '../record/redact.js';
 import { RECORD_SCHEMA_VERSION, type InjectedFault, type RecordFeedback, type ToolExecutionRecord } from '../record/types.js';
 import type { Classification } from '../runtime/classify.js';
 import { buildFeedback } from '../runtime/feedback.js';
-import type { CallStatus } from '../taxonomy.js';
+import type { CallStatus } from '../core/taxonomy.js';
 
 export interface WireCall {
   executionId: string;

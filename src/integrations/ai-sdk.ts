@@ -41,7 +41,7 @@ import {
   type ToolExecutionOptions,
   type ToolSet,
 } from 'ai';
-import { FaultlineError } from '../errors.js';
+import { FaultlineError } from '../core/errors.js';
 import { defineTool, type JsonSchema, type Tool, type ToolSpec } from '../runtime/define-tool.js';
 import { createRuntime, type ExecuteOptions, type ExecuteResult, type Runtime, type RuntimeOptions, type Session } from '../runtime/runtime.js';
 import { failureForModel, type ModelFacingFailure } from './model-facing-result.js';

@@ -11,7 +11,7 @@
 import type { LastRecovery } from '../record/types.js';
 import type { ExecuteResult } from '../runtime/runtime.js';
 import type { ValidationIssue } from '../runtime/validate.js';
-import type { FailureCategory, FailureStage, FeedbackAction } from '../taxonomy.js';
+import type { FailureCategory, FailureStage, FeedbackAction } from '../core/taxonomy.js';
 
 export interface ModelFacingFailure {
   ok: false;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCapture } from '../cli/run-cli.test-helpers.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 import { makeFailureRecord, makeRecord } from '../record/fixture.js';
 import type { ToolExecutionRecord } from '../record/types.js';
 import { bucketOf, bucketValueMs } from '../store/duration-sketch.js';

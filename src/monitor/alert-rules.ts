@@ -12,9 +12,9 @@
  */
 import { extname, resolve } from 'node:path';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { ConfigError } from '../errors.js';
-import { readInputTextSync } from '../read-input-file.js';
-import { parseJsonText, parseYamlText } from '../yaml-text.js';
+import { ConfigError } from '../core/errors.js';
+import { readInputTextSync } from '../io/read-input-file.js';
+import { parseJsonText, parseYamlText } from '../io/yaml-text.js';
 import { HOUR_MS, hourStartMs } from '../store/rollup.js';
 import type { FailureBreakdownRow, StatsFilter, Store, TimeWindow, ToolStats } from '../store/types.js';
 

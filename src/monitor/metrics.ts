@@ -15,7 +15,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Counter, Gauge, Histogram, Registry, type Metric } from 'prom-client';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 import type { ToolExecutionRecord } from '../record/types.js';
 import { uuidv7UpperBound } from '../record/uuid-v7.js';
 import { failureCell, HOUR_MS, hourStartMs, parseIsoMs } from '../store/rollup.js';

@@ -22,7 +22,7 @@
  */
 import { makeFailureRecord, makeRecord } from '../record/fixture.js';
 import type { AttemptRecord, BreakerStateName, ToolExecutionRecord } from '../record/types.js';
-import type { CallStatus, FailureCategory, FailureStage } from '../taxonomy.js';
+import type { CallStatus, FailureCategory, FailureStage } from '../core/taxonomy.js';
 import type { AlertConfig } from './alert-rules.js';
 
 export const MONITOR_NOW = Date.UTC(2026, 2, 29, 14, 30, 0);

@@ -5,7 +5,7 @@
  */
 import { hourRange } from '../store/rollup.js';
 import type { FailureBreakdownRow, StatsFilter, Store, ToolStats } from '../store/types.js';
-import { FAILURE_CATEGORIES, FAILURE_STAGES, type FailureCategory, type FailureStage } from '../taxonomy.js';
+import { FAILURE_CATEGORIES, FAILURE_STAGES, type FailureCategory, type FailureStage } from '../core/taxonomy.js';
 import { isoWindow } from './time-window.js';
 
 export interface TopFailureType {

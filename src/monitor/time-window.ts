@@ -2,7 +2,7 @@
  * Reading report windows as people write them: `--since 24h` on the command line, `?since=7d` on
  * the dashboard. One parser, so both accept the same text and say the same thing about bad text.
  */
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 
 const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 const RELATIVE = /^(\d{1,6})([mhd])$/;

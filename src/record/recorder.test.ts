@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 import { createPostgresStore } from '../store/postgres/postgres-store.js';
 import { describePostgres, PG_URL } from '../store/postgres/test-server.test-helpers.js';
 import { createSqliteStore } from '../store/sqlite/sqlite-store.js';

@@ -20,7 +20,7 @@
  * would otherwise keep the store "down" forever: such records are isolated by bisecting the batch,
  * set aside in a `rejected-*.jsonl` file next to the spool, and reported.
  */
-import { ConfigError, FaultlineError } from '../errors.js';
+import { ConfigError, FaultlineError } from '../core/errors.js';
 import type { BatchEncoding, Store } from '../store/types.js';
 import { spoolAtExit } from './spool-at-exit.js';
 import { createSpool, defaultSpoolPath, readSpoolBatches, unlinkIfPresent, type Spool } from './spool.js';

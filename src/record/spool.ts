@@ -24,7 +24,7 @@ import { closeSync, createReadStream, fsyncSync, openSync, readdirSync, renameSy
 import { open, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { makeDirectory, makeDirectorySync } from '../make-directory.js';
+import { makeDirectory, makeDirectorySync } from '../io/make-directory.js';
 import type { ToolExecutionRecord } from './types.js';
 
 /** `.faultline/spool/<pid>-<random>.jsonl` under `cwd`, as an absolute path. */

@@ -3,7 +3,7 @@
  * stage, category, type and error code. Structured fields decide (HTTP status, errno code,
  * error name, JSON-RPC code, our own typed errors); message text never does.
  */
-import { categoryOfType, type FailureCategory, type FailureStage } from '../taxonomy.js';
+import { categoryOfType, type FailureCategory, type FailureStage } from '../core/taxonomy.js';
 import { retryAfterFrom } from './retry-after.js';
 import { ToolError } from './tool-errors.js';
 

@@ -3,7 +3,7 @@
  */
 import { toJSONSchema } from 'zod';
 import type * as z from 'zod';
-import { ToolDefinitionError } from '../errors.js';
+import { ToolDefinitionError } from '../core/errors.js';
 import type { BreakerOptions } from './breaker.js';
 import type { Clock } from './clock.js';
 import type { FeedbackOverrides } from './feedback.js';

@@ -7,7 +7,7 @@
  * When the correction memory knows a recovery for the failure, `lastRecoveryHint` adds it.
  */
 import type { CorrectionRecovery, LastRecovery } from '../record/types.js';
-import type { FailureCategory, FeedbackAction } from '../taxonomy.js';
+import type { FailureCategory, FeedbackAction } from '../core/taxonomy.js';
 import type { Classification } from './classify.js';
 import { describeIssues, type ValidationIssue } from './validate.js';
 

@@ -31,8 +31,8 @@
  * costs no Redis traffic.
  */
 import { Redis, ReplyError, type RedisOptions } from 'ioredis';
-import { ConfigError, FaultlineError } from '../errors.js';
-import { maskUrlPassword } from '../mask-url-password.js';
+import { ConfigError, FaultlineError } from '../core/errors.js';
+import { maskUrlPassword } from '../core/mask-url-password.js';
 import { ConsecutiveBreaker, type BreakerOptions, type BreakerProvider, type BreakerSnapshot } from './breaker.js';
 
 export interface RedisBreakersOptions {

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import * as z from 'zod';
-import { DuplicateToolError, RuntimeClosedError, ToolDefinitionError } from '../errors.js';
+import { DuplicateToolError, RuntimeClosedError, ToolDefinitionError } from '../core/errors.js';
 import type { ToolExecutionRecord } from '../record/types.js';
 import { createVirtualClock } from './clock.js';
 import { defineTool, type ToolSpec } from './define-tool.js';

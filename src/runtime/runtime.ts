@@ -2,7 +2,7 @@
  * The tool runtime: validate -> breaker -> execute (timeout, signal) -> classify -> retry? ->
  * validate output -> feedback -> record. Tool failures come back as values, never as throws.
  */
-import { ConfigError, DuplicateToolError, RuntimeClosedError, ToolDefinitionError } from '../errors.js';
+import { ConfigError, DuplicateToolError, RuntimeClosedError, ToolDefinitionError } from '../core/errors.js';
 import { isoTime } from '../record/iso-time.js';
 import { paramsHash } from '../record/params-hash.js';
 import { createRedactor, type FoundSecrets, type RedactOptions, type Redactor } from '../record/redact.js';
@@ -24,7 +24,7 @@ import { openStoreLazily, STORE_SPEC_FORMS } from '../store/open-store.js';
 import { hasCorrectionMemory } from '../store/corrections.js';
 import type { Store } from '../store/types.js';
 import type { InjectedFault } from '../record/types.js';
-import { countsAgainstBreaker, type CallStatus, type FailureCategory, type FailureStage, type FeedbackAction } from '../taxonomy.js';
+import { countsAgainstBreaker, type CallStatus, type FailureCategory, type FailureStage, type FeedbackAction } from '../core/taxonomy.js';
 import { seededRandom } from './backoff.js';
 import { ConsecutiveBreaker, DEFAULT_BREAKER, type BreakerOptions, type BreakerProvider, type BreakerSnapshot } from './breaker.js';
 import { classifyError, classifyOutput, rejection, timeoutClassification, type Classification } from './classify.js';

@@ -3,9 +3,9 @@
  * never by their message text. Plain errors with `status`, `code` and so on are classified too
  * (see classify.ts); these exist for failures no transport status can express.
  */
-import { FaultlineError } from '../errors.js';
+import { FaultlineError } from '../core/errors.js';
 import { DEFAULT_STACK_FRAMES } from '../record/truncate.js';
-import { categoryOfType, type FailureCategory, type FailureStage } from '../taxonomy.js';
+import { categoryOfType, type FailureCategory, type FailureStage } from '../core/taxonomy.js';
 
 const TOOL_ERROR_MARKER = Symbol.for('faultline.error.ToolError');
 

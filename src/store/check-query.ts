@@ -3,7 +3,7 @@
  * plain JavaScript may pass a Date, an ISO string or nothing; a store would then answer with an
  * empty result or a driver error that names no field. These turn that into one ConfigError.
  */
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 import type { RecordQuery, StatsFilter } from './types.js';
 
 function describe(value: unknown): string {

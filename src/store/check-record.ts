@@ -10,7 +10,7 @@
  * no allocation while records pass. `created_at` is parsed by each store anyway
  * (`createdAtMs`), which refuses a date that does not parse.
  */
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 import type { ToolExecutionRecord } from '../record/types.js';
 
 const STRING_FIELDS = ['execution_id', 'trace_id', 'tool_name', 'status', 'params_hash', 'breaker_state', 'recovery', 'created_at'] as const;

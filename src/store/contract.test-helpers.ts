@@ -6,11 +6,11 @@
  * exact nearest-rank percentile within the sketch's relative error.
  */
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 import { makeFailureRecord, makeRecord } from '../record/fixture.js';
 import { seededRandom } from '../runtime/backoff.js';
 import type { AttemptRecord, ToolExecutionRecord } from '../record/types.js';
-import type { CallStatus, FailureCategory, FailureStage } from '../taxonomy.js';
+import type { CallStatus, FailureCategory, FailureStage } from '../core/taxonomy.js';
 import { assembleTrajectory, stepFailure } from '../trajectory/assemble.js';
 import { hasTrajectoryStore } from '../trajectory/trajectory-row.js';
 import type { Trajectory, TrajectorySource, TrajectoryStep } from '../trajectory/types.js';

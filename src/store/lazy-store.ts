@@ -4,7 +4,7 @@
  * that went down: records spool, the failure is reported through `onError`, and tool calls are
  * never held up.
  */
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 import type { Store, StoreKind } from './types.js';
 
 /**

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 import { makeRecord } from '../record/fixture.js';
 import { createMemoryStore } from './memory/memory-store.js';
 import { typeScriptWorkerUrl } from '../ts-worker.test-helpers.js';

@@ -2,8 +2,8 @@
  * Turns a store spec (the `store` runtime option, the CLI's `--db`) into a Store.
  */
 import { isAbsolute, resolve } from 'node:path';
-import { ConfigError } from '../errors.js';
-import { maskUrlPassword } from '../mask-url-password.js';
+import { ConfigError } from '../core/errors.js';
+import { maskUrlPassword } from '../core/mask-url-password.js';
 import { createMemoryStore } from './memory/memory-store.js';
 import { createSqliteStore } from './sqlite/sqlite-store.js';
 import { lazyStore, storeKindOf } from './lazy-store.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 import { makeFailureRecord, makeRecord } from '../record/fixture.js';
 import { bucketOf } from './duration-sketch.js';
 import {

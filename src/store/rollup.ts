@@ -10,9 +10,9 @@
  * Windows are hour-granular: a stats window covers every hour that overlaps `[since, until)`
  * (see {@link hourRange}). Signatures keep exact first/last-seen times.
  */
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 import type { ToolExecutionRecord } from '../record/types.js';
-import { categoryOfType, type FailureCategory, type FailureStage } from '../taxonomy.js';
+import { categoryOfType, type FailureCategory, type FailureStage } from '../core/taxonomy.js';
 import { bucketOf, mergeBuckets, percentileFromBuckets } from './duration-sketch.js';
 import { cachedFailureSignature, effectiveFailureType, UNCLASSIFIED_STAGE, type FailureSignatureKey } from './signature.js';
 import type { FailureBreakdownRow, FailureSignature, HourlyPoint, TimeWindow, ToolStats } from './types.js';

@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ToolExecutionRecord } from '../record/types.js';
-import type { FailureStage } from '../taxonomy.js';
+import type { FailureStage } from '../core/taxonomy.js';
 
 /** Longest normalized message kept; longer ones are cut so that signatures stay bounded. */
 export const NORMALIZED_MESSAGE_MAX_LENGTH = 200;

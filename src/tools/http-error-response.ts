@@ -7,7 +7,7 @@
 import { classifyError } from '../runtime/classify.js';
 import { HttpError } from '../runtime/tool-errors.js';
 import type { ValidationIssue } from '../runtime/validate.js';
-import type { FailureCategory } from '../taxonomy.js';
+import type { FailureCategory } from '../core/taxonomy.js';
 
 export interface HttpReply {
   status: number;

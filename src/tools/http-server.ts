@@ -28,8 +28,8 @@ import { errorReply, invalidArgumentsReply, type HttpReply } from './http-error-
 import { COMMIT_HEADER, INJECT_HEADER, parseInjectHeader } from './inject-error.js';
 import { DRY_RUN_HEADER } from '../faults/dry-run.js';
 import { idempotencyHeaderIssue } from './idempotency-keys.js';
-import { hostAllowed, hostAllowlist, refusedHostMessage } from '../host-allowlist.js';
-import { listen } from '../listen.js';
+import { hostAllowed, hostAllowlist, refusedHostMessage } from '../net/host-allowlist.js';
+import { listen } from '../net/listen.js';
 
 /**
  * What the server needs from a fault plan (`createFaultPlan`): a decision per request, and,

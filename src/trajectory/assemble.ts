@@ -4,7 +4,7 @@
  */
 import { hash } from 'node:crypto';
 import { canonicalJson } from '../record/params-hash.js';
-import { toTrainingLabel, type FailureCategory, type FailureStage } from '../taxonomy.js';
+import { toTrainingLabel, type FailureCategory, type FailureStage } from '../core/taxonomy.js';
 import {
   TRAJECTORY_SCHEMA_VERSION,
   type FailureSummary,

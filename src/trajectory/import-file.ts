@@ -12,9 +12,9 @@
  * those imports only.
  */
 import { createReadStream } from 'node:fs';
-import { FaultlineError } from '../errors.js';
+import { FaultlineError } from '../core/errors.js';
 import { defaultRedactor, type Redactor } from '../record/redact.js';
-import type { FailureCategory } from '../taxonomy.js';
+import type { FailureCategory } from '../core/taxonomy.js';
 import { isFailedStep } from './assemble.js';
 import { IMPORTERS } from './importers/index.js';
 import type { ImportFormat, ImportOptions } from './importers/import-types.js';

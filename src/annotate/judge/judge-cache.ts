@@ -8,8 +8,8 @@
 import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { ConfigError } from '../../errors.js';
-import { readInputTextSync } from '../../read-input-file.js';
+import { ConfigError } from '../../core/errors.js';
+import { readInputTextSync } from '../../io/read-input-file.js';
 import { canonicalJson } from '../../record/params-hash.js';
 import { JUDGE_PROMPT_VERSION, parseVerdict, type JudgeQuestion, type Verdict } from './llm-verdict.js';
 

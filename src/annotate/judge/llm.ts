@@ -11,7 +11,7 @@
  * endpoint that refuses the request outright (bad key, unknown model) stops the run.
  * Verdicts are cached (see judge-cache.ts); secrets are redacted before a request is built.
  */
-import { ConfigError } from '../../errors.js';
+import { ConfigError } from '../../core/errors.js';
 import { createJsonChat, type JsonChatOptions } from '../../failbench/agents/json-chat.js';
 import type { Redactor } from '../../record/redact.js';
 import type { Trajectory, TrajectoryLabel, TrajectoryStep } from '../../trajectory/types.js';

@@ -5,7 +5,7 @@
  */
 import { Command } from 'commander';
 import { createRedisBreakers, type SharedBreakerState } from '../../runtime/redis-breakers.js';
-import { maskUrlPassword } from '../../mask-url-password.js';
+import { maskUrlPassword } from '../../core/mask-url-password.js';
 import { CliError } from '../cli-error.js';
 import { formatTable } from '../format-table.js';
 import { writeLine, type CliContext } from '../io.js';

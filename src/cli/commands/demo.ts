@@ -3,7 +3,7 @@
  * on a virtual clock, printing how each call was classified and what the agent is told.
  */
 import { Command } from 'commander';
-import { ConfigError } from '../../errors.js';
+import { ConfigError } from '../../core/errors.js';
 import { createVirtualClock } from '../../runtime/clock.js';
 import { createRuntime } from '../../runtime/runtime.js';
 import type { ToolExecutionRecord } from '../../record/types.js';

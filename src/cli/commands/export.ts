@@ -25,7 +25,7 @@ import { hasTrajectoryStore } from '../../trajectory/trajectory-row.js';
 import { TRAJECTORY_SOURCES, type Trajectory, type TrajectorySource } from '../../trajectory/types.js';
 import type { TrajectoryStore } from '../../store/types.js';
 import { CliError } from '../cli-error.js';
-import { fileErrorReason, replaceFiles } from '../../replace-files.js';
+import { fileErrorReason, replaceFiles } from '../../io/replace-files.js';
 import { writeLine, type CliContext } from '../io.js';
 import { assertWritableFile, openOutputStream, type OutputStream } from '../output-paths.js';
 import { openReportStore } from '../report-options.js';

@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVERYTHING_SERVER, FILESYSTEM_SERVER, INSPECTOR_CLI, MEMORY_SERVER, readRecords, tempDir, writeDyingServer } from '../../faults/mcp-proxy/mcp-proxy.test-helpers.js';
 import { runCapture, startCli, waitFor } from '../run-cli.test-helpers.js';
 import { compileCli } from './compiled-cli.test-helpers.js';
-import { YAML_ALIAS_BOMB } from '../../yaml-alias-bomb.test-helpers.js';
+import { YAML_ALIAS_BOMB } from '../../io/yaml-alias-bomb.test-helpers.js';
 
 const run = promisify(execFile);
 

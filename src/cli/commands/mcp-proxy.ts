@@ -13,7 +13,7 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { Command } from 'commander';
-import { ConfigError } from '../../errors.js';
+import { ConfigError } from '../../core/errors.js';
 import { configuredAdminToken } from '../../faults/admin-http.js';
 import { generateAdminToken, startAdminServer, type AdminServer } from '../../faults/mcp-proxy/admin-server.js';
 import { serveMcpOverHttp, type McpHttpServer } from '../../faults/mcp-proxy/http-downstream.js';

@@ -3,7 +3,7 @@
  * the X-Inject-Error header and, optionally, a fault plan file.
  */
 import { Command } from 'commander';
-import { ConfigError } from '../../errors.js';
+import { ConfigError } from '../../core/errors.js';
 import { createFaultPlan } from '../../faults/plan.js';
 import { loadFaultPlan } from '../../faults/plan-validate.js';
 import { anchoredClock } from '../../tools/anchored-clock.js';

@@ -11,7 +11,7 @@ import { startMockToolServer, type MockToolServer } from '../../tools/http-serve
 import { runCli } from '../run-cli.js';
 import { captureIo, runCapture, waitFor, writeStoreFile } from '../run-cli.test-helpers.js';
 import { compileCli } from './compiled-cli.test-helpers.js';
-import { YAML_ALIAS_BOMB } from '../../yaml-alias-bomb.test-helpers.js';
+import { YAML_ALIAS_BOMB } from '../../io/yaml-alias-bomb.test-helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'faultline-proxy-cli-'));
 let upstream: MockToolServer;

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import { Command } from 'commander';
-import { ConfigError } from '../../errors.js';
+import { ConfigError } from '../../core/errors.js';
 import { ADMIN_TOKEN_ENV, configuredAdminToken } from '../../faults/admin-http.js';
 import { startHttpFaultProxy, type HttpFaultProxy } from '../../faults/http-proxy/http-proxy.js';
 import { openProxyStore } from '../../faults/http-proxy/record-store.js';

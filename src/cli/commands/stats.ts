@@ -9,7 +9,7 @@ import { formatMs, formatPercent } from '../../monitor/format-figures.js';
 import { buildStatsReport, type StageCategoryCell, type StatsReport } from '../../monitor/stats-report.js';
 import { parseSince, parseUntil } from '../../monitor/time-window.js';
 import type { StatsFilter } from '../../store/types.js';
-import { FAILURE_CATEGORIES, FAILURE_STAGES, type FailureCategory, type FailureStage } from '../../taxonomy.js';
+import { FAILURE_CATEGORIES, FAILURE_STAGES, type FailureCategory, type FailureStage } from '../../core/taxonomy.js';
 import { formatTable } from '../format-table.js';
 import { writeLine, type CliContext } from '../io.js';
 import { DB_OPTION_HELP, openReportStore, parseCount } from '../report-options.js';

@@ -22,13 +22,13 @@
 import { statSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Command } from 'commander';
-import { FaultlineError } from '../../errors.js';
+import { FaultlineError } from '../../core/errors.js';
 import { formatMs } from '../../monitor/format-figures.js';
 import type { ToolExecutionRecord } from '../../record/types.js';
 import { uuidv7LowerBound, uuidv7Time } from '../../record/uuid-v7.js';
 import { sqlitePathOf } from '../../store/open-store.js';
 import type { RecordQuery, Store } from '../../store/types.js';
-import type { CallStatus } from '../../taxonomy.js';
+import type { CallStatus } from '../../core/taxonomy.js';
 import { CliError } from '../cli-error.js';
 import { printable, writeLine, type CliContext } from '../io.js';
 import { DB_OPTION_HELP, openReportStore, parseCount } from '../report-options.js';

@@ -6,8 +6,8 @@
  * @anthropic-ai/sdk: the loop uses one endpoint, the SDK's retries would have to be switched off
  * and its errors translated anyway, and it would add three runtime dependencies.
  */
-import { ConfigError } from '../../errors.js';
-import { maskUrlPassword } from '../../mask-url-password.js';
+import { ConfigError } from '../../core/errors.js';
+import { maskUrlPassword } from '../../core/mask-url-password.js';
 import type { Agent, AgentTask } from '../types.js';
 import { functionSpecs, type FunctionSpec } from './control-tools.js';
 import type { ModelAttemptResult } from './model-endpoint-error.js';

@@ -6,7 +6,7 @@
  * Ending convention: a `finish` call ends the run with the status and answer it gives; a turn of
  * plain text without tool calls ends it as `completed` with that text.
  */
-import { FAILURE_CATEGORIES } from '../../taxonomy.js';
+import { FAILURE_CATEGORIES } from '../../core/taxonomy.js';
 import type { AgentOutcome, AgentTool, Diagnosis } from '../types.js';
 
 export const REPORT_TOOL_FAILURE = 'report_tool_failure';

@@ -2,7 +2,7 @@
  * Agents by spec, as the `bench` command names them: a reference agent by name, `openai:<model>`,
  * `anthropic:<model>`, or `module:<path>`.
  */
-import { ConfigError } from '../../errors.js';
+import { ConfigError } from '../../core/errors.js';
 import type { Agent } from '../types.js';
 import { createAnthropicAgent } from './anthropic.js';
 import type { FetchLike } from './model-http.js';

@@ -5,8 +5,8 @@
  */
 import { basename, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ConfigError } from '../../errors.js';
-import { checkInputFile } from '../../read-input-file.js';
+import { ConfigError } from '../../core/errors.js';
+import { checkInputFile } from '../../io/read-input-file.js';
 import type { Agent } from '../types.js';
 
 /** Imports a TypeScript module by file URL: tsx's `tsImport`, bound to where it resolves from. */

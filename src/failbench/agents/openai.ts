@@ -13,8 +13,8 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
-import { ConfigError } from '../../errors.js';
-import { maskUrlPassword } from '../../mask-url-password.js';
+import { ConfigError } from '../../core/errors.js';
+import { maskUrlPassword } from '../../core/mask-url-password.js';
 import type { Agent, AgentTask } from '../types.js';
 import { functionSpecs, type FunctionSpec } from './control-tools.js';
 import type { ModelAttemptResult, ModelFailure } from './model-endpoint-error.js';

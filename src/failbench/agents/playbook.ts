@@ -6,7 +6,7 @@
  * the ablations in between are one program with different rules, never different code paths
  * per scenario.
  */
-import type { FailureCategory } from '../../taxonomy.js';
+import type { FailureCategory } from '../../core/taxonomy.js';
 import type { AgentOutcome, AgentTask, AgentTool, Diagnosis } from '../types.js';
 import { checkResult, missingParts, type Mismatch } from './check-result.js';
 import { numberWord, parseIntent, type Language } from './intent.js';

@@ -3,7 +3,7 @@
  * errno code, Retry-After, the error body) in raw mode, or from the runtime's classification in
  * assisted mode. Machine fields decide; message text never does.
  */
-import type { FailureCategory } from '../../taxonomy.js';
+import type { FailureCategory } from '../../core/taxonomy.js';
 import type { AgentToolResult } from '../types.js';
 
 export interface Issue {

@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../errors.js';
+import { ConfigError } from '../../core/errors.js';
 import { reply, startFakeModelServer, type FakeModelServer } from './fake-model-server.test-helpers.js';
 import { resolveAgent } from './index.js';
 import { makeTask } from './model-agent-contract.test-helpers.js';

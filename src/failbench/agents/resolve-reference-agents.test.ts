@@ -1,6 +1,6 @@
 // resolveAgent for the reference agents: `naive`, `robust` and `sampler` by bare name.
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../errors.js';
+import { ConfigError } from '../../core/errors.js';
 import { resolveAgent } from './index.js';
 
 describe('resolveAgent: reference agents', () => {

@@ -3,7 +3,7 @@
  * results back, until it answers or the turn bound is hit. The wire format lives behind
  * {@link Conversation}; nothing here knows which provider it talks to.
  */
-import { ConfigError } from '../../errors.js';
+import { ConfigError } from '../../core/errors.js';
 import { systemClock, type Clock } from '../../runtime/clock.js';
 import type { AgentOutcome, AgentTask, AgentToolResult, Diagnosis } from '../types.js';
 import { CONTROL_TOOL_NAMES, FINISH, parseDiagnosis, parseFinish, parseWait, REPORT_TOOL_FAILURE, WAIT_SECONDS } from './control-tools.js';

@@ -6,7 +6,7 @@
  * names) passes through `escapeHtml`, and a Content-Security-Policy forbids scripts and fetches
  * as a second line of defence.
  */
-import { escapeHtml } from '../../escape-html.js';
+import { escapeHtml } from '../../core/escape-html.js';
 import { MEASURES } from '../score.js';
 import { MEASURE_LABELS, OVERALL_RULE, SCORING_RULES } from '../scoring-rules.js';
 import {

@@ -13,7 +13,7 @@ import { scoreSuite, type AgentScore } from '../score.js';
 import { ModelEndpointError } from '../agents/model-endpoint-error.js';
 import type { Agent } from '../types.js';
 import { changedState } from './changed-state.js';
-import { escapeHtml } from '../../escape-html.js';
+import { escapeHtml } from '../../core/escape-html.js';
 import { renderHtml } from './html.js';
 import { escapeMarkdown, renderMarkdown } from './markdown.js';
 import { costliestRuns, heatmap, NO_FAULT } from './report-data.js';

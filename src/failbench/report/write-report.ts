@@ -5,11 +5,11 @@
  */
 import { rm, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { fileErrorReason, replaceFiles } from '../../replace-files.js';
-import { ConfigError, FaultlineError } from '../../errors.js';
-import { makeDirectory } from '../../make-directory.js';
-import { readInputText } from '../../read-input-file.js';
-import { parseJsonText } from '../../yaml-text.js';
+import { fileErrorReason, replaceFiles } from '../../io/replace-files.js';
+import { ConfigError, FaultlineError } from '../../core/errors.js';
+import { makeDirectory } from '../../io/make-directory.js';
+import { readInputText } from '../../io/read-input-file.js';
+import { parseJsonText } from '../../io/yaml-text.js';
 import type { SuiteResult } from '../runner.js';
 import type { AgentScore } from '../score.js';
 import { DIMENSIONS } from '../types.js';

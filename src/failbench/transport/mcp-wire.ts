@@ -20,7 +20,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
-import { ConfigError } from '../../errors.js';
+import { ConfigError } from '../../core/errors.js';
 import { serveMcpOverHttp } from '../../faults/mcp-proxy/http-downstream.js';
 import { startMcpProxy } from '../../faults/mcp-proxy/proxy.js';
 import type { CallSession } from '../../faults/mcp-proxy/tool-call.js';

@@ -20,7 +20,7 @@ import type { DropCode } from '../../faults/decision.js';
 import { classifyHttpStatus } from '../../runtime/classify.js';
 import { retryAfterFrom } from '../../runtime/retry-after.js';
 import { AuthError, HttpError, ToolError } from '../../runtime/tool-errors.js';
-import { categoryOfType } from '../../taxonomy.js';
+import { categoryOfType } from '../../core/taxonomy.js';
 
 const DROP_CODES: ReadonlySet<string> = new Set<DropCode>(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND']);
 

@@ -8,7 +8,7 @@
  *   GET /__faultline/state   `{ plan, proxy }`: the plan's counters and the proxy's own (HEAD as well)
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ConfigError } from '../../errors.js';
+import { ConfigError } from '../../core/errors.js';
 import {
   adminTokenDigest,
   bearerTokenMatches,

@@ -10,7 +10,7 @@ import { DEFAULT_MAX_OUTPUT_CHARS, truncateText } from '../../record/truncate.js
 import type { ToolExecutionRecord } from '../../record/types.js';
 import { uuidv7 } from '../../record/uuid-v7.js';
 import { classifyError, timeoutClassification, type Classification } from '../../runtime/classify.js';
-import type { CallStatus } from '../../taxonomy.js';
+import type { CallStatus } from '../../core/taxonomy.js';
 import type { DropCode, FaultDecision } from '../decision.js';
 import { errnoError } from '../inprocess.js';
 import { buildWireRecord } from '../wire-record.js';

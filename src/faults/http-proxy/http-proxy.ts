@@ -21,7 +21,7 @@ import { createServer, request as httpRequest, Agent as HttpAgent, type Incoming
 import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { finished } from 'node:stream/promises';
-import { ConfigError } from '../../errors.js';
+import { ConfigError } from '../../core/errors.js';
 import { createRecorder, type RecorderOptions, type RecordingStats } from '../../record/recorder.js';
 import { createRedactor, type RedactOptions } from '../../record/redact.js';
 import { DEFAULT_MAX_OUTPUT_CHARS, truncateText } from '../../record/truncate.js';
@@ -43,8 +43,8 @@ import { bodyBuffer, BodyCapture, EMPTY_BODY, readBodyPrefix, type BodyPrefix } 
 import { BAD_REQUEST, createFastPath, unexpectedUpgrade, type FastPathHost } from './fast-path.js';
 import { compileRoutes, type ProxyRoute, type RouteMatch } from './routes.js';
 import { forwardableResponseHeaders, readRequestHeaders, responseHeaderObject, undecodedTransferCoding, type RequestHeaders } from './wire-headers.js';
-import { hostAllowed, hostAllowlist, refusedHostMessage, type HostAllowlist } from '../../host-allowlist.js';
-import { listen } from '../../listen.js';
+import { hostAllowed, hostAllowlist, refusedHostMessage, type HostAllowlist } from '../../net/host-allowlist.js';
+import { listen } from '../../net/listen.js';
 
 /**
  * Records per batch of the recorder the proxy owns. Encoding a batch for the store runs on the

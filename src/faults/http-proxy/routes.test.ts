@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../errors.js';
+import { ConfigError } from '../../core/errors.js';
 import { compileRoutes, isIdSegment, loadRoutes, normalizePath, parseRoutes } from './routes.js';
-import { YAML_ALIAS_BOMB } from '../../yaml-alias-bomb.test-helpers.js';
+import { YAML_ALIAS_BOMB } from '../../io/yaml-alias-bomb.test-helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'faultline-routes-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

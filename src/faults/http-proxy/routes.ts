@@ -6,9 +6,9 @@
  * identifiers in the path replaced by `:id`, so that `GET /orders/ORD-10041` and
  * `GET /orders/ORD-10042` count as one tool.
  */
-import { ConfigError } from '../../errors.js';
-import { readInputText } from '../../read-input-file.js';
-import { parseYamlText } from '../../yaml-text.js';
+import { ConfigError } from '../../core/errors.js';
+import { readInputText } from '../../io/read-input-file.js';
+import { parseYamlText } from '../../io/yaml-text.js';
 
 /** One configured route. */
 export interface ProxyRoute {

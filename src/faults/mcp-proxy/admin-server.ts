@@ -16,9 +16,9 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ConfigError } from '../../errors.js';
+import { ConfigError } from '../../core/errors.js';
 import type { FaultPlan } from '../plan.js';
-import { listen } from '../../listen.js';
+import { listen } from '../../net/listen.js';
 import {
   ADMIN_MAX_PLAN_BYTES,
   adminTokenDigest,

@@ -8,8 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ErrorCode, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { McpProxy } from './proxy.js';
-import { hostAllowed, hostAllowlist, refusedHostMessage } from '../../host-allowlist.js';
-import { listen } from '../../listen.js';
+import { hostAllowed, hostAllowlist, refusedHostMessage } from '../../net/host-allowlist.js';
+import { listen } from '../../net/listen.js';
 
 export interface McpHttpOptions {
   /** 0 (the default) picks a free port. */

@@ -69,7 +69,7 @@ import {
   type ServerNotification,
   type ServerResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import { ConfigError } from '../../errors.js';
+import { ConfigError } from '../../core/errors.js';
 import { createRecorder, type Recorder, type RecorderOptions, type RecorderStats, type RecordingStats } from '../../record/recorder.js';
 import { isoTime } from '../../record/iso-time.js';
 import { createRedactor, type RedactOptions } from '../../record/redact.js';

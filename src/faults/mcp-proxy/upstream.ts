@@ -11,7 +11,7 @@ import { StdioClientTransport, type StdioServerParameters } from '@modelcontextp
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, type ClientCapabilities, type Implementation } from '@modelcontextprotocol/sdk/types.js';
-import { FaultlineError } from '../../errors.js';
+import { FaultlineError } from '../../core/errors.js';
 import { useLineBuffer } from './stdio-lines.js';
 
 /** Where the real server is. */

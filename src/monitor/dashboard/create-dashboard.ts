@@ -15,8 +15,8 @@
  * dashboard through DNS rebinding.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ConfigError } from '../../errors.js';
-import { hostAllowed, LOOPBACK_HOST_NAMES, namedHosts } from '../../host-allowlist.js';
+import { ConfigError } from '../../core/errors.js';
+import { hostAllowed, LOOPBACK_HOST_NAMES, namedHosts } from '../../net/host-allowlist.js';
 import type { Store, TimeWindow } from '../../store/types.js';
 import { defaultAlertWindow, resolveAlertConfig, type AlertConfig, type ResolvedAlertConfig } from '../alert-rules.js';
 import {

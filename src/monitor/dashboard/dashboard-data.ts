@@ -8,7 +8,7 @@
 import type { ToolExecutionRecord } from '../../record/types.js';
 import { hourRange, hourStartMs, HOUR_MS } from '../../store/rollup.js';
 import type { FailureSignature, HourlyPoint, StatsFilter, Store, TimeWindow } from '../../store/types.js';
-import type { CallStatus } from '../../taxonomy.js';
+import type { CallStatus } from '../../core/taxonomy.js';
 import { trajectoryIdOf } from '../../trajectory/assemble.js';
 import type { Trajectory } from '../../trajectory/types.js';
 import { evaluateAlerts, type Alert, type ResolvedAlertConfig } from '../alert-rules.js';

@@ -3,7 +3,7 @@
  * text as `stats --since` / `--until`: `1h`, `24h`, `7d` or an ISO date; an ISO date), `tool`,
  * `agent`, `run` (a FailBench run id), and `limit` (records listed).
  */
-import { ConfigError } from '../../errors.js';
+import { ConfigError } from '../../core/errors.js';
 import { parseSince, parseUntil } from '../time-window.js';
 import type { DashboardView, ViewParams } from './dashboard-data.js';
 

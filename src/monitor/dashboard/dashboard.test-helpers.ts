@@ -4,7 +4,7 @@
  * loopback socket.
  */
 import { createServer } from 'node:http';
-import { listen } from '../../listen.js';
+import { listen } from '../../net/listen.js';
 import { makeFailureRecord } from '../../record/fixture.js';
 import type { ToolExecutionRecord } from '../../record/types.js';
 import { createVirtualClock } from '../../runtime/clock.js';

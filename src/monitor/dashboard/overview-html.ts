@@ -8,7 +8,7 @@ import type { Alert, AlertRuleName, ResolvedAlertConfig } from '../alert-rules.j
 import { ALERT_COMPARATORS, ALERT_RULES } from '../alert-rules.js';
 import { formatMs, formatPercent } from '../format-figures.js';
 import type { StageCategoryCell, StatsReport, TopFailureType } from '../stats-report.js';
-import { FAILURE_CATEGORIES, FAILURE_STAGES, type FailureCategory, type FailureStage } from '../../taxonomy.js';
+import { FAILURE_CATEGORIES, FAILURE_STAGES, type FailureCategory, type FailureStage } from '../../core/taxonomy.js';
 import type { DashboardSnapshot, FailuresView, HourlyView, SignatureView, SignaturesView, ViewParams } from './dashboard-data.js';
 import { breakable, dataTable, type Column } from './data-table.js';
 import { overviewHref } from './dashboard-links.js';

@@ -5,7 +5,7 @@
  * dozen lines around the shared {@link escapeHtml}; template libraries (lit-html and the like)
  * render in the browser, and this page is rendered on the server.
  */
-import { escapeHtml } from '../../escape-html.js';
+import { escapeHtml } from '../../core/escape-html.js';
 
 const SAFE = Symbol('faultline.safeHtml');
 

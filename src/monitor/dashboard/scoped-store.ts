@@ -6,7 +6,7 @@
  * whole store, over those records only. The read is bounded: a window holding more records
  * than {@link MAX_SCOPED_RECORDS} is refused with a line asking for a narrower one.
  */
-import { ConfigError } from '../../errors.js';
+import { ConfigError } from '../../core/errors.js';
 import type { ToolExecutionRecord } from '../../record/types.js';
 import { createMemoryStore } from '../../store/memory/memory-store.js';
 import type { Store, TimeWindow } from '../../store/types.js';

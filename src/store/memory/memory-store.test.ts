@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FaultlineError } from '../../errors.js';
+import { FaultlineError } from '../../core/errors.js';
 import { makeRecord } from '../../record/fixture.js';
 import { runStoreContract } from '../contract.test-helpers.js';
 import { createMemoryStore } from './memory-store.js';

@@ -3,7 +3,7 @@
  * nothing has to survive the process. It keeps the same rollups as the database adapters, so its
  * analytics answers match theirs exactly.
  */
-import { FaultlineError } from '../../errors.js';
+import { FaultlineError } from '../../core/errors.js';
 import type { ToolExecutionRecord } from '../../record/types.js';
 import { sourceKey, uniqueTrajectoryRows } from '../../trajectory/trajectory-row.js';
 import type { Trajectory } from '../../trajectory/types.js';

@@ -3,7 +3,7 @@
  * `<schema>.schema_migrations`. Never edit a released migration: append a new one.
  */
 import type pg from 'pg';
-import { ConfigError } from '../../errors.js';
+import { ConfigError } from '../../core/errors.js';
 import { postgresCorrectionsSchema } from './corrections.js';
 
 /** One step of the schema's history. `sql` receives the already-quoted schema name. */

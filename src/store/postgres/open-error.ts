@@ -2,7 +2,7 @@
  * Turns the many ways opening a PostgreSQL connection can fail (refused, DNS, auth, missing
  * database, TLS) into one-line ConfigErrors that a CLI can print without a stack trace.
  */
-import { ConfigError } from '../../errors.js';
+import { ConfigError } from '../../core/errors.js';
 
 /** Where a store connects, for messages. Never carries credentials. */
 export interface ConnectionTarget {

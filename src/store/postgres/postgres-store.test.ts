@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { ConfigError, FaultlineError } from '../../errors.js';
+import { ConfigError, FaultlineError } from '../../core/errors.js';
 import { makeFailureRecord, makeRecord } from '../../record/fixture.js';
 import { createRecorder, type Recorder } from '../../record/recorder.js';
 import type { ToolExecutionRecord } from '../../record/types.js';

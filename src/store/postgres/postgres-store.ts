@@ -4,7 +4,7 @@
  * read hourly rollups that are updated in the same transaction as each insert.
  */
 import pg from 'pg';
-import { ConfigError, FaultlineError } from '../../errors.js';
+import { ConfigError, FaultlineError } from '../../core/errors.js';
 import type { ToolExecutionRecord } from '../../record/types.js';
 import { uniqueTrajectoryRows } from '../../trajectory/trajectory-row.js';
 import type { Trajectory } from '../../trajectory/types.js';

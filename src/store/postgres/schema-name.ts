@@ -2,7 +2,7 @@
  * The PostgreSQL schema a store lives in. Every statement names its tables through the quoted
  * form, so a schema name is never interpolated raw into SQL.
  */
-import { ConfigError } from '../../errors.js';
+import { ConfigError } from '../../core/errors.js';
 
 /** PostgreSQL truncates identifiers longer than NAMEDATALEN - 1 bytes; two names could then collide. */
 const MAX_IDENTIFIER_BYTES = 63;

@@ -4,7 +4,7 @@
  * database written by a newer faultline instead of guessing at its schema.
  */
 import type { Database } from 'better-sqlite3';
-import { ConfigError } from '../../errors.js';
+import { ConfigError } from '../../core/errors.js';
 import { SQLITE_CORRECTIONS_SCHEMA } from './corrections.js';
 
 /** One schema step. `up` runs inside the migration transaction; it must not manage transactions. */

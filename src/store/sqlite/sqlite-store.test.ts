@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../errors.js';
+import { ConfigError } from '../../core/errors.js';
 import { makeFailureRecord, makeRecord } from '../../record/fixture.js';
 import { contractDataset, runStoreContract } from '../contract.test-helpers.js';
 import { writeDamagedStore } from './damaged-store.test-helpers.js';

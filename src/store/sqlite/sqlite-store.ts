@@ -5,9 +5,9 @@
  */
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { ConfigError, FaultlineError } from '../../errors.js';
-import { makeDirectorySync } from '../../make-directory.js';
-import { nonFileProblem } from '../../read-input-file.js';
+import { ConfigError, FaultlineError } from '../../core/errors.js';
+import { makeDirectorySync } from '../../io/make-directory.js';
+import { nonFileProblem } from '../../io/read-input-file.js';
 import type { ToolExecutionRecord } from '../../record/types.js';
 import { uniqueTrajectoryRows, type TrajectoryRow } from '../../trajectory/trajectory-row.js';
 import type { Trajectory } from '../../trajectory/types.js';

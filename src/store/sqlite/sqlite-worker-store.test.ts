@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../errors.js';
+import { ConfigError } from '../../core/errors.js';
 import { contractDataset, runStoreContract } from '../contract.test-helpers.js';
 import { typeScriptWorkerUrl } from '../../ts-worker.test-helpers.js';
 import { encodeRowBatch } from './row-batch.js';

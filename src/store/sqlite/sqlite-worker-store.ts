@@ -14,7 +14,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
-import { ConfigError, FaultlineError } from '../../errors.js';
+import { ConfigError, FaultlineError } from '../../core/errors.js';
 import type { ToolExecutionRecord } from '../../record/types.js';
 import type { Trajectory } from '../../trajectory/types.js';
 import type {

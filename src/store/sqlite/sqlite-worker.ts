@@ -14,7 +14,7 @@
  * corrections as one JSON text.
  */
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
-import { ConfigError } from '../../errors.js';
+import { ConfigError } from '../../core/errors.js';
 import type { CorrectionLimits, NewCorrection } from '../types.js';
 import type { SqliteValue } from './record-row.js';
 import { decodeRowBatch, rowCountOfBatch } from './row-batch.js';

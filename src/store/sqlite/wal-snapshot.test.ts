@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../errors.js';
+import { ConfigError } from '../../core/errors.js';
 import { runCapture, startCli, waitFor } from '../../cli/run-cli.test-helpers.js';
 import { CONTRACT_T0, contractDataset } from '../contract.test-helpers.js';
 import { createMemoryStore } from '../memory/memory-store.js';

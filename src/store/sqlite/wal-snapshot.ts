@@ -11,7 +11,7 @@
  */
 import { accessSync, closeSync, constants, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { ConfigError } from '../../errors.js';
+import { ConfigError } from '../../core/errors.js';
 
 /** Beyond this, a copy in memory costs too much; the user is asked to copy the file instead. */
 export const WAL_SNAPSHOT_MAX_BYTES = 512 * 1024 * 1024;

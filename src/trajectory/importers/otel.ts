@@ -9,7 +9,7 @@
 import { paramsHash } from '../../record/params-hash.js';
 import { classifyError } from '../../runtime/classify.js';
 import { backoffCeiling, DEFAULT_BACKOFF } from '../../runtime/backoff.js';
-import { categoryOfType } from '../../taxonomy.js';
+import { categoryOfType } from '../../core/taxonomy.js';
 import { assembleTrajectory, NO_FAILURE, stepFailure } from '../assemble.js';
 import { deriveDecisions, type DecisionCall } from '../decide.js';
 import type { FinalOutcome, Trajectory, TrajectoryStep } from '../types.js';

@@ -10,7 +10,7 @@
  */
 import { paramsHash } from '../../record/params-hash.js';
 import { backoffCeiling, DEFAULT_BACKOFF } from '../../runtime/backoff.js';
-import type { TrainingFailureSubtype, TrainingFailureType } from '../../taxonomy.js';
+import type { TrainingFailureSubtype, TrainingFailureType } from '../../core/taxonomy.js';
 import { assembleTrajectory, NO_FAILURE, stepFailure, type StepFailure } from '../assemble.js';
 import { deriveDecisions, type DecisionCall } from '../decide.js';
 import type { AgentDecision, CorrectAction, DecisionAction, DecisionCorrectness, Trajectory, TrajectoryStep } from '../types.js';

@@ -6,7 +6,7 @@
  * decides a category (DESIGN.md "Taxonomy").
  */
 import { classifyError } from '../../runtime/classify.js';
-import type { FailureCategory, FailureStage } from '../../taxonomy.js';
+import type { FailureCategory, FailureStage } from '../../core/taxonomy.js';
 import type { TrajectoryStep } from '../types.js';
 
 /** A failure found in a tool result. */

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { renameSync, rmSync, statSync, type Stats } from 'node:fs';
-import { FaultlineError } from './errors.js';
+import { FaultlineError } from '../core/errors.js';
 
 /** The short reason of a failed file operation, for a one-line message. */
 export function fileErrorReason(error: unknown): string {
