@@ -3,6 +3,7 @@
  * is data. See DESIGN.md for the architecture and README.md for a tour.
  */
 export { createRuntime } from './runtime/runtime.js';
+export type { RecordSink } from './core/record-sink.js';
 export type {
   CallError,
   CallFeedback,
@@ -10,7 +11,6 @@ export type {
   ExecuteOptions,
   ExecuteResult,
   FallbackInfo,
-  RecordSink,
   Runtime,
   RuntimeOptions,
   Session,
@@ -53,9 +53,9 @@ export type {
   RecordFeedback,
   RecoveryMode,
   ToolExecutionRecord,
-} from './record/types.js';
-export { RECORD_SCHEMA_VERSION } from './record/types.js';
-export { paramsHash, canonicalJson } from './record/params-hash.js';
+} from './core/record-types.js';
+export { RECORD_SCHEMA_VERSION } from './core/record-types.js';
+export { paramsHash, canonicalJson } from './core/params-hash.js';
 
 // What a model reads back from a call (the SDK integrations use it; so can your own loop).
 export { failureForModel, resultForModel, resultText } from './integrations/model-facing-result.js';
@@ -88,7 +88,7 @@ export type {
   StoreKind,
   TimeWindow,
   ToolStats,
-} from './store/types.js';
+} from './core/store-types.js';
 /** PostgreSQL: `import { createPostgresStore } from 'faultline/postgres'` (loads `pg` only when used), or `openStore('postgres://…')`. */
 
 // Fault injection.

@@ -22,7 +22,7 @@ import { createRuntime, defineTool, openStore } from './index.js';
 import { aiSdkTools, answerInvalidToolCalls } from './integrations/ai-sdk.js';
 import { mcpClientTools } from './integrations/mcp-client.js';
 import { otelRecordListener } from './integrations/otel.js';
-import type { ToolExecutionRecord } from './record/types.js';
+import type { ToolExecutionRecord } from './core/record-types.js';
 import { runCapture } from './cli/run-cli.test-helpers.js';
 
 let server: Server;

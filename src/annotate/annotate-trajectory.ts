@@ -4,7 +4,7 @@ import { heuristicJudge, type HeuristicJudgeOptions } from './judge/heuristic.js
 import type { Annotator, Label } from './label.js';
 import { ruleAnnotators, type RuleOptions } from './rules/index.js';
 import { isFailed } from './step-facts.js';
-import type { Trajectory } from '../trajectory/types.js';
+import type { Trajectory } from '../core/trajectory-types.js';
 
 export interface AnnotateOptions extends RuleOptions, HeuristicJudgeOptions {
   /** Replaces the default semantic judge (the offline heuristic one). */

@@ -5,7 +5,7 @@
  * renders its block and the main thread only adds what depends on file order (rare failures) with
  * {@link withRareLabels}.
  */
-import type { TrajectoryLabel } from '../trajectory/types.js';
+import type { TrajectoryLabel } from '../core/trajectory-types.js';
 
 /** One `--json` line: the same shape as `annotate --db --json`. */
 export interface AnnotateJsonLine {

@@ -5,7 +5,7 @@
  */
 import type { Label, LabelName } from './label.js';
 import { isFailed, recoveryOf, retryAfterMsOf } from './step-facts.js';
-import type { CorrectAction, DecisionCorrectness, Trajectory, TrajectoryStep } from '../trajectory/types.js';
+import type { CorrectAction, DecisionCorrectness, Trajectory, TrajectoryStep } from '../core/trajectory-types.js';
 
 /** The `metadata.annotator` written when the backtrace filled any decision. */
 export const BACKTRACE_ANNOTATOR = 'faultline-backtrace';

@@ -2,7 +2,7 @@
  * What an annotator says about one step of a trajectory. Labels are data: rules, the outcome
  * backtrace and the judges all return them, and nothing here mutates the trajectory.
  */
-import type { Trajectory } from '../trajectory/types.js';
+import type { Trajectory } from '../core/trajectory-types.js';
 
 /** The rule labels (seed 000 section 2.2 and DESIGN.md's anti-patterns) and the judge's. */
 export type LabelName =

@@ -2,7 +2,7 @@
  * The messages between the parallel annotator (parallel-annotate.ts) and its worker threads
  * (parallel-annotate-worker.ts).
  */
-import type { FailureSignatureKey } from '../store/signature.js';
+import type { FailureSignatureKey } from '../core/failure-signature.js';
 
 /** Given to each worker when it starts. */
 export interface ParallelWorkerInit {

@@ -15,7 +15,7 @@ import { openAiTrajectory } from '../trajectory/importers/openai.js';
 import { NO_SEMANTIC_JUDGE } from './annotate-file.js';
 import { AnnotatedLines } from './annotated-lines.js';
 import { annotateJudgedSync, heuristicSemanticJudge } from './judge/judged-annotation.js';
-import type { FailureSignatureKey } from '../store/signature.js';
+import type { FailureSignatureKey } from '../core/failure-signature.js';
 import type { BlockReply, BlockRequest, BlockResult, FailureColumns, LinesPart, ParallelWorkerInit } from './parallel-annotate-protocol.js';
 import { failureOccurrences, type FailureOccurrence } from './rare-failure.js';
 import { RangeBuffer, readLineRange } from './read-line-range.js';

@@ -20,7 +20,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { ImportInputError, type SkippedLine } from '../trajectory/import-file.js';
 import type { ImportFormat } from '../trajectory/importers/import-types.js';
-import type { TrajectoryLabel } from '../trajectory/types.js';
+import type { TrajectoryLabel } from '../core/trajectory-types.js';
 import { addLabelCounts, withRareLabels, type AnnotationTally } from './annotated-lines.js';
 import type { BlockReply, BlockResult, LinesPart, ParallelWorkerInit } from './parallel-annotate-protocol.js';
 import { RareFailureIndex, type FailureOccurrence } from './rare-failure.js';

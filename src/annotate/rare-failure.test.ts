@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runCapture } from '../cli/run-cli.test-helpers.js';
 import { makeFailureRecord } from '../record/fixture.js';
 import { createSqliteStore } from '../store/sqlite/sqlite-store.js';
-import type { Trajectory } from '../trajectory/types.js';
+import type { Trajectory } from '../core/trajectory-types.js';
 import { RareFailureIndex, stepSignature } from './rare-failure.js';
 import { trajectory, type StepSpec } from './trajectory.test-helpers.js';
 

@@ -2,7 +2,7 @@
  * Rare failures: a failure whose shape the store has never seen before is flagged, so that the
  * long tail is kept and looked at rather than drowned by the common failures.
  *
- * Definition. A failed step's signature is the store's failure signature (src/store/signature.ts:
+ * Definition. A failed step's signature is the store's failure signature (src/core/failure-signature.ts:
  * tool, stage, type, error code and normalized message) computed from the step as if it were a
  * record. The step gets a `rare_failure` label when it is the signature's first occurrence:
  * - among all stored trajectories' failed steps, ordered by the step's `started_at` (the
@@ -12,10 +12,10 @@
  * Only the first step with a signature gets the label, so a trajectory repeating a new failure
  * five times is flagged once.
  */
-import type { FailureSignatureKey } from '../store/signature.js';
-import type { FailureSignature } from '../store/types.js';
+import type { FailureSignatureKey } from '../core/failure-signature.js';
+import type { FailureSignature } from '../core/store-types.js';
 import { stepSignature } from '../trajectory/step-signature.js';
-import type { Trajectory, TrajectoryLabel, TrajectoryStep } from '../trajectory/types.js';
+import type { Trajectory, TrajectoryLabel, TrajectoryStep } from '../core/trajectory-types.js';
 
 export { stepSignature };
 

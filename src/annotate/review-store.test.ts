@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../store/memory/memory-store.js';
-import type { TrajectoryLabel } from '../trajectory/types.js';
+import type { TrajectoryLabel } from '../core/trajectory-types.js';
 import { labelRef } from './review.js';
 import { readJudgeLabels, saveLabelReview } from './review-store.js';
 import { trajectory } from './trajectory.test-helpers.js';

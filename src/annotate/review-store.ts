@@ -3,8 +3,8 @@
  * reviewer's decision written onto its label. `faultline review` and the dashboard's review page
  * both read and save through here, so a decision made in either is the same row.
  */
-import type { TrajectoryStore } from '../store/types.js';
-import type { LabelReview, TrajectoryLabel } from '../trajectory/types.js';
+import type { TrajectoryStore } from '../core/store-types.js';
+import type { LabelReview, TrajectoryLabel } from '../core/trajectory-types.js';
 import { applyReview, isJudgeLabel, labelRef, type LabelRef } from './review.js';
 
 const PAGE = 500;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LabelReview, TrajectoryLabel } from '../trajectory/types.js';
+import type { LabelReview, TrajectoryLabel } from '../core/trajectory-types.js';
 import { annotateJudged, heuristicSemanticJudge, parseJudgeSpec } from './judge/judged-annotation.js';
 import { applyReview, carryOverReviews, isJudgeLabel, labelRef, precisionReport, reviewedLabels, sampleForReview, type LabelRef } from './review.js';
 import { trajectory } from './trajectory.test-helpers.js';

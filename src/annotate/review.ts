@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { wilson } from '../failbench/wilson.js';
 import { JUDGE_ERROR } from './label.js';
-import type { LabelReview, Trajectory, TrajectoryLabel } from '../trajectory/types.js';
+import type { LabelReview, Trajectory, TrajectoryLabel } from '../core/trajectory-types.js';
 
 export const DEFAULT_REVIEW_SHARE = 0.05;
 

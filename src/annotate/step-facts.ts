@@ -9,10 +9,10 @@
  * "next call of the same tool" and "recovered at" positions once per trajectory in one linear
  * sweep (instead of a scan per failed step, which is quadratic on long trajectories).
  */
-import { paramsHash } from '../record/params-hash.js';
+import { paramsHash } from '../core/params-hash.js';
 import { getHeader, parseRetryAfter } from '../runtime/retry-after.js';
-import { jsonValue } from '../trajectory/deferred-json.js';
-import type { Trajectory, TrajectoryStep } from '../trajectory/types.js';
+import { jsonValue } from '../core/deferred-json.js';
+import type { Trajectory, TrajectoryStep } from '../core/trajectory-types.js';
 
 /** A call that did not succeed. Steps without a result (`status: null`) are not failures: nothing is known. */
 export const isFailed = (step: TrajectoryStep): boolean => step.status !== null && step.status !== 'success';

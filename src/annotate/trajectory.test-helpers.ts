@@ -1,6 +1,6 @@
 /** Hand-built trajectories for annotator tests: steps are numbered from 1 in the order given. */
 import type { FailureCategory } from '../core/taxonomy.js';
-import type { FinalOutcome, Trajectory, TrajectoryStep } from '../trajectory/types.js';
+import type { FinalOutcome, Trajectory, TrajectoryStep } from '../core/trajectory-types.js';
 
 export interface StepSpec {
   tool: string;

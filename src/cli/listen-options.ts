@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
 import { hostAllowed, hostAllowlist, isLoopbackHost } from '../net/host-allowlist.js';
 import { listen } from '../net/listen.js';
-import type { Store } from '../store/types.js';
+import type { Store } from '../core/store-types.js';
 import { CliError } from './cli-error.js';
 import { writeLine, type CliIo } from './io.js';
 

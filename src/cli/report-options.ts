@@ -14,7 +14,7 @@ import { existsSync, statSync } from 'node:fs';
 import { FaultlineError } from '../core/errors.js';
 import { statIfAny } from '../io/replace-files.js';
 import { DEFAULT_SQLITE_PATH, displayStoreSpec, openStore, sqlitePathOf, type OpenStoreOptions } from '../store/open-store.js';
-import type { Store } from '../store/types.js';
+import type { Store } from '../core/store-types.js';
 import { CliError } from './cli-error.js';
 import { parseInteger } from './integer-option.js';
 import type { CliIo } from './io.js';

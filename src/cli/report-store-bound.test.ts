@@ -20,7 +20,7 @@ import { displayStoreSpec } from '../store/open-store.js';
 import { createPostgresStore } from '../store/postgres/postgres-store.js';
 import { describePostgres, lockStoreTables, PG_URL, startPostgresProxy, useTestSchema, useTestSchemas } from '../store/postgres/test-server.test-helpers.js';
 import { createSqliteStore } from '../store/sqlite/sqlite-store.js';
-import type { Trajectory } from '../trajectory/types.js';
+import type { Trajectory } from '../core/trajectory-types.js';
 import { READ_TIMEOUT_ENV } from './report-options.js';
 import { runCli } from './run-cli.js';
 import { captureIo, waitFor, writeStoreFile, type CliRun } from './run-cli.test-helpers.js';

@@ -2,7 +2,7 @@
  * Running the CLI in-process with captured output, for command tests.
  */
 import { Writable } from 'node:stream';
-import type { ToolExecutionRecord } from '../record/types.js';
+import type { ToolExecutionRecord } from '../core/record-types.js';
 import { createSqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { CliIo } from './io.js';
 import { runCli } from './run-cli.js';

@@ -4,7 +4,7 @@
  * exporters, in OpenAI's wire shape (arguments as JSON text, call ids) and, for TRL, in the
  * Hugging Face chat-template shape (arguments as objects).
  */
-import type { CorrectAction, Trajectory, TrajectoryStep } from '../trajectory/types.js';
+import type { CorrectAction, Trajectory, TrajectoryStep } from '../core/trajectory-types.js';
 import { inferParametersSchema, type InferredSchema } from './infer-tool-schema.js';
 
 export interface OpenAiToolCall {

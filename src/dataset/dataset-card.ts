@@ -2,7 +2,7 @@
  * The dataset card written beside every export (`<out>.card.json`, `<out>.card.md`): what went
  * in, what was left out and why, and how the split fell.
  */
-import type { Trajectory } from '../trajectory/types.js';
+import type { Trajectory } from '../core/trajectory-types.js';
 import type { ExportFormat } from './exporter.js';
 import type { Split } from './split.js';
 

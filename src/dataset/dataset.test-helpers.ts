@@ -1,6 +1,6 @@
 /** Hand-built trajectories for the exporter tests, with their decisions judged as an annotator would. */
 import { trajectory } from '../annotate/trajectory.test-helpers.js';
-import type { Trajectory } from '../trajectory/types.js';
+import type { Trajectory } from '../core/trajectory-types.js';
 
 /** A timeout retried at once (judged incorrect, should have waited 5 s), then a success. */
 export function blindRetry(): Trajectory {

@@ -12,7 +12,7 @@
  * Messages are in the SFT exporter's shape (tool-call arguments as JSON text, ids
  * `call_<step_index>`, tool content the response as JSON text), without weights.
  */
-import type { Trajectory } from '../trajectory/types.js';
+import type { Trajectory } from '../core/trajectory-types.js';
 import { toolsOf, type OpenAiMessage, type OpenAiTool } from './chat.js';
 import type { TrajectoryExamples } from './exporter.js';
 import { failurePoints } from './failure-points.js';

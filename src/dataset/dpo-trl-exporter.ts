@@ -13,7 +13,7 @@
  * Messages follow Hugging Face chat templates: tool-call arguments are objects (text only when
  * the model's arguments were not JSON), tool turns carry the tool's name, and content is never null.
  */
-import type { Trajectory } from '../trajectory/types.js';
+import type { Trajectory } from '../core/trajectory-types.js';
 import { toHfMessages, type HfMessage } from './chat.js';
 import type { TrajectoryExamples } from './exporter.js';
 import { failurePoints } from './failure-points.js';

@@ -3,7 +3,7 @@ import { renderDatasetCard } from './dataset-card.js';
 import { exportDataset } from './export-dataset.js';
 import { splitOf, splitPoint, type Split } from './split.js';
 import { blindRetry, failedTask, recovered } from './dataset.test-helpers.js';
-import type { Trajectory } from '../trajectory/types.js';
+import type { Trajectory } from '../core/trajectory-types.js';
 
 const files = { train: 'out.jsonl', validation: 'out.jsonl.val.jsonl' };
 const many = (n: number): Trajectory[] => Array.from({ length: n }, (_, i) => ({ ...recovered(), trajectory_id: `traj_${i}` }));

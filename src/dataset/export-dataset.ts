@@ -3,7 +3,7 @@
  * dataset card as it goes. Writing is the caller's (the CLI writes files); this stays pure.
  */
 import { reviewedTrajectories } from '../annotate/review.js';
-import type { Trajectory } from '../trajectory/types.js';
+import type { Trajectory } from '../core/trajectory-types.js';
 import { DatasetCardBuilder, type DatasetCard } from './dataset-card.js';
 import { exportDpoOpenAi } from './dpo-openai-exporter.js';
 import { exportDpoTrl } from './dpo-trl-exporter.js';

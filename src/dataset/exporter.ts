@@ -1,5 +1,5 @@
 /** What every dataset exporter is: a pure function from one trajectory to its examples. */
-import type { Trajectory } from '../trajectory/types.js';
+import type { Trajectory } from '../core/trajectory-types.js';
 
 /** The `--format` values of `faultline export`. */
 export type ExportFormat = 'trajectories' | 'sft' | 'dpo-openai' | 'dpo-trl' | 'kto' | 'few-shot' | 'predictor' | 'grpo';

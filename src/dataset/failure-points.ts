@@ -3,7 +3,7 @@
  * with what the agent actually did next and, when known, what it should have done. The
  * preference exporters (DPO, KTO) are views of these.
  */
-import type { DecisionCorrectness, Trajectory, TrajectoryStep } from '../trajectory/types.js';
+import type { DecisionCorrectness, Trajectory, TrajectoryStep } from '../core/trajectory-types.js';
 import { callMessage, correctActionMessage, finalMessageText, promptMessages, type OpenAiMessage } from './chat.js';
 
 type AssistantMessage = Extract<OpenAiMessage, { role: 'assistant' }>;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { trajectory } from '../annotate/trajectory.test-helpers.js';
-import type { Trajectory } from '../trajectory/types.js';
+import type { Trajectory } from '../core/trajectory-types.js';
 import { recovered } from './dataset.test-helpers.js';
 import { exportDataset } from './export-dataset.js';
 import { FewShotCollector, renderFewShotMarkdown, type FewShotRow } from './few-shot-exporter.js';

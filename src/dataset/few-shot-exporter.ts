@@ -49,10 +49,10 @@
  * replaced by their cut JSON text in `example`.
  */
 import { recoveryOf } from '../annotate/step-facts.js';
-import { canonicalJson } from '../record/params-hash.js';
+import { canonicalJson } from '../core/params-hash.js';
 import { defaultRedactor } from '../record/redact.js';
 import type { CallStatus } from '../core/taxonomy.js';
-import type { StepResponse, Trajectory, TrajectoryStep } from '../trajectory/types.js';
+import type { StepResponse, Trajectory, TrajectoryStep } from '../core/trajectory-types.js';
 
 export const DEFAULT_FEW_SHOT_TOP = 3;
 /** At most this many ids in `source_trajectory_ids`. */

@@ -7,7 +7,7 @@ import { createSamplingAgent } from '../failbench/agents/sampler.js';
 import { runFission, type FissionResult } from '../failbench/fission.js';
 import { loadScenarios } from '../failbench/scenario-loader.js';
 import { createSqliteStore } from '../store/sqlite/sqlite-store.js';
-import type { Trajectory } from '../trajectory/types.js';
+import type { Trajectory } from '../core/trajectory-types.js';
 import type { DatasetCard } from './dataset-card.js';
 import { blindRetry } from './dataset.test-helpers.js';
 import { exportDataset } from './export-dataset.js';

@@ -37,7 +37,7 @@
  *   other side. The card counts groups as examples and continuations as trajectories, plus
  *   groups per dimension and per fault type.
  */
-import type { Trajectory } from '../trajectory/types.js';
+import type { Trajectory } from '../core/trajectory-types.js';
 import { callMessage, promptMessages, toolMessage, toolsOf, type OpenAiMessage, type OpenAiTool } from './chat.js';
 import type { DatasetCard, DatasetCardBuilder } from './dataset-card.js';
 import type { ExportDatasetOptions } from './export-dataset.js';

@@ -13,7 +13,7 @@
  *   (`correct_action`, or the recovery that worked), `label: true`, when there is one.
  * - `uncertain` decisions give nothing.
  */
-import type { Trajectory } from '../trajectory/types.js';
+import type { Trajectory } from '../core/trajectory-types.js';
 import { toHfMessages, type HfMessage } from './chat.js';
 import type { TrajectoryExamples } from './exporter.js';
 import { failurePoints } from './failure-points.js';

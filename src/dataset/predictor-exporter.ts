@@ -47,9 +47,9 @@
  * CSV has the union of every column in the export, `false` for a missing `present` and empty
  * cells for the other missing ones. Steps whose outcome is unknown give no row (no label).
  */
-import { canonicalJson, paramsHash } from '../record/params-hash.js';
+import { canonicalJson, paramsHash } from '../core/params-hash.js';
 import type { CallStatus } from '../core/taxonomy.js';
-import type { Trajectory, TrajectoryStep } from '../trajectory/types.js';
+import type { Trajectory, TrajectoryStep } from '../core/trajectory-types.js';
 import type { TrajectoryExamples } from './exporter.js';
 
 type Cell = string | number | boolean | null;

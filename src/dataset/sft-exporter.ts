@@ -24,7 +24,7 @@
  * - The final text is the last decision's logged reasoning, else a fixed sentence
  *   ({@link finalMessageText}): trajectories record calls, not the agent's closing prose.
  */
-import type { Trajectory } from '../trajectory/types.js';
+import type { Trajectory } from '../core/trajectory-types.js';
 import { callMessage, finalMessageText, toolMessage, toolsOf, type OpenAiMessage, type OpenAiTool } from './chat.js';
 import type { TrajectoryExamples } from './exporter.js';
 

@@ -3,7 +3,7 @@
  * trajectory's examples never land on both sides and the same seed always gives the same split.
  */
 import { createHash } from 'node:crypto';
-import type { Trajectory } from '../trajectory/types.js';
+import type { Trajectory } from '../core/trajectory-types.js';
 
 export type Split = 'train' | 'validation';
 

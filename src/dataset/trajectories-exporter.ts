@@ -9,7 +9,7 @@
  * `correct_action`, and where the source has them `intent`, `agent_observation` and
  * `failure_evidence`), `failure_summary`, `metadata`, and `labels` once annotated.
  */
-import type { Trajectory } from '../trajectory/types.js';
+import type { Trajectory } from '../core/trajectory-types.js';
 import type { Exporter } from './exporter.js';
 
 export const exportTrajectory: Exporter<Trajectory> = (trajectory) => ({ examples: [trajectory] });

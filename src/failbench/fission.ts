@@ -15,20 +15,20 @@
  *
  * Every run is recorded under its own trace (`failbench:<run>:<agent>:<scenario>:base` and
  * `…:f<call>b<branch>`). With a store that keeps trajectories, each continuation of a kept group
- * is stored as a trajectory with `metadata.fission` (see FissionInfo in src/trajectory/types.ts),
+ * is stored as a trajectory with `metadata.fission` (see FissionInfo in src/core/trajectory-types.ts),
  * under an id that sorts with its group ({@link continuationTrajectoryId}), which
  * `faultline export --format grpo` turns back into groups.
  */
 import { ConfigError } from '../core/errors.js';
-import { canonicalJson } from '../record/params-hash.js';
+import { canonicalJson } from '../core/params-hash.js';
 import { createRecorder } from '../record/recorder.js';
-import type { ToolExecutionRecord } from '../record/types.js';
+import type { ToolExecutionRecord } from '../core/record-types.js';
 import { uuidv7 } from '../record/uuid-v7.js';
-import type { RecordSink } from '../runtime/runtime.js';
-import type { Store } from '../store/types.js';
+import type { RecordSink } from '../core/record-sink.js';
+import type { Store } from '../core/store-types.js';
 import { trajectoryFromRecords } from '../trajectory/from-records.js';
 import { hasTrajectoryStore } from '../trajectory/trajectory-row.js';
-import type { FissionInfo, Trajectory } from '../trajectory/types.js';
+import type { FissionInfo, Trajectory } from '../core/trajectory-types.js';
 import { fissionReward } from './fission-reward.js';
 import { DEFAULT_ENDPOINT_FAILURE_LIMIT, runScenario, watchModelEndpoints, type EndpointWatch } from './runner.js';
 import type { Agent, Dimension, FeedbackMode, Scenario, ScenarioResult } from './types.js';

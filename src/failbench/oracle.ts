@@ -4,7 +4,7 @@
  * is the identification dimension (run-verdict.ts), scored on its own so that recovery does not
  * also demand it.
  */
-import { canonicalJson } from '../record/params-hash.js';
+import { canonicalJson } from '../core/params-hash.js';
 import type { CatalogSnapshot } from '../tools/index.js';
 import type { ScenarioOracle, ScenarioResult, StateCheck } from './types.js';
 

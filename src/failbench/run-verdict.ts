@@ -5,7 +5,7 @@
  * The rules, and why each is as it is, are the table in DESIGN.md ("FailBench scoring rules"),
  * which the report prints too (SCORING_RULES).
  */
-import { canonicalJson } from '../record/params-hash.js';
+import { canonicalJson } from '../core/params-hash.js';
 import type { CatalogSnapshot } from '../tools/index.js';
 import type { DiagnosisCategory } from './fault-effects.js';
 import { globMatcher } from '../faults/glob.js';

@@ -5,12 +5,13 @@
  */
 import { setMaxListeners } from 'node:events';
 import { ConfigError, FaultlineError } from '../core/errors.js';
-import { canonicalJson } from '../record/params-hash.js';
+import { canonicalJson } from '../core/params-hash.js';
 import { createRecorder, type Recorder } from '../record/recorder.js';
-import type { ToolExecutionRecord } from '../record/types.js';
+import type { ToolExecutionRecord } from '../core/record-types.js';
 import { uuidv7 } from '../record/uuid-v7.js';
-import type { ExecuteResult, RecordSink } from '../runtime/runtime.js';
-import type { Store } from '../store/types.js';
+import type { RecordSink } from '../core/record-sink.js';
+import type { ExecuteResult } from '../runtime/runtime.js';
+import type { Store } from '../core/store-types.js';
 import { ModelEndpointError, rejectsEveryRequest } from './agents/model-endpoint-error.js';
 import { faultEffect } from './fault-effects.js';
 import { failability, type Failability } from './failability.js';

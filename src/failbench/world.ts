@@ -9,7 +9,8 @@ import { ConfigError, DuplicateToolError } from '../core/errors.js';
 import { createFaultPlan, type FaultPlan } from '../faults/index.js';
 import { createVirtualClock, type VirtualClock } from '../runtime/clock.js';
 import { defineTool, type Tool, type ToolContext } from '../runtime/define-tool.js';
-import { createRuntime, type RecordSink, type Runtime } from '../runtime/runtime.js';
+import type { RecordSink } from '../core/record-sink.js';
+import { createRuntime, type Runtime } from '../runtime/runtime.js';
 import { CATALOG_TOOL_NAMES, createToolCatalog, DEFAULT_CATALOG_NOW, type ToolCatalog } from '../tools/index.js';
 import type { AgentTool, FeedbackMode, Scenario } from './types.js';
 

@@ -4,7 +4,7 @@
  * HTTP and MCP proxies into statuses, dropped sockets and rewritten bodies.
  */
 import { STATUS_CODES } from 'node:http';
-import type { InjectedFault } from '../record/types.js';
+import type { InjectedFault } from '../core/record-types.js';
 import { sampleLatency } from './latency.js';
 import type { OutputHistory } from './output-history.js';
 import { agedOutput, emptyOutput, malformedText, partialOutput, schemaDriftOutput, semanticDriftOutput } from './output-rewrites.js';

@@ -3,7 +3,7 @@
  * `FaultInjector`; the runtime asks it once per attempt and applies what it returns. Transports
  * (the HTTP and MCP proxies) use the same plan model and apply faults on the wire instead.
  */
-import type { InjectedFault } from '../record/types.js';
+import type { InjectedFault } from '../core/record-types.js';
 import type { ToolContext } from '../runtime/define-tool.js';
 
 /** What an injector knows about the attempt it is asked about. */

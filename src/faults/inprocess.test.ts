@@ -4,7 +4,7 @@
  * the point of producing faults in the shapes real clients throw.
  */
 import { describe, expect, it } from 'vitest';
-import type { ToolExecutionRecord } from '../record/types.js';
+import type { ToolExecutionRecord } from '../core/record-types.js';
 import { isoTime } from '../record/iso-time.js';
 import { createVirtualClock, type VirtualClock } from '../runtime/clock.js';
 import { defineTool, type ToolSpec } from '../runtime/define-tool.js';

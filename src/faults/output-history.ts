@@ -2,8 +2,8 @@
  * Outputs a plan has seen, per tool and arguments, so `stale` can replay an old one. Bounded:
  * a few entries per key and a cap on keys (least recently written is evicted first).
  */
-import { paramsHash } from '../record/params-hash.js';
-import { cloneJson } from '../record/clone-json.js';
+import { paramsHash } from '../core/params-hash.js';
+import { cloneJson } from '../core/clone-json.js';
 
 interface Seen {
   output: unknown;

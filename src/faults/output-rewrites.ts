@@ -3,7 +3,7 @@
  * semantic drift, stale timestamps, malformed bodies. Every function works on a copy, because
  * tools often return references to their own state and a fault must not corrupt it.
  */
-import { cloneJson } from '../record/clone-json.js';
+import { cloneJson } from '../core/clone-json.js';
 import type { PartialParams, RetypeTarget, SchemaDriftParams, SemanticDriftParams } from './plan-spec.js';
 import { DAY_MS, HOUR_MS, isIsoTimestamp, shiftIsoTimestamp } from './timestamps.js';
 

@@ -9,7 +9,7 @@ import { ConfigError } from '../core/errors.js';
 import { readInputText } from '../io/read-input-file.js';
 import { parseRetryAfter } from '../runtime/retry-after.js';
 import { closestNames } from '../runtime/suggest.js';
-import { cloneJson } from '../record/clone-json.js';
+import { cloneJson } from '../core/clone-json.js';
 import { parseJsonText, parseYamlText } from '../io/yaml-text.js';
 import { TOOL_PATTERN } from './glob.js';
 import { isJsonText } from './output-rewrites.js';

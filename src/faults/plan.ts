@@ -3,10 +3,10 @@
  * plan instance, and one decision per call that every transport applies its own way. The
  * runtime uses it as its FaultInjector; the HTTP and MCP proxies call `decide()` directly.
  */
-import { canonicalJson } from '../record/params-hash.js';
+import { canonicalJson } from '../core/params-hash.js';
 import { seededRandom } from '../runtime/backoff.js';
 import { systemClock, type Clock } from '../runtime/clock.js';
-import { cloneJson } from '../record/clone-json.js';
+import { cloneJson } from '../core/clone-json.js';
 import { resolveFault, type FaultCall, type FaultDecision } from './decision.js';
 import { globMatcher } from './glob.js';
 import type { FaultCallInfo, FaultInjector, PlannedFault } from './injector.js';

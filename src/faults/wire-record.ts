@@ -6,10 +6,10 @@
  * the record and the feedback the same way for both.
  */
 import { isoTime } from '../record/iso-time.js';
-import { paramsHash } from '../record/params-hash.js';
+import { paramsHash } from '../core/params-hash.js';
 import { redactFault } from '../record/redact-fault.js';
 import type { FoundSecrets, Redactor } from '../record/redact.js';
-import { RECORD_SCHEMA_VERSION, type InjectedFault, type RecordFeedback, type ToolExecutionRecord } from '../record/types.js';
+import { RECORD_SCHEMA_VERSION, type InjectedFault, type RecordFeedback, type ToolExecutionRecord } from '../core/record-types.js';
 import type { Classification } from '../runtime/classify.js';
 import { buildFeedback } from '../runtime/feedback.js';
 import type { CallStatus } from '../core/taxonomy.js';

@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { EVERYTHING_SERVER, MEMORY_SERVER } from '../faults/mcp-proxy/mcp-proxy.test-helpers.js';
 import { createFaultPlan } from '../faults/plan.js';
-import type { ToolExecutionRecord } from '../record/types.js';
+import type { ToolExecutionRecord } from '../core/record-types.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
 import { mcpClientTools } from './mcp-client.js';
 

@@ -8,7 +8,7 @@
  * same failure last time. Keys are snake_case, as in the record, since models read them as text.
  * Everything in it was redacted by the runtime.
  */
-import type { LastRecovery } from '../record/types.js';
+import type { LastRecovery } from '../core/record-types.js';
 import type { ExecuteResult } from '../runtime/runtime.js';
 import type { ValidationIssue } from '../runtime/validate.js';
 import type { FailureCategory, FailureStage, FeedbackAction } from '../core/taxonomy.js';

@@ -7,7 +7,7 @@ import { AggregationTemporality, DataPointType, InMemoryMetricExporter, MeterPro
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createFaultPlan } from '../faults/plan.js';
-import type { ToolExecutionRecord } from '../record/types.js';
+import type { ToolExecutionRecord } from '../core/record-types.js';
 import { createVirtualClock } from '../runtime/clock.js';
 import { createRuntime } from '../runtime/runtime.js';
 import { createToolCatalog, DEFAULT_CATALOG_NOW } from '../tools/index.js';

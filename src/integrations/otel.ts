@@ -38,7 +38,7 @@ import { createHash } from 'node:crypto';
 import { context as otelContext, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Context, type Meter, type Tracer } from '@opentelemetry/api';
 import { ConfigError } from '../core/errors.js';
 import { UNKNOWN_TOOL_LABEL, UNKNOWN_TOOL_TYPE } from '../monitor/tool-labels.js';
-import type { ToolExecutionRecord } from '../record/types.js';
+import type { ToolExecutionRecord } from '../core/record-types.js';
 
 export interface OtelRecordListenerOptions {
   /** Spans: one `execute_tool` span per record. */

@@ -5,10 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCapture } from '../cli/run-cli.test-helpers.js';
 import { ConfigError } from '../core/errors.js';
 import { makeFailureRecord, makeRecord } from '../record/fixture.js';
-import type { ToolExecutionRecord } from '../record/types.js';
+import type { ToolExecutionRecord } from '../core/record-types.js';
 import { bucketOf, bucketValueMs } from '../store/duration-sketch.js';
 import { createMemoryStore } from '../store/memory/memory-store.js';
-import type { Store } from '../store/types.js';
+import type { Store } from '../core/store-types.js';
 import {
   DEFAULT_ALERT_CONFIG,
   defaultAlertWindow,

@@ -16,7 +16,7 @@ import { ConfigError } from '../core/errors.js';
 import { readInputTextSync } from '../io/read-input-file.js';
 import { parseJsonText, parseYamlText } from '../io/yaml-text.js';
 import { HOUR_MS, hourStartMs } from '../store/rollup.js';
-import type { FailureBreakdownRow, StatsFilter, Store, TimeWindow, ToolStats } from '../store/types.js';
+import type { FailureBreakdownRow, StatsFilter, Store, TimeWindow, ToolStats } from '../core/store-types.js';
 
 export const ALERT_RULES = [
   'success_rate',

@@ -4,7 +4,7 @@ import { register as globalRegistry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../core/errors.js';
 import { makeFailureRecord, makeRecord } from '../record/fixture.js';
-import type { ToolExecutionRecord } from '../record/types.js';
+import type { ToolExecutionRecord } from '../core/record-types.js';
 import { defineTool } from '../runtime/define-tool.js';
 import { createRuntime } from '../runtime/runtime.js';
 import { bucketOf, bucketValueMs } from '../store/duration-sketch.js';

@@ -16,10 +16,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Counter, Gauge, Histogram, Registry, type Metric } from 'prom-client';
 import { ConfigError } from '../core/errors.js';
-import type { ToolExecutionRecord } from '../record/types.js';
+import type { ToolExecutionRecord } from '../core/record-types.js';
 import { uuidv7UpperBound } from '../record/uuid-v7.js';
 import { failureCell, HOUR_MS, hourStartMs, parseIsoMs } from '../store/rollup.js';
-import type { FailureBreakdownRow, Store, TimeWindow, ToolStats } from '../store/types.js';
+import type { FailureBreakdownRow, Store, TimeWindow, ToolStats } from '../core/store-types.js';
 import { OTHER_TOOLS_LABEL, UNKNOWN_TOOL_LABEL, UNKNOWN_TOOL_TYPE } from './tool-labels.js';
 
 export const METRIC_NAMES = {

@@ -21,7 +21,7 @@
  * - One call on 2026-03-22, outside every default window.
  */
 import { makeFailureRecord, makeRecord } from '../record/fixture.js';
-import type { AttemptRecord, BreakerStateName, ToolExecutionRecord } from '../record/types.js';
+import type { AttemptRecord, BreakerStateName, ToolExecutionRecord } from '../core/record-types.js';
 import type { CallStatus, FailureCategory, FailureStage } from '../core/taxonomy.js';
 import type { AlertConfig } from './alert-rules.js';
 

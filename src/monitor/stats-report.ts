@@ -4,7 +4,7 @@
  * (category). The stats command prints it; the dashboard serves and renders the same object.
  */
 import { hourRange } from '../store/rollup.js';
-import type { FailureBreakdownRow, StatsFilter, Store, ToolStats } from '../store/types.js';
+import type { FailureBreakdownRow, StatsFilter, Store, ToolStats } from '../core/store-types.js';
 import { FAILURE_CATEGORIES, FAILURE_STAGES, type FailureCategory, type FailureStage } from '../core/taxonomy.js';
 import { isoWindow } from './time-window.js';
 

@@ -3,7 +3,7 @@
  * Exported from `faultline/testing`.
  */
 import { uuidv7 } from './uuid-v7.js';
-import { RECORD_SCHEMA_VERSION, type ToolExecutionRecord } from './types.js';
+import { RECORD_SCHEMA_VERSION, type ToolExecutionRecord } from '../core/record-types.js';
 
 /** A complete, valid record; pass overrides for the fields a test cares about. */
 export function makeRecord(overrides: Partial<ToolExecutionRecord> = {}): ToolExecutionRecord {

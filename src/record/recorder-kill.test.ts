@@ -12,7 +12,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { typeScriptWorkerUrl } from '../ts-worker.test-helpers.js';
-import type { ToolExecutionRecord } from './types.js';
+import type { ToolExecutionRecord } from '../core/record-types.js';
 
 const root = mkdtempSync(join(tmpdir(), 'faultline-kill-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -14,7 +14,7 @@ import { describePostgres, PG_URL } from '../store/postgres/test-server.test-hel
 import { createSqliteStore } from '../store/sqlite/sqlite-store.js';
 import { createSqliteWorkerStore } from '../store/sqlite/sqlite-worker-store.js';
 import { typeScriptWorkerUrl } from '../ts-worker.test-helpers.js';
-import type { Store } from '../store/types.js';
+import type { Store } from '../core/store-types.js';
 import { makeFailureRecord, makeRecord } from './fixture.js';
 import {
   createRecorder,
@@ -26,7 +26,7 @@ import {
   type RecorderOptions,
 } from './recorder.js';
 import { readSpoolBatches } from './spool.js';
-import type { ToolExecutionRecord } from './types.js';
+import type { ToolExecutionRecord } from '../core/record-types.js';
 
 /** Above the largest pid_max Linux allows (2^22), so never alive. */
 const DEAD_PID = 999_999_999;

@@ -21,11 +21,11 @@
  * set aside in a `rejected-*.jsonl` file next to the spool, and reported.
  */
 import { ConfigError, FaultlineError } from '../core/errors.js';
-import type { BatchEncoding, Store } from '../store/types.js';
+import type { BatchEncoding, Store } from '../core/store-types.js';
 import { spoolAtExit } from './spool-at-exit.js';
 import { createSpool, defaultSpoolPath, readSpoolBatches, unlinkIfPresent, type Spool } from './spool.js';
 import { summarizeSuccess } from './summarize.js';
-import type { ToolExecutionRecord } from './types.js';
+import type { ToolExecutionRecord } from '../core/record-types.js';
 
 export interface RecorderOptions {
   store: Store;

@@ -6,7 +6,7 @@
  * a proxy's records to the plan's decisions by rule id.
  */
 import type { FoundSecrets, Redactor } from './redact.js';
-import type { InjectedFault } from './types.js';
+import type { InjectedFault } from '../core/record-types.js';
 
 /** `fault` with its params redacted (what was secret in them added to `found`); the same object when nothing needed changing (or `redactor` is undefined: redaction is off). */
 export function redactFault(fault: InjectedFault | null, redactor: Redactor | undefined, found?: FoundSecrets): InjectedFault | null {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { makeRecord } from './fixture.js';
 import { BUILTIN_RULES, createRedactor, defaultRedactor, REDACTED, type RedactionRule } from './redact.js';
 import { SECRET_KEY_EXACT, SECRET_KEY_PARTS, SECRET_KEY_SUFFIXES } from './redact-rules.js';
-import type { ToolExecutionRecord } from './types.js';
+import type { ToolExecutionRecord } from '../core/record-types.js';
 
 // Every secret below is assembled at run time, so this file does not itself trip secret scanners.
 const j = (...parts: string[]): string => parts.join('');

@@ -13,7 +13,7 @@
  * what it might hold, only flagged rules run, and `value()` hands back the very same reference when
  * nothing changed, so callers can skip copies.
  */
-import type { ToolExecutionRecord } from './types.js';
+import type { ToolExecutionRecord } from '../core/record-types.js';
 import {
   BUILTIN_RULES,
   F_AT,

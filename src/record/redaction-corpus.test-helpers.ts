@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { defineTool } from '../runtime/define-tool.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
 import type { RedactOptions } from './redact.js';
-import type { ToolExecutionRecord } from './types.js';
+import type { ToolExecutionRecord } from '../core/record-types.js';
 
 export interface CorpusSample {
   rule: string;

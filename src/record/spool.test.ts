@@ -11,7 +11,7 @@ import {
   readSpoolBatches,
   type SpoolBatch,
 } from './spool.js';
-import type { ToolExecutionRecord } from './types.js';
+import type { ToolExecutionRecord } from '../core/record-types.js';
 
 /** Above the largest pid_max Linux allows (2^22), so never alive. */
 const DEAD_PID = 999_999_999;

@@ -25,7 +25,7 @@ import { open, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { makeDirectory, makeDirectorySync } from '../io/make-directory.js';
-import type { ToolExecutionRecord } from './types.js';
+import type { ToolExecutionRecord } from '../core/record-types.js';
 
 /** `.faultline/spool/<pid>-<random>.jsonl` under `cwd`, as an absolute path. */
 export function defaultSpoolPath(cwd: string = process.cwd(), pid: number = process.pid): string {

@@ -2,7 +2,7 @@
  * Summary records (DESIGN.md "Success records can be stored as summaries only"): high-volume tools
  * that succeed first time would otherwise flood the store with payloads nobody trains or alerts on.
  */
-import type { ToolExecutionRecord } from './types.js';
+import type { ToolExecutionRecord } from '../core/record-types.js';
 
 /**
  * Whether a record may be reduced to a summary: a success that needed no recovery at all.

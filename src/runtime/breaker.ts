@@ -8,7 +8,7 @@
  * what counts and reports it. In half_open exactly one probe runs; other calls are rejected
  * until it settles. State can be saved and restored, e.g. across restarts or via a shared store.
  */
-import type { BreakerStateName } from '../record/types.js';
+import type { BreakerStateName } from '../core/record-types.js';
 
 export interface BreakerOptions {
   /** Consecutive counted failures that open the circuit. Default 5. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { annotateTrajectory } from '../annotate/annotate-trajectory.js';
-import type { ToolExecutionRecord } from '../record/types.js';
-import { failureSignature } from '../store/signature.js';
+import type { ToolExecutionRecord } from '../core/record-types.js';
+import { failureSignature } from '../core/failure-signature.js';
 import { trajectoryFromRecords } from '../trajectory/from-records.js';
 import { createVirtualClock } from './clock.js';
 import { correctionsFromTrajectory } from './correction-memory-trajectory.js';

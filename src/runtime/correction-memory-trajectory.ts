@@ -5,11 +5,11 @@
  * correction, so benchmark runs and imported logs fill the correction memory too.
  */
 import { isNonIdempotentName } from '../annotate/step-facts.js';
-import type { CorrectionRecovery, NewCorrection } from '../store/types.js';
+import type { CorrectionRecovery, NewCorrection } from '../core/store-types.js';
 import { repeatsTheCall } from './correction-memory.js';
-import { paramsDelta } from '../trajectory/decide.js';
+import { paramsDelta } from '../core/params-delta.js';
 import { stepSignature } from '../trajectory/step-signature.js';
-import type { Trajectory, TrajectoryStep } from '../trajectory/types.js';
+import type { Trajectory, TrajectoryStep } from '../core/trajectory-types.js';
 
 function recoveryOfStep(steps: readonly TrajectoryStep[], at: number): CorrectionRecovery | undefined {
   const step = steps[at]!;

@@ -10,12 +10,12 @@
  * write is in flight queue up and go in the next one, in one store call (`pushCorrections`).
  * Store errors go to `onError` and never reach a call.
  */
-import type { CorrectionRecovery, LastRecovery, ToolExecutionRecord } from '../record/types.js';
+import type { CorrectionRecovery, LastRecovery, ToolExecutionRecord } from '../core/record-types.js';
 import { CorrectionBuffer, correctionLimits } from '../store/corrections.js';
-import { cachedFailureSignature, effectiveFailureType } from '../store/signature.js';
-import type { CorrectionEntry, CorrectionLimits, CorrectionMemoryStore, CorrectionQuery, NewCorrection } from '../store/types.js';
-import { paramsDelta } from '../trajectory/decide.js';
-import { cloneJson } from '../record/clone-json.js';
+import { cachedFailureSignature, effectiveFailureType } from '../core/failure-signature.js';
+import type { CorrectionEntry, CorrectionLimits, CorrectionMemoryStore, CorrectionQuery, NewCorrection } from '../core/store-types.js';
+import { paramsDelta } from '../core/params-delta.js';
+import { cloneJson } from '../core/clone-json.js';
 
 /** The `correctionMemory` runtime option. */
 export type CorrectionMemoryOptions = Partial<CorrectionLimits>;

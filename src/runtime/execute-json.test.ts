@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ToolExecutionRecord } from '../record/types.js';
+import type { ToolExecutionRecord } from '../core/record-types.js';
 import { createVirtualClock } from './clock.js';
 import { defineTool } from './define-tool.js';
 import { createRuntime } from './runtime.js';

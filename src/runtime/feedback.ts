@@ -6,7 +6,7 @@
  * tool.type > tool.category > runtime.type > runtime.category > default.type > default.category.
  * When the correction memory knows a recovery for the failure, `lastRecoveryHint` adds it.
  */
-import type { CorrectionRecovery, LastRecovery } from '../record/types.js';
+import type { CorrectionRecovery, LastRecovery } from '../core/record-types.js';
 import type { FailureCategory, FeedbackAction } from '../core/taxonomy.js';
 import type { Classification } from './classify.js';
 import { describeIssues, type ValidationIssue } from './validate.js';

@@ -4,7 +4,7 @@
  */
 import { ConfigError, DuplicateToolError, RuntimeClosedError, ToolDefinitionError } from '../core/errors.js';
 import { isoTime } from '../record/iso-time.js';
-import { paramsHash } from '../record/params-hash.js';
+import { paramsHash } from '../core/params-hash.js';
 import { createRedactor, type FoundSecrets, type RedactOptions, type Redactor } from '../record/redact.js';
 import { redactFault } from '../record/redact-fault.js';
 import { uuidv7 } from '../record/uuid-v7.js';
@@ -17,13 +17,14 @@ import {
   type RecordFeedback,
   type RecoveryMode,
   type ToolExecutionRecord,
-} from '../record/types.js';
+} from '../core/record-types.js';
 import type { FaultInjector, PlannedFault } from '../faults/injector.js';
 import { createRecorder, type Recorder, type RecorderOptions, type RecordingStats } from '../record/recorder.js';
 import { openStoreLazily, STORE_SPEC_FORMS } from '../store/open-store.js';
 import { hasCorrectionMemory } from '../store/corrections.js';
-import type { Store } from '../store/types.js';
-import type { InjectedFault } from '../record/types.js';
+import type { Store } from '../core/store-types.js';
+import type { InjectedFault } from '../core/record-types.js';
+import type { RecordSink } from '../core/record-sink.js';
 import { countsAgainstBreaker, type CallStatus, type FailureCategory, type FailureStage, type FeedbackAction } from '../core/taxonomy.js';
 import { seededRandom } from './backoff.js';
 import { ConsecutiveBreaker, DEFAULT_BREAKER, type BreakerOptions, type BreakerProvider, type BreakerSnapshot } from './breaker.js';
@@ -36,18 +37,6 @@ import { buildFeedback, lastRecoveryHint, type FeedbackOverrides } from './feedb
 import { DEFAULT_RETRY, decideRetry, type RetryOptions, type StopReason } from './retry-policy.js';
 import { closestNames } from './suggest.js';
 import { describeIssues, failureTypeOf, redactIssues, type ValidationIssue } from './validate.js';
-
-/** Where records go. A `Recorder` (see record/recorder.ts) is one; so is anything with `enqueue`. */
-export interface RecordSink {
-  /**
-   * Returns a promise only when the caller must wait (durable writes, backpressure). The call
-   * never fails because of the sink: a throw or a rejection goes to `onListenerError` (as
-   * `recorder.enqueue`), and any other value returned is ignored.
-   */
-  enqueue(record: ToolExecutionRecord): Promise<void> | undefined;
-  flush?(): Promise<void>;
-  close?(): Promise<void>;
-}
 
 /** Called when the runtime refreshes credentials after an auth failure. Return false if it could not. */
 export type CredentialRefresher = (info: { toolName: string; error: CallError }) => Promise<boolean | void> | boolean | void;

@@ -13,7 +13,7 @@
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { cloneJson } from '../record/clone-json.js';
+import { cloneJson } from '../core/clone-json.js';
 import { REDACTED, type Redactor } from '../record/redact.js';
 import type { ParameterFailureType } from './tool-errors.js';
 

@@ -4,7 +4,7 @@
  * empty result or a driver error that names no field. These turn that into one ConfigError.
  */
 import { ConfigError } from '../core/errors.js';
-import type { RecordQuery, StatsFilter } from './types.js';
+import type { RecordQuery, StatsFilter } from '../core/store-types.js';
 
 function describe(value: unknown): string {
   if (value instanceof Date) return `a Date (${Number.isNaN(value.getTime()) ? 'invalid' : value.toISOString()})`;

@@ -11,7 +11,7 @@
  * (`createdAtMs`), which refuses a date that does not parse.
  */
 import { ConfigError } from '../core/errors.js';
-import type { ToolExecutionRecord } from '../record/types.js';
+import type { ToolExecutionRecord } from '../core/record-types.js';
 
 const STRING_FIELDS = ['execution_id', 'trace_id', 'tool_name', 'status', 'params_hash', 'breaker_state', 'recovery', 'created_at'] as const;
 const INTEGER_FIELDS = ['step_index', 'retry_count', 'schema_version'] as const;

@@ -9,14 +9,14 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../core/errors.js';
 import { makeFailureRecord, makeRecord } from '../record/fixture.js';
 import { seededRandom } from '../runtime/backoff.js';
-import type { AttemptRecord, ToolExecutionRecord } from '../record/types.js';
+import type { AttemptRecord, ToolExecutionRecord } from '../core/record-types.js';
 import type { CallStatus, FailureCategory, FailureStage } from '../core/taxonomy.js';
 import { assembleTrajectory, stepFailure } from '../trajectory/assemble.js';
 import { hasTrajectoryStore } from '../trajectory/trajectory-row.js';
-import type { Trajectory, TrajectorySource, TrajectoryStep } from '../trajectory/types.js';
+import type { Trajectory, TrajectorySource, TrajectoryStep } from '../core/trajectory-types.js';
 import { correctionMemoryContract } from './corrections-contract.test-helpers.js';
 import { exactPercentile, SKETCH_RELATIVE_ERROR } from './duration-sketch.js';
-import type { FailureBreakdownRow, Store, StatsFilter, ToolStats } from './types.js';
+import type { FailureBreakdownRow, Store, StatsFilter, ToolStats } from '../core/store-types.js';
 
 const HOUR = 3_600_000;
 /** Monday 2025-03-10 08:00:00Z: every fixture timestamp is fixed relative to this. */

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { hasCorrectionMemory } from './corrections.js';
-import type { CorrectionMemoryStore, NewCorrection, Store } from './types.js';
+import type { CorrectionMemoryStore, NewCorrection, Store } from '../core/store-types.js';
 
 const T0 = Date.UTC(2025, 2, 10, 8, 0, 0);
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../record/params-hash.js';
-import type { CorrectionRecovery } from '../record/types.js';
+import { canonicalJson } from '../core/params-hash.js';
+import type { CorrectionRecovery } from '../core/record-types.js';
 import { recoveryKey } from './corrections.js';
 
 describe('recoveryKey', () => {

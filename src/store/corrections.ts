@@ -4,9 +4,9 @@
  * cache). The SQL adapters implement the same rules in SQL (`sqlite/corrections.ts`,
  * `postgres/corrections.ts`); the contract suite checks that all of them agree.
  */
-import { canonicalJson } from '../record/params-hash.js';
-import { cloneJson } from '../record/clone-json.js';
-import type { CorrectionEntry, CorrectionLimits, CorrectionMemoryStore, CorrectionQuery, NewCorrection, Store } from './types.js';
+import { canonicalJson } from '../core/params-hash.js';
+import { cloneJson } from '../core/clone-json.js';
+import type { CorrectionEntry, CorrectionLimits, CorrectionMemoryStore, CorrectionQuery, NewCorrection, Store } from '../core/store-types.js';
 
 export const DEFAULT_CORRECTION_LIMITS: CorrectionLimits = { capacity: 100, perSignature: 5 };
 export const DEFAULT_CORRECTION_LIST_LIMIT = 100;

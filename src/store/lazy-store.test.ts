@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { makeRecord } from '../record/fixture.js';
 import { lazyStore } from './lazy-store.js';
 import { createMemoryStore } from './memory/memory-store.js';
-import type { BatchEncoding, Store } from './types.js';
+import type { BatchEncoding, Store } from '../core/store-types.js';
 
 const utf8 = { encoder: new TextEncoder(), decoder: new TextDecoder() };
 const jsonEncoding: BatchEncoding = {

@@ -5,7 +5,7 @@
  * never held up.
  */
 import { ConfigError } from '../core/errors.js';
-import type { Store, StoreKind } from './types.js';
+import type { Store, StoreKind } from '../core/store-types.js';
 
 /**
  * `declared`: what the store to be opened will declare (`maxInsertsInFlight`, `batchEncoding`),

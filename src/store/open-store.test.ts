@@ -8,7 +8,7 @@ import { createMemoryStore } from './memory/memory-store.js';
 import { typeScriptWorkerUrl } from '../ts-worker.test-helpers.js';
 import { createRecorder } from '../record/recorder.js';
 import { DEFAULT_SQLITE_PATH, displayStoreSpec, openStore, openStoreLazily, sqliteWriterOf } from './open-store.js';
-import type { Store } from './types.js';
+import type { Store } from '../core/store-types.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'faultline-open-'));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));

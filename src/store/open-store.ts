@@ -8,7 +8,7 @@ import { createMemoryStore } from './memory/memory-store.js';
 import { createSqliteStore } from './sqlite/sqlite-store.js';
 import { lazyStore, storeKindOf } from './lazy-store.js';
 import { SQLITE_WRITER_IN_FLIGHT, sqliteBatchEncoding, sqliteWorkerAvailable, startSqliteWorkerStore } from './sqlite/sqlite-worker-store.js';
-import type { Store } from './types.js';
+import type { Store } from '../core/store-types.js';
 
 /** Where the SQLite store lives when no spec is given, relative to the working directory. */
 export const DEFAULT_SQLITE_PATH = '.faultline/faultline.db';

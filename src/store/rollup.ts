@@ -11,11 +11,11 @@
  * (see {@link hourRange}). Signatures keep exact first/last-seen times.
  */
 import { ConfigError } from '../core/errors.js';
-import type { ToolExecutionRecord } from '../record/types.js';
+import type { ToolExecutionRecord } from '../core/record-types.js';
 import { categoryOfType, type FailureCategory, type FailureStage } from '../core/taxonomy.js';
 import { bucketOf, mergeBuckets, percentileFromBuckets } from './duration-sketch.js';
-import { cachedFailureSignature, effectiveFailureType, UNCLASSIFIED_STAGE, type FailureSignatureKey } from './signature.js';
-import type { FailureBreakdownRow, FailureSignature, HourlyPoint, TimeWindow, ToolStats } from './types.js';
+import { cachedFailureSignature, effectiveFailureType, UNCLASSIFIED_STAGE, type FailureSignatureKey } from '../core/failure-signature.js';
+import type { FailureBreakdownRow, FailureSignature, HourlyPoint, TimeWindow, ToolStats } from '../core/store-types.js';
 
 export const HOUR_MS = 3_600_000;
 

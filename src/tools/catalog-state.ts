@@ -3,7 +3,7 @@
  * actually happened: how many orders exist, whether the same message went out twice, how often
  * each tool really ran. Tools mutate it only through their own `execute`.
  */
-import { canonicalJson } from '../record/params-hash.js';
+import { canonicalJson } from '../core/params-hash.js';
 import type { CalendarEvent } from './calendar.js';
 import type { StoredDocument } from './documents.js';
 import type { StoredFile } from './files.js';

@@ -17,7 +17,7 @@ import type { AddressInfo } from 'node:net';
 import type { FaultDecision } from '../faults/decision.js';
 import { droppedConnectionMessage, gatewayAnswer } from '../faults/gateway-answer.js';
 import type { FaultPlan } from '../faults/plan.js';
-import type { InjectedFault } from '../record/types.js';
+import type { InjectedFault } from '../core/record-types.js';
 import { systemClock, type Clock } from '../runtime/clock.js';
 import type { Tool, ToolContext } from '../runtime/define-tool.js';
 import { closestNames } from '../runtime/suggest.js';

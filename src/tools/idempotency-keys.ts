@@ -5,7 +5,7 @@
  * parameters is the caller's mistake (422), because silently returning the old result would
  * hide it and executing would defeat the key.
  */
-import { canonicalJson } from '../record/params-hash.js';
+import { canonicalJson } from '../core/params-hash.js';
 import { ParameterError } from '../runtime/tool-errors.js';
 import type { ValidationIssue } from '../runtime/validate.js';
 

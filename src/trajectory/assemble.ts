@@ -3,7 +3,7 @@
  * deterministic id, the failure summary and the metadata defaults.
  */
 import { hash } from 'node:crypto';
-import { canonicalJson } from '../record/params-hash.js';
+import { canonicalJson } from '../core/params-hash.js';
 import { toTrainingLabel, type FailureCategory, type FailureStage } from '../core/taxonomy.js';
 import {
   TRAJECTORY_SCHEMA_VERSION,
@@ -16,7 +16,7 @@ import {
   type TrajectoryStep,
   type ConversationTurn,
   type ToolDefinition,
-} from './types.js';
+} from '../core/trajectory-types.js';
 
 /** The failure fields of a step, from seed 001's classification. */
 export interface StepFailure {

@@ -2,9 +2,9 @@
  * Derives what the agent decided after each call from what it did next. Shared by the builder
  * (stored records, with timings) and the importers (conversations, usually without timings).
  */
-import { canonicalJson, paramsHash } from '../record/params-hash.js';
-import { jsonValue } from './deferred-json.js';
-import type { AgentDecision } from './types.js';
+import { paramsHash } from '../core/params-hash.js';
+import { paramsDelta } from '../core/params-delta.js';
+import type { AgentDecision } from '../core/trajectory-types.js';
 
 /** What decision derivation needs to know about one call. */
 export interface DecisionCall {
@@ -22,25 +22,6 @@ export interface DecisionCall {
    * without times), a repeat of the same call is a plain `retry`.
    */
   requiredWaitMs?: number;
-}
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/**
- * The arguments that differ between two calls: changed or added keys with their new value,
- * removed keys as null. Arguments that are not objects are compared whole, under the key `$`.
- */
-export function paramsDelta(beforeParams: unknown, afterParams: unknown): Record<string, unknown> {
-  const before = jsonValue(beforeParams);
-  const after = jsonValue(afterParams);
-  if (!isPlainObject(before) || !isPlainObject(after)) return { $: after ?? null };
-  const delta: Record<string, unknown> = {};
-  for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
-    if (!Object.hasOwn(after, key)) delta[key] = null;
-    else if (!Object.hasOwn(before, key) || canonicalJson(before[key]) !== canonicalJson(after[key])) delta[key] = after[key];
-  }
-  return delta;
 }
 
 const hashOf = (call: DecisionCall): string => (call.params_hash ??= paramsHash(call.input_params));

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { createFaultPlan } from '../faults/index.js';
 import { makeFailureRecord, makeRecord } from '../record/fixture.js';
-import type { ToolExecutionRecord } from '../record/types.js';
+import type { ToolExecutionRecord } from '../core/record-types.js';
 import { createVirtualClock } from '../runtime/clock.js';
 import { defineTool } from '../runtime/define-tool.js';
 import { createRuntime } from '../runtime/runtime.js';
 import { createMemoryStore } from '../store/memory/memory-store.js';
-import { paramsDelta } from './decide.js';
+import { paramsDelta } from '../core/params-delta.js';
 import { trajectoriesFromRecords, trajectoriesFromStore, trajectoryFromRecords } from './from-records.js';
 
 const T0 = Date.UTC(2026, 2, 29, 14, 0, 0);

@@ -2,12 +2,12 @@
  * The builder: stored records (one trace = one trajectory) into trajectories, with each agent
  * decision derived from the call that followed (see `decide.ts`).
  */
-import type { ToolExecutionRecord } from '../record/types.js';
+import type { ToolExecutionRecord } from '../core/record-types.js';
 import { backoffCeiling, DEFAULT_BACKOFF } from '../runtime/backoff.js';
-import type { Store } from '../store/types.js';
+import type { Store } from '../core/store-types.js';
 import { assembleTrajectory, NO_FAILURE, stepFailure } from './assemble.js';
 import { deriveDecisions, type DecisionCall } from './decide.js';
-import type { FinalOutcome, Trajectory, TrajectoryStep } from './types.js';
+import type { FinalOutcome, Trajectory, TrajectoryStep } from '../core/trajectory-types.js';
 
 export interface FromRecordsOptions {
   /**

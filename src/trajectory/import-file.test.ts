@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../store/sqlite/sqlite-store.js';
 import { importFile, ImportInputError, readTrajectories } from './import-file.js';
 import { redactTrajectory } from './redact-trajectory.js';
-import type { Trajectory } from './types.js';
+import type { Trajectory } from '../core/trajectory-types.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'faultline-import-file-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -20,7 +20,7 @@ import { IMPORTERS } from './importers/index.js';
 import type { ImportFormat, ImportOptions } from './importers/import-types.js';
 import { JsonArrayShapeError } from './importers/json-array-stream.js';
 import { redactTrajectory } from './redact-trajectory.js';
-import type { FinalOutcome, Trajectory } from './types.js';
+import type { FinalOutcome, Trajectory } from '../core/trajectory-types.js';
 
 const IMPORT_INPUT_MARKER = Symbol.for('faultline.error.ImportInputError');
 

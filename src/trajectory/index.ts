@@ -1,8 +1,9 @@
 /** Trajectories (seed 000 section 3): the model, the builder from stored records, and the importers. */
-export * from './types.js';
+export * from '../core/trajectory-types.js';
 export { trajectoryFromRecords, trajectoriesFromRecords, trajectoriesFromStore } from './from-records.js';
 export type { FromRecordsOptions } from './from-records.js';
-export { deriveDecision, deriveDecisions, paramsDelta } from './decide.js';
+export { deriveDecision, deriveDecisions } from './decide.js';
+export { paramsDelta } from '../core/params-delta.js';
 export type { DecisionCall } from './decide.js';
 export { assembleTrajectory, summarizeFailures } from './assemble.js';
 export * from './importers/index.js';

@@ -12,7 +12,7 @@
  * labels are left as they are: they identify the data and carry no free text from the source.
  */
 import { defaultRedactor, type FoundSecrets, type Redactor } from '../record/redact.js';
-import type { AgentDecision, ConversationTurn, FailureEvidence, StepResponse, Trajectory, TrajectoryLabel, TrajectoryStep } from './types.js';
+import type { AgentDecision, ConversationTurn, FailureEvidence, StepResponse, Trajectory, TrajectoryLabel, TrajectoryStep } from '../core/trajectory-types.js';
 
 /** How one pass changes text and values: redaction first, then scrubbing what it found. */
 interface Pass {

@@ -1,9 +1,9 @@
 /**
- * The store's failure signature (src/store/signature.ts) of a trajectory step, computed as if the
+ * The store's failure signature (src/core/failure-signature.ts) of a trajectory step, computed as if the
  * step were a record: what rare-failure labels and corrections learned from trajectories key on.
  */
-import { cachedFailureSignature, type FailureSignatureKey } from '../store/signature.js';
-import type { TrajectoryStep } from './types.js';
+import { cachedFailureSignature, type FailureSignatureKey } from '../core/failure-signature.js';
+import type { TrajectoryStep } from '../core/trajectory-types.js';
 
 /**
  * Null for a success or a step without a result. Remembered by the raw fields (see

@@ -2,8 +2,8 @@
  * The columns every store keeps for a trajectory (besides the full JSON), and the batch
  * deduplication they share, so the three adapters agree on what "already stored" means.
  */
-import type { Store, TrajectoryStore } from '../store/types.js';
-import type { Trajectory } from './types.js';
+import type { Store, TrajectoryStore } from '../core/store-types.js';
+import type { Trajectory } from '../core/trajectory-types.js';
 
 export interface TrajectoryRow {
   trajectory_id: string;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { trajectory, type StepSpec } from '../trajectory.test-helpers.js';
-import { DeferredJson } from '../../trajectory/deferred-json.js';
-import type { Trajectory } from '../../trajectory/types.js';
+import { DeferredJson } from '../../core/deferred-json.js';
+import type { Trajectory } from '../../core/trajectory-types.js';
 import { heuristicJudge } from './heuristic.js';
 
 const judge = (task: string, specs: StepSpec[]) => heuristicJudge(trajectory(specs, { task }));

@@ -7,8 +7,8 @@
  */
 import type { Label } from '../label.js';
 import { isReadLikeName, isSucceeded, paramsKey, stepTimeMs } from '../step-facts.js';
-import { DeferredJson, jsonValue } from '../../trajectory/deferred-json.js';
-import type { Trajectory, TrajectoryStep } from '../../trajectory/types.js';
+import { DeferredJson, jsonValue } from '../../core/deferred-json.js';
+import type { Trajectory, TrajectoryStep } from '../../core/trajectory-types.js';
 import { addDays, dateAt, formatOffset, mentionsUtc, offsetInIntent, relativeDayIn, relativeRangeIn, zoneOffsetMinutes } from './relative-dates.js';
 
 /** Per-check precision estimates; a step's label takes the highest of its findings. */

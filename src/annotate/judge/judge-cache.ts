@@ -10,7 +10,7 @@ import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ConfigError } from '../../core/errors.js';
 import { readInputTextSync } from '../../io/read-input-file.js';
-import { canonicalJson } from '../../record/params-hash.js';
+import { canonicalJson } from '../../core/params-hash.js';
 import { JUDGE_PROMPT_VERSION, parseVerdict, type JudgeQuestion, type Verdict } from './llm-verdict.js';
 
 export { DEFAULT_JUDGE_CACHE_PATH } from './judged-annotation.js';

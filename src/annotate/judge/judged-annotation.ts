@@ -11,7 +11,7 @@ import { byStepThenName } from '../annotated-lines.js';
 import { LABEL_NAMES, type Label, type LabelName } from '../label.js';
 import type { RareFailureIndex } from '../rare-failure.js';
 import { carryOverReviews } from '../review.js';
-import type { Trajectory, TrajectoryLabel } from '../../trajectory/types.js';
+import type { Trajectory, TrajectoryLabel } from '../../core/trajectory-types.js';
 import { heuristicJudge, type HeuristicJudgeOptions } from './heuristic.js';
 import type { LlmJudgement } from './llm.js';
 

@@ -7,8 +7,8 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import { defaultRedactor, type Redactor } from '../../record/redact.js';
 import { toJsonText, truncateText } from '../../record/truncate.js';
-import { jsonValue } from '../../trajectory/deferred-json.js';
-import type { TrajectoryStep } from '../../trajectory/types.js';
+import { jsonValue } from '../../core/deferred-json.js';
+import type { TrajectoryStep } from '../../core/trajectory-types.js';
 
 /** Bumped whenever the prompt or the schema changes meaning: part of every cache key. */
 export const JUDGE_PROMPT_VERSION = 1;

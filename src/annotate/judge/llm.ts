@@ -14,7 +14,7 @@
 import { ConfigError } from '../../core/errors.js';
 import { createJsonChat, type JsonChatOptions } from '../../failbench/agents/json-chat.js';
 import type { Redactor } from '../../record/redact.js';
-import type { Trajectory, TrajectoryLabel, TrajectoryStep } from '../../trajectory/types.js';
+import type { Trajectory, TrajectoryLabel, TrajectoryStep } from '../../core/trajectory-types.js';
 import { JUDGE_ERROR, type Label } from '../label.js';
 import { isSucceeded } from '../step-facts.js';
 import { judgeCacheKey, memoryJudgeCache, type JudgeCache } from './judge-cache.js';

@@ -1,6 +1,6 @@
 import type { Label } from '../label.js';
 import { isFailed, nextCallOf, paramsKey, retryAfterMsOf, stepTimeMs } from '../step-facts.js';
-import type { Trajectory } from '../../trajectory/types.js';
+import type { Trajectory } from '../../core/trajectory-types.js';
 
 export const BACKOFF_VIOLATION_CONFIDENCE = 0.9;
 

@@ -1,6 +1,6 @@
 import type { Label } from '../label.js';
 import { isFailed, nextCallOf, paramsKey } from '../step-facts.js';
-import type { Trajectory } from '../../trajectory/types.js';
+import type { Trajectory } from '../../core/trajectory-types.js';
 
 export const BLIND_RETRY_CONFIDENCE = 0.85;
 

@@ -1,7 +1,7 @@
 import type { Label } from '../label.js';
 import { argumentValuesOf, isFailed, isSideEffectFreeName, isSucceeded } from '../step-facts.js';
-import { jsonValue } from '../../trajectory/deferred-json.js';
-import type { Trajectory, TrajectoryStep } from '../../trajectory/types.js';
+import { jsonValue } from '../../core/deferred-json.js';
+import type { Trajectory, TrajectoryStep } from '../../core/trajectory-types.js';
 
 export const CASCADE_FAILURE_CONFIDENCE = 0.65;
 

@@ -1,6 +1,6 @@
 import type { Label } from '../label.js';
 import { hasReadBetween, idempotencyKeyOf, isFailed, isNonIdempotentName, nextCallOf } from '../step-facts.js';
-import type { Trajectory, TrajectoryStep } from '../../trajectory/types.js';
+import type { Trajectory, TrajectoryStep } from '../../core/trajectory-types.js';
 
 export const IDEMPOTENCY_RISK_CONFIDENCE = 0.6;
 

@@ -1,6 +1,6 @@
 import type { Label } from '../label.js';
 import { isFailed, recoveryOf } from '../step-facts.js';
-import type { Trajectory } from '../../trajectory/types.js';
+import type { Trajectory } from '../../core/trajectory-types.js';
 
 export const IGNORED_ERROR_CONFIDENCE = 0.7;
 

@@ -1,6 +1,6 @@
 /** The rule annotators (seed 000 section 2.2): each a pure function of a trajectory. */
 import type { Annotator, Label } from '../label.js';
-import type { Trajectory } from '../../trajectory/types.js';
+import type { Trajectory } from '../../core/trajectory-types.js';
 import { backoffViolation } from './backoff-violation.js';
 import { blindRetry } from './blind-retry.js';
 import { cascadeFailure } from './cascade-failure.js';

@@ -1,6 +1,6 @@
 import type { Label } from '../label.js';
 import { isFailed, paramsKey } from '../step-facts.js';
-import type { Trajectory } from '../../trajectory/types.js';
+import type { Trajectory } from '../../core/trajectory-types.js';
 
 export const LOOP_FAILURE_CONFIDENCE = 0.9;
 

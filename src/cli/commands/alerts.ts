@@ -5,7 +5,7 @@
 import { Command } from 'commander';
 import { defaultAlertWindow, evaluateAlerts, loadAlertConfig, resolveAlertConfig, type Alert } from '../../monitor/alert-rules.js';
 import { isoWindow, parseSince, parseUntil } from '../../monitor/time-window.js';
-import type { TimeWindow } from '../../store/types.js';
+import type { TimeWindow } from '../../core/store-types.js';
 import { formatTable } from '../format-table.js';
 import { writeLine, type CliContext } from '../io.js';
 import { DB_OPTION_HELP, openReportStore } from '../report-options.js';

@@ -11,7 +11,7 @@ import { createPostgresStore } from '../../store/postgres/postgres-store.js';
 import { describePostgres, PG_URL, useTestSchema } from '../../store/postgres/test-server.test-helpers.js';
 import { createSqliteStore } from '../../store/sqlite/sqlite-store.js';
 import { trajectory } from '../../annotate/trajectory.test-helpers.js';
-import type { Trajectory } from '../../trajectory/types.js';
+import type { Trajectory } from '../../core/trajectory-types.js';
 import { captureIo, runCapture } from '../run-cli.test-helpers.js';
 import { runCli } from '../run-cli.js';
 import type { AugmentSummary } from './augment.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { CorrectionEntry } from '../../store/types.js';
+import type { CorrectionEntry } from '../../core/store-types.js';
 import { runCapture } from '../run-cli.test-helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'faultline-corrections-cli-'));

@@ -22,8 +22,8 @@ import { outputEncodingFor, PredictorColumns, transcodeJsonl } from '../../datas
 import { EXPORT_FORMATS, type ExportFormat } from '../../dataset/exporter.js';
 import type { Split } from '../../dataset/split.js';
 import { hasTrajectoryStore } from '../../trajectory/trajectory-row.js';
-import { TRAJECTORY_SOURCES, type Trajectory, type TrajectorySource } from '../../trajectory/types.js';
-import type { TrajectoryStore } from '../../store/types.js';
+import { TRAJECTORY_SOURCES, type Trajectory, type TrajectorySource } from '../../core/trajectory-types.js';
+import type { TrajectoryStore } from '../../core/store-types.js';
 import { CliError } from '../cli-error.js';
 import { fileErrorReason, replaceFiles } from '../../io/replace-files.js';
 import { writeLine, type CliContext } from '../io.js';

@@ -13,8 +13,8 @@ import { IMPORT_FORMATS, type ImportFormat } from '../../trajectory/importers/im
 import { importFile, ImportInputError, type ImportSummary } from '../../trajectory/import-file.js';
 import { checkInputFile } from '../../io/read-input-file.js';
 import { fileErrorReason } from '../../io/replace-files.js';
-import type { Trajectory } from '../../trajectory/types.js';
-import type { Store, TrajectoryStore } from '../../store/types.js';
+import type { Trajectory } from '../../core/trajectory-types.js';
+import type { Store, TrajectoryStore } from '../../core/store-types.js';
 import { hasTrajectoryStore } from '../../trajectory/trajectory-row.js';
 import { CliError } from '../cli-error.js';
 import { HeldWarnings } from '../held-warnings.js';

@@ -10,7 +10,7 @@ import { wilson } from '../../failbench/wilson.js';
 import { createPostgresStore } from '../../store/postgres/postgres-store.js';
 import { describePostgres, PG_URL, useTestSchema } from '../../store/postgres/test-server.test-helpers.js';
 import { createSqliteStore } from '../../store/sqlite/sqlite-store.js';
-import type { LabelReview, Trajectory, TrajectoryLabel } from '../../trajectory/types.js';
+import type { LabelReview, Trajectory, TrajectoryLabel } from '../../core/trajectory-types.js';
 import { runCli } from '../run-cli.js';
 import { captureIo, runCapture } from '../run-cli.test-helpers.js';
 

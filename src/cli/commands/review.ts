@@ -22,9 +22,9 @@ import {
 } from '../../annotate/review.js';
 import { formatPercent } from '../../monitor/format-figures.js';
 import { truncateText } from '../../record/truncate.js';
-import type { Store, TrajectoryStore } from '../../store/types.js';
+import type { Store, TrajectoryStore } from '../../core/store-types.js';
 import { hasTrajectoryStore } from '../../trajectory/trajectory-row.js';
-import type { LabelReview, Trajectory, TrajectoryLabel } from '../../trajectory/types.js';
+import type { LabelReview, Trajectory, TrajectoryLabel } from '../../core/trajectory-types.js';
 import { CliError } from '../cli-error.js';
 import { formatTable } from '../format-table.js';
 import { writeLine, type CliContext, type CliIo } from '../io.js';

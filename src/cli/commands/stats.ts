@@ -8,7 +8,7 @@ import { Command } from 'commander';
 import { formatMs, formatPercent } from '../../monitor/format-figures.js';
 import { buildStatsReport, type StageCategoryCell, type StatsReport } from '../../monitor/stats-report.js';
 import { parseSince, parseUntil } from '../../monitor/time-window.js';
-import type { StatsFilter } from '../../store/types.js';
+import type { StatsFilter } from '../../core/store-types.js';
 import { FAILURE_CATEGORIES, FAILURE_STAGES, type FailureCategory, type FailureStage } from '../../core/taxonomy.js';
 import { formatTable } from '../format-table.js';
 import { writeLine, type CliContext } from '../io.js';

@@ -6,7 +6,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { monitorDataset } from '../../monitor/monitor-dataset.test-helpers.js';
 import { makeFailureRecord, makeRecord } from '../../record/fixture.js';
-import type { ToolExecutionRecord } from '../../record/types.js';
+import type { ToolExecutionRecord } from '../../core/record-types.js';
 import { createPostgresStore } from '../../store/postgres/postgres-store.js';
 import { describePostgres, PG_URL, useTestSchema } from '../../store/postgres/test-server.test-helpers.js';
 import { createSqliteStore } from '../../store/sqlite/sqlite-store.js';

@@ -1,6 +1,6 @@
 /** A failure trajectory with every part augmentation rewrites: dates, ids, entities, decisions, labels. */
 import { trajectory } from '../../annotate/trajectory.test-helpers.js';
-import type { Trajectory } from '../../trajectory/types.js';
+import type { Trajectory } from '../../core/trajectory-types.js';
 
 export function weatherTrajectory(id = 'traj_aug_1'): Trajectory {
   const t = trajectory(

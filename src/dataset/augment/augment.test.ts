@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Trajectory } from '../../trajectory/types.js';
+import type { Trajectory } from '../../core/trajectory-types.js';
 import { exportDataset } from '../export-dataset.js';
 import { FewShotCollector } from '../few-shot-exporter.js';
 import type { Split } from '../split.js';

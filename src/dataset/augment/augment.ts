@@ -19,7 +19,7 @@
  * Variants are never augmented again.
  */
 import { trajectoryIdOf } from '../../trajectory/assemble.js';
-import type { AugmentationTag, Trajectory } from '../../trajectory/types.js';
+import type { AugmentationTag, Trajectory } from '../../core/trajectory-types.js';
 import { domainPlan } from './domain.js';
 import { perturbPlan } from './perturb.js';
 import { renamePlan } from './rename.js';

@@ -7,7 +7,7 @@
  * the same way; response-body fields that are not arguments keep their names.
  */
 import { nameWords } from '../../annotate/step-facts.js';
-import type { Trajectory } from '../../trajectory/types.js';
+import type { Trajectory } from '../../core/trajectory-types.js';
 import { parseDateValue } from '../predictor-exporter.js';
 import { DOMAINS, ROLE_VERBS, type DomainProfile, type FieldKind, type ToolRole } from './vocabulary.js';
 import { bodyKeysOf, choose, identityPlan, parameterKeysOf, toolNamesOf, wholeNameReplacer, type VariantPlan } from './variant-plan.js';

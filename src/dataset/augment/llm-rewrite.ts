@@ -16,7 +16,7 @@
  */
 import { createJsonChat, type JsonChatOptions } from '../../failbench/agents/json-chat.js';
 import { defaultRedactor, type Redactor } from '../../record/redact.js';
-import type { Trajectory } from '../../trajectory/types.js';
+import type { Trajectory } from '../../core/trajectory-types.js';
 import { tagVariant } from './augment.js';
 import { parameterKeysOf, toolNamesOf } from './variant-plan.js';
 

@@ -9,7 +9,7 @@
  * that also appear in any text of the trajectory (an error message quoting the bad value, the
  * instruction asking for it), and small integers (−2..2: flags, pages, counts of one).
  */
-import type { Trajectory } from '../../trajectory/types.js';
+import type { Trajectory } from '../../core/trajectory-types.js';
 import { ENTITY_POOLS } from './vocabulary.js';
 import { choose, unitHash, wholeNameReplacer, identityPlan, type VariantPlan } from './variant-plan.js';
 

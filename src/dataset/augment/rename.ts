@@ -5,7 +5,7 @@
  * names instead of the pattern. The style (snake or camel case) is drawn per variant too.
  */
 import { nameWords } from '../../annotate/step-facts.js';
-import type { Trajectory } from '../../trajectory/types.js';
+import type { Trajectory } from '../../core/trajectory-types.js';
 import { SYNONYMS } from './vocabulary.js';
 import { bodyKeysOf, choose, joinName, parameterKeysOf, toolNamesOf, wholeNameReplacer, identityPlan, type NameStyle, type VariantPlan } from './variant-plan.js';
 

@@ -6,7 +6,7 @@
  * and label names. Also the small deterministic helpers the plans use.
  */
 import { createHash } from 'node:crypto';
-import type { Trajectory, TrajectoryStep } from '../../trajectory/types.js';
+import type { Trajectory, TrajectoryStep } from '../../core/trajectory-types.js';
 
 export interface VariantPlan {
   tool(name: string): string;

@@ -4,7 +4,7 @@
  * megabytes for one suite; the seeded part is a pure function of (seed, now), so it is rebuilt
  * here and left out.
  */
-import { canonicalJson } from '../../record/params-hash.js';
+import { canonicalJson } from '../../core/params-hash.js';
 import { createToolCatalog, type CatalogSnapshot } from '../../tools/index.js';
 
 function changedItems<T>(after: readonly T[], before: readonly T[], key: (item: T) => string): T[] {

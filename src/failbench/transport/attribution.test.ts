@@ -2,7 +2,7 @@
 // even when two calls to the same tool under the same rule are in flight at once and their records
 // come back in the other order: the record is matched to its call, not to the oldest decision.
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ToolExecutionRecord } from '../../record/types.js';
+import type { ToolExecutionRecord } from '../../core/record-types.js';
 import type { Tool } from '../../runtime/define-tool.js';
 import { parseScenario } from '../scenario-loader.js';
 import { createWorld } from '../world.js';

@@ -3,7 +3,7 @@ import type { FaultCall } from '../../faults/decision.js';
 import { createFaultPlan } from '../../faults/plan.js';
 import type { FaultRule } from '../../faults/plan-spec.js';
 import { makeRecord } from '../../record/fixture.js';
-import type { InjectedFault } from '../../record/types.js';
+import type { InjectedFault } from '../../core/record-types.js';
 import { createVirtualClock } from '../../runtime/clock.js';
 import { createFaultLedger, HANG_MS, type FaultLedger } from './fault-ledger.js';
 

@@ -31,7 +31,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { FaultDecision } from '../../faults/decision.js';
 import type { FaultPlan } from '../../faults/plan.js';
-import type { InjectedFault, ToolExecutionRecord } from '../../record/types.js';
+import type { InjectedFault, ToolExecutionRecord } from '../../core/record-types.js';
 import { STUCK_MS } from './io-gate.js';
 
 /** How long a hang holds a request on the virtual clock: longer than any tool's timeout or scenario budget. */

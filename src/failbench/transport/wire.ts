@@ -3,8 +3,8 @@
  * loopback interface, the run's clock is gated on the requests in flight (io-gate.ts), and each
  * request is matched to the fault the proxy decided for it (fault-ledger.ts).
  */
-import type { RecordSink } from '../../runtime/runtime.js';
-import type { InjectedFault, ToolExecutionRecord } from '../../record/types.js';
+import type { RecordSink } from '../../core/record-sink.js';
+import type { InjectedFault, ToolExecutionRecord } from '../../core/record-types.js';
 import type { RemoteExecute, ScenarioWorld } from '../world.js';
 import type { FaultLedger } from './fault-ledger.js';
 import type { IoGate } from './io-gate.js';

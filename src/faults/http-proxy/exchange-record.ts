@@ -7,7 +7,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { FoundSecrets, Redactor } from '../../record/redact.js';
 import { DEFAULT_MAX_OUTPUT_CHARS, truncateText } from '../../record/truncate.js';
-import type { ToolExecutionRecord } from '../../record/types.js';
+import type { ToolExecutionRecord } from '../../core/record-types.js';
 import { uuidv7 } from '../../record/uuid-v7.js';
 import { classifyError, timeoutClassification, type Classification } from '../../runtime/classify.js';
 import type { CallStatus } from '../../core/taxonomy.js';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Agent, createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ToolExecutionRecord } from '../../record/types.js';
+import type { ToolExecutionRecord } from '../../core/record-types.js';
 import { createFaultPlan } from '../plan.js';
 import type { ExchangeOutcome } from './exchange-record.js';
 import { createFastPath, type FastCall } from './fast-path.js';

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ToolExecutionRecord } from '../../record/types.js';
+import type { ToolExecutionRecord } from '../../core/record-types.js';
 import { createFaultPlan } from '../plan.js';
 import { startHttpFaultProxy, type HttpFaultProxy, type HttpFaultProxyOptions } from './http-proxy.js';
 

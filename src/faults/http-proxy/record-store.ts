@@ -7,7 +7,7 @@
  * already asynchronous I/O.
  */
 import { openStore, sqliteWriterOf } from '../../store/open-store.js';
-import type { Store } from '../../store/types.js';
+import type { Store } from '../../core/store-types.js';
 
 /** Where the SQLite writer of a store opened by {@link openProxyStore} runs. */
 export type SqliteWriter = 'worker' | 'thread';

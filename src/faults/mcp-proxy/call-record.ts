@@ -4,7 +4,7 @@
  */
 import type { FoundSecrets, Redactor } from '../../record/redact.js';
 import { toJsonText, truncateText } from '../../record/truncate.js';
-import type { InjectedFault, ToolExecutionRecord } from '../../record/types.js';
+import type { InjectedFault, ToolExecutionRecord } from '../../core/record-types.js';
 import type { Classification } from '../../runtime/classify.js';
 import type { CallStatus } from '../../core/taxonomy.js';
 import { buildWireRecord } from '../wire-record.js';

@@ -74,11 +74,11 @@ import { createRecorder, type Recorder, type RecorderOptions, type RecorderStats
 import { isoTime } from '../../record/iso-time.js';
 import { createRedactor, type RedactOptions } from '../../record/redact.js';
 import { DEFAULT_MAX_OUTPUT_CHARS } from '../../record/truncate.js';
-import type { ToolExecutionRecord } from '../../record/types.js';
+import type { ToolExecutionRecord } from '../../core/record-types.js';
 import { uuidv7 } from '../../record/uuid-v7.js';
 import { systemClock, type Clock } from '../../runtime/clock.js';
 import { openStore, sqlitePathOf } from '../../store/open-store.js';
-import type { Store } from '../../store/types.js';
+import type { Store } from '../../core/store-types.js';
 import type { FaultPlan } from '../plan.js';
 import { ClientRequestRelay } from './client-requests.js';
 import { InitializeGate, type DeclaredClient } from './initialize-gate.js';

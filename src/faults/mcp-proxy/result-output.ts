@@ -7,7 +7,7 @@
  * content array itself.
  */
 import { ContentBlockSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { canonicalJson } from '../../record/params-hash.js';
+import { canonicalJson } from '../../core/params-hash.js';
 
 type Source = 'structured' | 'json-text' | 'content';
 

@@ -7,7 +7,7 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import { ErrorCode, type CallToolRequest, type CallToolResult, type ServerNotification, type ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Recorder } from '../../record/recorder.js';
 import type { Redactor } from '../../record/redact.js';
-import type { ToolExecutionRecord } from '../../record/types.js';
+import type { ToolExecutionRecord } from '../../core/record-types.js';
 import { uuidv7 } from '../../record/uuid-v7.js';
 import { classifyError, classifyOutput, rejection, timeoutClassification, type Classification } from '../../runtime/classify.js';
 import { compileOutputValidator, describeIssues, redactIssues } from '../../runtime/validate.js';

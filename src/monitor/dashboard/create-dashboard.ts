@@ -17,7 +17,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ConfigError } from '../../core/errors.js';
 import { hostAllowed, LOOPBACK_HOST_NAMES, namedHosts } from '../../net/host-allowlist.js';
-import type { Store, TimeWindow } from '../../store/types.js';
+import type { Store, TimeWindow } from '../../core/store-types.js';
 import { defaultAlertWindow, resolveAlertConfig, type AlertConfig, type ResolvedAlertConfig } from '../alert-rules.js';
 import {
   alertReach,

@@ -5,12 +5,12 @@
  * Everything is read through the Store interface (rollups for the figures, `query` / `get` for
  * records), so it works on SQLite and PostgreSQL alike and never writes.
  */
-import type { ToolExecutionRecord } from '../../record/types.js';
+import type { ToolExecutionRecord } from '../../core/record-types.js';
 import { hourRange, hourStartMs, HOUR_MS } from '../../store/rollup.js';
-import type { FailureSignature, HourlyPoint, StatsFilter, Store, TimeWindow } from '../../store/types.js';
+import type { FailureSignature, HourlyPoint, StatsFilter, Store, TimeWindow } from '../../core/store-types.js';
 import type { CallStatus } from '../../core/taxonomy.js';
 import { trajectoryIdOf } from '../../trajectory/assemble.js';
-import type { Trajectory } from '../../trajectory/types.js';
+import type { Trajectory } from '../../core/trajectory-types.js';
 import { evaluateAlerts, type Alert, type ResolvedAlertConfig } from '../alert-rules.js';
 import { buildStatsReport, type StatsReport } from '../stats-report.js';
 import { isoWindow } from '../time-window.js';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeFailureRecord, makeRecord } from '../../record/fixture.js';
-import type { ToolExecutionRecord } from '../../record/types.js';
+import type { ToolExecutionRecord } from '../../core/record-types.js';
 import { openStore } from '../../store/open-store.js';
 import { writeStoreFile } from '../../cli/run-cli.test-helpers.js';
 import { MONITOR_ALERT_CONFIG, MONITOR_NOW, monitorDataset } from '../monitor-dataset.test-helpers.js';

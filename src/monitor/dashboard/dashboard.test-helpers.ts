@@ -6,7 +6,7 @@
 import { createServer } from 'node:http';
 import { listen } from '../../net/listen.js';
 import { makeFailureRecord } from '../../record/fixture.js';
-import type { ToolExecutionRecord } from '../../record/types.js';
+import type { ToolExecutionRecord } from '../../core/record-types.js';
 import { createVirtualClock } from '../../runtime/clock.js';
 import { defineTool } from '../../runtime/define-tool.js';
 import { createRuntime } from '../../runtime/runtime.js';

@@ -3,7 +3,7 @@
  * failures among them in red on the same scale, one bar pair per hour of the window. Drawn by
  * hand because a chart library would be a download (or a CDN) for a few dozen rectangles.
  */
-import type { HourlyPoint } from '../../store/types.js';
+import type { HourlyPoint } from '../../core/store-types.js';
 import { html, type SafeHtml } from './safe-html.js';
 
 const WIDTH = 720;

@@ -2,7 +2,7 @@
  * Annotators' labels as a table (the trace and trajectory pages): who gave each label (a rule, a
  * judge), the judge's kind of mismatch and reason, and what a reviewer decided about it.
  */
-import type { LabelReview, TrajectoryLabel } from '../../trajectory/types.js';
+import type { LabelReview, TrajectoryLabel } from '../../core/trajectory-types.js';
 import type { Column } from './data-table.js';
 import { html, type SafeHtml } from './safe-html.js';
 

@@ -3,7 +3,7 @@
  * of one record: the facts a person reads first, then the whole stored record as JSON. The record
  * is shown as stored, already redacted by the runtime; nothing here reverses or adds to that.
  */
-import type { ToolExecutionRecord } from '../../record/types.js';
+import type { ToolExecutionRecord } from '../../core/record-types.js';
 import type { ViewParams } from './dashboard-data.js';
 import { formatMs } from '../format-figures.js';
 import { overviewHref, recordHref, runHref, traceHref } from './dashboard-links.js';

@@ -7,9 +7,9 @@
  * than {@link MAX_SCOPED_RECORDS} is refused with a line asking for a narrower one.
  */
 import { ConfigError } from '../../core/errors.js';
-import type { ToolExecutionRecord } from '../../record/types.js';
+import type { ToolExecutionRecord } from '../../core/record-types.js';
 import { createMemoryStore } from '../../store/memory/memory-store.js';
-import type { Store, TimeWindow } from '../../store/types.js';
+import type { Store, TimeWindow } from '../../core/store-types.js';
 
 /** The most records an agent or run view reads. */
 export const MAX_SCOPED_RECORDS = 100_000;

@@ -3,8 +3,8 @@
  * when the trace was stored as a trajectory (`faultline annotate`, FailBench), what the agent
  * decided after each call and the labels annotators put on it.
  */
-import type { ToolExecutionRecord } from '../../record/types.js';
-import type { TrajectoryStep } from '../../trajectory/types.js';
+import type { ToolExecutionRecord } from '../../core/record-types.js';
+import type { TrajectoryStep } from '../../core/trajectory-types.js';
 import { formatMs } from '../format-figures.js';
 import type { TraceView } from './dashboard-data.js';
 import { TRACE_CALL_LIMIT } from './dashboard-data.js';

@@ -4,9 +4,9 @@
  * analytics answers match theirs exactly.
  */
 import { FaultlineError } from '../../core/errors.js';
-import type { ToolExecutionRecord } from '../../record/types.js';
+import type { ToolExecutionRecord } from '../../core/record-types.js';
 import { sourceKey, uniqueTrajectoryRows } from '../../trajectory/trajectory-row.js';
-import type { Trajectory } from '../../trajectory/types.js';
+import type { Trajectory } from '../../core/trajectory-types.js';
 import { checkRecordQuery, checkStatsFilter } from '../check-query.js';
 import { checkRecords } from '../check-record.js';
 import {
@@ -40,7 +40,7 @@ import type {
   ToolStats,
   TrajectoryQuery,
   TrajectoryStore,
-} from '../types.js';
+} from '../../core/store-types.js';
 
 const DEFAULT_LIMIT = 1000;
 const SEP = '\u001f';

@@ -14,7 +14,7 @@ import {
   rowToCorrection,
   type CorrectionRow,
 } from '../corrections.js';
-import type { CorrectionEntry, CorrectionLimits, CorrectionQuery, NewCorrection } from '../types.js';
+import type { CorrectionEntry, CorrectionLimits, CorrectionQuery, NewCorrection } from '../../core/store-types.js';
 
 /** Version 3 of the PostgreSQL schema; `s` is the quoted schema name. */
 export const postgresCorrectionsSchema = (s: string): string => `

@@ -5,9 +5,9 @@
  */
 import pg from 'pg';
 import { ConfigError, FaultlineError } from '../../core/errors.js';
-import type { ToolExecutionRecord } from '../../record/types.js';
+import type { ToolExecutionRecord } from '../../core/record-types.js';
 import { uniqueTrajectoryRows } from '../../trajectory/trajectory-row.js';
-import type { Trajectory } from '../../trajectory/types.js';
+import type { Trajectory } from '../../core/trajectory-types.js';
 import { checkRecordQuery, checkStatsFilter } from '../check-query.js';
 import { checkRecord } from '../check-record.js';
 import {
@@ -35,8 +35,8 @@ import type {
   ToolStats,
   TrajectoryQuery,
   TrajectoryStore,
-} from '../types.js';
-import type { CorrectionEntry, CorrectionLimits, CorrectionMemoryStore, CorrectionQuery, NewCorrection } from '../types.js';
+} from '../../core/store-types.js';
+import type { CorrectionEntry, CorrectionLimits, CorrectionMemoryStore, CorrectionQuery, NewCorrection } from '../../core/store-types.js';
 import { listPostgresCorrections, pushPostgresCorrections } from './corrections.js';
 import { assertNotNewer, LATEST_VERSION, migrate, readVersion } from './migrations.js';
 import { connectionError, parsePostgresUrl, type ConnectionTarget } from './open-error.js';

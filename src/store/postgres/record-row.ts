@@ -3,7 +3,7 @@
  * SQL types (for `unnest` inserts), parameter encoding, and row decoding.
  */
 import pg from 'pg';
-import type { ToolExecutionRecord } from '../../record/types.js';
+import type { ToolExecutionRecord } from '../../core/record-types.js';
 
 type ColumnName = keyof ToolExecutionRecord;
 

@@ -15,7 +15,7 @@ import {
   rowToCorrection,
   type CorrectionRow,
 } from '../corrections.js';
-import type { CorrectionEntry, CorrectionLimits, CorrectionQuery, NewCorrection } from '../types.js';
+import type { CorrectionEntry, CorrectionLimits, CorrectionQuery, NewCorrection } from '../../core/store-types.js';
 
 /** Version 3 of the SQLite schema. */
 export const SQLITE_CORRECTIONS_SCHEMA = `

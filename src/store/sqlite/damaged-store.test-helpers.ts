@@ -5,7 +5,7 @@
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import type { ToolExecutionRecord } from '../../record/types.js';
+import type { ToolExecutionRecord } from '../../core/record-types.js';
 import { createSqliteStore } from './sqlite-store.js';
 
 /** `only`: damage just these tables and indexes (by name), so that some writes still succeed. */

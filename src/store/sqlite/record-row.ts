@@ -3,7 +3,7 @@
  * path, so it avoids work it can skip: empty structures are constants instead of JSON.stringify
  * calls, and parameters are positional.
  */
-import type { ToolExecutionRecord } from '../../record/types.js';
+import type { ToolExecutionRecord } from '../../core/record-types.js';
 import type { RollupRecord } from '../rollup.js';
 
 /** Column order of {@link recordParams}; also the column list of the insert statement. */

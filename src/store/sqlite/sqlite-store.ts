@@ -8,9 +8,9 @@ import Database from 'better-sqlite3';
 import { ConfigError, FaultlineError } from '../../core/errors.js';
 import { makeDirectorySync } from '../../io/make-directory.js';
 import { nonFileProblem } from '../../io/read-input-file.js';
-import type { ToolExecutionRecord } from '../../record/types.js';
+import type { ToolExecutionRecord } from '../../core/record-types.js';
 import { uniqueTrajectoryRows, type TrajectoryRow } from '../../trajectory/trajectory-row.js';
-import type { Trajectory } from '../../trajectory/types.js';
+import type { Trajectory } from '../../core/trajectory-types.js';
 import { checkRecordQuery, checkStatsFilter } from '../check-query.js';
 import { checkRecord } from '../check-record.js';
 import {
@@ -39,8 +39,8 @@ import type {
   ToolStats,
   TrajectoryQuery,
   TrajectoryStore,
-} from '../types.js';
-import type { CorrectionEntry, CorrectionLimits, CorrectionMemoryStore, CorrectionQuery, NewCorrection } from '../types.js';
+} from '../../core/store-types.js';
+import type { CorrectionEntry, CorrectionLimits, CorrectionMemoryStore, CorrectionQuery, NewCorrection } from '../../core/store-types.js';
 import { sqliteCorrections, type SqliteCorrections } from './corrections.js';
 import { assertCurrent, migrate, SQLITE_MIGRATIONS, type SqliteMigration } from './migrations.js';
 import { createRowWriter } from './row-writer.js';

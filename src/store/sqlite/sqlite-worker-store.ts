@@ -15,8 +15,8 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { ConfigError, FaultlineError } from '../../core/errors.js';
-import type { ToolExecutionRecord } from '../../record/types.js';
-import type { Trajectory } from '../../trajectory/types.js';
+import type { ToolExecutionRecord } from '../../core/record-types.js';
+import type { Trajectory } from '../../core/trajectory-types.js';
 import type {
   BatchEncoding,
   CorrectionEntry,
@@ -33,7 +33,7 @@ import type {
   ToolStats,
   TrajectoryQuery,
   TrajectoryStore,
-} from '../types.js';
+} from '../../core/store-types.js';
 import { recordOfParams } from './record-row.js';
 import { decodeRowBatch, encodeRowBatch } from './row-batch.js';
 import { createSqliteStore, encodeRecordRows } from './sqlite-store.js';

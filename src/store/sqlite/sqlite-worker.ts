@@ -15,7 +15,7 @@
  */
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { ConfigError } from '../../core/errors.js';
-import type { CorrectionLimits, NewCorrection } from '../types.js';
+import type { CorrectionLimits, NewCorrection } from '../../core/store-types.js';
 import type { SqliteValue } from './record-row.js';
 import { decodeRowBatch, rowCountOfBatch } from './row-batch.js';
 import { createSqliteRowStore, type SqliteRowStore } from './sqlite-store.js';

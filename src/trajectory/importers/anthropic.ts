@@ -4,7 +4,7 @@
  * `tool_use_id` (in a later user message) is the result, and `is_error: true` marks a failure.
  */
 import { assembleTrajectory } from '../assemble.js';
-import type { Trajectory } from '../types.js';
+import type { Trajectory } from '../../core/trajectory-types.js';
 import { contentText, definedExtras, stepsFromCalls, toolDefinitions, TurnCollector, type ConversationCall, type ConversationExtras } from './conversation.js';
 import { outcomeParts, statedOutcome } from './stated-outcome.js';
 import { nowIso, type Importer, type ImportOptions } from './import-types.js';

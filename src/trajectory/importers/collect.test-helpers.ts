@@ -1,5 +1,5 @@
 /** Runs an importer over in-memory text, split into small chunks to exercise chunk boundaries. */
-import type { Trajectory } from '../types.js';
+import type { Trajectory } from '../../core/trajectory-types.js';
 import type { ImportOptions, Importer } from './import-types.js';
 
 export const FIXED_NOW = Date.UTC(2026, 2, 29, 15, 0, 0);

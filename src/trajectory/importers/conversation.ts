@@ -4,8 +4,8 @@
  */
 import { NO_FAILURE, stepFailure } from '../assemble.js';
 import { deriveDecision, type DecisionCall } from '../decide.js';
-import { DeferredJson } from '../deferred-json.js';
-import type { ConversationTurn, ToolDefinition, TrajectoryStep } from '../types.js';
+import { DeferredJson } from '../../core/deferred-json.js';
+import type { ConversationTurn, ToolDefinition, TrajectoryStep } from '../../core/trajectory-types.js';
 import { failureResponse, mayReportStructuredFailure, parseResultText, type ResultFailure } from './tool-result.js';
 
 export interface ConversationCall {

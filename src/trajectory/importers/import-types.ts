@@ -2,7 +2,7 @@
  * What every importer yields: trajectories, and lines it had to skip, each with the 1-based line
  * number of the input where the problem is.
  */
-import type { Trajectory } from '../types.js';
+import type { Trajectory } from '../../core/trajectory-types.js';
 
 export const IMPORT_FORMATS = ['openai', 'anthropic', 'tau-bench', 'step-log', 'otel'] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];

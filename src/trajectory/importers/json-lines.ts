@@ -3,7 +3,7 @@
  */
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
-import type { Trajectory } from '../types.js';
+import type { Trajectory } from '../../core/trajectory-types.js';
 import type { ImportInput, ImportItem, ImportOptions, Importer } from './import-types.js';
 
 export type JsonLine = { line: number; value: unknown } | { line: number; error: string };

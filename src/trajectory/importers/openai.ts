@@ -4,7 +4,7 @@
  * `tool_call_id` is its result.
  */
 import { assembleTrajectory } from '../assemble.js';
-import type { Trajectory } from '../types.js';
+import type { Trajectory } from '../../core/trajectory-types.js';
 import {
   contentText,
   deferredArguments,

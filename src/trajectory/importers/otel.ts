@@ -6,13 +6,13 @@
  * classified from `http.response.status_code` or `error.type`. Spans are grouped by traceId
  * across lines, ordered by start time, and the trajectories come out when the input ends.
  */
-import { paramsHash } from '../../record/params-hash.js';
+import { paramsHash } from '../../core/params-hash.js';
 import { classifyError } from '../../runtime/classify.js';
 import { backoffCeiling, DEFAULT_BACKOFF } from '../../runtime/backoff.js';
 import { categoryOfType } from '../../core/taxonomy.js';
 import { assembleTrajectory, NO_FAILURE, stepFailure } from '../assemble.js';
 import { deriveDecisions, type DecisionCall } from '../decide.js';
-import type { FinalOutcome, Trajectory, TrajectoryStep } from '../types.js';
+import type { FinalOutcome, Trajectory, TrajectoryStep } from '../../core/trajectory-types.js';
 import { parseArguments } from './conversation.js';
 import { nowIso, type ImportItem, type Importer, type ImportOptions } from './import-types.js';
 import { isRecord, readJsonLines } from './json-lines.js';

@@ -6,7 +6,7 @@
  * none of these has no stated outcome, and the trajectory is marked `unstated` for an inference
  * to fill in (DESIGN.md "Importers and streaming").
  */
-import type { FinalOutcome, OutcomeBasis } from '../types.js';
+import type { FinalOutcome, OutcomeBasis } from '../../core/trajectory-types.js';
 import { isRecord } from './json-lines.js';
 
 /** Where records keep their grade, in the order they are read: the record itself first. */

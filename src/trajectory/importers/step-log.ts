@@ -8,12 +8,12 @@
  * the steps, not the file text. A logged next_action is the agent's own account and wins over
  * the derived one; a logged annotation wins over the runtime mapping.
  */
-import { paramsHash } from '../../record/params-hash.js';
+import { paramsHash } from '../../core/params-hash.js';
 import { backoffCeiling, DEFAULT_BACKOFF } from '../../runtime/backoff.js';
 import type { TrainingFailureSubtype, TrainingFailureType } from '../../core/taxonomy.js';
 import { assembleTrajectory, NO_FAILURE, stepFailure, type StepFailure } from '../assemble.js';
 import { deriveDecisions, type DecisionCall } from '../decide.js';
-import type { AgentDecision, CorrectAction, DecisionAction, DecisionCorrectness, Trajectory, TrajectoryStep } from '../types.js';
+import type { AgentDecision, CorrectAction, DecisionAction, DecisionCorrectness, Trajectory, TrajectoryStep } from '../../core/trajectory-types.js';
 import { nowIso, type ImportItem, type Importer, type ImportOptions } from './import-types.js';
 import { isRecord, readJsonLines } from './json-lines.js';
 import { outcomeParts, statedOutcome, type Stated } from './stated-outcome.js';

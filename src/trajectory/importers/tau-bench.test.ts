@@ -1,6 +1,6 @@
 import { createReadStream, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { Trajectory } from '../types.js';
+import type { Trajectory } from '../../core/trajectory-types.js';
 import { collect } from './collect.test-helpers.js';
 import { importTauBench, tauBenchFailure } from './tau-bench.js';
 import { tauBenchAirlineFile } from './tau-bench-data.test-helpers.js';

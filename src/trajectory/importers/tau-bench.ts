@@ -9,7 +9,7 @@
  * enforce; an "Error:" it does not know is still a failure, typed `tool_reported_error`.
  */
 import { assembleTrajectory } from '../assemble.js';
-import type { Trajectory } from '../types.js';
+import type { Trajectory } from '../../core/trajectory-types.js';
 import { definedExtras, stepsFromCalls } from './conversation.js';
 import { outcomeParts, statedOutcome } from './stated-outcome.js';
 import { nowIso, type ImportItem, type Importer, type ImportOptions } from './import-types.js';

@@ -7,7 +7,7 @@
  */
 import { classifyError } from '../../runtime/classify.js';
 import type { FailureCategory, FailureStage } from '../../core/taxonomy.js';
-import type { TrajectoryStep } from '../types.js';
+import type { TrajectoryStep } from '../../core/trajectory-types.js';
 
 /** A failure found in a tool result. */
 export interface ResultFailure {

@@ -5,9 +5,9 @@
  * Analytics come from hourly rollups that each adapter maintains on insert (see `rollup.ts`), so
  * they stay fast at tens of millions of records. Only `query` and `get` read raw records.
  */
-import type { CallStatus, FailureCategory, FailureStage } from '../core/taxonomy.js';
-import type { CorrectionAction, CorrectionRecovery, ToolExecutionRecord } from '../record/types.js';
-import type { Trajectory, TrajectorySource } from '../trajectory/types.js';
+import type { CallStatus, FailureCategory, FailureStage } from './taxonomy.js';
+import type { CorrectionAction, CorrectionRecovery, ToolExecutionRecord } from './record-types.js';
+import type { Trajectory, TrajectorySource } from './trajectory-types.js';
 
 export type StoreKind = 'memory' | 'sqlite' | 'postgres';
 

@@ -3,8 +3,8 @@
  * "order 456 not found" from the same tool, stage, type and error code count as one problem.
  */
 import { createHash } from 'node:crypto';
-import type { ToolExecutionRecord } from '../record/types.js';
-import type { FailureStage } from '../core/taxonomy.js';
+import type { ToolExecutionRecord } from './record-types.js';
+import type { FailureStage } from './taxonomy.js';
 
 /** Longest normalized message kept; longer ones are cut so that signatures stay bounded. */
 export const NORMALIZED_MESSAGE_MAX_LENGTH = 200;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, paramsHash } from '../record/params-hash.js';
+import { canonicalJson, paramsHash } from './params-hash.js';
 import { DeferredJson, jsonValue } from './deferred-json.js';
-import { anthropicTrajectory } from './importers/anthropic.js';
-import { openAiTrajectory } from './importers/openai.js';
+import { anthropicTrajectory } from '../trajectory/importers/anthropic.js';
+import { openAiTrajectory } from '../trajectory/importers/openai.js';
 
 describe('DeferredJson', () => {
   it('parses once, on first read, and stands for its value in JSON, canonical JSON and params hashes', () => {

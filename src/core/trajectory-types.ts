@@ -12,7 +12,7 @@ import type {
   FailureStage,
   TrainingFailureSubtype,
   TrainingFailureType,
-} from '../core/taxonomy.js';
+} from './taxonomy.js';
 
 /** The version of the trajectory JSON below; bumped when a field changes meaning. */
 export const TRAJECTORY_SCHEMA_VERSION = 1;

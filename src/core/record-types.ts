@@ -2,7 +2,7 @@
  * The tool execution record (DESIGN.md "The record"): one per logical call, snake_case, exactly
  * as stored and exported. Seed 001's ToolExecutionRecord plus the fields faultline adds.
  */
-import type { CallStatus, FailureCategory, FailureStage, FeedbackAction } from '../core/taxonomy.js';
+import type { CallStatus, FailureCategory, FailureStage, FeedbackAction } from './taxonomy.js';
 
 export const RECORD_SCHEMA_VERSION = 1;
 

@@ -8,7 +8,7 @@ import {
   normalizeMessage,
   SIGNATURE_CACHE_MAX_ENTRIES,
   signatureHash,
-} from './signature.js';
+} from './failure-signature.js';
 
 describe('normalizeMessage', () => {
   it.each([
