@@ -27,7 +27,7 @@ import { uuidv7 } from '../record/uuid-v7.js';
 import type { RecordSink } from '../core/record-sink.js';
 import type { Store } from '../core/store-types.js';
 import { trajectoryFromRecords } from '../trajectory/from-records.js';
-import { hasTrajectoryStore } from '../trajectory/trajectory-row.js';
+import { hasTrajectoryStore } from '../store/trajectory-row.js';
 import type { FissionInfo, Trajectory } from '../core/trajectory-types.js';
 import { fissionReward } from './fission-reward.js';
 import { DEFAULT_ENDPOINT_FAILURE_LIMIT, runScenario, watchModelEndpoints, type EndpointWatch } from './runner.js';

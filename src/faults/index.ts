@@ -32,4 +32,4 @@ export type {
 export type { DropCode, FaultCall, FaultDecision, FaultEffect } from './decision.js';
 export { errnoError, toPlannedFault } from './inprocess.js';
 export { malformedText } from './output-rewrites.js';
-export type { FaultCallInfo, FaultInjector, PlannedFault } from './injector.js';
+export type { FaultCallInfo, FaultInjector, PlannedFault } from '../runtime/fault-injector.js';

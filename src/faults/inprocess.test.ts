@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolExecutionRecord } from '../core/record-types.js';
 import { isoTime } from '../record/iso-time.js';
-import { createVirtualClock, type VirtualClock } from '../runtime/clock.js';
+import { createVirtualClock, type VirtualClock } from '../core/clock.js';
 import { defineTool, type ToolSpec } from '../runtime/define-tool.js';
 import { createRuntime, type ExecuteResult, type Runtime, type RuntimeOptions } from '../runtime/runtime.js';
 import { HttpError } from '../runtime/tool-errors.js';

@@ -7,7 +7,7 @@
 import type { ToolContext } from '../runtime/define-tool.js';
 import { AuthError, HttpError } from '../runtime/tool-errors.js';
 import { appliesOnlyOnSuccess, type DropCode, type FaultDecision, type FaultEffect } from './decision.js';
-import type { PlannedFault } from './injector.js';
+import type { PlannedFault } from '../runtime/fault-injector.js';
 
 const ERRNO: Record<DropCode, { errno: number; syscall: string; message: string }> = {
   ECONNREFUSED: { errno: -111, syscall: 'connect', message: 'connect ECONNREFUSED' },

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../core/errors.js';
-import { createVirtualClock } from '../runtime/clock.js';
+import { createVirtualClock } from '../core/clock.js';
 import { appliesOnlyOnSuccess, type FaultDecision } from './decision.js';
 import { createFaultPlan, type FaultPlan } from './plan.js';
 import type { FaultPlanSpec, FaultRule, FaultTrigger } from './plan-spec.js';

@@ -4,12 +4,12 @@
  * runtime uses it as its FaultInjector; the HTTP and MCP proxies call `decide()` directly.
  */
 import { canonicalJson } from '../core/params-hash.js';
-import { seededRandom } from '../runtime/backoff.js';
-import { systemClock, type Clock } from '../runtime/clock.js';
+import { seededRandom } from '../core/seeded-random.js';
+import { systemClock, type Clock } from '../core/clock.js';
 import { cloneJson } from '../core/clone-json.js';
 import { resolveFault, type FaultCall, type FaultDecision } from './decision.js';
 import { globMatcher } from './glob.js';
-import type { FaultCallInfo, FaultInjector, PlannedFault } from './injector.js';
+import type { FaultCallInfo, FaultInjector, PlannedFault } from '../runtime/fault-injector.js';
 import { toPlannedFault } from './inprocess.js';
 import { OutputHistory } from './output-history.js';
 import type { FaultPlanSpec, FaultRule, FaultTrigger } from './plan-spec.js';

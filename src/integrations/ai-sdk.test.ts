@@ -8,7 +8,7 @@ import { convertArrayToReadableStream, MockLanguageModelV3 } from 'ai/test';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { reply, startFakeModelServer, toolResultsIn, offeredSchema, type FakeModelServer } from '../failbench/agents/fake-model-server.test-helpers.js';
-import { createVirtualClock } from '../runtime/clock.js';
+import { createVirtualClock } from '../core/clock.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
 import { HttpError } from '../runtime/tool-errors.js';
 import { createToolCatalog, DEFAULT_CATALOG_NOW } from '../tools/index.js';

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { reply, startFakeModelServer, toolResultsIn, type FakeModelServer } from '../failbench/agents/fake-model-server.test-helpers.js';
 import type { ToolExecutionRecord } from '../core/record-types.js';
-import { createVirtualClock } from '../runtime/clock.js';
+import { createVirtualClock } from '../core/clock.js';
 import { createRuntime } from '../runtime/runtime.js';
 import { createToolCatalog, DEFAULT_CATALOG_NOW } from '../tools/index.js';
 import { anthropicTools, runToolUseBlocks } from './anthropic.js';

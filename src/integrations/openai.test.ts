@@ -8,7 +8,7 @@ import type { ChatCompletionMessageParam } from 'openai/resources/chat/completio
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeModelServer, reply, toolResultsIn, offeredSchema, type FakeModelServer } from '../failbench/agents/fake-model-server.test-helpers.js';
-import { createVirtualClock } from '../runtime/clock.js';
+import { createVirtualClock } from '../core/clock.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
 import { createToolCatalog, DEFAULT_CATALOG_NOW } from '../tools/index.js';
 import { chatTools, responsesTools, runChatToolCalls, runResponsesFunctionCalls } from './openai.js';

@@ -8,7 +8,7 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createFaultPlan } from '../faults/plan.js';
 import type { ToolExecutionRecord } from '../core/record-types.js';
-import { createVirtualClock } from '../runtime/clock.js';
+import { createVirtualClock } from '../core/clock.js';
 import { createRuntime } from '../runtime/runtime.js';
 import { createToolCatalog, DEFAULT_CATALOG_NOW } from '../tools/index.js';
 import { collect } from '../trajectory/importers/collect.test-helpers.js';

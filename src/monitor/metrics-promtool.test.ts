@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createFaultPlan } from '../faults/plan.js';
 import { makeFailureRecord, makeRecord } from '../record/fixture.js';
-import { createVirtualClock } from '../runtime/clock.js';
+import { createVirtualClock } from '../core/clock.js';
 import { defineTool } from '../runtime/define-tool.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
 import { createSqliteStore } from '../store/sqlite/sqlite-store.js';

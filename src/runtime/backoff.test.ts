@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { backoffCeiling, backoffDelay, seededRandom } from './backoff.js';
+import { backoffCeiling, backoffDelay } from './backoff.js';
+import { seededRandom } from '../core/seeded-random.js';
 
 const optionsArb = fc.record({
   baseDelayMs: fc.integer({ min: 1, max: 5_000 }),

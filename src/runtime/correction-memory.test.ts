@@ -7,7 +7,7 @@ import { createMemoryStore } from '../store/memory/memory-store.js';
 import { failureSignature } from '../core/failure-signature.js';
 import { createSqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { CorrectionMemoryStore, NewCorrection, Store } from '../core/store-types.js';
-import { createVirtualClock } from './clock.js';
+import { createVirtualClock } from '../core/clock.js';
 import { MAX_QUEUED_CORRECTIONS, RuntimeCorrectionMemory } from './correction-memory.js';
 import { defineTool, type ToolSpec } from './define-tool.js';
 import { createRuntime, type RuntimeOptions } from './runtime.js';

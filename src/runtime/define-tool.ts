@@ -5,7 +5,7 @@ import { toJSONSchema } from 'zod';
 import type * as z from 'zod';
 import { ToolDefinitionError } from '../core/errors.js';
 import type { BreakerOptions } from './breaker.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../core/clock.js';
 import type { FeedbackOverrides } from './feedback.js';
 import type { RetryOptions } from './retry-policy.js';
 import { compileInputValidator, compileOutputValidator, type Validator } from './validate.js';

@@ -10,7 +10,7 @@ import { runCapture } from '../cli/run-cli.test-helpers.js';
 import { runTypeScriptProcess } from '../ts-worker.test-helpers.js';
 import { REDIS_URL, redisForTests } from './redis.test-helpers.js';
 import { FaultlineError } from '../core/errors.js';
-import { createVirtualClock, type VirtualClock } from './clock.js';
+import { createVirtualClock, type VirtualClock } from '../core/clock.js';
 import { defineTool } from './define-tool.js';
 import { createRedisBreakers, MAX_PENDING_REPORTS, type RedisBreakers } from './redis-breakers.js';
 import { createRuntime, type Runtime } from './runtime.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolExecutionRecord } from '../core/record-types.js';
-import { createVirtualClock } from './clock.js';
+import { createVirtualClock } from '../core/clock.js';
 import { defineTool } from './define-tool.js';
 import { createRuntime } from './runtime.js';
 import { HttpError } from './tool-errors.js';

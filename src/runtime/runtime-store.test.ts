@@ -6,7 +6,7 @@ import { createFaultPlan } from '../faults/plan.js';
 import { expectNoPieceOf } from '../record/secret-pieces.test-helpers.js';
 import { createMemoryStore } from '../store/memory/memory-store.js';
 import { createSqliteStore } from '../store/sqlite/sqlite-store.js';
-import { createVirtualClock } from './clock.js';
+import { createVirtualClock } from '../core/clock.js';
 import { defineTool } from './define-tool.js';
 import { createRuntime } from './runtime.js';
 import { HttpError } from './tool-errors.js';

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import * as z from 'zod';
 import { DuplicateToolError, RuntimeClosedError, ToolDefinitionError } from '../core/errors.js';
 import type { ToolExecutionRecord } from '../core/record-types.js';
-import { createVirtualClock } from './clock.js';
+import { createVirtualClock } from '../core/clock.js';
 import { defineTool, type ToolSpec } from './define-tool.js';
 import { createRuntime, type RuntimeOptions } from './runtime.js';
 import { AuthError, BusinessError, HttpError, ParameterError, ToolError } from './tool-errors.js';

@@ -18,7 +18,7 @@ import {
   type RecoveryMode,
   type ToolExecutionRecord,
 } from '../core/record-types.js';
-import type { FaultInjector, PlannedFault } from '../faults/injector.js';
+import type { FaultInjector, PlannedFault } from './fault-injector.js';
 import { createRecorder, type Recorder, type RecorderOptions, type RecordingStats } from '../record/recorder.js';
 import { openStoreLazily, STORE_SPEC_FORMS } from '../store/open-store.js';
 import { hasCorrectionMemory } from '../store/corrections.js';
@@ -26,10 +26,10 @@ import type { Store } from '../core/store-types.js';
 import type { InjectedFault } from '../core/record-types.js';
 import type { RecordSink } from '../core/record-sink.js';
 import { countsAgainstBreaker, type CallStatus, type FailureCategory, type FailureStage, type FeedbackAction } from '../core/taxonomy.js';
-import { seededRandom } from './backoff.js';
+import { seededRandom } from '../core/seeded-random.js';
 import { ConsecutiveBreaker, DEFAULT_BREAKER, type BreakerOptions, type BreakerProvider, type BreakerSnapshot } from './breaker.js';
 import { classifyError, classifyOutput, rejection, timeoutClassification, type Classification } from './classify.js';
-import { canSchedule, systemClock, type Clock } from './clock.js';
+import { canSchedule, systemClock, type Clock } from '../core/clock.js';
 import { closeBeforeExit } from './close-at-exit.js';
 import { definedOnly, isTool, type JsonSchema, type Tool, type ToolAnnotations, type ToolContext } from './define-tool.js';
 import { RuntimeCorrectionMemory, type CorrectionMemoryOptions, type CorrectionMemoryView } from './correction-memory.js';

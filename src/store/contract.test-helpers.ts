@@ -8,11 +8,11 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../core/errors.js';
 import { makeFailureRecord, makeRecord } from '../record/fixture.js';
-import { seededRandom } from '../runtime/backoff.js';
+import { seededRandom } from '../core/seeded-random.js';
 import type { AttemptRecord, ToolExecutionRecord } from '../core/record-types.js';
 import type { CallStatus, FailureCategory, FailureStage } from '../core/taxonomy.js';
 import { assembleTrajectory, stepFailure } from '../trajectory/assemble.js';
-import { hasTrajectoryStore } from '../trajectory/trajectory-row.js';
+import { hasTrajectoryStore } from './trajectory-row.js';
 import type { Trajectory, TrajectorySource, TrajectoryStep } from '../core/trajectory-types.js';
 import { correctionMemoryContract } from './corrections-contract.test-helpers.js';
 import { exactPercentile, SKETCH_RELATIVE_ERROR } from './duration-sketch.js';

@@ -4,7 +4,7 @@
  * same data on any day), and its orders still ship and its rate limits still refill while a
  * human pokes at it with curl.
  */
-import { systemClock, type Clock } from '../runtime/clock.js';
+import { systemClock, type Clock } from '../core/clock.js';
 
 export function anchoredClock(startMs: number, base: Clock = systemClock): Clock {
   const offset = startMs - base.now();

@@ -3,7 +3,7 @@
  * shorthands that unwrap results, for the per-domain tool tests.
  */
 import { expect } from 'vitest';
-import { createVirtualClock, type VirtualClock } from '../runtime/clock.js';
+import { createVirtualClock, type VirtualClock } from '../core/clock.js';
 import { createRuntime, type CallError, type ExecuteResult, type Runtime } from '../runtime/runtime.js';
 import { createToolCatalog, DEFAULT_CATALOG_NOW, type ToolCatalog } from './catalog.js';
 

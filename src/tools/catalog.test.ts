@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createVirtualClock } from '../runtime/clock.js';
+import { createVirtualClock } from '../core/clock.js';
 import { createRuntime } from '../runtime/runtime.js';
 import { CATALOG_TOOL_NAMES, createToolCatalog, DEFAULT_CATALOG_NOW } from './catalog.js';
 import { harness } from './catalog.test-helpers.js';

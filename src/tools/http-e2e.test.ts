@@ -3,7 +3,7 @@
  * call a real API, and the runtime classifying what the wire delivers.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createVirtualClock } from '../runtime/clock.js';
+import { createVirtualClock } from '../core/clock.js';
 import { defineTool, type Tool } from '../runtime/define-tool.js';
 import { createRuntime, type ExecuteResult } from '../runtime/runtime.js';
 import { HttpError } from '../runtime/tool-errors.js';

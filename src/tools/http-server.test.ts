@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startHttpFaultProxy } from '../faults/http-proxy/http-proxy.js';
 import { createFaultPlan } from '../faults/plan.js';
-import { createVirtualClock, type VirtualClock } from '../runtime/clock.js';
+import { createVirtualClock, type VirtualClock } from '../core/clock.js';
 import { createToolCatalog, DEFAULT_CATALOG_NOW, type ToolCatalog } from './catalog.js';
 import { startMockToolServer, type MockToolServer, type MockToolServerOptions } from './http-server.js';
 

@@ -15,7 +15,7 @@ export type { DailyWeather } from './weather.js';
 export type { SalesReport, SalesRow } from './sales.js';
 export { startMockToolServer, DEFAULT_TIMEOUT_CAP_MS } from './http-server.js';
 export type { FaultDecider, InjectedFaultEntry, MockToolServer, MockToolServerOptions } from './http-server.js';
-export { parseInjectHeader, INJECT_HEADER, COMMIT_HEADER } from './inject-error.js';
+export { parseInjectHeader, INJECT_HEADER, COMMIT_HEADER } from '../faults/inject-error.js';
 export { errorReply, STATUS_BY_TYPE } from './http-error-response.js';
 export type { HttpReply } from './http-error-response.js';
 export { anchoredClock } from './anchored-clock.js';

@@ -16,7 +16,7 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallTool
 import { DRY_RUN_META } from '../faults/dry-run.js';
 import { respondAnswer } from '../faults/mcp-proxy/fault-answers.js';
 import { JsonRpcError } from '../faults/mcp-proxy/rpc-error.js';
-import type { Clock } from '../runtime/clock.js';
+import type { Clock } from '../core/clock.js';
 import type { Tool, ToolContext } from '../runtime/define-tool.js';
 import { describeIssues, failureTypeOf } from '../runtime/validate.js';
 import { anchoredClock } from './anchored-clock.js';

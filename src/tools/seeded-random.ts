@@ -4,7 +4,7 @@
  * does not depend on which other values were generated before it: asking for one city's weather
  * never shifts another's, and adding a domain never changes the existing ones.
  */
-import { seededRandom } from '../runtime/backoff.js';
+import { seededRandom } from '../core/seeded-random.js';
 
 /** FNV-1a over the seed and the key parts: a stable 32-bit stream id. */
 export function streamId(seed: number, parts: readonly (string | number)[]): number {

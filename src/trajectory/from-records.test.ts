@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createFaultPlan } from '../faults/index.js';
 import { makeFailureRecord, makeRecord } from '../record/fixture.js';
 import type { ToolExecutionRecord } from '../core/record-types.js';
-import { createVirtualClock } from '../runtime/clock.js';
+import { createVirtualClock } from '../core/clock.js';
 import { defineTool } from '../runtime/define-tool.js';
 import { createRuntime } from '../runtime/runtime.js';
 import { createMemoryStore } from '../store/memory/memory-store.js';

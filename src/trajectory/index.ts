@@ -10,4 +10,4 @@ export * from './importers/index.js';
 export { importFile, ImportInputError, summarizeImport } from './import-file.js';
 export { redactTrajectory } from './redact-trajectory.js';
 export type { ImportFileOptions, ImportFileResult, ImportSummary, SkippedLine } from './import-file.js';
-export { hasTrajectoryStore } from './trajectory-row.js';
+export { hasTrajectoryStore } from '../store/trajectory-row.js';

@@ -14,7 +14,7 @@ import { JUDGE_ERROR, LABEL_NAMES } from '../../annotate/label.js';
 import { RARE_FAILURE, RareFailureIndex } from '../../annotate/rare-failure.js';
 import type { LlmJudgeStats } from '../../annotate/judge/llm.js';
 import type { Store, TrajectoryStore } from '../../core/store-types.js';
-import { hasTrajectoryStore } from '../../trajectory/trajectory-row.js';
+import { hasTrajectoryStore } from '../../store/trajectory-row.js';
 import { TRAJECTORY_SOURCES, type Trajectory, type TrajectorySource } from '../../core/trajectory-types.js';
 import { CliError } from '../cli-error.js';
 import { writeLine, type CliContext } from '../io.js';

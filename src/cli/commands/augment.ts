@@ -9,7 +9,7 @@
 import { Command, Option } from 'commander';
 import { AUGMENT_KINDS, isAugmentable, variantsOf, type AugmentKind } from '../../dataset/augment/augment.js';
 import { createLlmRewriter, type LlmRewriter } from '../../dataset/augment/llm-rewrite.js';
-import { hasTrajectoryStore } from '../../trajectory/trajectory-row.js';
+import { hasTrajectoryStore } from '../../store/trajectory-row.js';
 import { TRAJECTORY_SOURCES, type Trajectory, type TrajectorySource } from '../../core/trajectory-types.js';
 import { CliError } from '../cli-error.js';
 import { writeLine, type CliContext } from '../io.js';

@@ -9,7 +9,7 @@ import { SuiteStoppedError } from '../../failbench/runner.js';
 import type { Agent, FeedbackMode, Scenario } from '../../failbench/types.js';
 import { uuidv7 } from '../../record/uuid-v7.js';
 import { DEFAULT_SQLITE_PATH, displayStoreSpec, openStore } from '../../store/open-store.js';
-import { hasTrajectoryStore } from '../../trajectory/trajectory-row.js';
+import { hasTrajectoryStore } from '../../store/trajectory-row.js';
 import { CliError } from '../cli-error.js';
 import { writeLine, type CliIo } from '../io.js';
 import { assertSqliteStoreCreatable } from '../report-options.js';

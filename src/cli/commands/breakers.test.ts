@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { describe, expect, it, vi } from 'vitest';
-import { createVirtualClock } from '../../runtime/clock.js';
+import { createVirtualClock } from '../../core/clock.js';
 import { defineTool } from '../../runtime/define-tool.js';
 import { createRedisBreakers } from '../../runtime/redis-breakers.js';
 import { createRuntime } from '../../runtime/runtime.js';

@@ -6,11 +6,11 @@
  * or later is skipped.
  */
 import { Command, Option } from 'commander';
-import { correctionsFromTrajectory } from '../../runtime/correction-memory-trajectory.js';
+import { correctionsFromTrajectory } from '../../annotate/corrections-from-trajectory.js';
 import { describeRecovery } from '../../runtime/feedback.js';
 import { correctionLimits, hasCorrectionMemory, recoveryKey } from '../../store/corrections.js';
 import type { CorrectionMemoryStore, NewCorrection, Store } from '../../core/store-types.js';
-import { hasTrajectoryStore } from '../../trajectory/trajectory-row.js';
+import { hasTrajectoryStore } from '../../store/trajectory-row.js';
 import { TRAJECTORY_SOURCES, type TrajectorySource } from '../../core/trajectory-types.js';
 import { CliError } from '../cli-error.js';
 import { formatTable } from '../format-table.js';

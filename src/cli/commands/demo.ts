@@ -4,7 +4,7 @@
  */
 import { Command } from 'commander';
 import { ConfigError } from '../../core/errors.js';
-import { createVirtualClock } from '../../runtime/clock.js';
+import { createVirtualClock } from '../../core/clock.js';
 import { createRuntime } from '../../runtime/runtime.js';
 import type { ToolExecutionRecord } from '../../core/record-types.js';
 import type { Store } from '../../core/store-types.js';

@@ -21,7 +21,7 @@ import { exportDataset } from '../../dataset/export-dataset.js';
 import { outputEncodingFor, PredictorColumns, transcodeJsonl } from '../../dataset/output-files.js';
 import { EXPORT_FORMATS, type ExportFormat } from '../../dataset/exporter.js';
 import type { Split } from '../../dataset/split.js';
-import { hasTrajectoryStore } from '../../trajectory/trajectory-row.js';
+import { hasTrajectoryStore } from '../../store/trajectory-row.js';
 import { TRAJECTORY_SOURCES, type Trajectory, type TrajectorySource } from '../../core/trajectory-types.js';
 import type { TrajectoryStore } from '../../core/store-types.js';
 import { CliError } from '../cli-error.js';

@@ -15,7 +15,7 @@ import { checkInputFile } from '../../io/read-input-file.js';
 import { fileErrorReason } from '../../io/replace-files.js';
 import type { Trajectory } from '../../core/trajectory-types.js';
 import type { Store, TrajectoryStore } from '../../core/store-types.js';
-import { hasTrajectoryStore } from '../../trajectory/trajectory-row.js';
+import { hasTrajectoryStore } from '../../store/trajectory-row.js';
 import { CliError } from '../cli-error.js';
 import { HeldWarnings } from '../held-warnings.js';
 import { printable, writeLine, type CliContext } from '../io.js';

@@ -23,7 +23,7 @@ import {
 import { formatPercent } from '../../monitor/format-figures.js';
 import { truncateText } from '../../record/truncate.js';
 import type { Store, TrajectoryStore } from '../../core/store-types.js';
-import { hasTrajectoryStore } from '../../trajectory/trajectory-row.js';
+import { hasTrajectoryStore } from '../../store/trajectory-row.js';
 import type { LabelReview, Trajectory, TrajectoryLabel } from '../../core/trajectory-types.js';
 import { CliError } from '../cli-error.js';
 import { formatTable } from '../format-table.js';

@@ -10,7 +10,7 @@
  * SDK (a third of a second) for tool-call handling these callers do not need.
  */
 import { ConfigError } from '../../core/errors.js';
-import { systemClock, type Clock } from '../../runtime/clock.js';
+import { systemClock, type Clock } from '../../core/clock.js';
 import { ModelEndpointError, type ModelAttemptResult } from './model-endpoint-error.js';
 import { errorBodyMessage, joinUrl, postJson, scrubSecrets, type FetchLike } from './model-http.js';
 import { DEFAULT_MODEL_RETRY, withModelRetry, type ModelRetryOptions } from './model-retry.js';

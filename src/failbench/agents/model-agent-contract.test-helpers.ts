@@ -5,7 +5,7 @@
  */
 import { inspect } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Clock } from '../../runtime/clock.js';
+import type { Clock } from '../../core/clock.js';
 import type { Agent, AgentTask, AgentTool, AgentToolResult, FeedbackMode } from '../types.js';
 import {
   apiKeyOf,

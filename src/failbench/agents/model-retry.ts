@@ -4,7 +4,7 @@
  * virtual clock and its tool trace never see them.
  */
 import { backoffDelay } from '../../runtime/backoff.js';
-import type { Clock } from '../../runtime/clock.js';
+import type { Clock } from '../../core/clock.js';
 import type { ModelAttemptResult, ModelFailure, ModelFailureKind } from './model-endpoint-error.js';
 
 export interface ModelRetryOptions {

@@ -7,7 +7,7 @@
  * different continuations of one prefix, and the scenario oracle rewards them differently:
  * the reward variance a GRPO group needs.
  */
-import { seededRandom } from '../../runtime/backoff.js';
+import { seededRandom } from '../../core/seeded-random.js';
 import type { Agent, AgentOutcome, AgentTask } from '../types.js';
 import { trackBranch } from './branch-sampling.js';
 import { PlaybookRun, ROBUST_RULES, type ChoosePlaybookAction, type PlaybookChoice, type PlaybookRules } from './playbook.js';

@@ -4,7 +4,7 @@
  * {@link Conversation}; nothing here knows which provider it talks to.
  */
 import { ConfigError } from '../../core/errors.js';
-import { systemClock, type Clock } from '../../runtime/clock.js';
+import { systemClock, type Clock } from '../../core/clock.js';
 import type { AgentOutcome, AgentTask, AgentToolResult, Diagnosis } from '../types.js';
 import { CONTROL_TOOL_NAMES, FINISH, parseDiagnosis, parseFinish, parseWait, REPORT_TOOL_FAILURE, WAIT_SECONDS } from './control-tools.js';
 import { ModelEndpointError, type ModelAttemptResult } from './model-endpoint-error.js';

@@ -4,7 +4,7 @@ import { createFaultPlan } from '../../faults/plan.js';
 import type { FaultRule } from '../../faults/plan-spec.js';
 import { makeRecord } from '../../record/fixture.js';
 import type { InjectedFault } from '../../core/record-types.js';
-import { createVirtualClock } from '../../runtime/clock.js';
+import { createVirtualClock } from '../../core/clock.js';
 import { createFaultLedger, HANG_MS, type FaultLedger } from './fault-ledger.js';
 
 function ledger(rules: FaultRule[]): FaultLedger {

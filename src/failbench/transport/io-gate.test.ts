@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createVirtualClock } from '../../runtime/clock.js';
+import { createVirtualClock } from '../../core/clock.js';
 import { createIoGate } from './io-gate.js';
 
 const realTime = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

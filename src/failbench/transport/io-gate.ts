@@ -24,7 +24,7 @@
  * A record that never comes (a proxy bug) would hold the clock for good; a real-time safety
  * release after {@link STUCK_MS} turns that into a slow run instead of a stuck one.
  */
-import type { Clock, VirtualClock } from '../../runtime/clock.js';
+import type { Clock, VirtualClock } from '../../core/clock.js';
 
 /** Real time after which an exchange the client finished with no longer holds the clock. */
 export const STUCK_MS = 5_000;

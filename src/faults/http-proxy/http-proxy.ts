@@ -26,10 +26,10 @@ import { createRecorder, type RecorderOptions, type RecordingStats } from '../..
 import { createRedactor, type RedactOptions } from '../../record/redact.js';
 import { DEFAULT_MAX_OUTPUT_CHARS, truncateText } from '../../record/truncate.js';
 import type { ToolExecutionRecord } from '../../core/record-types.js';
-import { systemClock, type Clock } from '../../runtime/clock.js';
+import { systemClock, type Clock } from '../../core/clock.js';
 import type { RecordSink } from '../../core/record-sink.js';
 import type { Store } from '../../core/store-types.js';
-import { parseInjectHeader } from '../../tools/inject-error.js';
+import { parseInjectHeader } from '../inject-error.js';
 import { sendAdminInternalError, sendAdminNoRoute } from '../admin-http.js';
 import type { FaultDecision, FaultEffect } from '../decision.js';
 import { DRY_RUN_HEADER } from '../dry-run.js';

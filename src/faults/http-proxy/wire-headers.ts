@@ -4,7 +4,7 @@
  * needs no header object on either side, keeps the sender's spelling and repeated headers, and
  * costs one pass: this is the proxy's hot path.
  */
-import { COMMIT_HEADER, INJECT_HEADER } from '../../tools/inject-error.js';
+import { COMMIT_HEADER, INJECT_HEADER } from '../inject-error.js';
 import { DRY_RUN_HEADER } from '../dry-run.js';
 
 /** RFC 9110 section 7.6.1: headers that describe one connection, never forwarded. */

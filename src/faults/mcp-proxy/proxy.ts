@@ -76,7 +76,7 @@ import { createRedactor, type RedactOptions } from '../../record/redact.js';
 import { DEFAULT_MAX_OUTPUT_CHARS } from '../../record/truncate.js';
 import type { ToolExecutionRecord } from '../../core/record-types.js';
 import { uuidv7 } from '../../record/uuid-v7.js';
-import { systemClock, type Clock } from '../../runtime/clock.js';
+import { systemClock, type Clock } from '../../core/clock.js';
 import { openStore, sqlitePathOf } from '../../store/open-store.js';
 import type { Store } from '../../core/store-types.js';
 import type { FaultPlan } from '../plan.js';

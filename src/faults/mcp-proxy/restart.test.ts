@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock, type Clock } from '../../runtime/clock.js';
+import { systemClock, type Clock } from '../../core/clock.js';
 import { createFaultPlan } from '../plan.js';
 import { everythingUpstream, logsAtWarning, memoryUpstream, rpcError, startTestProxy, tempDir, writeDyingServer, type TestProxy } from './mcp-proxy.test-helpers.js';
 import { startMcpProxy } from './proxy.js';

@@ -11,7 +11,7 @@ import type { ToolExecutionRecord } from '../../core/record-types.js';
 import { uuidv7 } from '../../record/uuid-v7.js';
 import { classifyError, classifyOutput, rejection, timeoutClassification, type Classification } from '../../runtime/classify.js';
 import { compileOutputValidator, describeIssues, redactIssues } from '../../runtime/validate.js';
-import type { Clock } from '../../runtime/clock.js';
+import type { Clock } from '../../core/clock.js';
 import { retryAfterFrom } from '../../runtime/retry-after.js';
 import type { FaultDecision } from '../decision.js';
 import { DRY_RUN_META } from '../dry-run.js';

@@ -22,7 +22,7 @@ import {
   type ServerCapabilities,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { Clock } from '../../runtime/clock.js';
+import type { Clock } from '../../core/clock.js';
 import { ToolCatalog } from './tool-catalog.js';
 import { DEFAULT_HANDSHAKE_TIMEOUT_MS, describeUpstream, openUpstream, sessionGone, type McpUpstream, type UpstreamConnection } from './upstream.js';
 import { describeLoss, isConnectionClosed, type UpstreamLoss } from './upstream-loss.js';

@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import { listen } from '../../net/listen.js';
 import { makeFailureRecord } from '../../record/fixture.js';
 import type { ToolExecutionRecord } from '../../core/record-types.js';
-import { createVirtualClock } from '../../runtime/clock.js';
+import { createVirtualClock } from '../../core/clock.js';
 import { defineTool } from '../../runtime/define-tool.js';
 import { createRuntime } from '../../runtime/runtime.js';
 import { HttpError } from '../../runtime/tool-errors.js';

@@ -5,7 +5,7 @@
  */
 import { FaultlineError } from '../../core/errors.js';
 import type { ToolExecutionRecord } from '../../core/record-types.js';
-import { sourceKey, uniqueTrajectoryRows } from '../../trajectory/trajectory-row.js';
+import { sourceKey, uniqueTrajectoryRows } from '../trajectory-row.js';
 import type { Trajectory } from '../../core/trajectory-types.js';
 import { checkRecordQuery, checkStatsFilter } from '../check-query.js';
 import { checkRecords } from '../check-record.js';

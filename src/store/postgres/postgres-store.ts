@@ -6,7 +6,7 @@
 import pg from 'pg';
 import { ConfigError, FaultlineError } from '../../core/errors.js';
 import type { ToolExecutionRecord } from '../../core/record-types.js';
-import { uniqueTrajectoryRows } from '../../trajectory/trajectory-row.js';
+import { uniqueTrajectoryRows } from '../trajectory-row.js';
 import type { Trajectory } from '../../core/trajectory-types.js';
 import { checkRecordQuery, checkStatsFilter } from '../check-query.js';
 import { checkRecord } from '../check-record.js';

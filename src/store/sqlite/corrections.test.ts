@@ -6,7 +6,7 @@
  */
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { seededRandom } from '../../runtime/backoff.js';
+import { seededRandom } from '../../core/seeded-random.js';
 import { CorrectionBuffer, normalizedCorrection } from '../corrections.js';
 import type { CorrectionLimits, NewCorrection } from '../../core/store-types.js';
 import { migrate, SQLITE_MIGRATIONS } from './migrations.js';

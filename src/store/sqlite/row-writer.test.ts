@@ -10,7 +10,7 @@ import { migrate } from './migrations.js';
 import { recordParams, type SqliteValue } from './record-row.js';
 import { createRowWriter, ROWS_PER_STATEMENT } from './row-writer.js';
 import { createdAtMs } from '../rollup.js';
-import { seededRandom } from '../../runtime/backoff.js';
+import { seededRandom } from '../../core/seeded-random.js';
 
 function freshDb(): Database.Database {
   const db = new Database(':memory:');

@@ -9,7 +9,7 @@ import { ConfigError, FaultlineError } from '../../core/errors.js';
 import { makeDirectorySync } from '../../io/make-directory.js';
 import { nonFileProblem } from '../../io/read-input-file.js';
 import type { ToolExecutionRecord } from '../../core/record-types.js';
-import { uniqueTrajectoryRows, type TrajectoryRow } from '../../trajectory/trajectory-row.js';
+import { uniqueTrajectoryRows, type TrajectoryRow } from '../trajectory-row.js';
 import type { Trajectory } from '../../core/trajectory-types.js';
 import { checkRecordQuery, checkStatsFilter } from '../check-query.js';
 import { checkRecord } from '../check-record.js';

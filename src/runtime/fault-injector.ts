@@ -4,7 +4,7 @@
  * (the HTTP and MCP proxies) use the same plan model and apply faults on the wire instead.
  */
 import type { InjectedFault } from '../core/record-types.js';
-import type { ToolContext } from '../runtime/define-tool.js';
+import type { ToolContext } from './define-tool.js';
 
 /** What an injector knows about the attempt it is asked about. */
 export interface FaultCallInfo {

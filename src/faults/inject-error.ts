@@ -14,9 +14,9 @@
  * reset). `X-Inject-Commit: true` runs it first, so the side effect happens and only the
  * response is lost: the ambiguous case that makes retrying a write dangerous.
  */
-import type { FaultDecision } from '../faults/decision.js';
-import { emptyOutput, malformedText, partialOutput } from '../faults/output-rewrites.js';
-import { DEFAULT_RETRY_AFTER_S, type FaultKind } from '../faults/plan-spec.js';
+import type { FaultDecision } from './decision.js';
+import { emptyOutput, malformedText, partialOutput } from './output-rewrites.js';
+import { DEFAULT_RETRY_AFTER_S, type FaultKind } from './plan-spec.js';
 
 export const INJECT_HEADER = 'x-inject-error';
 export const COMMIT_HEADER = 'x-inject-commit';

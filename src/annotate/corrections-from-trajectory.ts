@@ -4,9 +4,9 @@
  * and that names a recovery (changed arguments, a wait, a repeat, another tool) becomes a
  * correction, so benchmark runs and imported logs fill the correction memory too.
  */
-import { isNonIdempotentName } from '../annotate/step-facts.js';
+import { isNonIdempotentName } from './step-facts.js';
 import type { CorrectionRecovery, NewCorrection } from '../core/store-types.js';
-import { repeatsTheCall } from './correction-memory.js';
+import { repeatsTheCall } from '../runtime/correction-memory.js';
 import { paramsDelta } from '../core/params-delta.js';
 import { stepSignature } from '../trajectory/step-signature.js';
 import type { Trajectory, TrajectoryStep } from '../core/trajectory-types.js';

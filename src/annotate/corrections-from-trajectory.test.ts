@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { annotateTrajectory } from '../annotate/annotate-trajectory.js';
+import { annotateTrajectory } from './annotate-trajectory.js';
 import type { ToolExecutionRecord } from '../core/record-types.js';
 import { failureSignature } from '../core/failure-signature.js';
 import { trajectoryFromRecords } from '../trajectory/from-records.js';
-import { createVirtualClock } from './clock.js';
-import { correctionsFromTrajectory } from './correction-memory-trajectory.js';
-import { defineTool } from './define-tool.js';
-import { createRuntime } from './runtime.js';
-import { HttpError } from './tool-errors.js';
+import { createVirtualClock } from '../core/clock.js';
+import { correctionsFromTrajectory } from './corrections-from-trajectory.js';
+import { defineTool } from '../runtime/define-tool.js';
+import { createRuntime } from '../runtime/runtime.js';
+import { HttpError } from '../runtime/tool-errors.js';
 
 describe('corrections from trajectories', () => {
   it("learn from runtime records what the runtime learns live, under the same signature", async () => {
