@@ -4,7 +4,7 @@
  * decisions survive re-annotation, and the judge's precision computed from them.
  */
 import { createHash } from 'node:crypto';
-import { wilson } from '../failbench/wilson.js';
+import { wilson } from '../stats/wilson.js';
 import { JUDGE_ERROR } from './label.js';
 import type { LabelReview, Trajectory, TrajectoryLabel } from '../core/trajectory-types.js';
 

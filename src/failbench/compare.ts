@@ -7,7 +7,7 @@ import { ConfigError } from '../core/errors.js';
 import type { ResultsFile } from './report/write-report.js';
 import type { AgentScore } from './score.js';
 import { DIMENSIONS, type Dimension } from './types.js';
-import { newcombeDifference } from './wilson.js';
+import { newcombeDifference } from '../stats/wilson.js';
 
 export interface DimensionDelta {
   a: { rate: number; n: number };

@@ -7,7 +7,7 @@ import { canonicalJson } from '../core/params-hash.js';
 import { createMemoryStore } from '../store/memory/memory-store.js';
 import { createSqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { Trajectory } from '../core/trajectory-types.js';
-import { ModelEndpointError } from './agents/model-endpoint-error.js';
+import { ModelEndpointError } from '../llm/model-endpoint-error.js';
 import { createNaiveAgent } from './agents/naive.js';
 import { createSamplingAgent } from './agents/sampler.js';
 import { rateLimitScenario } from './bench.test-helpers.js';

@@ -13,7 +13,7 @@ import {
   throwingAgent,
   verifyingAgent,
 } from './bench.test-helpers.js';
-import { ModelEndpointError, type ModelFailure } from './agents/model-endpoint-error.js';
+import { ModelEndpointError, type ModelFailure } from '../llm/model-endpoint-error.js';
 import { createNaiveAgent } from './agents/naive.js';
 import { createRobustAgent } from './agents/robust.js';
 import { BUDGET_EXHAUSTED, runScenario, runSuite, SuiteStoppedError, taskIdOf } from './runner.js';

@@ -12,7 +12,7 @@ import { uuidv7 } from '../record/uuid-v7.js';
 import type { RecordSink } from '../core/record-sink.js';
 import type { ExecuteResult } from '../runtime/runtime.js';
 import type { Store } from '../core/store-types.js';
-import { ModelEndpointError, rejectsEveryRequest } from './agents/model-endpoint-error.js';
+import { ModelEndpointError, rejectsEveryRequest } from '../llm/model-endpoint-error.js';
 import { faultEffect } from './fault-effects.js';
 import { failability, type Failability } from './failability.js';
 import { evaluateOracle, fileVersions } from './oracle.js';

@@ -3,7 +3,7 @@ import type { CatalogSnapshot } from '../tools/index.js';
 import { agentReport, NEEDLESS_CALL_COST, passHatK, runCost, SCORE_WEIGHTS, scoreAgent, weightsOver } from './score.js';
 import type { ScenarioSummary } from './runner.js';
 import type { ScenarioResult } from './types.js';
-import { wilson } from './wilson.js';
+import { wilson } from '../stats/wilson.js';
 
 const EMPTY_STATE = {} as CatalogSnapshot;
 

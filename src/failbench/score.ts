@@ -8,7 +8,7 @@
 import type { ScenarioSummary, SuiteResult } from './runner.js';
 import type { Measure } from './run-verdict.js';
 import { DIMENSIONS, type AgentReport, type Dimension, type DimensionScore, type ScenarioResult } from './types.js';
-import { wilson } from './wilson.js';
+import { wilson } from '../stats/wilson.js';
 
 /** Every measure the overall score weighs, in report order. */
 export const MEASURES: readonly Measure[] = [...DIMENSIONS, 'retry_after_compliance'];

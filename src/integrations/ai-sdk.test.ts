@@ -7,7 +7,7 @@ import { generateText, stepCountIs, streamText, tool, ToolLoopAgent, type ToolEx
 import { convertArrayToReadableStream, MockLanguageModelV3 } from 'ai/test';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { reply, startFakeModelServer, toolResultsIn, offeredSchema, type FakeModelServer } from '../failbench/agents/fake-model-server.test-helpers.js';
+import { reply, startFakeModelServer, toolResultsIn, offeredSchema, type FakeModelServer } from '../llm/fake-model-server.test-helpers.js';
 import { createVirtualClock } from '../core/clock.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
 import { HttpError } from '../runtime/tool-errors.js';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { reply, startFakeModelServer, toolResultsIn, type FakeModelServer } from '../failbench/agents/fake-model-server.test-helpers.js';
+import { reply, startFakeModelServer, toolResultsIn, type FakeModelServer } from '../llm/fake-model-server.test-helpers.js';
 import type { ToolExecutionRecord } from '../core/record-types.js';
 import { createVirtualClock } from '../core/clock.js';
 import { createRuntime } from '../runtime/runtime.js';

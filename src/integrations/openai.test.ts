@@ -7,7 +7,7 @@ import OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions/completions';
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeModelServer, reply, toolResultsIn, offeredSchema, type FakeModelServer } from '../failbench/agents/fake-model-server.test-helpers.js';
+import { startFakeModelServer, reply, toolResultsIn, offeredSchema, type FakeModelServer } from '../llm/fake-model-server.test-helpers.js';
 import { createVirtualClock } from '../core/clock.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
 import { createToolCatalog, DEFAULT_CATALOG_NOW } from '../tools/index.js';

@@ -12,7 +12,7 @@
  * Verdicts are cached (see judge-cache.ts); secrets are redacted before a request is built.
  */
 import { ConfigError } from '../../core/errors.js';
-import { createJsonChat, type JsonChatOptions } from '../../failbench/agents/json-chat.js';
+import { createJsonChat, type JsonChatOptions } from '../../llm/json-chat.js';
 import type { Redactor } from '../../record/redact.js';
 import type { Trajectory, TrajectoryLabel, TrajectoryStep } from '../../core/trajectory-types.js';
 import { JUDGE_ERROR, type Label } from '../label.js';

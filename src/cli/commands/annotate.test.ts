@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../../store/sqlite/sqlite-store.js';
 import { tauBenchAirlineFile } from '../../trajectory/importers/tau-bench-data.test-helpers.js';
-import { reply, startFakeModelServer } from '../../failbench/agents/fake-model-server.test-helpers.js';
+import { reply, startFakeModelServer } from '../../llm/fake-model-server.test-helpers.js';
 import { runCli } from '../run-cli.js';
 import { captureIo, runCapture } from '../run-cli.test-helpers.js';
 import type { AnnotateJsonLine } from './annotate.js';

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { recovered } from '../../dataset/dataset.test-helpers.js';
 import { weatherTrajectory } from '../../dataset/augment/augment.test-helpers.js';
 import { augmentTrajectory } from '../../dataset/augment/augment.js';
-import { startFakeModelServer, reply, type OpenAIRequestBody } from '../../failbench/agents/fake-model-server.test-helpers.js';
+import { startFakeModelServer, reply, type OpenAIRequestBody } from '../../llm/fake-model-server.test-helpers.js';
 import { createMemoryStore } from '../../store/memory/memory-store.js';
 import { createPostgresStore } from '../../store/postgres/postgres-store.js';
 import { describePostgres, PG_URL, useTestSchema } from '../../store/postgres/test-server.test-helpers.js';

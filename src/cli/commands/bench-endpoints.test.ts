@@ -9,7 +9,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { reply, startFakeModelServer, type FakeModelServer, type WireFormat } from '../../failbench/agents/fake-model-server.test-helpers.js';
+import { reply, startFakeModelServer, type FakeModelServer, type WireFormat } from '../../llm/fake-model-server.test-helpers.js';
 import type { ResultsFile } from '../../failbench/report/write-report.js';
 import { createSqliteStore } from '../../store/sqlite/sqlite-store.js';
 import { runCli } from '../run-cli.js';

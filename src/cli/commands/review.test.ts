@@ -6,7 +6,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { PrecisionReport } from '../../annotate/review.js';
 import { trajectory } from '../../annotate/trajectory.test-helpers.js';
-import { wilson } from '../../failbench/wilson.js';
+import { wilson } from '../../stats/wilson.js';
 import { createPostgresStore } from '../../store/postgres/postgres-store.js';
 import { describePostgres, PG_URL, useTestSchema } from '../../store/postgres/test-server.test-helpers.js';
 import { createSqliteStore } from '../../store/sqlite/sqlite-store.js';

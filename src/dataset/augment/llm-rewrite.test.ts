@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { reply, startFakeModelServer, systemPromptOf, type FakeModelServer, type OpenAIRequestBody } from '../../failbench/agents/fake-model-server.test-helpers.js';
-import { ModelEndpointError } from '../../failbench/agents/model-endpoint-error.js';
+import { reply, startFakeModelServer, systemPromptOf, type FakeModelServer, type OpenAIRequestBody } from '../../llm/fake-model-server.test-helpers.js';
+import { ModelEndpointError } from '../../llm/model-endpoint-error.js';
 import { createVirtualClock } from '../../core/clock.js';
 import { augmentTrajectory } from './augment.js';
 import { weatherTrajectory } from './augment.test-helpers.js';

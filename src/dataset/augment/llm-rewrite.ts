@@ -7,14 +7,14 @@
  * failure pattern): the model is told so, and a reply that drops any of those found in the
  * original text, or is not the requested JSON, is asked for once more and then given up on (the
  * variant is not stored; the count says so). Texts are redacted before they leave the process.
- * Requests go through the shared JSON chat client (src/failbench/agents/json-chat.ts: the model
+ * Requests go through the shared JSON chat client (src/llm/json-chat.ts: the model
  * adapters' HTTP edge and retry policy, 429 and 5xx retried, Retry-After honoured); an endpoint
  * that refuses outright (bad key, unknown model) stops the run with `ModelEndpointError`.
  *
  * The rewrite is not deterministic (it is a model); its variants get their own ids
  * (`…:llm:<model>`) and `metadata.augmentation.llm_model`, and one already stored is not asked for again.
  */
-import { createJsonChat, type JsonChatOptions } from '../../failbench/agents/json-chat.js';
+import { createJsonChat, type JsonChatOptions } from '../../llm/json-chat.js';
 import { defaultRedactor, type Redactor } from '../../record/redact.js';
 import type { Trajectory } from '../../core/trajectory-types.js';
 import { tagVariant } from './augment.js';

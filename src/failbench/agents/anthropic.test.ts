@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../core/errors.js';
 import { createAnthropicAgent, parseMessage } from './anthropic.js';
-import { reply, startFakeModelServer, type AnthropicRequestBody, type FakeModelServer } from './fake-model-server.test-helpers.js';
+import { reply, startFakeModelServer, type AnthropicRequestBody, type FakeModelServer } from '../../llm/fake-model-server.test-helpers.js';
 import { makeTask, recordingClock, runModelAgentContract, TEST_KEY } from './model-agent-contract.test-helpers.js';
 
 runModelAgentContract('anthropic', (server, options) => createAnthropicAgent({ model: 'test-model', baseUrl: server.anthropicBaseUrl, ...options }));

@@ -10,8 +10,8 @@ import { ConfigError } from '../../core/errors.js';
 import { maskUrlPassword } from '../../core/mask-url-password.js';
 import type { Agent, AgentTask } from '../types.js';
 import { functionSpecs, type FunctionSpec } from './control-tools.js';
-import type { ModelAttemptResult } from './model-endpoint-error.js';
-import { errorBodyMessage, joinUrl, postJson, scrubSecrets, type FetchLike } from './model-http.js';
+import type { ModelAttemptResult } from '../../llm/model-endpoint-error.js';
+import { errorBodyMessage, joinUrl, postJson, scrubSecrets, type FetchLike } from '../../llm/model-http.js';
 import { DEFAULT_SAMPLING_TEMPERATURE, modelSamplingOf, trackBranch } from './branch-sampling.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import {

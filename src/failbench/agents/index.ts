@@ -5,7 +5,7 @@
 import { ConfigError } from '../../core/errors.js';
 import type { Agent } from '../types.js';
 import { createAnthropicAgent } from './anthropic.js';
-import type { FetchLike } from './model-http.js';
+import type { FetchLike } from '../../llm/model-http.js';
 import { loadModuleAgent } from './module-agent.js';
 import { createNaiveAgent } from './naive.js';
 import { createOpenAIAgent } from './openai.js';
@@ -19,10 +19,10 @@ export { createAnthropicAgent, DEFAULT_ANTHROPIC_BASE_URL } from './anthropic.js
 export type { AnthropicAgentOptions } from './anthropic.js';
 export { loadModuleAgent } from './module-agent.js';
 export type { ModuleAgentOptions } from './module-agent.js';
-export { ModelEndpointError } from './model-endpoint-error.js';
-export type { ModelFailure, ModelFailureKind } from './model-endpoint-error.js';
-export { DEFAULT_MODEL_RETRY } from './model-retry.js';
-export type { ModelRetryEvent, ModelRetryOptions } from './model-retry.js';
+export { ModelEndpointError } from '../../llm/model-endpoint-error.js';
+export type { ModelFailure, ModelFailureKind } from '../../llm/model-endpoint-error.js';
+export { DEFAULT_MODEL_RETRY } from '../../llm/model-retry.js';
+export type { ModelRetryEvent, ModelRetryOptions } from '../../llm/model-retry.js';
 export type { ModelAgentOptions } from './tool-call-loop.js';
 export { buildSystemPrompt } from './system-prompt.js';
 export { createNaiveAgent } from './naive.js';

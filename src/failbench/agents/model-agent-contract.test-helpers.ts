@@ -18,9 +18,9 @@ import {
   toolResultsIn,
   type FakeModelServer,
   type WireFormat,
-} from './fake-model-server.test-helpers.js';
-import { ModelEndpointError } from './model-endpoint-error.js';
-import type { ModelRetryEvent } from './model-retry.js';
+} from '../../llm/fake-model-server.test-helpers.js';
+import { ModelEndpointError } from '../../llm/model-endpoint-error.js';
+import type { ModelRetryEvent } from '../../llm/model-retry.js';
 import type { ModelAgentOptions } from './tool-call-loop.js';
 
 export const TEST_KEY = 'sk-test-0123456789abcdef';

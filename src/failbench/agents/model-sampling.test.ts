@@ -3,7 +3,7 @@ import { rateLimitScenario } from '../bench.test-helpers.js';
 import { runFission } from '../fission.js';
 import type { Agent } from '../types.js';
 import { createAnthropicAgent } from './anthropic.js';
-import { reply, startFakeModelServer, toolResultsIn, type FakeModelServer, type RecordedRequest } from './fake-model-server.test-helpers.js';
+import { reply, startFakeModelServer, toolResultsIn, type FakeModelServer, type RecordedRequest } from '../../llm/fake-model-server.test-helpers.js';
 import { TEST_KEY } from './model-agent-contract.test-helpers.js';
 import { createOpenAIAgent } from './openai.js';
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../core/errors.js';
-import { reply, startFakeModelServer, type FakeModelServer, type OpenAIRequestBody } from './fake-model-server.test-helpers.js';
+import { reply, startFakeModelServer, type FakeModelServer, type OpenAIRequestBody } from '../../llm/fake-model-server.test-helpers.js';
 import { makeTask, recordingClock, runModelAgentContract, TEST_KEY } from './model-agent-contract.test-helpers.js';
 import { createOpenAIAgent, parseCompletion } from './openai.js';
 

@@ -17,8 +17,8 @@ import { ConfigError } from '../../core/errors.js';
 import { maskUrlPassword } from '../../core/mask-url-password.js';
 import type { Agent, AgentTask } from '../types.js';
 import { functionSpecs, type FunctionSpec } from './control-tools.js';
-import type { ModelAttemptResult, ModelFailure } from './model-endpoint-error.js';
-import { errorBodyMessage, scrubSecrets, statusFailure, type FetchLike } from './model-http.js';
+import type { ModelAttemptResult, ModelFailure } from '../../llm/model-endpoint-error.js';
+import { errorBodyMessage, scrubSecrets, statusFailure, type FetchLike } from '../../llm/model-http.js';
 import { DEFAULT_SAMPLING_TEMPERATURE, modelSamplingOf, trackBranch, type ModelSampling } from './branch-sampling.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../core/errors.js';
-import { reply, startFakeModelServer, type FakeModelServer } from './fake-model-server.test-helpers.js';
+import { reply, startFakeModelServer, type FakeModelServer } from '../../llm/fake-model-server.test-helpers.js';
 import { resolveAgent } from './index.js';
 import { makeTask } from './model-agent-contract.test-helpers.js';
 

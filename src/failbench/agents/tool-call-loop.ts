@@ -7,8 +7,8 @@ import { ConfigError } from '../../core/errors.js';
 import { systemClock, type Clock } from '../../core/clock.js';
 import type { AgentOutcome, AgentTask, AgentToolResult, Diagnosis } from '../types.js';
 import { CONTROL_TOOL_NAMES, FINISH, parseDiagnosis, parseFinish, parseWait, REPORT_TOOL_FAILURE, WAIT_SECONDS } from './control-tools.js';
-import { ModelEndpointError, type ModelAttemptResult } from './model-endpoint-error.js';
-import { DEFAULT_MODEL_RETRY, withModelRetry, type ModelRetryEvent, type ModelRetryOptions } from './model-retry.js';
+import { ModelEndpointError, type ModelAttemptResult } from '../../llm/model-endpoint-error.js';
+import { DEFAULT_MODEL_RETRY, withModelRetry, type ModelRetryEvent, type ModelRetryOptions } from '../../llm/model-retry.js';
 
 /** The arguments of a tool call: the parsed object, or why it could not be parsed. */
 export type ToolCallArguments = { ok: true; value: Record<string, unknown> } | { ok: false; problem: string };

@@ -10,7 +10,7 @@ import { createRobustAgent } from '../agents/robust.js';
 import { runSuite, type SuiteResult } from '../runner.js';
 import { loadScenarios } from '../scenario-loader.js';
 import { scoreSuite, type AgentScore } from '../score.js';
-import { ModelEndpointError } from '../agents/model-endpoint-error.js';
+import { ModelEndpointError } from '../../llm/model-endpoint-error.js';
 import type { Agent } from '../types.js';
 import { changedState } from './changed-state.js';
 import { escapeHtml } from '../../core/escape-html.js';

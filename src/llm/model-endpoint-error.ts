@@ -3,7 +3,7 @@
  * channel: a 429 from the LLM endpoint says nothing about how the agent handles a 429 from a
  * tool, so model-side failures are values of their own kind and never reach the tool trace.
  */
-import { FaultlineError } from '../../core/errors.js';
+import { FaultlineError } from '../core/errors.js';
 
 /**
  * Why one request to the model endpoint failed.

@@ -3,7 +3,7 @@
  * whatever comes back (status, Retry-After, a dropped connection, a body that is not JSON) into a
  * {@link ModelFailure} value. Every message that leaves this module has the API key scrubbed out.
  */
-import { parseRetryAfter } from '../../runtime/retry-after.js';
+import { parseRetryAfter } from '../runtime/retry-after.js';
 import type { ModelAttemptResult, ModelFailure, ModelFailureKind } from './model-endpoint-error.js';
 
 /** `fetch`, injectable so tests and embedders can route or observe model traffic. */

@@ -3,8 +3,8 @@
  * waits are real time, on the injected clock, and entirely separate from the tools: the scenario's
  * virtual clock and its tool trace never see them.
  */
-import { backoffDelay } from '../../runtime/backoff.js';
-import type { Clock } from '../../core/clock.js';
+import { backoffDelay } from '../runtime/backoff.js';
+import type { Clock } from '../core/clock.js';
 import type { ModelAttemptResult, ModelFailure, ModelFailureKind } from './model-endpoint-error.js';
 
 export interface ModelRetryOptions {

@@ -9,8 +9,8 @@
  * The reply is read here rather than with the OpenAI adapter's parser, which loads the OpenAI
  * SDK (a third of a second) for tool-call handling these callers do not need.
  */
-import { ConfigError } from '../../core/errors.js';
-import { systemClock, type Clock } from '../../core/clock.js';
+import { ConfigError } from '../core/errors.js';
+import { systemClock, type Clock } from '../core/clock.js';
 import { ModelEndpointError, type ModelAttemptResult } from './model-endpoint-error.js';
 import { errorBodyMessage, joinUrl, postJson, scrubSecrets, type FetchLike } from './model-http.js';
 import { DEFAULT_MODEL_RETRY, withModelRetry, type ModelRetryOptions } from './model-retry.js';
