@@ -540,6 +540,79 @@ const DOMAINS = {};
   );
   const staleOf = (t) => ['semantic', t, { slug: 'semantic-stale', label: 'a two-day-old cached answer', fault: 'stale', params: { age_ms: TWO_DAYS_MS }, oracle: { answer_excludes: [localDate('UTC', -2)] } }];
   DOMAINS.weather.push(staleOf(tasks.sh), staleOf(tasks.ld), staleOf(tasks.ny), staleOf(tasks.sy), ['stale-persistent', { ...tasks.bj, none: {} }], ['cascade-sink-lost', cascadeBj, { tool: 'send_message' }]);
+  // More cities, days and fault kinds: each a task of its own (another city and day, another
+  // failure on the call, or both), answered from that city's own seeded weather.
+  const more = {
+    sz: weatherTask('shenzhen', 'Shenzhen', 'Asia/Shanghai', 1, 'What will the weather be like in Shenzhen tomorrow?', '深圳明天天气怎么样？'),
+    hz: weatherTask('hangzhou', 'Hangzhou', 'Asia/Shanghai', 0, "How's the weather in Hangzhou today?", '杭州今天的天气如何？'),
+    cd: weatherTask('chengdu', 'Chengdu', 'Asia/Shanghai', 2, 'Forecast for Chengdu the day after tomorrow, please.', '成都后天的天气预报是什么？'),
+    sg: weatherTask('singapore', 'Singapore', 'Asia/Singapore', 1, 'Will it rain in Singapore tomorrow?', '新加坡明天会下雨吗？'),
+    pa: weatherTask('paris', 'Paris', 'Europe/Paris', 0, "What's the weather in Paris today?", '巴黎今天的天气怎么样？'),
+    be: weatherTask('berlin', 'Berlin', 'Europe/Berlin', 1, "Tomorrow's forecast for Berlin?", '柏林明天的天气预报是什么？'),
+    sf: weatherTask('san-francisco', 'San Francisco', 'America/Los_Angeles', 1, 'What is the weather going to be in San Francisco tomorrow?', '旧金山明天的天气怎么样？'),
+    tk2: weatherTask('tokyo-yesterday', 'Tokyo', 'Asia/Tokyo', -1, 'What was the weather in Tokyo yesterday?', '东京昨天的天气怎么样？'),
+    ld2: weatherTask('london-after', 'London', 'Europe/London', 2, 'What will the weather be in London the day after tomorrow?', '伦敦后天的天气怎么样？'),
+  };
+  const otherCity = (value) => ({ slug: 'semantic-city', label: "another city's weather", params: { other_entity: { field: 'city', value } }, oracle: { answer_excludes: [value] } });
+  const shiftedDay = (t, days) => ({ slug: 'semantic-date', label: 'the wrong date', params: { shift_date: days }, oracle: { answer_excludes: [new Date(Date.parse(`${t.date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10)] } });
+  const notifyEng = notify(more.pa, 'engineering');
+  const notifyPx = notify(more.sg, 'project-x');
+  DOMAINS.weather.push(
+    ['outage-dns', more.sz],
+    ['outage-reset', more.hz],
+    ['persistent-503', more.cd],
+    ['auth-403', more.sg],
+    ['auth-expiry', more.pa],
+    ['rate-limit-retry-after', more.be],
+    ['persistent-timeout', more.sf],
+    ['malformed', more.pa],
+    ['schema-drift', { ...more.be, rename: { temp_low: 'low_temp' } }],
+    ['semantic', more.hz, shiftedDay(more.hz, 1)],
+    ['semantic', more.sz, otherCity('Dongguan')],
+    ['semantic', more.tk2, shiftedDay(more.tk2, -2)],
+    ['partial', partial(more.cd)],
+    ['outage-timeout', more.ld2],
+    ['outage-503', more.tk2],
+    ['mixed-outage-then-drift', drift(more.sg, 1)],
+    ['mixed-drift-then-timeout', drift(more.sf, 2)],
+    ['mixed-outage-then-401', more.be],
+    ['mixed-429-then-partial', partial(more.ld2)],
+    ['mixed-503-then-slow', more.sz],
+    ['mixed-outage-then-drift', drift(more.hz, -1)],
+    ['stale-persistent', { ...more.sf, none: {} }],
+    ['cascade-fail', notifyEng, { slug: 'cascade-auth', fault: always('get_weather', 'http_status', UNAUTHORIZED), category: 'auth', statuses: ['escalated'] }],
+    ['cascade-ok', notifyEng, { fault: outage('get_weather', 'dns_failure'), category: 'network' }],
+    ['cascade-semantic', { ...notifyPx, ...drift(notifyPx, 2), key: notifyPx.key }, {}],
+    ['cascade-sink-drop', notifyPx, { fault: once('send_message', 'connection_reset', { commit: true }), tool: 'send_message', category: 'network' }],
+    ['cascade-sink-lost', notifyEng, { tool: 'send_message' }],
+    ['cascade-fail', notifyPx, { fault: always('get_weather', 'timeout', TIMEOUT_1S), category: 'network' }],
+  );
+  const threeChina = {
+    key: 'three-china',
+    tool: 'get_weather',
+    tools: ['get_weather'],
+    write: false,
+    entities: 3,
+    en: "Compare tomorrow's weather in Shenzhen, Hangzhou and Chengdu.",
+    zh: '对比一下深圳、杭州和成都明天的天气。',
+    ok: { answer_contains: ['Shenzhen', 'Hangzhou', 'Chengdu', localDate('Asia/Shanghai', 1)] },
+  };
+  const europe = {
+    key: 'europe-two',
+    tool: 'get_weather',
+    tools: ['get_weather'],
+    write: false,
+    entities: 2,
+    en: 'What is the weather today in Paris and Berlin?',
+    zh: '巴黎和柏林今天的天气怎么样？',
+    ok: { answer_contains: ['Paris', 'Berlin', localDate('Europe/Paris', 0)] },
+  };
+  DOMAINS.weather.push(
+    ['burst', { ...threeChina, burst: burstOf(1) }],
+    ['semantic-one-of', threeChina, { slug: 'semantic-one-of-date', label: 'the wrong date', params: { shift_date: 3 }, oracle: { answer_excludes: [localDate('Asia/Shanghai', 4)] } }],
+    ['malformed-one-of', europe],
+    ['semantic-one-of', europe, { slug: 'semantic-one-of-city', label: "another city's weather", params: { other_entity: { field: 'city', value: 'Munich' } }, oracle: { answer_excludes: ['Munich'] } }],
+  );
 }
 
 // ---- sales ----------------------------------------------------------------------------------
@@ -608,6 +681,53 @@ const DOMAINS = {};
     ['cascade-sink-hang', report, { fault: once('send_message', 'hang'), tool: 'send_message', category: 'network' }],
   );
   DOMAINS.sales.push(['silent-partial', { ...tasks.westDaily, completeOracle: { answer_contains: ['2026-02-28'] } }]);
+  // Other regions, months and granularities, each met by another failure.
+  const more = {
+    central: sales('central-jan', '2026-01', 'central', 'What were the central region sales in January 2026?', '华中区域2026年1月的销售额是多少？'),
+    northWeekly: sales('north-weekly', '2026-02', 'north', 'Break down the north region sales for February 2026 by week.', '查询华北区域2026年2月按周的销售数据。'),
+    eastDec: sales('east-dec', '2025-12', 'east', 'How much did the east region sell in December 2025?', '华东区域2025年12月卖了多少？'),
+    southDaily: sales('south-daily-jan', '2026-01', 'south', 'Daily sales for the south region in January 2026, please.', '请给我华南区域2026年1月按天的销售数据。'),
+    westNov: sales('west-nov', '2025-11', 'west', 'What were the west region sales in November 2025?', '华西区域2025年11月的销售额是多少？'),
+  };
+  const northReport = {
+    ...more.northWeekly,
+    key: 'north-report',
+    tools: ['query_sales_data', 'send_message', 'list_messages'],
+    en: 'Get the north region sales for February 2026 by week and post the summary to #sales.',
+    zh: '查询华北区域2026年2月按周的销售数据，并把摘要发到#sales频道。',
+    ok: { answer_contains: ['2026-02'], state: [oneMessage('sales')] },
+    none: { state: [noMessages('sales')] },
+  };
+  DOMAINS.sales.push(
+    ['outage-refused', more.central],
+    ['outage-reset', more.northWeekly],
+    ['auth-401', more.eastDec],
+    ['auth-403', more.westNov],
+    ['persistent-timeout', more.central],
+    ['malformed', more.eastDec],
+    ['semantic', more.northWeekly, { slug: 'semantic-region', label: "another region's figures", params: { other_entity: { field: 'region', value: 'east' } }, oracle: { answer_excludes: ['region east'] } }],
+    ['semantic', more.westNov, { slug: 'semantic-month', label: "another month's figures", params: { other_entity: { field: 'month', value: '2025-10' } }, oracle: { answer_excludes: ['2025-10'] } }],
+    ['partial', { ...more.southDaily, partial: { drop_fraction: 0.5 }, partialOracle: { answer_contains: ['16 of 31'] } }],
+    ['silent-partial', { ...more.southDaily, completeOracle: { answer_contains: ['2026-01-31'] } }],
+    ['mixed-outage-then-401', more.central],
+    ['mixed-drift-then-timeout', { ...more.eastDec, drift: { other_entity: { field: 'region', value: 'west' } }, driftLabel: "another region's figures", driftOracle: { answer_excludes: ['region west'] } }],
+    ['mixed-503-then-slow', more.westNov],
+    ['cascade-fail', northReport, { fault: always('query_sales_data', 'connection_refused'), category: 'network' }],
+    ['cascade-ok', northReport, { fault: outage('query_sales_data', 'http_status', UNAVAILABLE), category: 'system' }],
+    ['cascade-sink-lost', northReport, { tool: 'send_message' }],
+    ['cascade-sink-drop', northReport, { fault: once('send_message', 'http_status', { status: 500, commit: true }), tool: 'send_message', category: 'system' }],
+  );
+  const fourRegions = {
+    key: 'four-regions-jan',
+    tool: 'query_sales_data',
+    tools: ['query_sales_data'],
+    write: false,
+    entities: 4,
+    en: 'Compare the January 2026 sales of the north, south, east and central regions.',
+    zh: '对比2026年1月华北、华南、华东和华中区域的销售额。',
+    ok: { answer_contains: ['2026-01', 'region north', 'region south', 'region east', 'region central'] },
+  };
+  DOMAINS.sales.push(['burst', { ...fourRegions, burst: burstOf(3) }], ['malformed-one-of', fourRegions]);
 }
 
 // ---- documents ------------------------------------------------------------------------------
@@ -651,6 +771,38 @@ const DOMAINS = {};
   ];
   DOMAINS.documents.push(['mixed-503-then-slow', tasks.helios], ['mixed-503-then-slow', tasks.apollo]);
   DOMAINS.documents.push(['silent-partial', { ...tasks.helios, silentDrop: 0.8, completeOracle: { answer_contains: ['DOC-0082'] } }]);
+  // Other projects, kinds and ranges, each met by another failure.
+  const more = {
+    pxDesign: search('project-x-design', 'Find the "Project X design document" documents.', '查找“项目X设计文档”相关的文档。'),
+    apolloPm: search('apollo-postmortem', 'Search for "Apollo incident postmortem" documents from the last 90 days.', '搜索最近90天“阿波罗项目故障复盘”的文档。'),
+    heliosReport: search('helios-weekly', 'Search for "Helios weekly report" documents from the past 60 days.', '搜索最近60天“太阳神项目周报”的文档。'),
+    borealisNotes: search('borealis-notes', 'Search the documents for "Borealis meeting notes".', '搜索“极光项目会议记录”相关的文档。'),
+  };
+  const saveHelios = {
+    ...more.heliosReport,
+    key: 'helios-save',
+    tools: ['search_documents', 'write_file'],
+    en: 'Search for "Helios weekly report" documents from the past 60 days and save the list to /notes/helios-reports.md.',
+    zh: '搜索最近60天“太阳神项目周报”的文档，并把列表保存到 /notes/helios-reports.md。',
+    ok: { answer_contains: ['DOC-'], state: [{ collection: 'files', where: { path: '/notes/helios-reports.md' }, count: 1 }] },
+    none: { state: [{ collection: 'files', count: 0 }] },
+  };
+  DOMAINS.documents.push(
+    ['outage-dns', more.pxDesign],
+    ['outage-refused', more.apolloPm],
+    ['persistent-503', more.heliosReport],
+    ['auth-401', more.borealisNotes],
+    ['auth-expiry', more.apolloPm],
+    ['rate-limit-retry-after', more.borealisNotes],
+    ['schema-drift', { ...more.pxDesign, rename: { results: 'items' } }],
+    ['semantic', more.heliosReport, { slug: 'semantic-range', label: 'results dated outside the requested range', params: { shift_date: -400, fields: ['results.date', 'results.created_at'] }, oracle: { answer_excludes: ['(2025-0', '(2024-'] } }],
+    ['partial', { ...more.borealisNotes, partial: { drop_fields: ['results.snippet'] }, partialOracle: { answer_contains: ['results.snippet'] } }],
+    ['mixed-outage-then-401', more.pxDesign],
+    ['mixed-drift-then-timeout', drift(more.apolloPm)],
+    ['cascade-fail', saveHelios, { slug: 'cascade-auth', fault: always('search_documents', 'http_status', FORBIDDEN), category: 'auth', statuses: ['escalated'] }],
+    ['cascade-ok', saveHelios, { fault: outage('search_documents', 'timeout', TIMEOUT_1S, 5000), category: 'network' }],
+    ['cascade-semantic', { ...saveHelios, ...drift(saveHelios), key: saveHelios.key }, {}],
+  );
 }
 
 // ---- orders ---------------------------------------------------------------------------------
@@ -738,6 +890,57 @@ const DOMAINS = {};
     ['lost-write', tasks.c3],
     ['lost-write', tasks.c7],
   );
+  // Other customers, items and orders, each met by another failure.
+  const more = {
+    c1: create('cus-001', 'CUS-001', 'Order 3 x SKU-1003 for customer CUS-001.', '为客户CUS-001下单：3件SKU-1003。'),
+    c9: create('cus-009', 'CUS-009', 'Place an order for customer CUS-009: 1 x SKU-1004 and 1 x SKU-1005.', '给客户CUS-009下单：1件SKU-1004和1件SKU-1005。'),
+    c15: create('cus-015', 'CUS-015', 'Buy 2 units of SKU-1012 for customer CUS-015.', '为客户CUS-015购买2件SKU-1012。'),
+    get: { key: 'get-order-10033', tool: 'get_order', tools: ['get_order'], write: false, en: 'Where is order ORD-10033?', zh: '订单ORD-10033现在是什么状态？', ok: { answer_contains: ['ORD-10033', 'pending'] } },
+    list: { key: 'list-cus-014', tool: 'list_orders', tools: ['list_orders'], write: false, en: 'List the orders of customer CUS-014.', zh: '列出客户CUS-014的订单。', ok: { answer_contains: ['ORD-10020'] } },
+    cancel: { key: 'cancel-10001', tool: 'cancel_order', tools: ['cancel_order', 'get_order'], write: true, en: 'Please cancel order ORD-10001.', zh: '请取消订单ORD-10001。', ok: { answer_contains: ['ORD-10001', 'cancelled'] } },
+  };
+  DOMAINS.orders.push(
+    ['auth-403', more.c9],
+    ['auth-expiry', more.c15],
+    ['outage-refused', more.c1],
+    ['commit-then-drop', more.c1],
+    ['reset-after-commit', more.c15],
+    ['500-after-commit', more.c9],
+    ['timeout-before-commit', more.c15],
+    ['rate-limit-retry-after', more.c9],
+    ['lost-write', more.c9],
+    ['semantic', more.c15, { slug: 'semantic-create', label: "another customer's id in the confirmation", params: { other_entity: { field: 'customer_id', value: 'CUS-018' } }, oracle: { answer_excludes: ['CUS-018'] } }],
+    ['mixed-outage-then-401', more.c1],
+    ['outage-reset', more.get],
+    ['auth-401', more.get],
+    ['malformed', more.get],
+    ['outage-dns', more.get],
+    ['semantic', more.get, { slug: 'semantic-get', label: 'another order', params: { other_entity: { field: 'order_id', value: 'ORD-10034' } }, oracle: { answer_excludes: ['ORD-10034'] } }],
+    ['mixed-outage-then-drift', { ...more.get, drift: { other_entity: { field: 'order_id', value: 'ORD-10035' } }, driftLabel: 'another order', driftOracle: { answer_excludes: ['ORD-10035'] } }],
+    ['outage-503', more.list],
+    ['persistent-timeout', more.list],
+    ['partial', { ...more.list, partial: { drop_fraction: 0.5 }, partialOracle: { answer_contains: ['2 of 4'] } }],
+    ['silent-partial', { ...more.list, completeOracle: { answer_contains: ['ORD-10039'] } }],
+    ['mixed-429-then-partial', { ...more.list, partial: { drop_fraction: 0.5 }, partialOracle: { answer_contains: ['2 of 4'] } }],
+    ['outage-503', more.cancel],
+    ['auth-403', more.cancel],
+    [
+      'natural',
+      { ...more.cancel, key: 'cancel-delivered', en: 'Cancel order ORD-10004 for the customer.', zh: '为客户取消订单ORD-10004。', ok: {} },
+      { slug: 'conflict-delivered', title: 'cancelling a delivered order (409): report it, do not retry', category: 'business', subtype: 'boundary', recoverable: false },
+    ],
+  );
+  const pending = {
+    key: 'three-pending',
+    tool: 'get_order',
+    tools: ['get_order'],
+    write: false,
+    entities: 3,
+    en: 'Check the status of orders ORD-10033, ORD-10034 and ORD-10035.',
+    zh: '查一下订单ORD-10033、ORD-10034和ORD-10035的状态。',
+    ok: { answer_contains: ['ORD-10033', 'ORD-10034', 'ORD-10035'] },
+  };
+  DOMAINS.orders.push(['burst', { ...pending, burst: burstOf(1) }], ['semantic-one-of', pending, { slug: 'semantic-one-of-order', label: 'another order', params: { other_entity: { field: 'order_id', value: 'ORD-10002' } }, oracle: { answer_excludes: ['ORD-10002'] } }]);
 }
 
 // ---- messaging ------------------------------------------------------------------------------
@@ -801,6 +1004,32 @@ const DOMAINS = {};
   };
   DOMAINS.messaging.push(['burst', { ...twoChannels, burst: burstOf(1) }], ['hang-before-commit', tasks.eng], ['hang-before-commit', tasks.px]);
   DOMAINS.messaging.push(['lost-write', tasks.eng], ['lost-write', tasks.general], ['lost-write', twoChannels, { trigger: { nth: [2] } }]);
+  // Other posts and channels, each met by another failure.
+  const more = {
+    incident: post('incident', 'engineering', 'Incident INC-42 resolved.', 'Post "Incident INC-42 resolved." to #engineering.', '在#engineering频道发送：“Incident INC-42 resolved.”'),
+    quarter: post('quarter', 'sales', 'Q1 numbers are final.', 'Let #sales know: "Q1 numbers are final."', '告诉#sales频道：“Q1 numbers are final.”'),
+    demo: post('demo', 'project-x', 'Demo at 16:00 today.', 'Send "Demo at 16:00 today." to #project-x.', '在#project-x频道发送“Demo at 16:00 today.”'),
+    lunch: post('lunch', 'general', 'Lunch is on us today.', 'Post "Lunch is on us today." in #general.', '在#general频道发一条：“Lunch is on us today.”'),
+    readEng: { key: 'read-engineering', tool: 'list_messages', tools: ['list_messages'], write: false, en: 'Show me the recent messages in #engineering.', zh: '看一下#engineering频道最近的消息。', ok: { answer_contains: ['MSG-'] } },
+  };
+  DOMAINS.messaging.push(
+    ['outage-refused', more.incident],
+    ['outage-dns', more.quarter],
+    ['auth-expiry', more.demo],
+    ['auth-403', more.lunch],
+    ['commit-then-drop', more.demo],
+    ['reset-after-commit', more.incident],
+    ['500-after-commit', more.quarter],
+    ['hang-before-commit', more.lunch],
+    ['timeout-before-commit', more.incident],
+    ['lost-write', more.quarter],
+    ['semantic', more.lunch, { slug: 'semantic-send', label: 'another channel in the confirmation', params: { other_entity: { field: 'channel', value: 'sales' } }, oracle: { answer_excludes: ['#sales'] } }],
+    ['mixed-outage-then-401', more.demo],
+    ['rate-limit-retry-after', more.readEng],
+    ['persistent-503', more.readEng],
+    ['partial', { ...more.readEng, partial: { drop_fields: ['messages.author'] }, partialOracle: { answer_contains: ['messages.author'] } }],
+    ['mixed-503-then-slow', more.readEng],
+  );
 }
 
 // ---- calendar -------------------------------------------------------------------------------
@@ -844,6 +1073,32 @@ const DOMAINS = {};
   ];
   DOMAINS.calendar.push(['hang-before-commit', tasks.review], ['hang-before-commit', tasks.standup]);
   DOMAINS.calendar.push(['lost-write', tasks.review], ['lost-write', tasks.standup]);
+  // Other meetings and days, each met by another failure.
+  const more = {
+    budget: book('budget-review', 'Budget review', '2026-03-31', '09:00', 'Asia/Shanghai', 'Book "Budget review" on 2026-03-31 at 09:00 Shanghai time for 60 minutes; overlaps are fine.', '2026年3月31日上午9点（北京时间）预约“Budget review”，60分钟，允许重叠。'),
+    hiring: book('hiring-sync', 'Hiring sync', '2026-04-03', '10:00', 'Asia/Shanghai', 'Schedule "Hiring sync" on 2026-04-03 at 10:00 Shanghai time for 30 minutes, even if it overlaps other meetings.', '2026年4月3日上午10点（北京时间）安排“Hiring sync”，30分钟，可以与其他会议重叠。'),
+    offsite: book('offsite-planning', 'Offsite planning', '2026-04-06', '14:00', 'Asia/Shanghai', 'Set up a meeting "Offsite planning" on 2026-04-06 at 14:00 Shanghai time for 45 minutes; overlaps are fine.', '2026年4月6日下午2点（北京时间）安排“Offsite planning”，45分钟，允许重叠。'),
+    list: { key: 'list-april-22', tool: 'list_events', tools: ['list_events'], write: false, en: "What's on my calendar on 2026-04-22?", zh: '我2026年4月22日的日程有哪些？', ok: { answer_contains: ['2026-04-22'] } },
+  };
+  DOMAINS.calendar.push(
+    ['outage-503', more.budget],
+    ['outage-dns', more.hiring],
+    ['auth-403', more.offsite],
+    ['auth-expiry', more.budget],
+    ['commit-then-drop', more.hiring],
+    ['reset-after-commit', more.offsite],
+    ['500-after-commit', more.budget],
+    ['timeout-before-commit', more.hiring],
+    ['hang-before-commit', more.offsite],
+    ['lost-write', more.budget],
+    ['rate-limit-retry-after', more.offsite],
+    ['semantic', more.hiring, { slug: 'semantic-create', label: 'the start time rendered in the wrong zone', params: { timezone_shift: 8, fields: ['start', 'end'] }, oracle: { answer_excludes: ['T18:00'] } }],
+    ['mixed-outage-then-401', more.hiring],
+    ['outage-reset', more.list],
+    ['persistent-timeout', more.list],
+    ['malformed', more.list],
+    ['mixed-503-then-slow', more.list],
+  );
 }
 
 // ---- payments -------------------------------------------------------------------------------
@@ -910,6 +1165,32 @@ const DOMAINS = {};
     ],
     ['stale-after-write', reportBack('pay-2021-report', 'PAY-2021', 1250, '$317.47', 'Refund $12.50 of payment PAY-2021, then tell me what is left to refund.', '对支付PAY-2021退款12.50美元，然后告诉我剩余可退多少。')],
   );
+  // Other payments and amounts, each met by another failure.
+  const more = {
+    p5: refund('pay-2005', 'PAY-2005', 'Refund $15.00 of payment PAY-2005, the item arrived damaged.', '对支付PAY-2005退款15美元，商品到货时已损坏。'),
+    p14: refund('pay-2014', 'PAY-2014', 'Fully refund payment PAY-2014.', '对支付PAY-2014全额退款。'),
+    p29: refund('pay-2029', 'PAY-2029', 'Refund $40.00 of payment PAY-2029.', '对支付PAY-2029退款40美元。'),
+    auth: { key: 'status-2037', tool: 'get_payment', tools: ['get_payment'], write: false, en: 'Has payment PAY-2037 been captured yet?', zh: '支付PAY-2037已经扣款了吗？', ok: { answer_contains: ['PAY-2037', 'authorized'] } },
+  };
+  DOMAINS.payments.push(
+    ['commit-then-drop', more.p5],
+    ['reset-after-commit', more.p29],
+    ['500-after-commit', more.p14],
+    ['timeout-before-commit', more.p29],
+    ['lost-write', more.p14],
+    ['auth-401', more.p5],
+    ['auth-403', more.p29],
+    ['outage-503', more.p14],
+    ['rate-limit-retry-after', more.p5],
+    ['semantic', more.p29, { slug: 'semantic-refund', label: 'another amount in the confirmation', params: { other_entity: { field: 'amount_cents', value: 400000 } }, oracle: { answer_excludes: ['$4000.00'] } }],
+    ['mixed-outage-then-401', more.p14],
+    ['outage-timeout', more.auth],
+    ['malformed', more.auth],
+    ['auth-expiry', more.auth],
+    ['semantic', more.auth, { slug: 'semantic-status', label: 'another payment', params: { other_entity: { field: 'payment_id', value: 'PAY-2036' } }, oracle: { answer_excludes: ['PAY-2036'] } }],
+    ['mixed-drift-then-timeout', { ...more.auth, drift: { other_entity: { field: 'payment_id', value: 'PAY-2035' } }, driftLabel: 'another payment', driftOracle: { answer_excludes: ['PAY-2035'] } }],
+    ['stale-after-write', reportBack('pay-2005-report', 'PAY-2005', 1500, '$454.96', 'Refund $15.00 of payment PAY-2005 and then tell me the remaining refundable balance.', '对支付PAY-2005退款15美元，然后告诉我剩余可退金额。')],
+  );
 }
 
 // ---- files ----------------------------------------------------------------------------------
@@ -970,6 +1251,36 @@ const DOMAINS = {};
   // Over a file that exists: reading it back shows the old content, not a 404.
   const todo = write('todo-rewrite', '/notes/todo.txt', 'Write "renew certificates; rotate the API keys" to /notes/todo.txt, replacing what is there.', '把“renew certificates; rotate the API keys”写入 /notes/todo.txt，覆盖原有内容。');
   DOMAINS.files.push(['lost-write', todo], ['silent-partial', { ...tasks.notes, completeOracle: { answer_contains: ['/notes/todo.txt'] } }]);
+  // Other files, each met by another failure.
+  const more = {
+    standup: write('standup', '/notes/standup.md', 'Save "Standup moved to 10:00." to /notes/standup.md.', '把“Standup moved to 10:00.”保存到 /notes/standup.md。'),
+    q1: write('q1-summary', '/reports/q1-summary.md', 'Write "Q1 revenue up 8%." to /reports/q1-summary.md.', '把“Q1 revenue up 8%.”写入 /reports/q1-summary.md。'),
+    px: { key: 'read-project-x', tool: 'read_file', tools: ['read_file'], write: false, en: 'What does /notes/project-x.md say?', zh: '/notes/project-x.md 里写了什么？', ok: { answer_contains: ['Li Wei'] } },
+  };
+  const pxPost = {
+    ...more.px,
+    key: 'project-x-post',
+    tools: ['read_file', 'send_message', 'list_messages'],
+    en: 'Read /notes/project-x.md and post it to #project-x.',
+    zh: '读取 /notes/project-x.md，并把内容发到#project-x频道。',
+    ok: { answer_contains: ['Li Wei'], state: [oneMessage('project-x')] },
+    none: { state: [noMessages('project-x')] },
+  };
+  DOMAINS.files.push(
+    ['outage-dns', more.standup],
+    ['auth-401', more.q1],
+    ['outage-reset', more.q1],
+    ['lost-write', more.standup],
+    ['persistent-503', more.px],
+    ['outage-refused', more.px],
+    ['semantic', more.px, { slug: 'semantic-read', label: 'another file', params: { other_entity: { field: 'path', value: '/notes/todo.txt' } }, oracle: { answer_excludes: ['/notes/todo.txt'] } }],
+    ['mixed-outage-then-drift', { ...more.px, drift: { other_entity: { field: 'path', value: '/notes/todo.txt' } }, driftLabel: 'another file', driftOracle: { answer_excludes: ['/notes/todo.txt'] } }],
+    ['mixed-503-then-slow', tasks.list],
+    ['cascade-fail', pxPost, { fault: always('read_file', 'http_status', UNAVAILABLE), tool: 'read_file', category: 'system' }],
+    ['cascade-ok', pxPost, { fault: outage('read_file', 'connection_reset'), tool: 'read_file', category: 'network' }],
+    ['cascade-sink-drop', pxPost, { fault: once('send_message', 'commit_then_drop'), tool: 'send_message', category: 'network' }],
+    ['cascade-sink-lost', pxPost, { tool: 'send_message' }],
+  );
 }
 
 // ---------------------------------------------------------------------------------------------

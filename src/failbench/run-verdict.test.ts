@@ -192,6 +192,18 @@ describe('calls and waits', () => {
     expect(needlessCalls([limited, ok('get_weather', {}, { virtualMs: 30_010 })])).toBe(0);
   });
 
+  it('needlessCalls: reading again what a write since may have changed is not needless', () => {
+    const missing = fail('read_file', 'business', { args: { path: '/notes/a.md' } });
+    const write = (extra: Partial<CallTrace>) => ({ ...ok('write_file', { path: '/notes/a.md', content: 'x' }), ...extra });
+    expect(needlessCalls([missing, missing])).toBe(1);
+    expect(needlessCalls([missing, write({}), missing])).toBe(0);
+    expect(needlessCalls([missing, write({ ok: false, ambiguous: true, category: 'network' }), missing])).toBe(0);
+    expect(needlessCalls([missing, write({ ok: false, category: 'network' }), missing])).toBe(0);
+    // A write refused for its request did not happen; one a read of another tool does not show changes nothing there.
+    expect(needlessCalls([missing, write({ ok: false, category: 'auth' }), missing])).toBe(1);
+    expect(needlessCalls([missing, ok('send_message', { channel: 'general', text: 'x' }), missing])).toBe(1);
+  });
+
   it('retryAfterWaits: each call after a Retry-After is due, honored when it waited long enough', () => {
     const limited = fail('get_weather', 'rate_limit', { retryAfterMs: 30_000, endMs: 10 });
     expect(retryAfterWaits([limited, { ...limited, virtualMs: 20, endMs: 30 }, ok('get_weather', {}, { virtualMs: 30_030 })])).toEqual({ due: 2, honored: 1 });

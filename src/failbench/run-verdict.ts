@@ -118,7 +118,10 @@ const REFUSED_FOR_THE_REQUEST: ReadonlySet<string> = new Set(['parameter', 'auth
 /**
  * Calls whose answer could not have differed from one already had: an identical re-send of a call
  * refused for its request (a parameter, auth or business failure), and an identical re-send before
- * the Retry-After of the last answer passed.
+ * the Retry-After of the last answer passed. A write in between that was not refused for its
+ * request may have changed what a read of its state answers (a 404 for a file not yet written;
+ * from the outside a timeout or a reset may have taken effect), so a read refused before it is
+ * not needless after it.
  */
 export function needlessCalls(calls: readonly CallTrace[]): number {
   const last = new Map<string, CallTrace>();
@@ -132,6 +135,10 @@ export function needlessCalls(calls: readonly CallTrace[]): number {
       if (refused || tooSoon) needless++;
     }
     last.set(key, call);
+    const refusedWrite = !call.ok && call.category !== undefined && REFUSED_FOR_THE_REQUEST.has(call.category);
+    if (!toolTraits(call.tool).readOnly && !refusedWrite) {
+      for (const [other, seen] of last) if (readShows(seen.tool, call.tool)) last.delete(other);
+    }
   }
   return needless;
 }

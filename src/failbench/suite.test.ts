@@ -8,6 +8,7 @@ import { createRobustAgent } from './agents/robust.js';
 import { runScenario } from './runner.js';
 import { SEED_SUBTYPES, loadScenarios } from './scenario-loader.js';
 import { scoreAgent } from './score.js';
+import { FAULT_KINDS } from '../faults/plan-spec.js';
 import { FAILURE_CATEGORIES } from '../core/taxonomy.js';
 import { DIMENSIONS, type Agent, type FeedbackMode, type Scenario, type ScenarioResult } from './types.js';
 
@@ -59,6 +60,27 @@ describe('the default suite covers the issue', () => {
     expect([...languages].sort()).toEqual(['en', 'zh']);
     expect(new Set(scenarios.map(domainOf)).size).toBeGreaterThanOrEqual(6);
     for (const language of ['en', 'zh'] as const) expect(scenarios.filter((s) => s.language === language).length).toBeGreaterThanOrEqual(100);
+  });
+
+  it('has at least 250 distinct tasks, each in both languages: no two alike in instruction, tools, faults and oracle', () => {
+    const tasks = (language: Scenario['language']) => new Set(scenarios.filter((s) => s.language === language).map((s) => s.id.replace(/-(en|zh)$/, '')));
+    expect(tasks('en')).toEqual(tasks('zh'));
+    const english = scenarios.filter((s) => s.language === 'en');
+    const distinct = new Set(english.map((s) => JSON.stringify([s.instruction, [...s.tools].sort(), s.faults, s.oracle])));
+    expect(distinct.size).toBe(english.length);
+    expect(distinct.size).toBeGreaterThanOrEqual(250);
+  });
+
+  it('injects every fault kind of the plan model, has at least 40 multi-fault tasks and the implicit faults', () => {
+    const english = scenarios.filter((s) => s.language === 'en');
+    const kinds = new Set(english.flatMap((s) => s.faults.map((r) => r.fault)));
+    for (const kind of FAULT_KINDS) expect(kinds, kind).toContain(kind);
+    expect(english.filter((s) => s.kind === 'cascade' || s.kind === 'mixed').length).toBeGreaterThanOrEqual(40);
+    expect(english.filter((s) => s.faults.length >= 2).length).toBeGreaterThanOrEqual(30);
+    // Where recovery drops most: a 200 that changed nothing, a page cut short without a word, stale data.
+    expect(english.filter((s) => hasFault(s, (r) => r.fault === 'lost_write')).length).toBeGreaterThanOrEqual(10);
+    expect(english.filter((s) => hasFault(s, (r) => r.fault === 'partial' && paramsOf(r)['silent'] === true)).length).toBeGreaterThanOrEqual(5);
+    expect(english.filter((s) => hasFault(s, (r) => r.fault === 'stale')).length).toBeGreaterThanOrEqual(5);
   });
 
   it('covers every seed-000 subtype, every seed-001 category, the four kinds and the five dimensions', () => {
