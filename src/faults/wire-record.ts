@@ -3,14 +3,14 @@
  * (the agent on the other side decides that), so such a record has one attempt, a closed breaker,
  * no stack (the error happened on the other side; the proxy's own frames would mislead) and
  * `needs_decision` for every failure. The HTTP and MCP proxies shape their inputs; this builds
- * the record and the feedback the same way for both.
+ * the feedback the same way for both, and the record through the runtime's own builder.
  */
 import { isoTime } from '../record/iso-time.js';
-import { paramsHash } from '../core/params-hash.js';
 import { redactFault } from '../record/redact-fault.js';
 import type { FoundSecrets, Redactor } from '../record/redact.js';
-import { RECORD_SCHEMA_VERSION, type InjectedFault, type RecordFeedback, type ToolExecutionRecord } from '../core/record-types.js';
+import type { InjectedFault, RecordFeedback, ToolExecutionRecord } from '../core/record-types.js';
 import type { Classification } from '../runtime/classify.js';
+import { executionRecord } from '../runtime/execution-record.js';
 import { buildFeedback } from '../runtime/feedback.js';
 import type { CallStatus } from '../core/taxonomy.js';
 
@@ -65,34 +65,29 @@ export function wireFeedback(toolName: string, c: Classification, idempotent: bo
 export function buildWireRecord(call: WireCall): ToolExecutionRecord {
   const c = call.classification;
   const duration = Math.max(0, call.endedAt - call.startedAt);
-  const startedAt = isoTime(call.startedAt);
   let feedback: RecordFeedback | null = null;
   if (c !== undefined) {
     feedback = wireFeedback(call.toolName, c, call.idempotent);
     if (call.redactor !== undefined) feedback.hint = call.redactor.text(feedback.hint, call.found);
   }
-  const record: ToolExecutionRecord = {
-    execution_id: call.executionId,
-    trace_id: call.traceId,
-    step_index: call.stepIndex,
-    tool_name: call.toolName,
+  const record = executionRecord({
+    executionId: call.executionId,
+    traceId: call.traceId,
+    stepIndex: call.stepIndex,
+    toolName: call.toolName,
     status: call.status,
-    failure_stage: c?.stage ?? null,
-    failure_category: c?.category ?? null,
-    failure_type: c?.type ?? null,
-    error_code: c?.code ?? null,
-    input_params: call.params,
-    params_hash: paramsHash(call.params),
-    raw_output: call.rawOutput,
-    output_length: call.outputLength,
-    error_message: c?.message ?? null,
-    error_stack: null,
-    duration_ms: duration,
-    retry_count: 0,
+    classification: c,
+    params: call.params,
+    rawOutput: call.rawOutput,
+    outputLength: call.outputLength,
+    errorMessage: c?.message ?? null,
+    errorStack: null,
+    startedAt: call.startedAt,
+    endedAt: call.endedAt,
     attempts: [
       {
         attempt: 0,
-        started_at: startedAt,
+        started_at: isoTime(call.startedAt),
         duration_ms: duration,
         outcome: call.status === 'success' ? 'success' : call.status === 'timeout' ? 'timeout' : 'failure',
         failure_type: c?.type ?? null,
@@ -101,16 +96,13 @@ export function buildWireRecord(call: WireCall): ToolExecutionRecord {
         fault_kind: call.fault?.kind ?? null,
       },
     ],
-    breaker_state: 'closed',
+    breakerState: 'closed',
     idempotent: call.idempotent,
     fault: redactFault(call.fault, call.redactor, call.found),
     feedback,
     recovery: c === undefined ? 'none' : 'needs_decision',
     fallback: null,
-    context_snapshot: call.context,
-    created_at: startedAt,
-    schema_version: RECORD_SCHEMA_VERSION,
-    summary_only: false,
-  };
+    context: call.context,
+  });
   return call.redactor === undefined ? record : call.redactor.scrubRecord(record, call.found);
 }

@@ -1,0 +1,175 @@
+/**
+ * How a call's result is made once it has ended: the record (built, scrubbed, emitted), the
+ * feedback with what the correction memory knows, and the `ExecuteResult` the agent gets.
+ */
+import { isoTime } from '../record/iso-time.js';
+import type { FoundSecrets } from '../record/redact.js';
+import type { RecordFeedback, RecoveryMode, ToolExecutionRecord } from '../core/record-types.js';
+import type { CallStatus } from '../core/taxonomy.js';
+import type { Call, CallEnv } from './call.js';
+import { buildRecord, redactText, redactValue, scrubbed } from './call-record.js';
+import type { Classification } from './classify.js';
+import type { RuntimeCorrectionMemory } from './correction-memory.js';
+import { buildFeedback, lastRecoveryHint } from './feedback.js';
+import type { RegisteredTool } from './registry.js';
+import type { StopReason } from './retry-policy.js';
+import type { CallError, CallFeedback, ExecuteResult } from './types.js';
+import { redactIssues, type ValidationIssue } from './validate.js';
+
+export interface FailureDetails {
+  status: CallStatus;
+  classification: Classification;
+  issues?: ValidationIssue[];
+  entry: RegisteredTool | undefined;
+  stopReason: StopReason | undefined;
+  suggestions?: string[];
+  retryAfterMs?: number;
+  fallbackTool?: string;
+  /** The runtime sent the call to the fallback tool (for the primary's record). */
+  fallbackUsed?: { tool: string; reason: string };
+  recovery?: RecoveryMode;
+}
+
+// Not async: on the common path (no backpressure) the result is returned without an extra
+// promise, which saves microtask turns on every successful call.
+export function finishSuccess(env: CallEnv, call: Call, entry: RegisteredTool, output: unknown, recovered: boolean, endedAt: number): ExecuteResult | Promise<ExecuteResult> {
+  const found: FoundSecrets = [];
+  const built = buildRecord(
+    env,
+    call,
+    {
+      endedAt,
+      status: 'success',
+      output,
+      recovery: recovered ? 'auto_recovered' : 'none',
+      breaker: entry.breaker,
+      idempotent: entry.tool.idempotent,
+    },
+    found,
+  );
+  const record = scrubbed(env, built, found);
+  const result: ExecuteResult = { ok: true, output, record };
+  const corrections = env.corrections;
+  if (corrections?.tracking === true) corrections.noteSuccess(record, call.startedAt);
+  const wait = env.emit(record);
+  return wait === undefined ? result : wait.then(() => result);
+}
+
+/** A non-idempotent call that ran and failed in a way that may have taken effect (timeout, reset, 500/502/504). */
+function isAmbiguousWrite(call: Call, d: FailureDetails): boolean {
+  const tool = d.entry?.tool;
+  return d.classification.ambiguous && tool !== undefined && !tool.idempotent && call.attempts.length > 0;
+}
+
+function failureFeedback(env: CallEnv, call: Call, d: FailureDetails): RecordFeedback {
+  const tool = d.entry?.tool;
+  const c = d.classification;
+  const feedback = buildFeedback(
+    {
+      toolName: call.toolName,
+      classification: c,
+      issues: d.issues,
+      attempts: call.attempts.length,
+      ambiguousWrite: isAmbiguousWrite(call, d),
+      canRefreshCredential: env.refreshCredential !== undefined,
+      fallbackTool: d.fallbackTool ?? tool?.fallback,
+      suggestions: d.suggestions ?? [],
+      retryAfterMs: d.retryAfterMs ?? c.retryAfterMs,
+    },
+    [tool?.feedback, env.feedback],
+  );
+  if (d.fallbackUsed !== undefined) {
+    // The runtime already acted on the failure; the record says what it did.
+    feedback.action = 'use_fallback';
+    feedback.hint = `${call.toolName} failed (${c.code}, ${d.fallbackUsed.reason.replace(/_/g, ' ')}); the call went to ${d.fallbackUsed.tool} instead.`;
+  }
+  return { action: feedback.action, hint: feedback.hint, retryable: feedback.retryable, retry_after_ms: feedback.retryAfterMs ?? null };
+}
+
+export async function finishFailure(env: CallEnv, call: Call, failure: FailureDetails): Promise<ExecuteResult & { ok: false }> {
+  const redactor = env.redactor;
+  // Messages and issues can quote secrets back (an echoed token, a key sent as an enum value);
+  // they reach the record and the agent's context, so both see only the redacted text.
+  // Object.assign, not spread: on Node 20 `{ ...x, key: value }` costs about 1 us (see the session's execute).
+  // A secret found in one piece (a key in the arguments) is scrubbed from all of them (the
+  // message that echoes it), in the record and in what the agent gets.
+  const found: FoundSecrets = [];
+  const d: FailureDetails = Object.assign({}, failure, {
+    classification: Object.assign({}, failure.classification, { message: redactText(env, failure.classification.message, found) }),
+  });
+  if (failure.issues !== undefined) d.issues = redactor === undefined ? failure.issues : redactIssues(failure.issues, redactor);
+  const built = buildRecord(
+    env,
+    call,
+    {
+      status: d.status,
+      classification: d.classification,
+      ...(d.issues !== undefined ? { issues: d.issues } : {}),
+      feedback: failureFeedback(env, call, d),
+      recovery: d.recovery ?? 'needs_decision',
+      breaker: d.entry?.breaker,
+      idempotent: d.entry?.tool.idempotent ?? false,
+    },
+    found,
+  );
+  const record = scrubbed(env, built, found);
+  if (found.length !== 0 && d.issues !== undefined) d.issues = redactor!.scrub(d.issues, found);
+  const feedback = record.feedback!;
+  if (env.corrections !== undefined) consultCorrections(env.corrections, call, d, feedback, record);
+  const wait = env.emit(record);
+  if (wait !== undefined) await wait;
+  const c = d.classification;
+  const error: CallError = {
+    stage: c.stage,
+    category: c.category,
+    type: c.type,
+    code: c.code,
+    message: record.error_message ?? c.message,
+    retryable: feedback.retryable,
+  };
+  if (feedback.retry_after_ms !== null) error.retryAfterMs = feedback.retry_after_ms;
+  if (c.status !== undefined) error.status = c.status;
+  if (d.issues !== undefined) error.issues = d.issues;
+  if (c.body !== undefined) error.body = found.length === 0 ? redactValue(env, c.body) : redactor!.scrub(redactValue(env, c.body, found), found);
+  const callFeedback: CallFeedback = { action: feedback.action, hint: feedback.hint, retryable: feedback.retryable };
+  if (feedback.retry_after_ms !== null) callFeedback.retryAfterMs = feedback.retry_after_ms;
+  if (feedback.last_recovery !== undefined) callFeedback.lastRecovery = feedback.last_recovery;
+  const result: ExecuteResult & { ok: false } = { ok: false, error, feedback: callFeedback, record };
+  if (c.partial !== undefined) result.partial = c.partial;
+  return result;
+}
+
+/** The error as `refreshCredential` is shown it: before any feedback decided whether it is retryable. */
+export function toCallError(c: Classification): CallError {
+  return { stage: c.stage, category: c.category, type: c.type, code: c.code, message: c.message, retryable: false };
+}
+
+/** Adds the last recovery to a failure's feedback, and remembers the failure until its trace recovers it. */
+function consultCorrections(memory: RuntimeCorrectionMemory, call: Call, d: FailureDetails, feedback: RecordFeedback, record: ToolExecutionRecord): void {
+  const ambiguousWrite = isAmbiguousWrite(call, d);
+  if (d.fallbackUsed === undefined) {
+    const last = memory.lastRecoveryFor(record, ambiguousWrite);
+    if (last !== undefined) {
+      feedback.last_recovery = last;
+      feedback.hint = `${feedback.hint} ${lastRecoveryHint(last)}`;
+    }
+  }
+  if (call.options.traceId !== undefined && record.recovery === 'needs_decision') memory.noteFailure(record, call.startedAt + record.duration_ms, ambiguousWrite);
+}
+
+/** Teaches the correction memory that a credential refresh answered this auth failure. */
+export function learnRefresh(env: CallEnv, call: Call, c: Classification, endedAt: number): void {
+  const corrections = env.corrections;
+  if (corrections === undefined) return;
+  const failed = {
+    status: 'failure' as const,
+    tool_name: call.toolName,
+    failure_stage: c.stage,
+    failure_category: c.category,
+    failure_type: c.type,
+    error_code: c.code,
+    error_message: redactText(env, c.message),
+    trace_id: call.traceId,
+  };
+  corrections.learn(failed, { action: 'refresh_credential' }, isoTime(endedAt));
+}
