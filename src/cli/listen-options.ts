@@ -75,6 +75,8 @@ export interface ServeOptions {
   host: string;
   /** Print `{ url, host, port }` as JSON instead of the line. */
   json: boolean;
+  /** More to say once listening (the dashboard's review address): lines after the first, fields of the JSON. */
+  notes?: (url: string) => { lines: string[]; fields: Record<string, unknown> };
 }
 
 /**
@@ -88,8 +90,12 @@ export async function serveUntilInterrupted(io: CliIo, store: Store, options: Se
     server.on('request', makeHandler());
     const bound = await listenOrFail(server, options.port, options.host);
     const url = serverUrl(options.host, bound, options.path);
-    if (options.json) writeLine(io.stdout, JSON.stringify({ url, host: options.host, port: bound }));
-    else writeLine(io.stdout, `faultline ${options.name}: serving ${url} (Ctrl-C stops)`);
+    const notes = options.notes?.(url) ?? { lines: [], fields: {} };
+    if (options.json) writeLine(io.stdout, JSON.stringify({ url, host: options.host, port: bound, ...notes.fields }));
+    else {
+      writeLine(io.stdout, `faultline ${options.name}: serving ${url} (Ctrl-C stops)`);
+      for (const line of notes.lines) writeLine(io.stdout, line);
+    }
     // Without an interrupt signal (an embedding that never stops us) this serves forever.
     await (io.interrupted ?? new Promise<void>(() => undefined));
   } finally {

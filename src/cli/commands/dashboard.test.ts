@@ -5,7 +5,9 @@ import type { AddressInfo } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dashboardTrajectories } from '../../monitor/dashboard/dashboard.test-helpers.js';
 import { monitorDataset } from '../../monitor/monitor-dataset.test-helpers.js';
+import { createSqliteStore } from '../../store/sqlite/sqlite-store.js';
 import { runCapture, startCli, waitFor, writeStoreFile } from '../run-cli.test-helpers.js';
 import { compileCli } from './compiled-cli.test-helpers.js';
 
@@ -71,6 +73,35 @@ describe('faultline dashboard', () => {
     expect(await exit).toBe(0);
   });
 
+  it('takes review decisions with --review, for the token it generated and printed', async () => {
+    const reviewDb = join(dir, 'review.db');
+    const writer = createSqliteStore({ path: reviewDb });
+    await writer.insertTrajectories(dashboardTrajectories());
+    await writer.close();
+    const { captured, exit, stop } = start(['--db', reviewDb, '--port', '0', '--review']);
+    const [link, url, token] = await waitFor(() => {
+      const m = /review: (http:\/\/127\.0\.0\.1:\d+\/review#token=(\S+))   token: Bearer (\S+) \(generated\)\n/.exec(captured.stdout());
+      return m === null ? undefined : [m[1]!, m[1]!.slice(0, m[1]!.indexOf('/review')), m[3]!];
+    }, 'the review line');
+    expect(link).toBe(`${url}/review#token=${token}`);
+    const ref = { trajectory_id: 'traj-01', step_index: 2, name: 'semantic_error', source: 'judge:heuristic', decision: 'accepted' };
+    const post = (bearer: string) => fetch(`${url}/api/review/decisions`, { method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: JSON.stringify(ref) });
+    expect((await post('wrong')).status).toBe(401);
+    expect((await post(token)).status).toBe(200);
+    stop();
+    expect(await exit).toBe(0);
+    const reader = createSqliteStore({ path: reviewDb, readonly: true });
+    expect((await reader.getTrajectory('traj-01'))!.labels!.find((l) => l.source === 'judge:heuristic')!.review!.decision).toBe('accepted');
+    await reader.close();
+    // Without --review nothing is writable.
+    const readOnly = start(['--db', reviewDb, '--port', '0', '--json']);
+    const endpoint = JSON.parse(await waitFor(() => (readOnly.captured.stdout().endsWith('\n') ? readOnly.captured.stdout() : undefined), 'the JSON line')) as { url: string };
+    expect(Object.keys(endpoint)).toStrictEqual(['url', 'host', 'port']);
+    expect((await fetch(`${endpoint.url}api/review/decisions`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(ref) })).status).toBe(405);
+    readOnly.stop();
+    expect(await readOnly.exit).toBe(0);
+  });
+
   it('refuses bad flags, a missing or unreadable store and a taken port with one line and exit 2', async () => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
@@ -89,6 +120,10 @@ describe('faultline dashboard', () => {
       // '' would listen on every interface with the loopback Host check off.
       [['--host', ''], '--host must not be empty'],
       [['--host', ' '], '--host must not be empty'],
+      [['--admin-token', 'x'], '--admin-token needs --review'],
+      [['--review', '--admin-token', ' '], '--admin-token must not be empty'],
+      [['--share', '2'], '--share must be a number in (0, 1], got "2"'],
+      [['--seed', '-1'], 'invalid --seed "-1": expected an integer >= 0'],
     ];
     try {
       for (const [args, message] of cases) {

@@ -40,7 +40,7 @@ interface ReviewCommandOptions {
 
 const EXCERPT_CHARS = 400;
 
-function parseShare(text: string): number {
+export function parseShare(text: string): number {
   const value = Number(text);
   if (text.trim() === '' || !Number.isFinite(value) || value <= 0 || value > 1) throw new CliError(`--share must be a number in (0, 1], got ${JSON.stringify(text)}`);
   return value;

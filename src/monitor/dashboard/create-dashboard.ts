@@ -1,21 +1,30 @@
 /**
- * The dashboard: a read-only web view of a Store (the one `stats`, `alerts` and `tail` read),
- * served by a request handler that mounts on any node:http server (`faultline dashboard` runs
- * one on 127.0.0.1).
+ * The dashboard: a web view of a Store (the one `stats`, `alerts` and `tail` read), served by a
+ * request handler that mounts on any node:http server (`faultline dashboard` runs one on 127.0.0.1).
  *
  * Pages: `/` (the overview, `?since=1h|24h|7d|<ISO date>&until=<ISO date>&tool=<name>&agent=<name>&run=<id>`),
- * `/records/<id>`, `/traces/<id>`. JSON with the same data: `/api/dashboard` (everything `/` shows), `/api/stats`,
- * `/api/alerts`, `/api/failures` (`&limit=`), `/api/hourly`, `/api/signatures`,
- * `/api/records/<id>`, `/api/traces/<id>`.
+ * `/records/<id>`, `/traces/<id>`, `/trajectories` (`?source=&outcome=&label=&failed=1&after=`),
+ * `/trajectories/<id>`, `/review`, `/runs`, `/runs/<id>`, `/runs/compare?a=<id>&b=<id>`. JSON with
+ * the same data: `/api/dashboard` (everything `/` shows), `/api/stats`, `/api/alerts`,
+ * `/api/failures` (`&limit=`), `/api/hourly`, `/api/signatures`, `/api/records/<id>`,
+ * `/api/traces/<id>`, `/api/trajectories`, `/api/trajectories/<id>`, `/api/review`, `/api/runs`,
+ * `/api/runs/<id>`, `/api/runs/compare`.
  *
- * Read-only by construction: GET and HEAD only (anything else is 405), and no page offers an
- * action, so there is nothing to protect with a token. Every recorded value is escaped
- * (`safe-html.ts`), the pages carry a Content-Security-Policy that admits only their own script
+ * Read-only unless given a review token: then, and only then, `POST /api/review/decisions` saves
+ * a reviewer's decision on a judge label, for a request that bears the token
+ * (`Authorization: Bearer`, checked as the proxies' admin APIs check theirs) and comes from this
+ * dashboard's own pages (an `Origin`, when sent, naming the host the request was sent to).
+ * Everything else is GET and HEAD (anything else is 405). Every recorded value is escaped
+ * (`safe-html.ts`), the pages carry a Content-Security-Policy that admits only their own scripts
  * and stylesheet, and requests naming another host are refused, so a web page cannot read the
  * dashboard through DNS rebinding.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ConfigError } from '../../core/errors.js';
+import { adminTokenDigest, bearerTokenMatches, readAdminBody } from '../../faults/admin-http.js';
+import { BENCH_RUNS_DIR } from '../../failbench/stored-runs.js';
+import { hasTrajectoryStore } from '../../store/trajectory-row.js';
+import type { TrajectoryStore } from '../../core/store-types.js';
 import { hostAllowed, LOOPBACK_HOST_NAMES, namedHosts } from '../../net/host-allowlist.js';
 import type { Store, TimeWindow } from '../../core/store-types.js';
 import { defaultAlertWindow, resolveAlertConfig, type AlertConfig, type ResolvedAlertConfig } from '../alert-rules.js';
@@ -31,13 +40,19 @@ import {
   type DashboardView,
 } from './dashboard-data.js';
 import { sectionNav, windowNav, type Section } from './dashboard-links.js';
-import { DATA_CSP, PAGE_CSP, renderPage } from './dashboard-page.js';
+import { DATA_CSP, PAGE_CSP, renderPage, REVIEW_PAGE_CSP } from './dashboard-page.js';
 import { parseView, type ViewDefaults } from './dashboard-view.js';
 import { renderOverview } from './overview-html.js';
 import { renderRecord } from './record-html.js';
 import { html, type SafeHtml } from './safe-html.js';
 import { isScoped, scopedStore } from './scoped-store.js';
 import { renderTrace } from './trace-html.js';
+import { parseDecision, readReview, saveDecision, type ReviewSampleOptions } from './review-data.js';
+import { renderReview } from './review-html.js';
+import { createRunsReader } from './runs-data.js';
+import { renderComparison, renderRun, renderRunsList } from './runs-html.js';
+import { parseTrajectoryFilter, readTrajectoryList } from './trajectory-data.js';
+import { renderTrajectory, renderTrajectoryList } from './trajectory-html.js';
 
 /** Host names a loopback-bound dashboard answers to. */
 export const LOOPBACK_HOSTS: readonly string[] = LOOPBACK_HOST_NAMES;
@@ -60,6 +75,15 @@ export interface DashboardOptions {
   allowedHosts?: readonly string[] | 'any';
   /** The clock. Default `Date.now`. */
   now?: () => number;
+  /** Where saved FailBench runs are (`bench --out`'s parent). Default `.faultline/bench` of the working directory. */
+  runsDir?: string;
+  /** The review sample's share and seed (`faultline review --share`, `--seed`); defaults as there. */
+  reviewSample?: ReviewSampleOptions;
+  /**
+   * Turns review on: `POST /api/review/decisions` saves decisions for requests bearing this token
+   * (the store must then be writable). Absent: the dashboard writes nothing.
+   */
+  reviewToken?: string;
   /** Told about store errors (answered with 503); default: ignored. */
   onError?: (error: unknown, path: string) => void;
 }
@@ -84,6 +108,27 @@ const COMMON_HEADERS = {
   'cross-origin-resource-policy': 'same-origin',
   'cross-origin-opener-policy': 'same-origin',
 } as const;
+
+/** Review decisions are a few hundred bytes; anything much larger is not one. */
+const MAX_DECISION_BYTES = 16 * 1024;
+
+/**
+ * Whether a request comes from this dashboard's own pages: browsers send `Origin` with every
+ * POST, and it must name the host the request was sent to; a request without one (curl, a
+ * script) is not a browser's, and the token alone decides.
+ */
+function sameOrigin(req: IncomingMessage): boolean {
+  const site = req.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') return false;
+  const origin = req.headers.origin;
+  if (origin === undefined) return true;
+  try {
+    const url = new URL(origin);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.host.toLowerCase() === (req.headers.host ?? '').toLowerCase();
+  } catch {
+    return false;
+  }
+}
 
 function send(res: ServerResponse, status: number, type: string, body: string, csp: string, extra: Record<string, string> = {}): void {
   res.writeHead(status, { ...COMMON_HEADERS, 'content-type': type, 'content-security-policy': csp, 'content-length': Buffer.byteLength(body), ...extra });
@@ -121,18 +166,60 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const refreshSeconds = options.refreshSeconds ?? 5;
   const allowed = namedHosts(options.allowedHosts ?? LOOPBACK_HOST_NAMES);
   const now = options.now ?? Date.now;
+  const runs = createRunsReader(options.runsDir ?? BENCH_RUNS_DIR);
+  if (options.reviewToken !== undefined && options.reviewToken.trim() === '') throw new ConfigError('the review token must not be empty', 'reviewToken');
+  const reviewDigest = options.reviewToken === undefined ? null : adminTokenDigest(options.reviewToken);
+  const reviewSample = options.reviewSample ?? {};
+  const trajectories = (): Store & TrajectoryStore => {
+    if (!hasTrajectoryStore(store)) throw new HttpError(404, `the ${store.kind} store holds no trajectories`);
+    return store;
+  };
   // A bad default window is the caller's mistake, reported now rather than on every request.
   parseView(new URLSearchParams(), defaults, now());
   const defaultView = (nowMs: number) => parseView(new URLSearchParams(), defaults, nowMs);
 
-  const page = (res: ServerResponse, status: number, title: string, body: SafeHtml, section: Section | null, view: DashboardView | null, generatedAt: string, refresh: number) =>
+  const page = (res: ServerResponse, status: number, title: string, body: SafeHtml, section: Section | null, view: DashboardView | null, generatedAt: string, refresh: number, reviewScript = false) =>
     send(
       res,
       status,
       'text/html; charset=utf-8',
-      renderPage({ title, nav: html`${sectionNav(section)}${view === null ? html`` : windowNav(view, defaults.since)}`, body, generatedAt, refreshSeconds: refresh }),
-      PAGE_CSP,
+      renderPage({ title, nav: html`${sectionNav(section)}${view === null ? html`` : windowNav(view, defaults.since)}`, body, generatedAt, refreshSeconds: refresh, reviewScript }),
+      reviewScript ? REVIEW_PAGE_CSP : PAGE_CSP,
     );
+
+  const runOrThrow = async (id: string) => {
+    const run = await runs.get(id);
+    if (run === null) throw new HttpError(404, `no saved FailBench run ${id}`);
+    return run;
+  };
+  const comparison = async (params: URLSearchParams) => {
+    const [a, b] = [params.get('a'), params.get('b')];
+    if (a === null || a === '' || b === null || b === '') throw new HttpError(400, 'compare needs two runs: /runs/compare?a=<run id>&b=<run id>');
+    await runOrThrow(a);
+    await runOrThrow(b);
+    return runs.compare(a, b);
+  };
+
+  /** `POST /api/review/decisions`: see the module comment for who may. */
+  async function decide(req: IncomingMessage, res: ServerResponse, nowMs: number): Promise<void> {
+    if (!sameOrigin(req)) throw new HttpError(403, "refused: a review decision must come from the dashboard's own pages (Origin)");
+    if (!bearerTokenMatches(req.headers.authorization, reviewDigest!)) {
+      req.resume();
+      throw new HttpError(401, 'review decisions need "Authorization: Bearer <admin token>" (the token the dashboard was started with)');
+    }
+    if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) throw new HttpError(415, 'a review decision is JSON (Content-Type: application/json)');
+    const text = await readAdminBody(req, MAX_DECISION_BYTES);
+    if (text === undefined) throw new HttpError(413, `a review decision is at most ${MAX_DECISION_BYTES} bytes`);
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw new HttpError(400, 'the body is not JSON');
+    }
+    const saved = await saveDecision(trajectories(), parseDecision(body), nowMs);
+    if ('status' in saved) throw new HttpError(saved.status, saved.message);
+    return sendJson(res, 200, { saved: true, review: saved });
+  }
 
   /**
    * The store a view reads: the whole store, or, for an agent or a run, a memory store of the
@@ -177,7 +264,22 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       if (trace === null) throw new HttpError(404, `no trace ${traceId}`);
       return sendJson(res, 200, trace);
     }
-    throw new HttpError(404, `not found: ${path} (try /api/dashboard, /api/stats, /api/alerts, /api/failures, /api/hourly, /api/signatures, /api/records/<id>, /api/traces/<id>)`);
+    if (path === '/api/trajectories') return sendJson(res, 200, await readTrajectoryList(trajectories(), parseTrajectoryFilter(params)));
+    const trajectoryId = idAfter(path, '/api/trajectories/');
+    if (trajectoryId !== undefined) {
+      const t = await trajectories().getTrajectory(trajectoryId);
+      if (t === null) throw new HttpError(404, `no trajectory ${trajectoryId}`);
+      return sendJson(res, 200, t);
+    }
+    if (path === '/api/review') return sendJson(res, 200, await readReview(trajectories(), reviewSample, reviewDigest !== null));
+    if (path === '/api/runs') return sendJson(res, 200, await runs.list());
+    if (path === '/api/runs/compare') return sendJson(res, 200, await comparison(params));
+    const runId = idAfter(path, '/api/runs/');
+    if (runId !== undefined) return sendJson(res, 200, await runOrThrow(runId));
+    throw new HttpError(
+      404,
+      `not found: ${path} (try /api/dashboard, /api/stats, /api/alerts, /api/failures, /api/hourly, /api/signatures, /api/records/<id>, /api/traces/<id>, /api/trajectories, /api/review, /api/runs)`,
+    );
   }
 
   async function pages(path: string, params: URLSearchParams, res: ServerResponse, nowMs: number): Promise<void> {
@@ -204,6 +306,29 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       // A trace can still be running: its page follows it.
       return page(res, 200, `faultline trace ${traceId}`, renderTrace(trace), null, null, generatedAt, refreshSeconds);
     }
+    if (path === '/trajectories') {
+      const store = trajectories();
+      const list = await readTrajectoryList(store, parseTrajectoryFilter(params));
+      return page(res, 200, 'faultline trajectories', renderTrajectoryList(list, await store.countTrajectories()), 'trajectories', null, generatedAt, 0);
+    }
+    const trajectoryId = idAfter(path, '/trajectories/');
+    if (trajectoryId !== undefined) {
+      const t = await trajectories().getTrajectory(trajectoryId);
+      if (t === null) throw new HttpError(404, `no trajectory ${trajectoryId}`);
+      return page(res, 200, `faultline trajectory ${trajectoryId}`, renderTrajectory(t), 'trajectories', null, generatedAt, 0);
+    }
+    if (path === '/review') {
+      // No auto-refresh: a refresh would redraw the labels being decided.
+      const view = await readReview(trajectories(), reviewSample, reviewDigest !== null);
+      return page(res, 200, 'faultline review', renderReview(view), 'review', null, generatedAt, 0, view.enabled);
+    }
+    if (path === '/runs') return page(res, 200, 'faultline FailBench runs', renderRunsList(await runs.list()), 'runs', null, generatedAt, 0);
+    if (path === '/runs/compare') {
+      const view = await comparison(params);
+      return page(res, 200, `faultline runs ${view.a} vs ${view.b}`, renderComparison(view), 'runs', null, generatedAt, 0);
+    }
+    const runId = idAfter(path, '/runs/');
+    if (runId !== undefined) return page(res, 200, `faultline FailBench run ${runId}`, renderRun(runId, await runOrThrow(runId)), 'runs', null, generatedAt, 0);
     throw new HttpError(404, `not found: ${path}`);
   }
 
@@ -214,6 +339,11 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     const nowMs = now();
     try {
       if (!hostAllowed(req.headers.host, allowed)) throw new HttpError(403, `refused: Host ${JSON.stringify(req.headers.host)} is not this dashboard's; open it by 127.0.0.1 or localhost`);
+      if (path === '/api/review/decisions') {
+        if (reviewDigest === null) throw new HttpError(405, 'the dashboard is read-only: start it with --review to save review decisions');
+        if (req.method !== 'POST') throw new HttpError(405, `method ${req.method ?? '?'} not allowed on ${path} (POST)`);
+        return await decide(req, res, nowMs);
+      }
       if (req.method !== 'GET' && req.method !== 'HEAD') throw new HttpError(405, `method ${req.method ?? '?'} not allowed: the dashboard is read-only (GET, HEAD)`);
       if (path === '/favicon.ico') return void res.writeHead(204, COMMON_HEADERS).end();
       await (isApi ? api(path, url.searchParams, res, nowMs) : pages(path, url.searchParams, res, nowMs));
@@ -226,7 +356,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
         options.onError?.(error, path);
         [status, message] = [503, `the store could not be read: ${error instanceof Error ? error.message : String(error)}`];
       }
-      const extra: Record<string, string> = status === 405 ? { allow: 'GET, HEAD' } : {};
+      const extra: Record<string, string> = status === 405 ? { allow: path === '/api/review/decisions' && reviewDigest !== null ? 'POST' : 'GET, HEAD' } : status === 401 ? { 'www-authenticate': 'Bearer realm="faultline"' } : {};
       if (res.headersSent) return void res.destroy();
       if (isApi) return sendJson(res, status, { error: message }, extra);
       const body = html`<h1>${status === 404 ? 'Not found' : status === 503 ? 'Store unavailable' : 'Cannot show this'}</h1><p class="bad">${message}</p><p><a href="/">back to the overview</a></p>`;

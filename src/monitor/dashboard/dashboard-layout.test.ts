@@ -1,8 +1,10 @@
 /**
- * The dashboard's layout in headless Chromium: at a phone's width (390 px) and two desktop widths
- * (1280, 1920), no table is wider than its box and the page never scrolls sideways, on every
- * page, over records with long names, long ids, long messages and hostile text. Screenshots of
- * each page and width are kept under test-artifacts/dashboard/.
+ * The dashboard's layout in headless Chromium: at phone widths (380, 390 px) and two desktop
+ * widths (1280, 1920), no table is wider than its box and the page never scrolls sideways, on
+ * every page (overview, record, trace, trajectories, trajectory, review, runs, run, comparison),
+ * over records and trajectories with long names, long ids, long messages and hostile text, and
+ * none of that text ever runs. Screenshots of each page and width are kept under
+ * test-artifacts/dashboard/.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,11 +14,14 @@ import { makeFailureRecord, makeRecord } from '../../record/fixture.js';
 import type { ToolExecutionRecord } from '../../core/record-types.js';
 import { openStore } from '../../store/open-store.js';
 import { writeStoreFile } from '../../cli/run-cli.test-helpers.js';
+import { saveRun } from '../../failbench/stored-runs.test-helpers.js';
+import { createSqliteStore } from '../../store/sqlite/sqlite-store.js';
 import { MONITOR_ALERT_CONFIG, MONITOR_NOW, monitorDataset } from '../monitor-dataset.test-helpers.js';
 import { keepScreenshot, launchChromium, overflows, SCREENSHOT_DIR, skipBrowser, tableBoxes, watchPage, type Browser } from './browser.test-helpers.js';
-import { hostileRecord, startDashboard, XSS_TRACE } from './dashboard.test-helpers.js';
+import { dashboardTrajectories, hostileRecord, startDashboard, XSS_TRACE } from './dashboard.test-helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'faultline-dashboard-layout-'));
+const runsDir = join(dir, 'runs');
 const MINUTE = 60_000;
 const at = (msAgo: number) => new Date(MONITOR_NOW - msAgo).toISOString();
 const LONG_TOOL = 'crm_customer_lookup_by_email_address_including_archived_accounts_v2';
@@ -54,7 +59,25 @@ const wide = wideRecords();
 beforeAll(async () => {
   if (skipBrowser) return;
   const db = await writeStoreFile(join(dir, 'agents.db'), [...monitorDataset(), ...wide, hostile].sort((a, b) => a.execution_id.localeCompare(b.execution_id)));
-  dashboard = await startDashboard({ store: await openStore(db, { readonly: true }), alerts: MONITOR_ALERT_CONFIG, now: () => MONITOR_NOW, refreshSeconds: 0 });
+  const writer = createSqliteStore({ path: db });
+  const [first, ...rest] = dashboardTrajectories();
+  // A trajectory whose every field is as long as recorded text gets.
+  const long = { ...rest[0]!, trajectory_id: `traj_${'7f3a'.repeat(12)}`, source_id: LONG_TRACE, task_description: `${'Rebook the cancelled connection and confirm the seat '.repeat(6)}` };
+  long.steps = long.steps.map((s) => ({ ...s, tool_name: LONG_TOOL, input_params: { query: 'x'.repeat(400), nested: { deep: [LONG_TRACE, LONG_TRACE] } } }));
+  await writer.insertTrajectories([first!, long, ...rest.slice(1)]);
+  await writer.close();
+  await saveRun(runsDir, { runId: 'run-2026-03-29T14-02-11-417Z-a' });
+  await saveRun(runsDir, { runId: 'run-2026-03-29T14-02-11-417Z-b', feedback: 'assisted' });
+  // Review on, so the review page shows its buttons (the layout at their widest).
+  dashboard = await startDashboard({
+    store: await openStore(db),
+    alerts: MONITOR_ALERT_CONFIG,
+    now: () => MONITOR_NOW,
+    refreshSeconds: 0,
+    runsDir,
+    reviewToken: 'layout-token',
+    reviewSample: { share: 0.2 },
+  });
   browser = await launchChromium();
 }, 60_000);
 afterAll(async () => {
@@ -64,26 +87,36 @@ afterAll(async () => {
   if (!skipBrowser) console.info(`dashboard screenshots: ${SCREENSHOT_DIR}`);
 });
 
-/** Each page, and whether it shows a table (a layout test over no table would prove nothing). */
-const PAGES: readonly [name: string, path: () => string, tables: boolean][] = [
-  ['overview', () => '/?since=7d', true],
-  ['record', () => `/records/${encodeURIComponent(wide[0]!.execution_id)}`, false],
-  ['trace', () => `/traces/${encodeURIComponent(LONG_TRACE)}`, true],
-  ['hostile-trace', () => `/traces/${encodeURIComponent(XSS_TRACE)}`, true],
+/** Each page, whether it shows a table (a layout test over no table would prove nothing), and what it must show. */
+const PAGES: readonly [name: string, path: () => string, tables: boolean, content: string][] = [
+  ['overview', () => '/?since=7d', true, '#tools tbody tr'],
+  ['record', () => `/records/${encodeURIComponent(wide[0]!.execution_id)}`, false, '#facts dt'],
+  ['trace', () => `/traces/${encodeURIComponent(LONG_TRACE)}`, true, '#calls tbody tr'],
+  ['hostile-trace', () => `/traces/${encodeURIComponent(XSS_TRACE)}`, true, '#calls tbody tr'],
+  ['trajectories', () => '/trajectories', true, '#trajectories tbody tr'],
+  ['trajectory', () => `/trajectories/traj_${'7f3a'.repeat(12)}`, true, '#steps tbody tr'],
+  ['hostile-trajectory', () => '/trajectories/traj-00', true, '#verdicts tbody tr'],
+  ['review', () => '/review', false, '.review-item button[data-decision="accepted"]'],
+  ['runs', () => '/runs', true, '#runs tbody tr'],
+  ['run', () => '/runs/run-2026-03-29T14-02-11-417Z-a', true, '#scores tbody tr'],
+  ['compare', () => '/runs/compare?a=run-2026-03-29T14-02-11-417Z-a&b=run-2026-03-29T14-02-11-417Z-b', true, '#compare-0 tbody tr'],
 ];
-const WIDTHS = [390, 1280, 1920] as const;
+const WIDTHS = [380, 390, 1280, 1920] as const;
 
 describe('the dashboard layout in headless Chromium', () => {
-  it.skipIf(skipBrowser)('no table is wider than its box, at 390, 1280 and 1920 px, on any page', { timeout: 120_000 }, async () => {
+  it.skipIf(skipBrowser)('no table is wider than its box, at 380, 390, 1280 and 1920 px, on any page', { timeout: 180_000 }, async () => {
     const page = await browser.context.newPage();
     const watch = await watchPage(page);
     const found: string[] = [];
     for (const width of WIDTHS) {
       await page.setViewportSize({ width, height: 900 });
-      for (const [name, path, tables] of PAGES) {
+      for (const [name, path, tables, content] of PAGES) {
         const response = await page.goto(`${dashboard.url}${path()}`, { waitUntil: 'load' });
         expect(response?.status(), `${name}: ${path()}`).toBe(200);
         if (tables) expect(await tableBoxes(page), name).toBeGreaterThan(0);
+        // Each page shows what it is for, not an empty shell, and no recorded text ran as script.
+        expect(await page.locator(content).count(), `${name}: ${content}`).toBeGreaterThan(0);
+        expect(await page.evaluate('window.__pwned'), name).toBeUndefined();
         for (const o of await overflows(page)) found.push(`${name} at ${width} px: ${o.what} is ${o.scrollWidth} px wide in ${o.clientWidth} px`);
         await keepScreenshot(page, `${name}-${width}`);
       }

@@ -49,10 +49,15 @@ pre.json{background:#fff;border:1px solid var(--line);padding:.7rem;overflow:aut
 dl.facts{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.15rem 1rem;background:#fff;border:1px solid var(--line);padding:.6rem .8rem}
 dl.facts dt{color:var(--muted)}dl.facts dd{margin:0;overflow-wrap:anywhere;min-width:0}
 form{display:flex;flex-wrap:wrap;gap:.4rem .8rem;align-items:end;margin:.4rem 0}
-form label{display:flex;flex-direction:column;font-size:12px;color:var(--muted)}
+form label{display:flex;flex-direction:column;font-size:12px;color:var(--muted);max-width:100%;min-width:0}
 input,select,button{font:inherit;font-size:13px;padding:.15rem .35rem;max-width:100%}
 .filters{margin:.2rem 0 .6rem}
 details summary{cursor:pointer;color:var(--muted)}
+.review-item{background:#fff;border:1px solid var(--line);border-radius:6px;padding:.2rem .8rem .6rem;margin:.6rem 0;min-width:0}
+.review-item h3{font-size:1rem;margin:.5rem 0;overflow-wrap:anywhere}.review-item.done{opacity:.6}
+.choices{display:flex;flex-wrap:wrap;gap:.4rem .6rem;align-items:center;margin-top:.5rem}.choices label{font-size:12px;color:var(--muted)}
+.token{margin:.4rem 0}.token label{font-size:12px;color:var(--muted)}.review-status{font-size:12px}
+.score{font-weight:600}
 @media (max-width:760px){
 header{padding:.5rem .6rem}main{padding:.4rem .6rem 2rem}
 table.cards thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}
@@ -130,19 +135,82 @@ const SCRIPT = `(() => {
   schedule();
 })();`;
 
+/**
+ * The review page's buttons: each posts its decision to `/api/review/decisions` with the admin
+ * token in the Authorization header (a header a cross-site form cannot send), then marks the
+ * label decided and swaps in the precision section read again from the server. The token comes
+ * from the page's field or from the address's `#token=` fragment (which the browser never sends
+ * to the server), and is kept for the tab only (sessionStorage).
+ */
+const REVIEW_SCRIPT = `(() => {
+  'use strict';
+  const root = document.getElementById('review');
+  const input = document.getElementById('admin-token');
+  if (root === null || input === null || root.getAttribute('data-enabled') !== 'true') return;
+  const KEY = 'faultline-admin-token';
+  const fragment = /(?:^#|&)token=([^&]+)/.exec(location.hash);
+  if (fragment !== null) {
+    sessionStorage.setItem(KEY, decodeURIComponent(fragment[1]));
+    history.replaceState(null, '', location.pathname + location.search);
+  }
+  input.value = sessionStorage.getItem(KEY) || '';
+  input.addEventListener('input', () => sessionStorage.setItem(KEY, input.value.trim()));
+  const finish = (item, text) => {
+    item.classList.add('done');
+    for (const control of item.querySelectorAll('button, select')) control.disabled = true;
+    item.querySelector('.review-status').textContent = text;
+  };
+  root.addEventListener('click', async (event) => {
+    const button = event.target instanceof Element ? event.target.closest('button[data-decision]') : null;
+    if (button === null) return;
+    const item = button.closest('.review-item');
+    const status = item.querySelector('.review-status');
+    const decision = button.getAttribute('data-decision');
+    if (decision === 'skip') return finish(item, 'skipped (not saved)');
+    const body = { trajectory_id: item.dataset.trajectory, step_index: Number(item.dataset.step), name: item.dataset.name, source: item.dataset.source, decision };
+    if (decision === 'corrected') body.corrected_to = item.querySelector('select.correct-to').value;
+    status.classList.remove('bad');
+    status.textContent = 'saving...';
+    try {
+      const response = await fetch('/api/review/decisions', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer ' + input.value.trim() },
+        body: JSON.stringify(body),
+      });
+      const answer = await response.json();
+      if (!response.ok) throw new Error(answer.error || 'HTTP ' + response.status);
+      finish(item, 'saved: ' + answer.review.decision + (answer.review.corrected_to ? ' to ' + answer.review.corrected_to : ''));
+      const page = await fetch(location.pathname, { cache: 'no-store', headers: { accept: 'text/html' } });
+      const next = new DOMParser().parseFromString(await page.text(), 'text/html').getElementById('precision');
+      const current = document.getElementById('precision');
+      if (next !== null && current !== null) current.replaceWith(next);
+    } catch (error) {
+      status.classList.add('bad');
+      status.textContent = 'not saved: ' + (error instanceof Error ? error.message : String(error));
+    }
+  });
+})();`;
+
 const sha256 = (text: string): string => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
 
+function pagePolicy(scripts: readonly string[]): string {
+  return [
+    "default-src 'none'",
+    `script-src ${scripts.map(sha256).join(' ')}`,
+    `style-src ${sha256(CSS)}`,
+    "connect-src 'self'",
+    "base-uri 'none'",
+    // The filter forms are GETs back to these pages; nothing posts a form (review sends its decisions by fetch, with the token in a header).
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
 /** The policy of every HTML page: this stylesheet, this script, fetches to this origin; nothing else. */
-export const PAGE_CSP = [
-  "default-src 'none'",
-  `script-src ${sha256(SCRIPT)}`,
-  `style-src ${sha256(CSS)}`,
-  "connect-src 'self'",
-  "base-uri 'none'",
-  // The filter forms are GETs back to these pages; nothing posts a form (review sends its decisions by fetch, with the token in a header).
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+export const PAGE_CSP = pagePolicy([SCRIPT]);
+
+/** The review page's, when it takes decisions: the same, plus its review script. */
+export const REVIEW_PAGE_CSP = pagePolicy([SCRIPT, REVIEW_SCRIPT]);
 
 /** The policy of JSON and plain-text responses: nothing at all, should one be opened as a page. */
 export const DATA_CSP = "default-src 'none'; frame-ancestors 'none'";
@@ -156,6 +224,8 @@ export interface PageOptions {
   generatedAt: string;
   /** Seconds between refreshes; 0 for a page that does not change. */
   refreshSeconds: number;
+  /** The review page's script, which wires its decision buttons. */
+  reviewScript?: boolean;
 }
 
 export function renderPage(options: PageOptions): string {
@@ -177,7 +247,7 @@ ${noscript}
 <main id="dashboard" data-generated-at="${options.generatedAt}" data-refresh="${refreshSeconds}">
 ${options.body}
 </main>
-<script>${trustedHtml(SCRIPT)}</script>
+<script>${trustedHtml(SCRIPT)}</script>${options.reviewScript === true ? html`<script>${trustedHtml(REVIEW_SCRIPT)}</script>` : html``}
 </body>
 </html>
 `.text;

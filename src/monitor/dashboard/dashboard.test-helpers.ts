@@ -4,6 +4,8 @@
  * loopback socket.
  */
 import { createServer } from 'node:http';
+import { trajectory } from '../../annotate/trajectory.test-helpers.js';
+import type { Trajectory, TrajectoryLabel } from '../../core/trajectory-types.js';
 import { listen } from '../../net/listen.js';
 import { makeFailureRecord } from '../../record/fixture.js';
 import type { ToolExecutionRecord } from '../../core/record-types.js';
@@ -77,4 +79,30 @@ export async function startDashboard(options: DashboardOptions): Promise<{ url: 
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** Made by concatenation, as above: text that would run if a page ever interpolated it as markup. */
+export const XSS_TASK = '<img src=x onerror="window.__pwned=6">book a flight & "confirm"';
+export const XSS_REASON = '<script>window.__pwned=7</script> the result says nothing of the booking';
+
+/**
+ * 40 stored trajectories for the trajectory and review pages: every fourth one has a failed
+ * step, each has a rule label and one judge label (an LLM judge on even ids, the heuristic on
+ * odd), and the first carries hostile text in its task, tool name, arguments, result and reason.
+ */
+export function dashboardTrajectories(): Trajectory[] {
+  return Array.from({ length: 40 }, (_, i) => {
+    const id = `traj-${String(i).padStart(2, '0')}`;
+    const failing = i % 4 === 0;
+    const base = trajectory(
+      [
+        { tool: i === 0 ? XSS_TOOL : 'search_flights', params: { from: 'SHA', to: 'PEK', note: i === 0 ? XSS_MESSAGE : 'aisle' }, ...(failing ? { fail: { category: 'network' as const, kind: 'timeout', status: 'timeout' as const } } : { body: { flights: 3 } }) },
+        { tool: 'book_flight', params: { flight: `MU${500 + i}` }, body: i === 0 ? XSS_MESSAGE : { booked: true } },
+      ],
+      { outcome: failing ? 'failure' : 'success', task: i === 0 ? XSS_TASK : `book a flight from Shanghai to Beijing #${i}` },
+    );
+    const judge: TrajectoryLabel = { name: 'semantic_error', step_index: 2, confidence: 0.7, reason: i === 0 ? XSS_REASON : `judged ${id}`, source: i % 2 === 0 ? 'judge:llm:test-model' : 'judge:heuristic', mismatch_kind: 'claims_success' };
+    const rule: TrajectoryLabel = { name: failing ? 'ignored_error' : 'blind_retry', step_index: 1, confidence: 0.9, reason: 'a rule' };
+    return { ...base, trajectory_id: id, source_id: `log:${i}`, labels: i % 10 === 9 ? [] : [rule, judge] };
+  });
 }
