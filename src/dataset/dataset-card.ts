@@ -2,7 +2,7 @@
  * The dataset card written beside every export (`<out>.card.json`, `<out>.card.md`): what went
  * in, what was left out and why, and how the split fell.
  */
-import type { Trajectory } from '../core/trajectory-types.js';
+import type { OutcomeSource, Trajectory } from '../core/trajectory-types.js';
 import type { ExportFormat } from './exporter.js';
 import type { Split } from './split.js';
 
@@ -35,6 +35,16 @@ export interface DatasetCard {
   by_label: Record<string, number>;
   /** For formats whose examples carry a label (`predictor`: `failed` / `succeeded`): examples per class and split. */
   examples_by_class?: Record<Split, Record<string, number>>;
+  /**
+   * How the outcomes were known (DESIGN.md "Outcomes"): per trajectory read and exported, stated
+   * by the log, inferred by a judge from the conversation, or unstated; and for the exported
+   * inferred ones, how sure the judges were and which judge it was.
+   */
+  outcomes: {
+    read: Record<OutcomeSource, number>;
+    exported: Record<OutcomeSource, number>;
+    inferred: { count: number; mean_confidence: number | null; min_confidence: number | null; by: Record<string, number> };
+  };
   /** `grpo`: exported groups by the scenario's dimension. */
   by_dimension?: Record<string, number>;
   /** `grpo`: exported groups by the fault injected at the branch point. */
@@ -50,6 +60,13 @@ function sorted(counts: Record<string, number>): Record<string, number> {
   return Object.fromEntries(Object.entries(counts).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])));
 }
 
+const round2 = (n: number): number => Math.round(n * 100) / 100;
+
+/** How a trajectory's outcome is known; one stored before that was kept reads as stated unless unknown. */
+function outcomeSourceOf(trajectory: Trajectory): OutcomeSource {
+  return trajectory.outcome_basis?.source ?? (trajectory.final_outcome === 'unknown' ? 'unstated' : 'stated');
+}
+
 /** Counts an export as it streams. */
 export class DatasetCardBuilder {
   private read = 0;
@@ -61,16 +78,31 @@ export class DatasetCardBuilder {
   private readonly byFailureCategory: Record<string, number> = {};
   private readonly byLabel: Record<string, number> = {};
   private byClass: Record<Split, Record<string, number>> | undefined;
+  private readonly outcomesRead: Record<OutcomeSource, number> = { stated: 0, inferred: 0, unstated: 0 };
+  private readonly outcomesExported: Record<OutcomeSource, number> = { stated: 0, inferred: 0, unstated: 0 };
+  private readonly inferredBy: Record<string, number> = {};
+  private inferredConfidence = { sum: 0, min: Infinity };
 
   constructor(private readonly settings: Pick<DatasetCard, 'format' | 'seed' | 'val_fraction' | 'files'>) {}
 
-  skip(reason: string): void {
+  /** A trajectory that gave no example (`trajectory` absent: one the exporter could not see whole). */
+  skip(reason: string, trajectory?: Trajectory): void {
     this.read++;
     bump(this.skipped, reason);
+    if (trajectory !== undefined) this.outcomesRead[outcomeSourceOf(trajectory)]++;
   }
 
   add(trajectory: Trajectory, split: Split, examples: number): void {
     this.read++;
+    const source = outcomeSourceOf(trajectory);
+    this.outcomesRead[source]++;
+    this.outcomesExported[source]++;
+    if (source === 'inferred') {
+      const confidence = trajectory.outcome_basis?.confidence ?? 0;
+      this.inferredConfidence.sum += confidence;
+      this.inferredConfidence.min = Math.min(this.inferredConfidence.min, confidence);
+      bump(this.inferredBy, trajectory.outcome_basis?.by ?? 'unknown');
+    }
     this.exported++;
     this.splits[split].trajectories++;
     this.splits[split].examples += examples;
@@ -105,6 +137,16 @@ export class DatasetCardBuilder {
       by_failure_type: sorted(this.byFailureType),
       by_failure_category: sorted(this.byFailureCategory),
       by_label: sorted(this.byLabel),
+      outcomes: {
+        read: { ...this.outcomesRead },
+        exported: { ...this.outcomesExported },
+        inferred: {
+          count: this.outcomesExported.inferred,
+          mean_confidence: this.outcomesExported.inferred === 0 ? null : round2(this.inferredConfidence.sum / this.outcomesExported.inferred),
+          min_confidence: this.outcomesExported.inferred === 0 ? null : this.inferredConfidence.min,
+          by: sorted(this.inferredBy),
+        },
+      },
       ...(this.byClass === undefined ? {} : { examples_by_class: { train: sorted(this.byClass.train), validation: sorted(this.byClass.validation) } }),
     };
   }
@@ -130,10 +172,30 @@ export function renderDatasetCard(card: DatasetCard): string {
     ...table('Failed steps by failure type (seed 000)', 'type/subtype', card.by_failure_type),
     ...table('Failed steps by category (seed 001)', 'category', card.by_failure_category),
     ...table('Annotation labels', 'label', card.by_label),
+    ...outcomeLines(card),
     ...(card.examples_by_class === undefined
       ? []
       : [...table('Train examples by class', 'class', card.examples_by_class.train), ...table('Validation examples by class', 'class', card.examples_by_class.validation)]),
     ...(card.by_dimension === undefined ? [] : table('Groups by dimension', 'dimension', card.by_dimension)),
     ...(card.by_fault_type === undefined ? [] : table('Groups by injected fault', 'fault', card.by_fault_type)),
   ].join('\n');
+}
+
+function outcomeLines(card: DatasetCard): string[] {
+  const { read, exported, inferred } = card.outcomes;
+  const lines = [
+    '## Outcomes',
+    '',
+    '| outcome | read | exported |',
+    '|---|---:|---:|',
+    `| stated by the log | ${read.stated} | ${exported.stated} |`,
+    `| inferred by a judge | ${read.inferred} | ${exported.inferred} |`,
+    `| unstated | ${read.unstated} | ${exported.unstated} |`,
+    '',
+  ];
+  if (inferred.count > 0) {
+    const by = Object.entries(inferred.by).map(([judge, n]) => `${judge} ${n}`).join(', ');
+    lines.push(`Inferred outcomes were read from the final answers (${by}); confidence mean ${inferred.mean_confidence}, lowest ${inferred.min_confidence}. \`faultline export --exclude-inferred-outcomes\` leaves them out.`, '');
+  }
+  return lines;
 }

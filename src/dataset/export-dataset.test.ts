@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderDatasetCard } from './dataset-card.js';
-import { exportDataset } from './export-dataset.js';
+import { exportDataset, INFERRED_EXCLUDED, type ExportDatasetOptions } from './export-dataset.js';
 import { splitOf, splitPoint, type Split } from './split.js';
 import { blindRetry, failedTask, recovered } from './dataset.test-helpers.js';
 import type { Trajectory } from '../core/trajectory-types.js';
@@ -8,9 +8,9 @@ import type { Trajectory } from '../core/trajectory-types.js';
 const files = { train: 'out.jsonl', validation: 'out.jsonl.val.jsonl' };
 const many = (n: number): Trajectory[] => Array.from({ length: n }, (_, i) => ({ ...recovered(), trajectory_id: `traj_${i}` }));
 
-async function collect(format: 'trajectories' | 'kto' | 'sft', trajectories: Trajectory[], seed: number, valFraction: number) {
+async function collect(format: 'trajectories' | 'kto' | 'sft', trajectories: Trajectory[], seed: number, valFraction: number, more: Partial<ExportDatasetOptions> = {}) {
   const out: Record<Split, string[]> = { train: [], validation: [] };
-  const card = await exportDataset({ format, trajectories, seed, valFraction, files, write: (split, line) => void out[split].push(line) });
+  const card = await exportDataset({ format, trajectories, seed, valFraction, files, write: (split, line) => void out[split].push(line), ...more });
   return { out, card };
 }
 
@@ -57,11 +57,29 @@ describe('dataset card', () => {
       by_failure_type: { unlabelled: 2, 'infrastructure/timeout': 1 },
       by_failure_category: { business: 2, network: 1 },
       by_label: { backoff_violation: 1 },
+      outcomes: {
+        read: { stated: 3, inferred: 0, unstated: 0 },
+        exported: { stated: 2, inferred: 0, unstated: 0 },
+        inferred: { count: 0, mean_confidence: null, min_confidence: null, by: {} },
+      },
     });
     const md = renderDatasetCard(card);
     expect(md).toContain('# Dataset card: sft');
     expect(md).toContain('| infrastructure/timeout | 1 |');
     expect(md).toContain('| outcome is failure | 1 |');
     expect(md).toContain('- validation: `out.jsonl.val.jsonl` (0 examples from 0 trajectories)');
+  });
+
+  it('marks inferred outcomes on the card, and leaves them out when asked', async () => {
+    const inferred = { ...recovered(), outcome_basis: { source: 'inferred' as const, confidence: 0.8, evidence: 'completion:"I found"', by: 'judge:heuristic' } };
+    const kept = await collect('sft', [blindRetry(), inferred], 0, 0);
+    expect(kept.out.train).toHaveLength(2);
+    expect(kept.card.outcomes.inferred).toEqual({ count: 1, mean_confidence: 0.8, min_confidence: 0.8, by: { 'judge:heuristic': 1 } });
+    expect(renderDatasetCard(kept.card)).toContain('| inferred by a judge | 1 | 1 |');
+    const { out, card } = await collect('sft', [blindRetry(), inferred], 0, 0, { inferredOutcomes: 'exclude' });
+    expect(out.train).toHaveLength(1);
+    expect(card.skipped).toEqual({ [INFERRED_EXCLUDED]: 1 });
+    expect(card.outcomes.read).toEqual({ stated: 1, inferred: 1, unstated: 0 });
+    expect(card.outcomes.exported).toEqual({ stated: 1, inferred: 0, unstated: 0 });
   });
 });

@@ -52,6 +52,22 @@ export interface ExportDatasetOptions {
   files: { train: string; validation: string };
   /** `few-shot`: failures written per tool. Default 3. */
   fewShotTop?: number;
+  /**
+   * `exclude`: trajectories whose outcome a judge inferred (the log stated none) are left out,
+   * counted on the card under {@link INFERRED_EXCLUDED}. Default `include`.
+   */
+  inferredOutcomes?: 'include' | 'exclude';
+}
+
+/** The card's skip reason for a trajectory left out because its outcome was inferred. */
+export const INFERRED_EXCLUDED = 'outcome inferred (excluded)';
+
+/** Leaves out trajectories with an inferred outcome, counting them on the card as skipped. */
+async function* withoutInferred(trajectories: AsyncIterable<Trajectory> | Iterable<Trajectory>, card: DatasetCardBuilder): AsyncGenerator<Trajectory> {
+  for await (const trajectory of trajectories) {
+    if (trajectory.outcome_basis?.source === 'inferred') card.skip(INFERRED_EXCLUDED, trajectory);
+    else yield trajectory;
+  }
 }
 
 export async function exportDataset(input: ExportDatasetOptions): Promise<DatasetCard> {
@@ -60,6 +76,7 @@ export async function exportDataset(input: ExportDatasetOptions): Promise<Datase
   const seed = options.seed ?? 0;
   const valFraction = options.valFraction ?? 0.1;
   const card = new DatasetCardBuilder({ format: options.format, seed, val_fraction: valFraction, files: options.files });
+  if (options.inferredOutcomes === 'exclude') options.trajectories = withoutInferred(options.trajectories, card);
   if (options.format === 'few-shot') return exportFewShot(options, card, seed, valFraction);
   if (options.format === 'grpo') return exportGrpo(options, card, seed, valFraction);
   const format = options.format;
@@ -67,7 +84,7 @@ export async function exportDataset(input: ExportDatasetOptions): Promise<Datase
   for await (const trajectory of options.trajectories) {
     const { examples, skipped } = exportExamples(format, trajectory);
     if (examples.length === 0) {
-      card.skip(skipped ?? 'no examples');
+      card.skip(skipped ?? 'no examples', trajectory);
       continue;
     }
     const split = splitOf(splitKeyOf(trajectory), seed, valFraction);
@@ -87,7 +104,7 @@ async function exportFewShot(options: ExportDatasetOptions, card: DatasetCardBui
     const split = splitOf(splitKeyOf(trajectory), seed, valFraction);
     const skipped = collectors[split].add(trajectory);
     if (skipped === undefined) card.add(trajectory, split, 0);
-    else card.skip(skipped);
+    else card.skip(skipped, trajectory);
   }
   for (const split of ['train', 'validation'] as const) {
     const rows = collectors[split].rows(options.fewShotTop);

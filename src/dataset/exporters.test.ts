@@ -38,7 +38,8 @@ describe('sft exporter', () => {
           salesPrompt[2],
           // The retry followed a decision judged incorrect: weight 0.
           { role: 'assistant', content: null, tool_calls: [call('call_2', 'query_sales', '{"month":"2026-03"}')], weight: 0 },
-          { role: 'tool', tool_call_id: 'call_2', content: '{"status_code":200,"body":{"records":31}}' },
+          // The result as the model read it: the body, not the response object around it.
+          { role: 'tool', tool_call_id: 'call_2', content: '{"records":31}' },
           { role: 'assistant', content: 'Done: query_sales succeeded.', weight: 1 },
         ],
         tools: salesTools,
@@ -61,7 +62,8 @@ describe('sft exporter', () => {
 });
 
 describe('preference exporters', () => {
-  const waitThenRetry = { role: 'assistant', content: 'Waiting 5s before retrying query_sales.', tool_calls: [call('call_2', 'query_sales', '{"month":"2026-03"}')] };
+  // The call the model would make after waiting: a tool call, not a sentence about waiting.
+  const waitThenRetry = { role: 'assistant', content: null, tool_calls: [call('call_2', 'query_sales', '{"month":"2026-03"}')] };
   const blindAgain = { role: 'assistant', content: null, tool_calls: [call('call_2', 'query_sales', '{"month":"2026-03"}')] };
 
   it('dpo-openai: correct_action preferred over the blind retry', () => {
@@ -74,7 +76,7 @@ describe('preference exporters', () => {
     expect(lines(exportDpoTrl(blindRetry()).examples)).toEqual([
       JSON.stringify({
         prompt: salesPromptHf,
-        chosen: [{ role: 'assistant', content: 'Waiting 5s before retrying query_sales.', tool_calls: [hfCall('query_sales', { month: '2026-03' })] }],
+        chosen: [{ role: 'assistant', content: '', tool_calls: [hfCall('query_sales', { month: '2026-03' })] }],
         rejected: [{ role: 'assistant', content: '', tool_calls: [hfCall('query_sales', { month: '2026-03' })] }],
       }),
     ]);
@@ -91,7 +93,7 @@ describe('preference exporters', () => {
   it('kto: the wrong turn false, the better turn true, a correct decision true', () => {
     expect(lines(exportKto(blindRetry()).examples)).toEqual([
       JSON.stringify({ prompt: salesPromptHf, completion: [{ role: 'assistant', content: '', tool_calls: [hfCall('query_sales', { month: '2026-03' })] }], label: false }),
-      JSON.stringify({ prompt: salesPromptHf, completion: [{ role: 'assistant', content: 'Waiting 5s before retrying query_sales.', tool_calls: [hfCall('query_sales', { month: '2026-03' })] }], label: true }),
+      JSON.stringify({ prompt: salesPromptHf, completion: [{ role: 'assistant', content: '', tool_calls: [hfCall('query_sales', { month: '2026-03' })] }], label: true }),
     ]);
     const kto = exportKto(recovered()).examples;
     expect(kto.map((e) => `${e.prompt.length}:${JSON.stringify(e.completion[0])}:${e.label}`)).toEqual([
@@ -109,7 +111,7 @@ describe('preference exporters', () => {
     last.correct_action = { action: 'self_verify_and_retry', params_delta: { month: '2026-04' }, reasoning: 'asked for April' };
     const pairs = exportDpoOpenAi(t).examples;
     expect(pairs).toHaveLength(2);
-    expect(pairs[1]!.preferred_output).toEqual([{ role: 'assistant', content: 'asked for April', tool_calls: [call('call_3', 'query_sales', '{"month":"2026-04"}')] }]);
+    expect(pairs[1]!.preferred_output).toEqual([{ role: 'assistant', content: null, tool_calls: [call('call_3', 'query_sales', '{"month":"2026-04"}')] }]);
     expect(pairs[1]!.non_preferred_output).toEqual([{ role: 'assistant', content: 'Done: query_sales succeeded.' }]);
   });
 });

@@ -45,7 +45,7 @@ export function failurePoints(trajectory: Trajectory): FailurePoint[] {
     const point: FailurePoint = { step, correctness: step.decision_correctness!, prompt: promptMessages(trajectory, step.step_index), actual };
     if (point.correctness === 'incorrect') {
       if (step.correct_action !== null) {
-        point.better = correctActionMessage(step, step.correct_action);
+        point.better = correctActionMessage(trajectory, step, step.correct_action);
         point.better_from = 'correct_action';
       } else if (trajectory.final_outcome !== 'failure') {
         const recovery = steps.slice(i + 2).find((s) => s.status === 'success');

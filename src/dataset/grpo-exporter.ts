@@ -204,7 +204,7 @@ export async function exportGrpo(options: ExportDatasetOptions, card: DatasetCar
   for await (const trajectory of options.trajectories) {
     const fission = trajectory.metadata.fission;
     if (fission === undefined) {
-      card.skip('not a fission continuation');
+      card.skip('not a fission continuation', trajectory);
       continue;
     }
     const members = pending.get(fission.group_id) ?? [];
@@ -214,7 +214,7 @@ export async function exportGrpo(options: ExportDatasetOptions, card: DatasetCar
     pending.delete(fission.group_id);
     const built = grpoRow(members);
     if ('skipped' in built) {
-      for (let i = 0; i < members.length; i++) card.skip(built.skipped);
+      for (const m of members) card.skip(built.skipped, m);
       continue;
     }
     const split = splitOf(built.row.group_id, seed, valFraction);
@@ -223,6 +223,6 @@ export async function exportGrpo(options: ExportDatasetOptions, card: DatasetCar
     bump(byDimension, built.row.dimension);
     bump(byFaultType, built.row.fault_type);
   }
-  for (const members of pending.values()) for (let i = 0; i < members.length; i++) card.skip('incomplete fission group');
+  for (const members of pending.values()) for (const m of members) card.skip('incomplete fission group', m);
   return { ...card.card(), split_rule: GRPO_SPLIT_RULE, by_dimension: sortedCounts(byDimension), by_fault_type: sortedCounts(byFaultType) };
 }

@@ -31,8 +31,8 @@ export interface JudgeFinding {
 
 export interface HeuristicJudgeOptions {
   /**
-   * The intent a step served. Default: the trajectory's `task_description` (the model has no
-   * per-step intent; seed 000's step log keeps only the first step's as the task).
+   * The intent a step served. Default: the step's own `intent` when the log kept one (seed
+   * 000's step log), else the trajectory's `task_description`.
    */
   intentOf?: (step: TrajectoryStep, trajectory: Trajectory) => string | null;
 }
@@ -400,7 +400,7 @@ function emptyResultCheck(trajectory: Trajectory, at: number, findings: JudgeFin
 export function judgeStep(trajectory: Trajectory, at: number, options: HeuristicJudgeOptions = {}): JudgeFinding[] {
   const step = trajectory.steps[at];
   if (step === undefined || !isSucceeded(step)) return [];
-  const intent = options.intentOf?.(step, trajectory) ?? trajectory.task_description;
+  const intent = options.intentOf?.(step, trajectory) ?? step.intent ?? trajectory.task_description;
   const findings: JudgeFinding[] = [];
   if (intent !== null && intent !== '') {
     const args = new StepArgs(step);

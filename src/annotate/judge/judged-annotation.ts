@@ -12,6 +12,8 @@ import { LABEL_NAMES, type Label, type LabelName } from '../label.js';
 import type { RareFailureIndex } from '../rare-failure.js';
 import { carryOverReviews } from '../review.js';
 import type { Trajectory, TrajectoryLabel } from '../../core/trajectory-types.js';
+import { outcomeIsOpen } from '../inferred-outcome.js';
+import { closingAnswer, inferOutcomeFromConversation } from './final-answer.js';
 import { heuristicJudge, type HeuristicJudgeOptions } from './heuristic.js';
 import type { LlmJudgement } from './llm.js';
 
@@ -35,7 +37,11 @@ export interface SyncSemanticJudge extends SemanticJudge {
 export function heuristicSemanticJudge(options: HeuristicJudgeOptions = {}): SyncSemanticJudge {
   return {
     source: HEURISTIC_JUDGE_SOURCE,
-    judgeTrajectory: (t) => ({ labels: heuristicJudge(t, options).map((l) => ({ ...l, source: HEURISTIC_JUDGE_SOURCE })), errors: [] }),
+    judgeTrajectory: (t) => ({
+      labels: heuristicJudge(t, options).map((l) => ({ ...l, source: HEURISTIC_JUDGE_SOURCE })),
+      errors: [],
+      ...(outcomeIsOpen(t) && closingAnswer(t) !== null ? { outcome: { inferred: inferOutcomeFromConversation(t), by: HEURISTIC_JUDGE_SOURCE } } : {}),
+    }),
   };
 }
 
@@ -104,7 +110,7 @@ export function annotateJudgedSync(trajectory: Trajectory, judge: SyncSemanticJu
 
 function withJudgement(trajectory: Trajectory, unlabelled: Trajectory, judged: LlmJudgement, rare: RareFailureIndex | undefined): JudgedAnnotation {
   const previous = trajectory.labels ?? [];
-  const result = annotateTrajectory(unlabelled, { judge: () => asReviewed(judged.labels, previous) });
+  const result = annotateTrajectory(unlabelled, { judge: () => asReviewed(judged.labels, previous), ...(judged.outcome === undefined ? {} : { outcome: judged.outcome }) });
   const rules = result.labels.filter((l) => l.source === undefined);
   const fresh = [...rules, ...judged.labels, ...judged.errors, ...(rare?.labelsFor(unlabelled) ?? [])].map(stored).sort(byStepThenName);
   return { ...result, stored: carryOverReviews(previous, fresh) };

@@ -76,6 +76,32 @@ export const JUDGE_SYSTEM_PROMPT = [
   'Answer with the JSON object the schema describes; mismatch_kind is null when the result satisfies the intent.',
 ].join(' ');
 
+/**
+ * The outcome question (a log that states no outcome): was the task done, read from the
+ * conversation's end. Its answer has the verdict's shape, `satisfies` meaning the task was
+ * done, so it is validated and cached as one; the question's `tool` is {@link OUTCOME_QUESTION},
+ * which no step's tool can be mistaken for in a cache key.
+ */
+export const OUTCOME_SCHEMA = {
+  ...VERDICT_SCHEMA,
+  properties: {
+    ...VERDICT_SCHEMA.properties,
+    satisfies: { type: 'boolean', description: "whether the agent completed the user's task" },
+    reason: { type: 'string', description: 'one sentence: what in the final answer or the calls shows it' },
+    mismatch_kind: { type: ['string', 'null'], enum: [...MISMATCH_KINDS, null], description: 'always null' },
+  },
+} as const;
+
+export const OUTCOME_QUESTION = '(task outcome)';
+
+export const OUTCOME_SYSTEM_PROMPT = [
+  'You read the end of a conversation between a user and an AI agent that calls tools, and say whether the agent completed the task.',
+  'A final answer that reports the task done (and calls that back it) means completed; one that gives up, says it could not,',
+  'apologises for not doing it, hands the user over to someone else or asks for information it needs to go on means not completed.',
+  'Courtesy ("sorry for the wait", "anything else?") says nothing either way. "[REDACTED]" marks removed secrets.',
+  'Answer with the JSON object the schema describes; mismatch_kind is always null.',
+].join(' ');
+
 /** The question about one step, as the parts that also make up its cache key. */
 export interface JudgeQuestion {
   intent: string;

@@ -15,10 +15,14 @@ import { ConfigError } from '../../core/errors.js';
 import { createJsonChat, type JsonChatOptions } from '../../llm/json-chat.js';
 import type { Redactor } from '../../record/redact.js';
 import type { Trajectory, TrajectoryLabel, TrajectoryStep } from '../../core/trajectory-types.js';
+import { outcomeIsOpen, type OutcomeJudgement } from '../inferred-outcome.js';
 import { JUDGE_ERROR, type Label } from '../label.js';
 import { isSucceeded } from '../step-facts.js';
 import { judgeCacheKey, memoryJudgeCache, type JudgeCache } from './judge-cache.js';
-import { JUDGE_SYSTEM_PROMPT, parseVerdict, questionFor, questionText, VERDICT_SCHEMA, type JudgeQuestion, type Verdict } from './llm-verdict.js';
+import { closingAnswer, inferOutcomeFromConversation } from './final-answer.js';
+import { JUDGE_SYSTEM_PROMPT, OUTCOME_QUESTION, OUTCOME_SCHEMA, OUTCOME_SYSTEM_PROMPT, parseVerdict, questionFor, questionText, VERDICT_SCHEMA, type JudgeQuestion, type Verdict } from './llm-verdict.js';
+import { defaultRedactor } from '../../record/redact.js';
+import { truncateText } from '../../record/truncate.js';
 
 /** The endpoint options (model, base URL, key, retries, clock) are the JSON chat's. */
 export interface LlmJudgeOptions extends Omit<JsonChatOptions, 'provider'> {
@@ -29,7 +33,7 @@ export interface LlmJudgeOptions extends Omit<JsonChatOptions, 'provider'> {
   redactor?: Redactor;
   /** Output characters sent per step. Default 2000. */
   maxOutputChars?: number;
-  /** The intent a step served. Default: the trajectory's `task_description`. */
+  /** The intent a step served. Default: the step's own `intent`, else the trajectory's `task_description`. */
   intentOf?: (step: TrajectoryStep, trajectory: Trajectory) => string | null;
 }
 
@@ -39,6 +43,8 @@ export interface LlmJudgement {
   labels: Label[];
   /** `judge_error` labels for steps the judge could not give a verdict on. */
   errors: TrajectoryLabel[];
+  /** For a trajectory whose log states no outcome: the outcome the judge read from the conversation. */
+  outcome?: OutcomeJudgement;
 }
 
 export interface LlmJudgeStats {
@@ -87,7 +93,7 @@ export function createLlmJudge(options: LlmJudgeOptions): LlmJudge {
     },
   };
 
-  async function verdictFor(question: JudgeQuestion): Promise<StepVerdict> {
+  async function verdictFor(question: JudgeQuestion, kind: 'step' | 'outcome' = 'step'): Promise<StepVerdict> {
     const key = judgeCacheKey(model, question);
     const cached = cache.get(key);
     if (cached !== undefined) {
@@ -97,7 +103,11 @@ export function createLlmJudge(options: LlmJudgeOptions): LlmJudge {
     let why = '';
     // A reply that is not a valid verdict is asked again once: sampling noise, not an outage.
     for (let round = 0; round < 2; round++) {
-      const reply = await chat.ask({ system: JUDGE_SYSTEM_PROMPT, user: questionText(question), schemaName: 'tool_call_verdict', schema: VERDICT_SCHEMA });
+      const reply = await chat.ask(
+        kind === 'step'
+          ? { system: JUDGE_SYSTEM_PROMPT, user: questionText(question), schemaName: 'tool_call_verdict', schema: VERDICT_SCHEMA }
+          : { system: OUTCOME_SYSTEM_PROMPT, user: questionText(question), schemaName: 'task_outcome_verdict', schema: OUTCOME_SCHEMA },
+      );
       if (!reply.ok) return reply;
       const parsed = parseVerdict(reply.text);
       if (parsed.ok) {
@@ -109,14 +119,44 @@ export function createLlmJudge(options: LlmJudgeOptions): LlmJudge {
     return { ok: false, why: `no valid verdict after 2 replies: ${why}` };
   }
 
+  /**
+   * The task's outcome for a log that states none, from its closing answer and its calls. With
+   * no verdict from the model, the heuristic reading stands in, under its own name.
+   */
+  async function outcomeFor(trajectory: Trajectory): Promise<OutcomeJudgement | undefined> {
+    if (!outcomeIsOpen(trajectory)) return undefined;
+    const answer = closingAnswer(trajectory);
+    // A conversation cut off after a call tells nothing of how it ended: nothing to ask.
+    if (answer === null || answer.trim() === '') return undefined;
+    const redactor = options.redactor ?? defaultRedactor;
+    const max = options.maxOutputChars ?? 2000;
+    const text = redactor.text(answer);
+    const question: JudgeQuestion = {
+      intent: redactor.text(trajectory.task_description ?? ''),
+      tool: OUTCOME_QUESTION,
+      params: { calls: trajectory.steps.map((s) => ({ tool: s.tool_name, status: s.status, ...(s.response.error_code === undefined ? {} : { error: s.response.error_code }) })) },
+      output: text.length > max ? `${truncateText(text, max)}... [truncated]` : text,
+      started_at: null,
+    };
+    const result = await verdictFor(question, 'outcome');
+    if (!result.ok) {
+      counts.errors++;
+      return { inferred: inferOutcomeFromConversation(trajectory), by: 'judge:heuristic' };
+    }
+    counts.verdicts++;
+    const { verdict } = result;
+    return { inferred: { outcome: verdict.satisfies ? 'success' : 'failure', confidence: verdict.confidence, evidence: `llm:${JSON.stringify(verdict.reason)}` }, by: source };
+  }
+
   return {
     source,
     stats,
     async judgeTrajectory(trajectory) {
+      const outcome = outcomeFor(trajectory);
       const asked: { step: TrajectoryStep; question: JudgeQuestion }[] = [];
       for (const step of trajectory.steps) {
         if (!isSucceeded(step)) continue;
-        const intent = options.intentOf?.(step, trajectory) ?? trajectory.task_description;
+        const intent = options.intentOf?.(step, trajectory) ?? step.intent ?? trajectory.task_description;
         if (intent === null || intent.trim() === '') continue;
         asked.push({ step, question: questionFor(intent, step, { ...(options.redactor === undefined ? {} : { redactor: options.redactor }), ...(options.maxOutputChars === undefined ? {} : { maxOutputChars: options.maxOutputChars }) }) });
       }
@@ -136,6 +176,8 @@ export function createLlmJudge(options: LlmJudgeOptions): LlmJudge {
         if (verdict.mismatch_kind !== null) label.mismatch_kind = verdict.mismatch_kind;
         judgement.labels.push(label);
       });
+      const inferred = await outcome;
+      if (inferred !== undefined) judgement.outcome = inferred;
       return judgement;
     },
   };

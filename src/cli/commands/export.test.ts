@@ -143,8 +143,10 @@ describe('faultline export', () => {
     const db = join(dir, 'records-only.db');
     expect((await runCapture(['demo', '--db', db], dir)).code).toBe(0);
     const run = await runCapture(['export', '--format', 'sft', '--out', 'empty-sft.jsonl', '--db', db], dir);
-    expect(run).toMatchObject({ code: 0, stderr: '' });
+    // Nothing to train on: exit 3, and stderr says why and what to do.
+    expect(run.code).toBe(3);
     expect(run.stdout).toMatch(/^faultline export: sft, 0 of 0 trajectories: /);
-    expect(run.stdout.trimEnd().split('\n').at(-1)).toBe('no trajectories in the store: `faultline import` a log or run `faultline bench --fission K` to store some');
+    expect(run.stderr).toBe('faultline export: no sft examples written:\n  no trajectories in the store: `faultline import` a log or run `faultline bench --fission K` to store some\n');
+    expect(readFileSync(join(dir, 'empty-sft.jsonl'), 'utf8')).toBe('');
   });
 });

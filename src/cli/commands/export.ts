@@ -17,6 +17,7 @@ import { randomUUID } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { renderDatasetCard, type DatasetCard } from '../../dataset/dataset-card.js';
+import { emptyExportAdvice, EMPTY_EXPORT_EXIT_CODE } from '../../dataset/empty-export.js';
 import { exportDataset } from '../../dataset/export-dataset.js';
 import { outputEncodingFor, PredictorColumns, transcodeJsonl } from '../../dataset/output-files.js';
 import { EXPORT_FORMATS, type ExportFormat } from '../../dataset/exporter.js';
@@ -39,6 +40,7 @@ interface ExportCommandOptions {
   seed: string;
   top?: string;
   json?: boolean;
+  excludeInferredOutcomes?: boolean;
 }
 
 const PAGE = 500;
@@ -105,7 +107,12 @@ export function exportCommand(ctx: CliContext): Command {
     .option('--val-fraction <fraction>', 'share of trajectories for the validation split, in [0, 1)', '0.1')
     .option('--seed <n>', 'seed of the split (a non-negative integer)', '0')
     .option('--top <n>', 'few-shot: failures per tool (default 3)')
+    .option('--exclude-inferred-outcomes', "leave out trajectories whose outcome a judge inferred from the conversation (the log stated none); the card counts them")
     .option('--json', 'print the dataset card as JSON')
+    .addHelpText(
+      'after',
+      `\nExit codes: 0 examples written; ${EMPTY_EXPORT_EXIT_CODE} no example written (the files and the card are still written; stderr says why and what to do); 2 bad usage, input or store.`,
+    )
     .action(async (opts: ExportCommandOptions) => {
       const { io } = ctx;
       const valFraction = parseValFraction(opts.valFraction);
@@ -146,6 +153,7 @@ export function exportCommand(ctx: CliContext): Command {
           valFraction,
           files,
           ...(fewShotTop === undefined ? {} : { fewShotTop }),
+          ...(opts.excludeInferredOutcomes === true ? { inferredOutcomes: 'exclude' as const } : {}),
         });
         await Promise.all([streams.train.close(), streams.validation.close()]);
         if (encoding !== 'jsonl') {
@@ -165,6 +173,13 @@ export function exportCommand(ctx: CliContext): Command {
         await store.close();
       }
 
+      const empty = card.splits.train.examples + card.splits.validation.examples === 0;
+      if (empty) {
+        // Nothing to train on is not success: stderr says why, and the exit code lets a pipeline stop.
+        ctx.exitCode = EMPTY_EXPORT_EXIT_CODE;
+        writeLine(io.stderr, `faultline export: no ${card.format} examples written:`);
+        for (const line of emptyExportAdvice(card, opts.source)) writeLine(io.stderr, `  ${line}`);
+      }
       if (opts.json === true) {
         writeLine(io.stdout, JSON.stringify(card, null, 2));
         return;
@@ -176,8 +191,5 @@ export function exportCommand(ctx: CliContext): Command {
       const skipped = Object.entries(card.skipped);
       if (skipped.length > 0) writeLine(io.stdout, `skipped: ${skipped.map(([k, v]) => `${k} ${v}`).join(', ')}`);
       writeLine(io.stdout, `card: ${opts.out}.card.json, ${opts.out}.card.md`);
-      if (card.trajectories_read === 0) {
-        writeLine(io.stdout, `no trajectories${opts.source === undefined ? '' : ` from ${opts.source}`} in the store: \`faultline import\` a log or run \`faultline bench --fission K\` to store some`);
-      }
     });
 }

@@ -1,0 +1,162 @@
+/**
+ * How a task ended, read from the agent's closing answer when the log states no outcome (the
+ * heuristic judge's outcome inference; DESIGN.md "Outcomes"). A closing answer is a speech act:
+ * the agent reports the task done ("I've cancelled order #W123", "已为您预订成功"), or it says it
+ * could not ("I wasn't able to…", "暂时无法…"), apologises, hands the user over to someone else,
+ * or asks for what it would need to go on. Each sentence is read for those acts, not for words
+ * of one domain: the patterns are the grammar of inability, apology, hand-over, error reports and
+ * completion (a perfect or passive of a verb, a state word such as "confirmed"), in English and
+ * Chinese. Closing formulas ("let me know if…", "还有什么可以帮您") say nothing either way and are
+ * dropped. The calls add a weaker prior: an unrecovered failure at the end leans to failure.
+ */
+import type { Trajectory } from '../../core/trajectory-types.js';
+import { isFailed, recoveryOf } from '../step-facts.js';
+
+export interface InferredOutcome {
+  outcome: 'success' | 'failure';
+  /** In [0, 1]: how far the signals agree. */
+  confidence: number;
+  /** The signals read, strongest first, as `act:"text"`, for a person to check. */
+  evidence: string;
+}
+
+interface Act {
+  name: string;
+  /** Positive: the task was done; negative: it was not. */
+  weight: number;
+  pattern: RegExp;
+}
+
+// Sentences that only close the conversation politely; they carry no outcome.
+const CLOSING =
+  /^(?:if\b|feel free\b|let me know\b|please let me know\b|don'?t hesitate\b|is there anything\b|anything else\b|have a (?:great|good|nice|wonderful)\b|thank(?:s| you)\b|you'?re welcome\b|hope (?:this|that) helps\b|happy to help\b|如果|若您|如有|若有|有任何|还有(?:什么|其他|别的)|还需要|祝您|感谢|谢谢|希望(?:这|以上)|很高兴)/i;
+
+// An apology for a wait or trouble the agent put the user through is courtesy, not a failure report.
+const COURTESY_APOLOGY = /\b(?:sorry|apologi[sz]e)\b[^.]{0,30}\b(?:wait|delay|confusion|inconvenience|trouble|hassle|mix-up|frustration)\b|抱歉让您久等|久等了|给您带来(?:的)?不便/i;
+
+const NEG_AUX = String.raw`(?:can(?:no|'|’)?t|cannot|could(?:n(?:'|’)?t| not)|was(?:n(?:'|’)?t| not)|were(?:n(?:'|’)?t| not)|is(?:n(?:'|’)?t| not)|are(?:n(?:'|’)?t| not)|did(?:n(?:'|’)?t| not)|do(?:n(?:'|’)?t| not)|does(?:n(?:'|’)?t| not)|ha(?:s|ve|d)(?:n(?:'|’)?t| not)|won(?:'|’)?t|will not|am not|'m not)`;
+
+const ACTS: readonly Act[] = [
+  // The agent says it could not: the strongest sign the task was not done.
+  { name: 'inability', weight: -3, pattern: new RegExp(String.raw`\b(?:i|we)(?:'m|’m| am|'ve|’ve| have| was| were)?\s+(?:\w+\s+)?(?:unable|not able|${NEG_AUX}(?:\s+\w+)?\s+(?:able|manage|succeed|complete|process|find|finish|access|reach|retrieve|get|make|do|book|cancel|update|proceed|help|locate|verify|confirm|perform|carry|fulfil|fulfill|connect|load|fetch|send|create|change|modify|place|submit|issue|apply|reset|add|remove))`, 'i') },
+  { name: 'inability', weight: -3, pattern: /\b(?:unable to|not able to|no way to|not possible to|impossible to|failed to|fails to|could not be|couldn['’]t be|cannot be|can['’]t be)\b/i },
+  { name: 'inability', weight: -3, pattern: /无法|没能|未能|没办法|没有办法|做不到|办不到|不能(?:为您|帮您|完成|处理|办理|预订|取消|修改|查询|获取|访问|连接)|[\u4e00-\u9fff](?:不了|不到|不成|不上|不出)(?![解])|没(?:有)?(?:能)?(?:找到|查到|搜到|获取到|拿到|收到|订到|约到)|(?:未|没有?|不)(?:能)?[^，。！？,]{0,6}(?:成功|完成|生效|通过)|失败/ },
+  // A request that was turned down: "the refund was declined", "被拒绝".
+  { name: 'refused', weight: -3, pattern: /\b(?:was|were|has been|have been|had been|got|is|are|been)\s+(?:\w+\s+)?(?:declined|rejected|denied|refused|blocked)\b|被(?:拒绝|驳回|拒)|(?:拒绝|驳回)了|不(?:允许|支持|予|可以)(?:办理|退款|修改|取消|操作)?/i },
+  // The state a write should have reached, denied: "has not been cancelled", "is not confirmed".
+  { name: 'not_done', weight: -3, pattern: new RegExp(String.raw`\b(?:${NEG_AUX})\s+(?:yet\s+)?(?:been\s+)?(?:successfully\s+)?(?:\w+ed|done|complete|confirmed|processed|finished|sent|made|set up|taken effect|gone through|go through|work(?:ed)?|possible|allowed|permitted|available|eligible)\b`, 'i') },
+  // Something broke on the way, as the agent reports it.
+  { name: 'error_report', weight: -2, pattern: /\b(?:encountered|ran into|run into|hit|got|received|returned|getting|experiencing|having)\s+(?:an?\s+|some\s+|the\s+|a few\s+)?(?:\w+\s+){0,2}(?:errors?|issues?|problems?|difficult(?:y|ies)|outage|failure|timeouts?)\b|\bsomething went wrong\b|\b(?:is|are|was|were|seems to be|appears to be)\s+(?:currently\s+|temporarily\s+)?(?:down|unavailable|unreachable|not responding|not working|offline|overloaded|failing)\b|\b(?:timed out|timing out|keeps failing|kept failing)\b/i },
+  { name: 'error_report', weight: -2, pattern: /出错|出现(?:了)?(?:错误|问题|异常|故障)|遇到(?:了)?(?:错误|问题|异常|故障)|(?:系统|服务|接口)(?:暂时)?(?:繁忙|异常|故障|不可用|出现问题)|超时|暂时不可用|报错/ },
+  // The user is handed over or sent away to finish it themselves.
+  { name: 'hand_over', weight: -2, pattern: /\b(?:please\s+)?(?:try again later|retry later|try again in a (?:few|little)|contact (?:our |the |your )?(?:support|customer (?:service|support)|administrator|admin|help ?desk|bank|airline|carrier|it)|reach out to (?:our |the |your )?(?:support|customer|administrator|team)|escalat(?:e|ed|ing)|transfer(?:ring)? you|human agent|live agent|a representative)\b|\byou(?:'ll| will| may| might) (?:need|have) to\b/i },
+  { name: 'hand_over', weight: -2, pattern: /稍后(?:再)?(?:试|重试)|请(?:您)?(?:联系|咨询|拨打)|联系(?:客服|管理员|人工|银行|航空公司)|转(?:接)?人工|人工客服|您(?:可能)?需要(?:自行|自己)/ },
+  // Asking for what it would need to go on: the task is not done yet.
+  { name: 'asks_for_input', weight: -2, pattern: /\b(?:could|can|would) you (?:please )?(?:provide|confirm|tell|share|send|check|give|clarify|specify|double-check|verify)\b|\bplease (?:provide|confirm|share|send|specify|clarify|double-check|verify|tell me)\b|\bi(?:'ll| will) need (?:your|the|a|more)\b|\bi need (?:your|the|a|more) \w+/i },
+  { name: 'asks_for_input', weight: -2, pattern: /请(?:您)?(?:提供|确认|告诉我|补充|核实|检查|重新)|请问您?(?:记得|知道|能|可以|方便|是否)|能否(?:提供|告诉|确认)|麻烦您(?:提供|确认|告诉)|需要您(?:提供|确认)/ },
+  { name: 'apology', weight: -1, pattern: /\b(?:sorry|apologi[sz]e|apologies|unfortunately|regret(?:tably)?|afraid)\b/i },
+  { name: 'apology', weight: -1, pattern: /抱歉|对不起|不好意思|很遗憾|遗憾的是|非常抱歉|可惜/ },
+  // Done: a perfect or passive of a verb, or the state a finished task is in.
+  { name: 'completion', weight: 3, pattern: /\b(?:i|we)(?:'ve|’ve| have| just)?\s+(?:now\s+|also\s+|successfully\s+|already\s+|gone ahead and\s+)*(?!tried\b|attempted\b|failed\b|checked\b|looked\b|searched\b|noticed\b|seen\b)(?:\w+ed|sent|made|set|put|found|booked|cancel(?:l)?ed|paid|built|written|got(?:ten)?|done|taken|given|run|sent|kept|held|left|moved)\b/i },
+  { name: 'completion', weight: 3, pattern: /\b(?:has|have|had|'s|’s|was|were|is|are)\s+(?:now\s+|also\s+|already\s+)?(?:been\s+)?(?:successfully\s+)(?:\w+ed|sent|made|set|done|paid)\b|\b(?:has|have|'s|’s)\s+(?:now\s+|also\s+|already\s+)?been\s+(?:\w+ed|sent|made|set|done|paid|taken|given|issued|put|held|kept)\b|\bsuccessfully\b|\ball set\b|\b(?:is|are) (?:now )?(?:confirmed|booked|scheduled|complete|completed|done|set|ready|live|active|on (?:its|their) way)\b|\b(?:confirmation|booking|reference|tracking|order|ticket) (?:number|code|id)\b|\b(?:done|completed)[.!]|\b(?:went through|succeeded|worked)\b|^(?:all\s+)?(?:\w+ed|done|sent|set|made)[.!]?$/i },
+  { name: 'completion', weight: 3, pattern: /(?:已|已经)(?:为您|帮您|给您|替您|成功)?[^，。！？,.!?]{0,8}(?:成功|完成|预订|预定|取消|更新|发送|创建|修改|提交|安排|退款|办理|处理|添加|删除|支付|下单|设置|改签|退订|开通|重置|发出|寄出|生效)|(?<![未没不])成功|搞定|办好了|好了[，。！]|完成了/ },
+  // An answer that hands over what was asked for.
+  { name: 'answer', weight: 2, pattern: /\bhere (?:is|are)\b|\bi found\b|\bthe (?:results?|answer|forecast|weather|status|balance|total|price|details?) (?:is|are|for|shows?)\b|\b(?:there (?:is|are)|you have) \d+\b/i },
+  { name: 'answer', weight: 2, pattern: /以下是|如下[：:]|为您找到|查到|查询到|结果(?:是|为|如下)|共有\d+|您的(?:订单|余额|预订)(?:是|为|状态)/ },
+];
+
+// Weak success: a completion word that a negation right before it turns into a failure.
+const NEGATED_COMPLETION = /\b(?:not|never|no longer|yet to be)\s+(?:been\s+)?(?:successfully|confirmed|completed|booked|processed)\b/i;
+
+/** Splits an answer into sentences (English and Chinese punctuation, line breaks, list items). */
+function sentencesOf(text: string): string[] {
+  return text
+    .split(/(?<=[.!?])\s+|[。！？!?\n；;]+/u)
+    .map((s) => s.replace(/^[\s*\-•\d.)]+/, '').trim())
+    .filter((s) => s.length > 0);
+}
+
+// "X, but Y": what comes after the contrast is how it ended.
+const CONTRAST = /[,，]?\s*\b(?:but|however|although|though|yet)\b|不过|但是|可是|然而|(?<=[，,])但/i;
+
+/** A sentence's clauses around a contrast, each with the share of weight it carries. */
+function clausesOf(sentence: string): { text: string; share: number }[] {
+  const m = CONTRAST.exec(sentence);
+  if (m === null || m.index === 0) return [{ text: sentence, share: 1 }];
+  return [
+    { text: sentence.slice(0, m.index), share: 0.5 },
+    { text: sentence.slice(m.index), share: 1 },
+  ];
+}
+
+interface Signal {
+  act: string;
+  weight: number;
+  text: string;
+}
+
+function signalsOf(sentence: string): Signal[] {
+  if (CLOSING.test(sentence)) return [];
+  const found: Signal[] = [];
+  const seen = new Set<string>();
+  const courtesy = COURTESY_APOLOGY.test(sentence);
+  for (const act of ACTS) {
+    if (seen.has(act.name)) continue;
+    const match = act.pattern.exec(sentence);
+    if (match === null) continue;
+    if (act.name === 'apology' && courtesy) continue;
+    // A sentence that says it could not do something is not also a report that it did.
+    if (act.weight > 0 && (found.some((f) => f.weight <= -3) || NEGATED_COMPLETION.test(sentence))) continue;
+    seen.add(act.name);
+    found.push({ act: act.name, weight: act.weight, text: match[0].trim() });
+  }
+  return found;
+}
+
+/** The agent's closing answer: its last assistant turn after the calls, else the last call's own text. */
+export function closingAnswer(trajectory: Trajectory): string | null {
+  const closing = trajectory.closing_turns ?? [];
+  for (let i = closing.length - 1; i >= 0; i--) if (closing[i]!.role === 'assistant') return closing[i]!.content;
+  return null;
+}
+
+const clamp = (n: number): number => Math.round(Math.min(0.95, Math.max(0.5, n)) * 100) / 100;
+
+/**
+ * The outcome the closing answer and the calls imply, or null when nothing says either way: no
+ * closing answer (a conversation cut off after a call tells nothing of how it ended), or
+ * signals that cancel out.
+ */
+export function inferOutcomeFromConversation(trajectory: Trajectory): InferredOutcome | null {
+  const answer = closingAnswer(trajectory);
+  if (answer === null || answer.trim() === '') return null;
+  const signals: Signal[] = [];
+  {
+    const sentences = sentencesOf(answer);
+    // The last sentences say how it ended; a problem solved on the way ("the first card was
+    // declined, so I used…") is told before them, so later sentences weigh more.
+    sentences.forEach((sentence, i) => {
+      const late = i >= sentences.length - 2 ? 1 : 0.75;
+      for (const clause of clausesOf(sentence)) for (const s of signalsOf(clause.text)) signals.push({ ...s, weight: s.weight * late * clause.share });
+    });
+  }
+  const steps = trajectory.steps;
+  const lastFailed = steps.length > 0 && isFailed(steps[steps.length - 1]!);
+  const unrecovered = steps.some((s, i) => isFailed(s) && recoveryOf(trajectory, i) === undefined);
+  if (lastFailed) signals.push({ act: 'last_call', weight: -1.5, text: `${steps[steps.length - 1]!.tool_name} failed` });
+  else if (unrecovered) signals.push({ act: 'unrecovered_call', weight: -0.5, text: 'a failed call was never recovered' });
+  else if (steps.length > 0) signals.push({ act: 'last_call', weight: 0.5, text: `${steps[steps.length - 1]!.tool_name} succeeded` });
+  const said = signals.filter((s) => s.act !== 'last_call' && s.act !== 'unrecovered_call');
+  // A substantive answer that reports no trouble after calls that worked reads as the task done.
+  if (said.length === 0 && answer.trim().length >= 12 && !lastFailed && !unrecovered) signals.push({ act: 'plain_answer', weight: 1, text: 'an answer that reports no problem' });
+  const negative = signals.filter((s) => s.weight < 0).reduce((a, s) => a + s.weight, 0);
+  const positive = signals.filter((s) => s.weight > 0).reduce((a, s) => a + s.weight, 0);
+  const score = positive + negative;
+  if (Math.abs(score) < 1) return null;
+  const outcome = score > 0 ? 'success' : 'failure';
+  // Agreement sets the confidence: one-sided strong signals high, a close call near 0.5.
+  const against = score > 0 ? -negative : positive;
+  const confidence = clamp(0.5 + Math.min(Math.abs(score), 4) * 0.1 - against * 0.05);
+  const shown = [...signals].sort((a, b) => Math.abs(b.weight) - Math.abs(a.weight)).map((s) => `${s.act}:${JSON.stringify(s.text)}`);
+  return { outcome, confidence, evidence: shown.join(', ') };
+}
