@@ -110,6 +110,19 @@ describe('createLlmJudge against a local chat.completions server', () => {
     expect(server.requests).toHaveLength(6);
   });
 
+  it('infers the outcome of a log that states none from its closing answer, and leaves a stated one alone', async () => {
+    const plain = { ...trajectory([{ tool: 'get_weather', fail: { category: 'system', kind: 'server_error' } }], { task: '上海明天的天气' }), closing_turns: [{ role: 'assistant' as const, content: '抱歉，天气服务暂时不可用。' }] };
+    server.respondWith(() => verdictReply({ satisfies: false, reason: 'the agent apologises that the service is unavailable', mismatch_kind: null, confidence: 0.9 }));
+    const { outcome } = await judgeWith().judgeTrajectory(plain);
+    expect(outcome).toEqual({ inferred: { outcome: 'failure', confidence: 0.9, evidence: 'llm:"the agent apologises that the service is unavailable"' }, by: 'judge:llm:judge-test' });
+    const body = server.requests[0]!.body as OpenAIRequestBody & { response_format: { json_schema: { name: string } } };
+    expect(body.response_format.json_schema.name).toBe('task_outcome_verdict');
+    expect(JSON.parse(userMessage(server.requests[0]!))).toMatchObject({ intent: '上海明天的天气', tool: '(task outcome)', output: '抱歉，天气服务暂时不可用。' });
+    const stated = { ...plain, final_outcome: 'success' as const, outcome_basis: { source: 'stated' as const, confidence: 1, evidence: 'reward=1' } };
+    expect((await judgeWith().judgeTrajectory(stated)).outcome).toBeUndefined();
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('waits out a 429 and retries; 500s that exhaust the retries give judge_error labels, not a crash', async () => {
     const one = trajectory([{ tool: 'get_weather', params: { city: 'Shanghai', date: '2026-03-29' }, at }], { task: '上海明天的天气' });
     server.enqueue(reply.error(429, undefined, { 'retry-after-ms': '7' }), verdictReply(wrongDay));
