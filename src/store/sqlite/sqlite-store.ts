@@ -3,8 +3,9 @@
  * that writes the new rows (several per statement: `row-writer.ts`) and then applies the batch's
  * rollup delta with a few upserts, so analytics never scan `tool_executions`.
  */
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { ConfigError, FaultlineError } from '../../core/errors.js';
 import { makeDirectorySync } from '../../io/make-directory.js';
 import { nonFileProblem } from '../../io/read-input-file.js';
@@ -77,6 +78,12 @@ function isMemoryPath(path: string): boolean {
 }
 
 /** An open database; `snapshotOf` when it is a copy in memory, what it was copied from ({@link walSnapshotSource}). */
+// The native driver loads on the first open, not with the module: `faultline/store` (and the
+// runtime, which opens a store by spec) must not cost better-sqlite3 to those who never open one.
+const require = createRequire(import.meta.url);
+let driver: typeof Database | undefined;
+const sqliteDriver = (): typeof Database => (driver ??= require('better-sqlite3') as typeof Database);
+
 interface OpenedDatabase {
   db: Database.Database;
   snapshotOf?: string | undefined;
@@ -101,7 +108,7 @@ function openDatabase(options: SqliteStoreOptions): OpenedDatabase {
   const notAFile = isMemoryPath(path) ? undefined : nonFileProblem(path);
   if (notAFile !== undefined) throw new ConfigError(`cannot open SQLite store ${JSON.stringify(path)}: ${notAFile}`, 'store');
   try {
-    return { db: prepareDatabase(new Database(path, { readonly, fileMustExist: readonly }), options) };
+    return { db: prepareDatabase(new (sqliteDriver())(path, { readonly, fileMustExist: readonly }), options) };
   } catch (error) {
     // A writer on a WAL store in a read-only directory: SQLite fell back to reading, and cannot
     // create its -shm file for that either.
@@ -112,7 +119,7 @@ function openDatabase(options: SqliteStoreOptions): OpenedDatabase {
   try {
     // Taken before the copy: a change while it is read makes the next read copy it again.
     const snapshotOf = walSnapshotSource(path);
-    return { db: prepareDatabase(new Database(readWalSnapshot(path), { readonly: true }), options), snapshotOf };
+    return { db: prepareDatabase(new (sqliteDriver())(readWalSnapshot(path), { readonly: true }), options), snapshotOf };
   } catch (error) {
     throw openError(path, error);
   }
