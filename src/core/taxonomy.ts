@@ -9,12 +9,17 @@ export type CallStatus = 'success' | 'failure' | 'timeout' | 'rejected';
 /** Where in the call's lifecycle it failed (seed 001, section 2.1). */
 export type FailureStage = 'request_build' | 'param_validation' | 'execution' | 'result_parse' | 'feedback';
 
-/** Why it failed: the six categories of seed 001, section 2.3. */
-export type FailureCategory = 'parameter' | 'auth' | 'network' | 'rate_limit' | 'business' | 'system';
+/**
+ * Why it failed: the six categories of seed 001, section 2.3, plus two the runtime's own checks
+ * produce: `semantic` (the call succeeded, but its result does not answer the request: a
+ * post-condition failed) and `logic` (the call itself is fine, the course of calls is not: the
+ * same failing call again, the same write twice).
+ */
+export type FailureCategory = 'parameter' | 'auth' | 'network' | 'rate_limit' | 'business' | 'system' | 'semantic' | 'logic';
 
 export const CALL_STATUSES: readonly CallStatus[] = ['success', 'failure', 'timeout', 'rejected'];
 export const FAILURE_STAGES: readonly FailureStage[] = ['request_build', 'param_validation', 'execution', 'result_parse', 'feedback'];
-export const FAILURE_CATEGORIES: readonly FailureCategory[] = ['parameter', 'auth', 'network', 'rate_limit', 'business', 'system'];
+export const FAILURE_CATEGORIES: readonly FailureCategory[] = ['parameter', 'auth', 'network', 'rate_limit', 'business', 'system', 'semantic', 'logic'];
 
 /** What the agent (or the runtime on its behalf) should do next. */
 export type FeedbackAction =
@@ -71,6 +76,20 @@ export const FAILURE_TYPES = {
   circuit_open: 'system',
   dependency_down: 'system',
   cancelled: 'system',
+  // semantic: a post-condition check failed (stage result_parse): the tool answered, but not what was asked.
+  /** A response field does not echo the request field it must (another date, city, id). */
+  result_mismatch: 'semantic',
+  /** A timestamp in the result lies outside the window the request asked for. */
+  out_of_window: 'semantic',
+  /** The result is older than the tool's declared freshness. */
+  stale_result: 'semantic',
+  /** An empty result under a filter narrow enough that empty is suspect (an exact id, one day). */
+  suspicious_empty: 'semantic',
+  // logic: refused by the loop guard (stage request_build) before the call ran.
+  /** The same call (tool and arguments) already failed the configured number of times in this session. */
+  loop_detected: 'logic',
+  /** The same non-idempotent write already succeeded in this session within the window, and carries no idempotency key. */
+  duplicate_write: 'logic',
 } as const satisfies Record<string, FailureCategory>;
 
 export type KnownFailureType = keyof typeof FAILURE_TYPES;
@@ -96,7 +115,7 @@ export function countsAgainstBreaker(category: FailureCategory, type: string): b
 /** Seed 000 section 1: the top level of the training taxonomy. */
 export type TrainingFailureType = 'infrastructure' | 'parameter' | 'logic';
 
-/** Seed 000 section 1: its subtypes. `semantic`, `loop`, `idempotency` and `cascade` come only from annotators. */
+/** Seed 000 section 1: its subtypes. `cascade` comes only from annotators; `semantic`, `loop` and `idempotency` also from the runtime's checks. */
 export type TrainingFailureSubtype =
   | 'timeout'
   | 'authz'
@@ -141,5 +160,11 @@ export function toTrainingLabel(category: FailureCategory, type: string): Traini
       return { failure_type: 'parameter', failure_subtype: type === 'boundary_violation' ? 'boundary' : 'syntactic' };
     case 'business':
       return null;
+    // Seed 000 files a result that misses the intent under parameter / semantic (its example: the
+    // wrong date sent, a 200 with the wrong day's weather).
+    case 'semantic':
+      return { failure_type: 'parameter', failure_subtype: 'semantic' };
+    case 'logic':
+      return { failure_type: 'logic', failure_subtype: type === 'duplicate_write' ? 'idempotency' : 'loop' };
   }
 }

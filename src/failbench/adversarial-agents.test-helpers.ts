@@ -3,12 +3,12 @@
  * them: each sees only the AgentTask. The scoring tests run them over the default suite to check
  * that the scores say what a user would expect of them (see DESIGN.md, "FailBench scoring rules").
  */
-import { FAILURE_CATEGORIES } from '../core/taxonomy.js';
+import { DIAGNOSIS_CATEGORIES } from './fault-effects.js';
 import { PlaybookRun, ROBUST_RULES, type ChoosePlaybookAction, type PlaybookRules } from './agents/playbook.js';
 import { readFailure } from './agents/read-failure.js';
 import type { Agent, AgentOutcome, AgentTask, AgentTool, AgentToolResult, Diagnosis } from './types.js';
 
-const EVERY_CATEGORY = [...FAILURE_CATEGORIES, 'semantic'] as const;
+const EVERY_CATEGORY = DIAGNOSIS_CATEGORIES;
 
 /** Every (tool, category) pair of the tools the task offers. */
 function everyDiagnosis(tools: readonly AgentTool[]): Diagnosis[] {

@@ -6,10 +6,15 @@
  */
 import type { FaultKind, HttpFaultStatus } from '../faults/plan-spec.js';
 import { classifyHttpStatus } from '../runtime/classify.js';
-import type { FailureCategory } from '../core/taxonomy.js';
+import { FAILURE_CATEGORIES, type FailureCategory } from '../core/taxonomy.js';
 
-/** A class a diagnosis may name: the taxonomy's six, and `semantic` for a wrong 200. */
-export type DiagnosisCategory = FailureCategory | 'semantic';
+/** A class a diagnosis may name: the taxonomy's categories (a wrong 200 is `semantic`). */
+export type DiagnosisCategory = FailureCategory;
+/**
+ * The categories offered to an agent for its diagnoses: all but `logic`, which names what an
+ * agent did (a loop, a repeated write), never what a fault does.
+ */
+export const DIAGNOSIS_CATEGORIES: readonly DiagnosisCategory[] = FAILURE_CATEGORIES.filter((c) => c !== 'logic');
 
 /**
  * How a fault shows itself to the agent: `failure`, a failed call or a broken answer (a body that

@@ -13,10 +13,9 @@ import { fileErrorReason } from '../io/replace-files.js';
 import { globMatcher } from '../faults/glob.js';
 import { validateFaultPlan } from '../faults/index.js';
 import { isIsoTimestamp } from '../faults/timestamps.js';
-import { FAILURE_CATEGORIES } from '../core/taxonomy.js';
 import { CATALOG_TOOL_NAMES } from '../tools/index.js';
 import { parseYamlText } from '../io/yaml-text.js';
-import { isWrongResultFault } from './fault-effects.js';
+import { DIAGNOSIS_CATEGORIES, isWrongResultFault } from './fault-effects.js';
 import { toolTraits } from './tool-traits.js';
 import { DIMENSIONS, type Scenario } from './types.js';
 
@@ -26,7 +25,7 @@ export const STATE_COLLECTIONS = ['orders', 'messages', 'events', 'refunds', 'fi
 /** Seed 000's subtypes (section 1), the labels `taxonomy.subtype` may carry. */
 export const SEED_SUBTYPES = ['timeout', 'authz', '5xx', 'rate_limit', 'syntactic', 'boundary', 'semantic', 'loop', 'idempotency', 'cascade'] as const;
 
-const CATEGORIES = [...FAILURE_CATEGORIES, 'semantic'];
+const CATEGORIES = DIAGNOSIS_CATEGORIES;
 const ID_PATTERN = '^[a-z0-9][a-z0-9_.-]*(/[a-z0-9][a-z0-9_.-]*)*$';
 
 const stringList = { type: 'array', items: { type: 'string', minLength: 1 } };

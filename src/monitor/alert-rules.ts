@@ -26,6 +26,7 @@ export const ALERT_RULES = [
   'breaker_trip',
   'param_validation_rate',
   'new_failure_signature',
+  'loop_detected',
 ] as const;
 
 export type AlertRuleName = (typeof ALERT_RULES)[number];
@@ -42,6 +43,7 @@ export const ALERT_COMPARATORS: Readonly<Record<AlertRuleName, '<' | '>' | '>='>
   breaker_trip: '>',
   param_validation_rate: '>',
   new_failure_signature: '>',
+  loop_detected: '>',
 };
 export type AlertSeverity = 'warning' | 'critical';
 
@@ -104,6 +106,15 @@ export interface NewSignatureConfig extends RuleSwitch {
   severity?: AlertSeverity;
 }
 
+/** Calls the loop guard refused (`logic` failures: loop_detected, duplicate_write), per tool. */
+export interface LoopDetectedConfig extends RuleSwitch {
+  /** Refusals tolerated before alerting. Default 0: any refusal alerts. */
+  threshold?: number;
+  /** Counted over the last this many hours up to the window's end, or the whole window when longer. Default 24. */
+  windowHours?: number;
+  severity?: AlertSeverity;
+}
+
 /**
  * Alert settings, as written in an alerts file (YAML or JSON) or passed in code. Every field is
  * optional; {@link DEFAULT_ALERT_CONFIG} fills the rest.
@@ -133,6 +144,7 @@ export interface AlertConfig {
     /** Fires when the parameter-validation failure rate exceeds `threshold` (default 0.1); critical above `critical` (default 0.3). */
     param_validation_rate?: RateRuleConfig;
     new_failure_signature?: NewSignatureConfig;
+    loop_detected?: LoopDetectedConfig;
   };
 }
 
@@ -151,6 +163,7 @@ export interface ResolvedAlertConfig {
     breaker_trip: Full<BreakerTripConfig>;
     param_validation_rate: Full<RateRuleConfig>;
     new_failure_signature: Full<NewSignatureConfig>;
+    loop_detected: Full<LoopDetectedConfig>;
   };
 }
 
@@ -167,6 +180,7 @@ export const DEFAULT_ALERT_CONFIG: ResolvedAlertConfig = {
     breaker_trip: { enabled: true, threshold: 0, windowHours: 24, severity: 'warning' },
     param_validation_rate: { enabled: true, threshold: 0.1, critical: 0.3, minCalls: 20 },
     new_failure_signature: { enabled: true, severity: 'warning' },
+    loop_detected: { enabled: true, threshold: 0, windowHours: 24, severity: 'warning' },
   },
 };
 
@@ -215,6 +229,7 @@ const CONFIG_SCHEMA = {
         breaker_trip: rule({ threshold: { type: 'integer', minimum: 0 }, windowHours: hours, severity }),
         param_validation_rate: fractionRule,
         new_failure_signature: rule({ severity }),
+        loop_detected: rule({ threshold: { type: 'integer', minimum: 0 }, windowHours: hours, severity }),
       },
     },
   },
@@ -297,6 +312,7 @@ export function resolveAlertConfig(input: unknown, source = 'alerts config'): Re
       breaker_trip: { ...d.breaker_trip, ...r.breaker_trip },
       param_validation_rate: rate('param_validation_rate'),
       new_failure_signature: { ...d.new_failure_signature, ...r.new_failure_signature },
+      loop_detected: { ...d.loop_detected, ...r.loop_detected },
     },
   };
   // The critical level must be at least as bad as the warning level, or a rule could go
@@ -379,6 +395,10 @@ export async function evaluateAlerts(store: Store, options: EvaluateAlertsOption
     alerts.push(...(await failureTypeJumpAlerts(store, dailyFilter(filter, rules.failure_type_jump.windowHours), rules.failure_type_jump)));
   }
   if (rules.new_failure_signature.enabled) alerts.push(...(await newSignatureAlerts(store, filter, rules.new_failure_signature)));
+  if (rules.loop_detected.enabled) {
+    const days = dailyFilter(filter, rules.loop_detected.windowHours);
+    alerts.push(...loopAlerts(await store.failureBreakdown(days), days, rules.loop_detected));
+  }
 
   const ruleOrder = (name: AlertRuleName) => ALERT_RULES.indexOf(name);
   return alerts.sort(
@@ -571,6 +591,33 @@ async function newSignatureAlerts(store: Store, filter: StatsFilter, rule: Full<
       value: sig.count,
       threshold: 0,
       message: `new failure ${sig.failure_stage}/${sig.failure_type}${code} ${JSON.stringify(sig.normalized_message)} first seen ${sig.first_seen}, ${sig.count} time${sig.count === 1 ? '' : 's'} (signature ${sig.signature})`,
+      hour: null,
+    });
+  }
+  return alerts;
+}
+
+function loopAlerts(rows: readonly FailureBreakdownRow[], window: StatsFilter, rule: Full<LoopDetectedConfig>): Alert[] {
+  const byTool = new Map<string, { loops: number; duplicates: number }>();
+  for (const row of rows) {
+    if (row.failure_category !== 'logic') continue;
+    const counts = byTool.get(row.tool_name) ?? { loops: 0, duplicates: 0 };
+    if (row.failure_type === 'duplicate_write') counts.duplicates += row.count;
+    else counts.loops += row.count;
+    byTool.set(row.tool_name, counts);
+  }
+  const alerts: Alert[] = [];
+  for (const [tool, { loops, duplicates }] of byTool) {
+    const total = loops + duplicates;
+    if (total <= rule.threshold) continue;
+    const parts = [loops > 0 ? `${loops} identical failing call${loops === 1 ? '' : 's'}` : '', duplicates > 0 ? `${duplicates} repeated write${duplicates === 1 ? '' : 's'}` : ''].filter((p) => p !== '');
+    alerts.push({
+      rule: 'loop_detected',
+      tool_name: tool,
+      severity: rule.severity,
+      value: total,
+      threshold: rule.threshold,
+      message: `the loop guard refused ${parts.join(' and ')} since ${iso(window.since)}`,
       hour: null,
     });
   }

@@ -5,7 +5,7 @@
 import { isoTime } from '../record/iso-time.js';
 import type { FoundSecrets } from '../record/redact.js';
 import type { RecordFeedback, RecoveryMode, ToolExecutionRecord } from '../core/record-types.js';
-import type { CallStatus } from '../core/taxonomy.js';
+import type { CallStatus, FeedbackAction } from '../core/taxonomy.js';
 import type { Call, CallEnv } from './call.js';
 import { buildRecord, redactText, redactValue, scrubbed } from './call-record.js';
 import type { Classification } from './classify.js';
@@ -28,6 +28,8 @@ export interface FailureDetails {
   /** The runtime sent the call to the fallback tool (for the primary's record). */
   fallbackUsed?: { tool: string; reason: string };
   recovery?: RecoveryMode;
+  /** The action the check that refused the call advises (the loop guard). */
+  action?: FeedbackAction;
 }
 
 // Not async: on the common path (no backpressure) the result is returned without an extra
@@ -44,11 +46,16 @@ export function finishSuccess(env: CallEnv, call: Call, entry: RegisteredTool, o
       recovery: recovered ? 'auto_recovered' : 'none',
       breaker: entry.breaker,
       idempotent: entry.tool.idempotent,
+      ...(call.notice !== undefined ? { feedback: { action: 'verify_state' as const, hint: call.notice, retryable: false, retry_after_ms: null } } : {}),
     },
     found,
   );
   const record = scrubbed(env, built, found);
   const result: ExecuteResult = { ok: true, output, record };
+  if (call.loopKey !== undefined) {
+    env.loopGuard!.noteSuccess(call, endedAt, !entry.tool.idempotent, call.id);
+    if (record.feedback !== null) result.notice = { action: record.feedback.action, hint: record.feedback.hint, retryable: false };
+  }
   const corrections = env.corrections;
   if (corrections?.tracking === true) corrections.noteSuccess(record, call.startedAt);
   const wait = env.emit(record);
@@ -75,6 +82,7 @@ function failureFeedback(env: CallEnv, call: Call, d: FailureDetails): RecordFee
       fallbackTool: d.fallbackTool ?? tool?.fallback,
       suggestions: d.suggestions ?? [],
       retryAfterMs: d.retryAfterMs ?? c.retryAfterMs,
+      suggestedAction: d.action,
     },
     [tool?.feedback, env.feedback],
   );
@@ -116,6 +124,10 @@ export async function finishFailure(env: CallEnv, call: Call, failure: FailureDe
   if (found.length !== 0 && d.issues !== undefined) d.issues = redactor!.scrub(d.issues, found);
   const feedback = record.feedback!;
   if (env.corrections !== undefined) consultCorrections(env.corrections, call, d, feedback, record);
+  // A failure the fallback answered is not one the agent will repeat.
+  if (call.loopKey !== undefined && record.recovery !== 'auto_recovered') {
+    env.loopGuard!.noteFailure(call, { category: d.classification.category, type: d.classification.type, code: d.classification.code, action: feedback.action });
+  }
   const wait = env.emit(record);
   if (wait !== undefined) await wait;
   const c = d.classification;

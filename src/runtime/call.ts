@@ -9,6 +9,7 @@ import { uuidv7 } from '../record/uuid-v7.js';
 import type { Clock } from '../core/clock.js';
 import type { RuntimeCorrectionMemory } from './correction-memory.js';
 import type { FeedbackOverrides } from './feedback.js';
+import type { LoopGuard } from './loop-guard.js';
 import type { TraceSteps } from './trace-steps.js';
 import type { CredentialRefresher, ExecuteOptions } from './types.js';
 
@@ -31,6 +32,8 @@ export interface CallEnv {
   reportListenerError: (error: unknown, where: string) => void;
   /** Hands a finished record to `onRecord` and the sink; a promise only when the caller must wait. */
   emit: (record: ToolExecutionRecord) => Promise<void> | undefined;
+  /** Undefined when the loop guard is off. */
+  loopGuard: LoopGuard | undefined;
 }
 
 export interface Call {
@@ -50,6 +53,10 @@ export interface Call {
   seededKeys: boolean;
   /** The context snapshot, when the call's session already built it (shared by its calls). */
   snapshot: Readonly<Record<string, unknown>> | undefined;
+  /** The loop guard's key for the call (session, tool, arguments); undefined when it does not watch it. */
+  loopKey: string | undefined;
+  /** What the loop guard flagged about a call it let run (a repeated write). */
+  notice: string | undefined;
 }
 
 export function newCall(
@@ -78,6 +85,8 @@ export function newCall(
     faultNotApplied: null,
     seededKeys: env.seededKeys,
     snapshot,
+    loopKey: undefined,
+    notice: undefined,
   };
 }
 

@@ -11,6 +11,7 @@ import { redactText } from './call-record.js';
 import { finishFailure, finishSuccess, type FailureDetails } from './call-result.js';
 import { rejection } from './classify.js';
 import type { RegisteredTool, ToolRegistry } from './registry.js';
+import { refusalOf } from './loop-guard.js';
 import { closestNames } from './suggest.js';
 import type { TraceSteps } from './trace-steps.js';
 import type { ExecuteOptions, ExecuteResult } from './types.js';
@@ -67,6 +68,16 @@ export async function executeCall(
       entry,
       stopReason: undefined,
     });
+  }
+
+  const loopGuard = env.loopGuard;
+  if (loopGuard !== undefined && depth === 0) {
+    call.loopKey = loopGuard.keyOf(opts.sessionId ?? opts.traceId, toolName, args);
+    const verdict = loopGuard.check(call, startedAt, !tool.idempotent, opts.idempotencyKey !== undefined, tool.fallback);
+    if (verdict !== undefined && (verdict.kind === 'loop' || verdict.refuse)) {
+      return finishFailure(env, call, { status: 'rejected', classification: refusalOf(verdict), entry, stopReason: undefined, ...(verdict.kind === 'loop' ? { action: verdict.action } : {}) });
+    }
+    if (verdict !== undefined) call.notice = verdict.message;
   }
 
   const validated = tool.validateInput(args);

@@ -35,6 +35,8 @@ export interface FeedbackContext {
   /** For unknown_tool: the closest registered names. */
   suggestions: readonly string[];
   retryAfterMs: number | undefined;
+  /** What the runtime check that refused or failed the call advises (the loop guard knows what failed before). */
+  suggestedAction?: FeedbackAction | undefined;
 }
 
 export interface FeedbackOverride {
@@ -154,6 +156,27 @@ const BY_TYPE: Record<string, Entry> = {
     retryable: always(false),
     hint: (c) => `${c.toolName} crashed (${c.classification.message}). Retrying the same call is unlikely to help; skip it or use another tool.`,
   },
+  // The loop guard writes the whole hint: how often this exact call failed, and why, and what to do.
+  loop_detected: {
+    action: (c) => c.suggestedAction ?? 'skip',
+    retryable: always(false),
+    hint: (c) => c.classification.message,
+  },
+  duplicate_write: {
+    action: always('verify_state'),
+    retryable: always(false),
+    hint: (c) => c.classification.message,
+  },
+  stale_result: {
+    action: always('retry'),
+    retryable: always(true),
+    hint: (c) => `${c.toolName} returned an old result: ${c.classification.message}. Do not use it as current; call again, or tell the user how old it is.`,
+  },
+  suspicious_empty: {
+    action: always('verify_state'),
+    retryable: always(true),
+    hint: (c) => `${c.toolName} returned nothing for a narrow request: ${c.classification.message}. Check the identifier or filter against another source before concluding that nothing exists.`,
+  },
   cancelled: {
     action: always('abort'),
     retryable: always(false),
@@ -193,6 +216,13 @@ const BY_CATEGORY: Record<FailureCategory, Entry> = {
           (c.attempts > 1 ? ` after ${c.attempts} attempts` : '') +
           (c.fallbackTool !== undefined ? `. Use ${c.fallbackTool} instead.` : '. Skip this step or try again later.'),
   },
+  semantic: {
+    action: always('try_alternative'),
+    retryable: always(true),
+    hint: (c) =>
+      `${c.toolName} answered, but not what was asked: ${c.classification.message}. Do not use this result as the answer; check the arguments against the request and call again, or use another source.`,
+  },
+  logic: BY_TYPE['loop_detected']!,
 };
 
 function applyOverride(base: Feedback, override: FeedbackOverride | undefined, context: FeedbackContext): Feedback {

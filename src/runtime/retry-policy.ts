@@ -47,6 +47,9 @@ export function decideRetry(c: Classification, state: RetryState, options: Retry
   switch (c.category) {
     case 'parameter':
     case 'business':
+    // A post-condition that failed or a refused repeat: the same call again gives the same answer.
+    case 'semantic':
+    case 'logic':
       return { kind: 'stop', reason: 'not_retryable' };
     case 'auth':
       // Only a fresh credential can change the answer, and only once.

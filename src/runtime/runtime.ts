@@ -20,6 +20,7 @@ import { executeCall, type CallScope } from './execute-call.js';
 import { createRegistry } from './registry.js';
 import { DEFAULT_RETRY, type RetryOptions } from './retry-policy.js';
 import { createCorrectionMemory, openRuntimeRecording, recordEmitter } from './runtime-recording.js';
+import { LoopGuard } from './loop-guard.js';
 import { TraceSteps } from './trace-steps.js';
 import type { ExecuteOptions, ExecuteResult, Runtime, RuntimeOptions } from './types.js';
 
@@ -69,6 +70,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     context: options.context,
     reportListenerError,
     emit: recordEmitter(options.onRecord, sink, reportListenerError),
+    loopGuard: options.loopGuard === undefined || options.loopGuard === false ? undefined : new LoopGuard(options.loopGuard === true ? {} : options.loopGuard),
   };
   const scope: CallScope = { env, registry, steps: new TraceSteps() };
   let closed = false;

@@ -11,6 +11,7 @@ import type { Clock } from '../core/clock.js';
 import type { CorrectionMemoryOptions, CorrectionMemoryView } from './correction-memory.js';
 import type { JsonSchema, Tool, ToolAnnotations } from './define-tool.js';
 import type { FeedbackOverrides } from './feedback.js';
+import type { LoopGuardOptions } from './loop-guard.js';
 import type { RetryOptions } from './retry-policy.js';
 import type { ValidationIssue } from './validate.js';
 
@@ -63,6 +64,13 @@ export interface RuntimeOptions {
    * (default 100) and `perSignature` (default 5).
    */
   correctionMemory?: CorrectionMemoryOptions | false;
+  /**
+   * The loop guard (off by default): per session (`sessionId`, else the trace), the Nth identical
+   * failing call is refused before it runs (`rejected` / `logic` / `loop_detected`), and a
+   * non-idempotent write repeated with identical arguments is refused or flagged. `true` takes
+   * the defaults (N = 4, duplicate writes refused within 5 minutes unless keyed).
+   */
+  loopGuard?: LoopGuardOptions | boolean;
 }
 
 export interface ExecuteOptions {
@@ -112,7 +120,7 @@ export interface FallbackInfo {
 }
 
 export type ExecuteResult<Output = unknown> =
-  | { ok: true; output: Output; record: ToolExecutionRecord; fallbackFrom?: FallbackInfo }
+  | { ok: true; output: Output; record: ToolExecutionRecord; fallbackFrom?: FallbackInfo; notice?: CallFeedback }
   | { ok: false; error: CallError; feedback: CallFeedback; record: ToolExecutionRecord; partial?: unknown; fallbackFrom?: FallbackInfo };
 
 /** What an agent needs to know about a tool to call it. */

@@ -55,6 +55,8 @@ const STATUS_BY_CATEGORY: Readonly<Record<FailureCategory, number>> = {
   rate_limit: 429,
   business: 409,
   system: 500,
+  semantic: 502,
+  logic: 409,
 };
 
 function headerRecord(headers: Record<string, string> | Headers): Record<string, string> {

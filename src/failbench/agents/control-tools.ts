@@ -6,7 +6,7 @@
  * Ending convention: a `finish` call ends the run with the status and answer it gives; a turn of
  * plain text without tool calls ends it as `completed` with that text.
  */
-import { FAILURE_CATEGORIES } from '../../core/taxonomy.js';
+import { DIAGNOSIS_CATEGORIES } from '../fault-effects.js';
 import type { AgentOutcome, AgentTool, Diagnosis } from '../types.js';
 
 export const REPORT_TOOL_FAILURE = 'report_tool_failure';
@@ -17,7 +17,7 @@ export const CONTROL_TOOL_NAMES: readonly string[] = [REPORT_TOOL_FAILURE, WAIT_
 /** The longest single wait the model may ask for; the scenario's own budget is far shorter. */
 export const MAX_WAIT_SECONDS = 3600;
 
-const DIAGNOSIS_CATEGORIES: readonly string[] = [...FAILURE_CATEGORIES, 'semantic'];
+
 const FINAL_STATUSES: readonly AgentOutcome['status'][] = ['completed', 'gave_up', 'escalated'];
 
 /** A function offered to the model: the common denominator of both wire formats. */
@@ -86,7 +86,7 @@ export function parseDiagnosis(args: Record<string, unknown>, toolNames: readonl
   const { tool, category, type, note } = args;
   if (typeof tool !== 'string' || tool === '') return { ok: false, problem: '"tool" must be the name of the tool that failed' };
   if (toolNames.length > 0 && !toolNames.includes(tool)) return { ok: false, problem: `"tool" must be one of: ${toolNames.join(', ')}` };
-  if (typeof category !== 'string' || !DIAGNOSIS_CATEGORIES.includes(category)) {
+  if (typeof category !== 'string' || !(DIAGNOSIS_CATEGORIES as readonly string[]).includes(category)) {
     return { ok: false, problem: `"category" must be one of: ${DIAGNOSIS_CATEGORIES.join(', ')}` };
   }
   if (type !== undefined && typeof type !== 'string') return { ok: false, problem: '"type" must be a string' };

@@ -424,6 +424,11 @@ export class PlaybookRun {
           if (wait > 0) await this.sleep(wait);
           continue;
         }
+        case 'semantic':
+        case 'logic':
+          // The runtime's own checks: the answer missed the request, or the runtime refused a
+          // repeat. Sending the same call again cannot change either.
+          return { ok: false, outcome: 'gave_up', reason: `${step.tool}: ${categoryLabel(f)}`, args };
         case 'network':
         case 'system': {
           if (step.write && f.ambiguous && rules.protectWrites) {

@@ -61,6 +61,7 @@ function ruleRows(config: ResolvedAlertConfig): Record<AlertRuleName, [boolean, 
       `> ${pct(r.param_validation_rate.critical)}; at least ${r.param_validation_rate.minCalls} calls`,
     ],
     new_failure_signature: [r.new_failure_signature.enabled, 'a failure signature first seen in the window', r.new_failure_signature.severity],
+    loop_detected: [r.loop_detected.enabled, `calls the loop guard refused in the last ${r.loop_detected.windowHours} h > ${r.loop_detected.threshold}`, r.loop_detected.severity],
   };
 }
 
