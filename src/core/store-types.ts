@@ -194,6 +194,15 @@ export interface BatchEncoding {
   decode(batch: Uint8Array): ToolExecutionRecord[];
 }
 
+/** Options of {@link Store.prune}. */
+export interface PruneOptions {
+  /**
+   * Deletes at most this many records, the oldest first, so that a large prune can run as short
+   * transactions between other writes. Default: every record before the cutoff.
+   */
+  limit?: number;
+}
+
 export interface Store extends Partial<TrajectoryStore>, Partial<CorrectionMemoryStore> {
   readonly kind: StoreKind;
   /**
@@ -234,6 +243,17 @@ export interface Store extends Partial<TrajectoryStore>, Partial<CorrectionMemor
   hourly(filter: StatsFilter): Promise<HourlyPoint[]>;
   /** Signatures last seen in the window, each with its first-seen time over all history. */
   signatures(filter: StatsFilter): Promise<FailureSignature[]>;
+  /**
+   * Retention: deletes the records created before `beforeMs` (epoch ms) and takes exactly what
+   * they added out of the rollups, in the same transaction, so every stats read afterwards equals
+   * one computed from the records that remain. Rollup rows of hours wholly before the cutoff and
+   * signatures last seen before it go too, once no such record is left (a prune with a `limit`
+   * that stopped early keeps them). A signature that still has records keeps its first-seen time:
+   * it is when the failure first appeared, and resetting it would announce an old failure as new.
+   * Stored trajectories and the correction memory are left alone (see DESIGN.md "Retention").
+   * Returns how many records were deleted. Optional: the built-in stores all have it.
+   */
+  prune?(beforeMs: number, options?: PruneOptions): Promise<number>;
   /** Releases connections / file handles. Safe to call twice. */
   close(): Promise<void>;
 }

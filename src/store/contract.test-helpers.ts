@@ -16,6 +16,7 @@ import { hasTrajectoryStore } from './trajectory-row.js';
 import type { Trajectory, TrajectorySource, TrajectoryStep } from '../core/trajectory-types.js';
 import { correctionMemoryContract } from './corrections-contract.test-helpers.js';
 import { exactPercentile, SKETCH_RELATIVE_ERROR } from './duration-sketch.js';
+import { createMemoryStore } from './memory/memory-store.js';
 import type { FailureBreakdownRow, Store, StatsFilter, ToolStats } from '../core/store-types.js';
 
 const HOUR = 3_600_000;
@@ -804,6 +805,88 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>, 
           expect(s.normalized_message).not.toMatch(/\d/);
         }
         expect((await store.signatures({ ...everything, toolName: 'send_email' })).every((s) => s.tool_name === 'send_email')).toBe(true);
+      });
+    });
+
+    describe('prune', () => {
+      /** Stats answers with avg_ms rounded: subtracting durations from a float sum leaves a residue of 1e-12. */
+      const statsOf = async (s: Store, filter: StatsFilter) => ({
+        tools: (await s.toolStats(filter)).map((t) => ({ ...t, avg_ms: t.avg_ms === null ? null : Math.round(t.avg_ms * 1e6) / 1e6 })),
+        breakdown: await s.failureBreakdown(filter),
+        hourly: await s.hourly(filter),
+        signatures: (await s.signatures(filter)).map(({ first_seen: _first, ...rest }) => rest),
+      });
+      /** The same answers from a store holding only `records`, computed afresh. */
+      const recomputed = async (records: readonly ToolExecutionRecord[], filter: StatsFilter) => {
+        const reference = createMemoryStore();
+        await reference.insert(records);
+        return statsOf(reference, filter);
+      };
+      const byCreated = (a: ToolExecutionRecord, b: ToolExecutionRecord) => createdMs(a) - createdMs(b);
+
+      it('deletes the records before the cutoff and leaves stats equal to those of the records that remain', async () => {
+        if (store.prune === undefined) return;
+        const data = contractDataset();
+        await store.insert(data);
+        const sigsBefore = await store.signatures(everything);
+        // Mid-hour, so the hour it falls in keeps part of its records.
+        const cutoff = CONTRACT_T0 + HOUR + 30 * 60_000;
+        const kept = data.filter((r) => createdMs(r) >= cutoff);
+        expect(await store.prune(cutoff)).toBe(data.length - kept.length);
+        expect(await store.count()).toBe(kept.length);
+        expect((await store.query({ limit: 10_000 })).map((r) => r.execution_id)).toEqual(kept.map((r) => r.execution_id).sort());
+
+        expect(await statsOf(store, everything)).toEqual(await recomputed(kept, everything));
+        const cutHour = { since: CONTRACT_T0 + HOUR, until: CONTRACT_T0 + 2 * HOUR };
+        expect(await statsOf(store, cutHour)).toEqual(await recomputed(kept, cutHour));
+        for (const t of await store.toolStats(everything)) {
+          const exact = expectedToolStats(kept).find((e) => e.tool_name === t.tool_name)!;
+          expect(t.total).toBe(exact.total);
+          expectWithinSketchError(t.p95_ms, exact.p95_ms);
+        }
+        // Nothing is left of the hour before the cut.
+        expect(await store.hourly({ since: CONTRACT_T0 - HOUR, until: CONTRACT_T0 + HOUR })).toEqual([]);
+        // A signature that still has records keeps when it was first seen; the others are gone.
+        for (const sig of await store.signatures(everything)) {
+          expect(sig.first_seen).toBe(sigsBefore.find((b) => b.signature === sig.signature)!.first_seen);
+        }
+        const keptFailures = new Set((await recomputed(kept, everything)).signatures.map((g) => g.signature));
+        expect((await store.signatures(everything)).map((g) => g.signature).sort()).toEqual([...keptFailures].sort());
+
+        expect(await store.prune(cutoff)).toBe(0);
+        expect(await statsOf(store, everything)).toEqual(await recomputed(kept, everything));
+      });
+
+      it('with a limit deletes the oldest first, and stats stay consistent after every step', async () => {
+        if (store.prune === undefined) return;
+        const data = contractDataset(120);
+        await store.insert(data);
+        const cutoff = CONTRACT_T0 + 2 * HOUR + 10 * 60_000;
+        const sorted = [...data].sort(byCreated);
+        const doomed = sorted.filter((r) => createdMs(r) < cutoff).length;
+        let pruned = 0;
+        for (;;) {
+          const n = await store.prune(cutoff, { limit: 25 });
+          expect(n).toBe(Math.min(25, doomed - pruned));
+          pruned += n;
+          const left = sorted.slice(pruned);
+          expect(await store.count()).toBe(left.length);
+          expect(await statsOf(store, everything)).toEqual(await recomputed(left, everything));
+          if (n < 25) break;
+        }
+        expect(pruned).toBe(doomed);
+      });
+
+      it('refuses a cutoff or limit that is not a number, and leaves trajectories and corrections alone', async () => {
+        if (store.prune === undefined) return;
+        await expect(store.prune(Number.NaN)).rejects.toSatisfy(ConfigError.isInstance);
+        await expect(store.prune(CONTRACT_T0, { limit: 0 })).rejects.toSatisfy(ConfigError.isInstance);
+        expect(await store.prune(CONTRACT_T0)).toBe(0);
+        if (hasTrajectoryStore(store)) {
+          await store.insertTrajectories([contractTrajectory(1)]);
+          await store.prune(CONTRACT_T0 + 365 * 24 * HOUR);
+          expect(await store.countTrajectories()).toBe(1);
+        }
       });
     });
 

@@ -44,6 +44,11 @@ export function lazyStore(
         }
       : {}),
     insert: async (records) => (await opened()).insert(records),
+    prune: async (beforeMs, options) => {
+      const store = await opened();
+      if (store.prune === undefined) throw new ConfigError(`the ${store.kind} store cannot prune`, 'store');
+      return store.prune(beforeMs, options);
+    },
     get: async (id) => (await opened()).get(id),
     query: async (q) => (await opened()).query(q),
     count: async (q) => (await opened()).count(q),

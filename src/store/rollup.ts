@@ -302,6 +302,61 @@ export function aggregateBatch(records: readonly RollupRecord[], createdMs?: rea
   return delta;
 }
 
+/**
+ * The delta that takes `delta`'s records back out of the rollups: every count negated. Applied
+ * with an adapter's usual upserts, it subtracts; first/last-seen times merge as min/max, which
+ * leaves a signature's stored times as they are (its records span at least as wide). Rows left at
+ * zero are the adapter's to delete ({@link pruneSweepHourMs}).
+ */
+export function negatedDelta(delta: RollupDelta): RollupDelta {
+  return {
+    hourly: delta.hourly.map((row) => {
+      const negated: HourlyRollupRow = { ...row };
+      for (const field of ROLLUP_COUNTER_FIELDS) negated[field] = -row[field];
+      return negated;
+    }),
+    durations: delta.durations.map((row) => ({ ...row, count: -row.count })),
+    failures: delta.failures.map((row) => ({ ...row, count: -row.count })),
+    signatures: delta.signatures.map((row) => ({ ...row, count: -row.count })),
+  };
+}
+
+/** The hours a pruned batch touched, `[fromHourMs, toHourMs]` inclusive: where rows may have reached zero. */
+export function touchedHours(delta: RollupDelta): { fromHourMs: number; toHourMs: number } | undefined {
+  if (delta.hourly.length === 0) return undefined;
+  let fromHourMs = Number.POSITIVE_INFINITY;
+  let toHourMs = Number.NEGATIVE_INFINITY;
+  for (const row of delta.hourly) {
+    if (row.hour_ms < fromHourMs) fromHourMs = row.hour_ms;
+    if (row.hour_ms > toHourMs) toHourMs = row.hour_ms;
+  }
+  return { fromHourMs, toHourMs };
+}
+
+/**
+ * Once no record before `beforeMs` is left, rollup rows of the hours that end by then describe no
+ * stored record: `hour_ms < pruneSweepHourMs(beforeMs)` is what a finished prune deletes. (A row
+ * there that is not zero counted records removed behind faultline's back.)
+ */
+export function pruneSweepHourMs(beforeMs: number): number {
+  return hourStartMs(beforeMs);
+}
+
+/**
+ * Checks a prune's cutoff and limit; returns the limit (Infinity for none).
+ * @throws ConfigError naming the argument.
+ */
+export function checkPrune(beforeMs: unknown, limit: unknown): number {
+  if (typeof beforeMs !== 'number' || !Number.isFinite(beforeMs)) {
+    throw new ConfigError(`store.prune: beforeMs must be epoch milliseconds, got ${String(beforeMs)}`, 'beforeMs');
+  }
+  if (limit === undefined) return Number.POSITIVE_INFINITY;
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1) {
+    throw new ConfigError(`store.prune: limit must be a positive integer, got ${String(limit)}`, 'limit');
+  }
+  return limit;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Read side
 // ---------------------------------------------------------------------------------------------

@@ -16,12 +16,16 @@ import {
   failureBreakdownFromRows,
   hourlyFromRows,
   hourRange,
+  negatedDelta,
+  pruneSweepHourMs,
+  checkPrune,
   signatureInWindow,
   signaturesFromRows,
   toolStatsFromRows,
   type DurationRollupRow,
   type FailureRollupRow,
   type HourlyRollupRow,
+  type RollupDelta,
   type SignatureRollupRow,
 } from '../rollup.js';
 import { assertCorrection, assertCorrections, correctionLimits, CorrectionBuffer, normalizedCorrection } from '../corrections.js';
@@ -34,6 +38,7 @@ import type {
   NewCorrection,
   FailureSignature,
   HourlyPoint,
+  PruneOptions,
   RecordQuery,
   StatsFilter,
   Store,
@@ -99,6 +104,44 @@ class MemoryStore implements Store, TrajectoryStore, CorrectionMemoryStore {
       this.#sorted.push(entry);
       this.#byId.set(id, entry);
     }
+    this.#applyDelta(delta);
+  }
+
+  async prune(beforeMs: number, options: PruneOptions = {}): Promise<number> {
+    this.#assertOpen();
+    const limit = checkPrune(beforeMs, options.limit);
+    const doomed: Entry[] = [];
+    for (const entry of this.#byId.values()) if (entry.createdMs < beforeMs) doomed.push(entry);
+    doomed.sort((a, b) => a.createdMs - b.createdMs);
+    const taken = doomed.length > limit ? doomed.slice(0, limit) : doomed;
+    if (taken.length > 0) {
+      for (const entry of taken) this.#byId.delete(entry.record.execution_id);
+      this.#sorted = this.#sorted.filter((entry) => this.#byId.has(entry.record.execution_id));
+      const delta = aggregateBatch(
+        taken.map((entry) => entry.record),
+        taken.map((entry) => entry.createdMs),
+      );
+      this.#applyDelta(negatedDelta(delta));
+      const dropEmpty = <T extends { count: number }>(rows: Map<string, T>) => {
+        for (const [key, row] of rows) if (row.count <= 0) rows.delete(key);
+      };
+      for (const [key, row] of this.#hourly) if (row.total <= 0) this.#hourly.delete(key);
+      dropEmpty(this.#durations);
+      dropEmpty(this.#failures);
+      dropEmpty(this.#signatures);
+    }
+    if (taken.length === doomed.length) {
+      const sweepMs = pruneSweepHourMs(beforeMs);
+      for (const rows of [this.#hourly, this.#durations, this.#failures] as Map<string, { hour_ms: number }>[]) {
+        for (const [key, row] of rows) if (row.hour_ms < sweepMs) rows.delete(key);
+      }
+      for (const [key, row] of this.#signatures) if (row.last_seen_ms < beforeMs) this.#signatures.delete(key);
+    }
+    return taken.length;
+  }
+
+  /** Adds a rollup delta (negative counts subtract) to the rollup maps. */
+  #applyDelta(delta: RollupDelta): void {
     for (const row of delta.hourly) {
       const key = row.tool_name + SEP + row.hour_ms;
       const current = this.#hourly.get(key);

@@ -16,6 +16,10 @@ import {
   failureBreakdownFromRows,
   hourlyFromRows,
   hourRange,
+  negatedDelta,
+  pruneSweepHourMs,
+  checkPrune,
+  touchedHours,
   ROLLUP_COUNTER_FIELDS,
   signaturesFromRows,
   toolStatsFromRows,
@@ -23,12 +27,14 @@ import {
   type BucketRowInput,
   type CounterRowInput,
   type Numeric,
+  type RollupRecord,
   type SignatureRowInput,
 } from '../rollup.js';
 import type {
   FailureBreakdownRow,
   FailureSignature,
   HourlyPoint,
+  PruneOptions,
   RecordQuery,
   StatsFilter,
   Store,
@@ -332,6 +338,70 @@ class PostgresStore implements Store, TrajectoryStore, CorrectionMemoryStore {
         await client.query('COMMIT');
       } catch (error) {
         // The original error is the one worth reporting; withClient destroys the client anyway.
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
+  }
+
+  async prune(beforeMs: number, options: PruneOptions = {}): Promise<number> {
+    const limit = checkPrune(beforeMs, options.limit);
+    this.#assertOpen();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.#pruneOnce(beforeMs, limit);
+      } catch (error) {
+        const code = (error as { code?: unknown }).code;
+        if (code !== DEADLOCK_DETECTED || attempt >= DEADLOCK_RETRIES) throw error;
+      }
+    }
+  }
+
+  /**
+   * One transaction: the oldest rows before the cutoff are deleted (RETURNING what the rollups
+   * read), and their delta is subtracted with the insert's own upserts (same lock order). Two
+   * prunes at once cannot subtract a row twice: the second's DELETE returns only rows it deleted.
+   */
+  async #pruneOnce(beforeMs: number, limit: number): Promise<number> {
+    const s = this.#schema;
+    const cutoff = isoParam(beforeMs);
+    return withClient(this.#pool, async (client) => {
+      await client.query('BEGIN');
+      try {
+        const deleted = await this.#rows<RollupRecord>(
+          `DELETE FROM ${s}.tool_executions t USING (
+             SELECT execution_id FROM ${s}.tool_executions WHERE created_at < $1::timestamptz ORDER BY created_at LIMIT $2
+           ) doomed WHERE t.execution_id = doomed.execution_id
+           RETURNING t.execution_id, t.tool_name, t.status, t.failure_stage, t.failure_category, t.failure_type, t.error_code,
+                     t.error_message, t.duration_ms, t.retry_count, t.breaker_state, t.created_at`,
+          // LIMIT NULL is no limit.
+          [cutoff, Number.isFinite(limit) ? limit : null],
+          client,
+        );
+        if (deleted.length > 0) {
+          const delta = aggregateBatch(deleted);
+          await this.#rollups.apply(client, negatedDelta(delta));
+          const { fromHourMs, toHourMs } = touchedHours(delta)!;
+          for (const [table, column] of [['rollup_hourly', 'total'], ['rollup_duration', 'count'], ['rollup_failures', 'count']] as const) {
+            await client.query(`DELETE FROM ${s}.${table} WHERE hour_ms >= $1 AND hour_ms <= $2 AND ${column} <= 0`, [fromHourMs, toHourMs]);
+          }
+          await client.query(`DELETE FROM ${s}.failure_signatures WHERE last_seen_ms < $1 AND count <= 0`, [msParam(beforeMs)]);
+        }
+        const [left] = await this.#rows<{ left: boolean }>(
+          `SELECT EXISTS (SELECT 1 FROM ${s}.tool_executions WHERE created_at < $1::timestamptz) AS left`,
+          [cutoff],
+          client,
+        );
+        if (left?.left === false) {
+          const sweepMs = msParam(pruneSweepHourMs(beforeMs));
+          for (const table of ['rollup_hourly', 'rollup_duration', 'rollup_failures']) {
+            await client.query(`DELETE FROM ${s}.${table} WHERE hour_ms < $1`, [sweepMs]);
+          }
+          await client.query(`DELETE FROM ${s}.failure_signatures WHERE last_seen_ms < $1`, [msParam(beforeMs)]);
+        }
+        await client.query('COMMIT');
+        return deleted.length;
+      } catch (error) {
         await client.query('ROLLBACK').catch(() => undefined);
         throw error;
       }

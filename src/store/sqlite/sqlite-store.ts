@@ -20,8 +20,12 @@ import {
   failureBreakdownFromRows,
   hourlyFromRows,
   hourRange,
+  negatedDelta,
+  pruneSweepHourMs,
+  checkPrune,
   ROLLUP_COUNTER_FIELDS,
   signaturesFromRows,
+  touchedHours,
   toolStatsFromRows,
   type BreakdownRowInput,
   type BucketRowInput,
@@ -34,6 +38,7 @@ import type {
   FailureBreakdownRow,
   FailureSignature,
   HourlyPoint,
+  PruneOptions,
   RecordQuery,
   StatsFilter,
   Store,
@@ -247,7 +252,7 @@ function damagedStoreError(path: string, error: unknown): unknown {
 
 type GuardedMethod = (this: SqliteStore, ...args: never[]) => Promise<unknown>;
 const GUARDED_METHODS = [
-  'insert', 'insertRowBatches', 'insertRows', 'get', 'query', 'count', 'toolStats', 'failureBreakdown', 'hourly', 'signatures',
+  'insert', 'insertRowBatches', 'insertRows', 'prune', 'get', 'query', 'count', 'toolStats', 'failureBreakdown', 'hourly', 'signatures',
   'insertTrajectories', 'updateTrajectories', 'getTrajectory', 'queryTrajectories', 'countTrajectories',
   'pushCorrection', 'pushCorrections', 'latestCorrection', 'listCorrections',
 ] as const satisfies readonly (keyof SqliteStore)[];
@@ -263,6 +268,7 @@ class SqliteStore implements Store, TrajectoryStore, CorrectionMemoryStore {
   readonly #insertBatch: ((records: readonly ToolExecutionRecord[]) => void) | undefined;
   readonly #insertRows: ((rows: readonly SqliteValue[][]) => void) | undefined;
   readonly #insertRowBatches: ((batches: readonly RowSource[]) => unknown[]) | undefined;
+  readonly #prune: ((beforeMs: number, limit: number) => number) | undefined;
   #closed = false;
   #corrections: SqliteCorrections | undefined;
 
@@ -275,12 +281,14 @@ class SqliteStore implements Store, TrajectoryStore, CorrectionMemoryStore {
     this.#insertBatch = writer?.records;
     this.#insertRows = writer?.rows;
     this.#insertRowBatches = writer === undefined ? undefined : (batches) => writer.batches.immediate(batches);
+    this.#prune = writer === undefined ? undefined : (beforeMs, limit) => writer.prune.immediate(beforeMs, limit);
   }
 
   #prepareInsert(): {
     records: (records: readonly ToolExecutionRecord[]) => void;
     rows: (rows: readonly SqliteValue[][]) => void;
     batches: Database.Transaction<(batches: readonly RowSource[]) => unknown[]>;
+    prune: Database.Transaction<(beforeMs: number, limit: number) => number>;
   } {
     const db = this.#db;
     const rowWriter = createRowWriter(db);
@@ -390,7 +398,44 @@ class SqliteStore implements Store, TrajectoryStore, CorrectionMemoryStore {
       }
       return errors;
     });
-    return { records, rows, batches };
+    // Retention: the oldest rows before the cutoff are deleted (RETURNING what the rollups read)
+    // and their delta is subtracted with the upserts above, in one transaction.
+    const deleteOld = db.prepare(
+      `DELETE FROM tool_executions WHERE rowid IN (SELECT rowid FROM tool_executions WHERE created_ms < ? ORDER BY created_ms LIMIT ?)
+       RETURNING execution_id, tool_name, status, failure_stage, failure_category, failure_type, error_code, error_message,
+                 duration_ms, retry_count, breaker_state, created_at, created_ms`,
+    );
+    const countOld = db.prepare('SELECT EXISTS (SELECT 1 FROM tool_executions WHERE created_ms < ?) AS left');
+    const dropEmpty = [
+      db.prepare('DELETE FROM rollup_hourly WHERE hour_ms >= ? AND hour_ms <= ? AND total <= 0'),
+      db.prepare('DELETE FROM rollup_duration WHERE hour_ms >= ? AND hour_ms <= ? AND count <= 0'),
+      db.prepare('DELETE FROM rollup_failures WHERE hour_ms >= ? AND hour_ms <= ? AND count <= 0'),
+    ];
+    const dropEmptySignatures = db.prepare('DELETE FROM failure_signatures WHERE last_seen_ms < ? AND count <= 0');
+    const sweep = [
+      db.prepare('DELETE FROM rollup_hourly WHERE hour_ms < ?'),
+      db.prepare('DELETE FROM rollup_duration WHERE hour_ms < ?'),
+      db.prepare('DELETE FROM rollup_failures WHERE hour_ms < ?'),
+    ];
+    const sweepSignatures = db.prepare('DELETE FROM failure_signatures WHERE last_seen_ms < ?');
+    const prune = db.transaction((beforeMs: number, limit: number): number => {
+      // SQLite reads a negative LIMIT as "no limit".
+      const deleted = deleteOld.all(beforeMs, Number.isFinite(limit) ? limit : -1) as (RollupRecord & { created_ms: number })[];
+      if (deleted.length > 0) {
+        const delta = aggregateBatch(deleted, deleted.map((row) => row.created_ms));
+        applyDelta(negatedDelta(delta));
+        const { fromHourMs, toHourMs } = touchedHours(delta)!;
+        for (const stmt of dropEmpty) stmt.run(fromHourMs, toHourMs);
+        dropEmptySignatures.run(beforeMs);
+      }
+      if ((countOld.get(beforeMs) as { left: number }).left === 0) {
+        const sweepMs = pruneSweepHourMs(beforeMs);
+        for (const stmt of sweep) stmt.run(sweepMs);
+        sweepSignatures.run(beforeMs);
+      }
+      return deleted.length;
+    });
+    return { records, rows, batches, prune };
   }
 
   async insert(records: readonly ToolExecutionRecord[]): Promise<void> {
@@ -425,6 +470,15 @@ class SqliteStore implements Store, TrajectoryStore, CorrectionMemoryStore {
     }
     if (rows.length === 0) return;
     this.#insertRows(rows);
+  }
+
+  async prune(beforeMs: number, options: PruneOptions = {}): Promise<number> {
+    const limit = checkPrune(beforeMs, options.limit);
+    this.#assertOpen();
+    if (this.#prune === undefined) {
+      throw new ConfigError(`SQLite store ${JSON.stringify(this.#path)} was opened read-only`, 'store');
+    }
+    return this.#prune(beforeMs, limit);
   }
 
   async get(executionId: string): Promise<ToolExecutionRecord | null> {

@@ -27,6 +27,7 @@ import type {
   NewCorrection,
   FailureSignature,
   HourlyPoint,
+  PruneOptions,
   RecordQuery,
   StatsFilter,
   Store,
@@ -390,6 +391,11 @@ class SqliteWorkerStore implements Store, TrajectoryStore, CorrectionMemoryStore
 
   insertTrajectories(trajectories: readonly Trajectory[]): Promise<number> {
     return this.#call('insertTrajectories', [trajectories]);
+  }
+
+  /** Runs in the worker, between insert batches: a prune with a `limit` holds the writer only that long. */
+  prune(beforeMs: number, options?: PruneOptions): Promise<number> {
+    return this.#call('prune', options === undefined ? [beforeMs] : [beforeMs, options]);
   }
 
   updateTrajectories(trajectories: readonly Trajectory[]): Promise<number> {

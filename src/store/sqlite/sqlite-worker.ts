@@ -34,6 +34,7 @@ function toWorkerError(error: unknown): WorkerError {
 const OPS = new Set<string>([
   'insert',
   'insertRows',
+  'prune',
   'insertTrajectories',
   'updateTrajectories',
   'get',
