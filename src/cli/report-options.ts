@@ -46,6 +46,7 @@ const PG_CONNECTION_LOST = new Set([
 const WRITES: ReadonlySet<PropertyKey> = new Set([
   'insert',
   'insertEncoded',
+  'prune',
   'insertTrajectories',
   'updateTrajectories',
   'pushCorrection',

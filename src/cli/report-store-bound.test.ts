@@ -311,6 +311,7 @@ describePg('reporting commands over a PostgreSQL store that fails', () => {
     ['annotate', ['annotate']],
     ['corrections --learn', ['corrections', '--learn']],
     ['augment', ['augment']],
+    ['prune', ['prune', '--older-than', '30d']],
   ])('%s, whose writes wait on a lock another session holds, says it cannot write to the store', async (_name, args) => {
     const { schema, url } = await storeWith();
     // Reads go on; inserts and updates wait.

@@ -12,7 +12,7 @@ describe('faultline (the program)', () => {
     const run = await runCapture(['--help'], dir);
     expect(run.code).toBe(0);
     const listed = [...run.stdout.matchAll(/^ {2}([a-z-]+) \[/gm)].map((m) => m[1]).filter((name) => name !== 'help');
-    expect(listed).toEqual(['bench', 'demo', 'stats', 'alerts', 'tail', 'metrics', 'dashboard', 'mock-tools', 'proxy', 'mcp-proxy', 'import', 'annotate', 'corrections', 'breakers', 'review', 'export', 'augment']);
+    expect(listed).toEqual(['bench', 'demo', 'stats', 'alerts', 'tail', 'metrics', 'dashboard', 'mock-tools', 'proxy', 'mcp-proxy', 'import', 'annotate', 'corrections', 'breakers', 'review', 'export', 'augment', 'prune']);
   });
 
   it('an unknown command is one line with a suggestion, exit 2', async () => {

@@ -35,6 +35,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<CommandFactory>>> = {
   review: async () => (await import('./commands/review.js')).reviewCommand,
   export: async () => (await import('./commands/export.js')).exportCommand,
   augment: async () => (await import('./commands/augment.js')).augmentCommand,
+  prune: async () => (await import('./commands/prune.js')).pruneCommand,
 };
 
 /** The factories a command line needs: just its command when the first word names one, else all. */

@@ -2,10 +2,9 @@
  * Reading report windows as people write them: `--since 24h` on the command line, `?since=7d` on
  * the dashboard. One parser, so both accept the same text and say the same thing about bad text.
  */
+import { durationMsOf } from '../core/duration-text.js';
 import { ConfigError } from '../core/errors.js';
 
-const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-const RELATIVE = /^(\d{1,6})([mhd])$/;
 // A date, optionally with a time and an offset; without an offset the time is taken as UTC,
 // like every timestamp faultline stores.
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
@@ -39,12 +38,10 @@ export function parseUntil(text: string | undefined, nowMs: number, name = '--un
  */
 export function parseSince(text: string, untilMs: number, name = '--since'): number {
   const trimmed = text.trim();
-  const relative = RELATIVE.exec(trimmed);
+  const duration = durationMsOf(trimmed, name);
   let since: number;
-  if (relative !== null) {
-    const amount = Number(relative[1]);
-    if (amount === 0) throw new ConfigError(`invalid ${name} ${JSON.stringify(text)}: the duration must be positive`, name);
-    since = untilMs - amount * UNIT_MS[relative[2] as keyof typeof UNIT_MS];
+  if (duration !== undefined) {
+    since = untilMs - duration;
   } else {
     since = parseIsoDate(trimmed);
     if (Number.isNaN(since)) {

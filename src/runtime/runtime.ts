@@ -21,6 +21,7 @@ import { createRegistry } from './registry.js';
 import { DEFAULT_RETRY, type RetryOptions } from './retry-policy.js';
 import { createCorrectionMemory, openRuntimeRecording, recordEmitter } from './runtime-recording.js';
 import { LoopGuard } from './loop-guard.js';
+import { retentionFor } from '../store/retention.js';
 import { TraceSteps } from './trace-steps.js';
 import type { ExecuteOptions, ExecuteResult, Runtime, RuntimeOptions } from './types.js';
 
@@ -54,11 +55,13 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const recording = openRuntimeRecording(options);
   const { store, ownedStore, ownRecorder, sink, reportListenerError } = recording;
   const corrections = createCorrectionMemory(options, store, recording.reportStoreError);
+  const clock = options.clock ?? systemClock;
+  const retention = retentionFor(options.retention, store, { onError: recording.reportStoreError, now: () => clock.now() });
   const retry: RetryOptions = { ...DEFAULT_RETRY, ...definedOnly(options.retry) };
   const breaker: BreakerOptions = { ...DEFAULT_BREAKER, ...definedOnly(options.breaker) };
   const registry = createRegistry(options.tools, { retry, breaker, breakers: options.breakers });
   const env: CallEnv = {
-    clock: options.clock ?? systemClock,
+    clock,
     random: options.seed === undefined ? Math.random : seededRandom(options.seed),
     seededKeys: options.seed !== undefined,
     redactor,
@@ -119,6 +122,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       closed = true;
       forgetAtExit?.();
       closing ??= (async () => {
+        await retention?.stop();
         await corrections?.flush();
         await sink?.close?.();
         await ownedStore?.close();

@@ -28,6 +28,14 @@ export interface RuntimeOptions {
   store?: string | Store;
   /** How records reach the store: batching, durability, spooling, success summaries. */
   recording?: Omit<RecorderOptions, 'store'>;
+  /**
+   * Retention: records older than this are deleted from `store`, with their share of the
+   * rollups (`Store.prune`), when the runtime starts and then every hour while it runs. A duration
+   * as the CLI writes it (`'30d'`, `'24h'`, `'90m'`) or milliseconds. Failures are reported like
+   * store write errors. Default: records are kept for ever (`faultline prune` deletes them by hand).
+   * @example createRuntime({ tools, store: 'sqlite:.faultline/faultline.db', retention: '30d' })
+   */
+  retention?: string | number;
   /** A custom sink instead of `store` (advanced: the runtime uses it as is). */
   recorder?: RecordSink;
   clock?: Clock;

@@ -11,6 +11,7 @@
  * server again (backoff, at most --max-restarts attempts per outage) and exits 1 only if it is down
  * at the end. Each client's server connection declares what that client declared (proxy.ts).
  */
+import { parseDurationMs } from '../../core/duration-text.js';
 import type { Readable, Writable } from 'node:stream';
 import { Command } from 'commander';
 import { ConfigError } from '../../core/errors.js';
@@ -28,6 +29,7 @@ import type { CliContext, CliIo } from '../io.js';
 import { collectAllowedHost } from '../listen-options.js';
 
 interface McpProxyOptions {
+  retention?: string;
   plan?: string;
   db?: string;
   upstream?: string;
@@ -133,6 +135,7 @@ export function mcpProxyCommand(ctx: CliContext): Command {
     .option('--upstream-timeout-ms <ms>', 'how long an upstream request may go without an answer or progress', '300000')
     .option('--restart', 'start the server command again when it exits (backoff from 0.5 s, doubling, at most 30 s)')
     .option('--max-restarts <n>', `with --restart: start attempts per outage before the server is left down (default ${DEFAULT_MAX_RESTARTS}); a server that came back and answered gets them all again`)
+    .option('--retention <age>', 'delete records older than this (30d, 24h, 90m) from the store at start and then every hour, with their share of the stats')
     .option('--json', 'at exit, print where the records went as one JSON line on stderr (stdout may be the MCP stream)')
     .addHelpText(
       'after',
@@ -166,6 +169,7 @@ export function mcpProxyCommand(ctx: CliContext): Command {
       if (opts.maxRestarts !== undefined && opts.restart !== true) throw new CliError('--max-restarts needs --restart');
       if (opts.restart === true && !('command' in upstream)) throw new CliError('--restart applies to a server command (-- <command...>), not to --upstream');
       const maxRestarts = opts.maxRestarts === undefined ? DEFAULT_MAX_RESTARTS : count('--max-restarts', opts.maxRestarts);
+      const retentionMs = opts.retention === undefined ? undefined : parseDurationMs(opts.retention, '--retention');
       const plan = opts.plan === undefined ? createFaultPlan({ version: 1, rules: [] }) : await loadPlan(opts.plan);
 
       // The ports are taken before the server is started or the store opened, so that a port in
@@ -193,6 +197,7 @@ export function mcpProxyCommand(ctx: CliContext): Command {
           upstreamTimeoutMs,
           log,
           ...(opts.db === undefined ? {} : { store: opts.db }),
+          ...(retentionMs === undefined ? {} : { retention: retentionMs }),
           ...(opts.restart === true ? { restart: { maxRestarts } } : {}),
         });
       } catch (error) {

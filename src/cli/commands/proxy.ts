@@ -3,6 +3,7 @@
  * proxy instead of the API; every request is recorded in the store, and faults come from the plan
  * file, the X-Inject-Error header, or a plan swapped in through the admin API while it runs.
  */
+import { parseDurationMs } from '../../core/duration-text.js';
 import { randomBytes } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import { Command } from 'commander';
@@ -24,6 +25,7 @@ import { probeTarget } from '../probe-endpoint.js';
 import { noteStartLeftovers } from '../start-leftovers.js';
 
 interface ProxyOptions {
+  retention?: string;
   target?: string;
   plan?: string;
   port: string;
@@ -76,6 +78,7 @@ export function proxyCommand(ctx: CliContext): Command {
     .option('--admin-host <host>', 'also serve the admin API to non-loopback clients: the address they reach it on (0.0.0.0 for any)')
     .option('--allow-host <name>', 'a Host name besides 127.0.0.1/localhost that requests may carry while bound to loopback (repeatable)', collectAllowedHost, [])
     .option('--hold-cap-ms <ms>', 'how long a timeout fault without its own delay holds a request before answering 504', '30000')
+    .option('--retention <age>', 'delete records older than this (30d, 24h, 90m) from the store at start and then every hour, with their share of the stats')
     .option('--json', 'print the endpoints as one JSON line once listening, and where the records went as another at exit')
     .addHelpText(
       'after',
@@ -91,6 +94,7 @@ export function proxyCommand(ctx: CliContext): Command {
       const port = parsePort(opts.port);
       const adminPort = opts.adminPort === undefined ? undefined : parsePort(opts.adminPort, '--admin-port');
       const holdCapMs = parseInteger(opts.holdCapMs, '--hold-cap-ms', 1, 86_400_000);
+      const retentionMs = opts.retention === undefined ? undefined : parseDurationMs(opts.retention, '--retention');
       if (opts.host.trim() === '') throw new CliError('--host must not be empty');
       if (opts.adminHost !== undefined && opts.adminHost.trim() === '') throw new CliError('--admin-host must not be empty');
       if (opts.adminToken !== undefined && opts.adminToken.trim() === '') throw new CliError('--admin-token must not be empty');
@@ -123,6 +127,7 @@ export function proxyCommand(ctx: CliContext): Command {
           routes,
           store,
           recording: { spool: { path: spool } },
+          ...(retentionMs === undefined ? {} : { retention: retentionMs }),
           adminToken,
           holdCapMs,
           allowedHosts: opts.allowHost,

@@ -25,6 +25,7 @@ import { ConfigError } from '../../core/errors.js';
 import { createRecorder, type RecorderOptions, type RecordingStats } from '../../record/recorder.js';
 import { createRedactor, type RedactOptions } from '../../record/redact.js';
 import { DEFAULT_MAX_OUTPUT_CHARS, truncateText } from '../../record/truncate.js';
+import { retentionFor } from '../../store/retention.js';
 import type { ToolExecutionRecord } from '../../core/record-types.js';
 import { systemClock, type Clock } from '../../core/clock.js';
 import type { RecordSink } from '../../core/record-sink.js';
@@ -83,6 +84,12 @@ export interface HttpFaultProxyOptions {
    * {@link PROXY_RECORDER_BATCH_SIZE} records, smaller than the recorder's own default.
    */
   recording?: Omit<RecorderOptions, 'store'>;
+  /**
+   * Retention of `store`: records older than this are deleted with their share of the rollups,
+   * when the proxy starts and then every hour (see `Store.prune`). A duration as the CLI writes it
+   * (`'30d'`) or milliseconds. Default: kept for ever.
+   */
+  retention?: string | number;
   /** A sink used as is, instead of `store`. */
   recorder?: RecordSink;
   /** Sees every record; errors it throws are swallowed. */
@@ -426,6 +433,10 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
   const ownedRecorder =
     options.store === undefined ? undefined : createRecorder({ batchSize: PROXY_RECORDER_BATCH_SIZE, ...options.recording, store: options.store });
   const sink: RecordSink | undefined = options.recorder ?? ownedRecorder;
+  const retention = retentionFor(options.retention, options.store, {
+    onError: options.recording?.onError ?? ((error) => process.emitWarning(`faultline proxy: retention: ${error instanceof Error ? error.message : String(error)}`)),
+    now: () => clock.now(),
+  });
 
   const secure = target.protocol === 'https:';
   const agentOptions = { keepAlive: true, maxFreeSockets: MAX_FREE_UPSTREAM_SOCKETS, scheduling: 'lifo' as const };
@@ -1068,6 +1079,7 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
   const release = async () => {
     fast?.closeAll();
     agent.destroy();
+    await retention?.stop();
     await ownedRecorder?.close();
   };
   let address: AddressInfo;

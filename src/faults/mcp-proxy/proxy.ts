@@ -78,6 +78,8 @@ import type { ToolExecutionRecord } from '../../core/record-types.js';
 import { uuidv7 } from '../../record/uuid-v7.js';
 import { systemClock, type Clock } from '../../core/clock.js';
 import { openStore, sqlitePathOf } from '../../store/open-store.js';
+import { retentionFor, type Retention } from '../../store/retention.js';
+import { parseDurationMs } from '../../core/duration-text.js';
 import type { Store } from '../../core/store-types.js';
 import type { FaultPlan } from '../plan.js';
 import { ClientRequestRelay } from './client-requests.js';
@@ -101,6 +103,12 @@ export interface McpProxyOptions {
   store?: string | Store;
   /** Base for a relative SQLite path. Default `process.cwd()`. */
   cwd?: string;
+  /**
+   * Retention of the store: records older than this are deleted with their share of the rollups,
+   * once the store is open and then every hour (see `Store.prune`). A duration as the CLI writes
+   * it (`'30d'`) or milliseconds. Default: kept for ever.
+   */
+  retention?: string | number;
   /** Records go here instead of a store (the caller flushes and closes it). */
   recorder?: RecordSink;
   /** Options for the recorder the proxy creates in front of the store. */
@@ -280,6 +288,12 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
     sink: RecordSink;
     recorder?: Recorder;
     ownedStore?: Store;
+    retention?: Retention;
+  }
+  // Checked before anything starts: a bad duration is the caller's mistake, not a failed start.
+  if (options.retention !== undefined) {
+    parseDurationMs(options.retention, 'retention');
+    if (options.recorder !== undefined) throw new ConfigError('retention needs a store: only records in a store are pruned', 'retention');
   }
   const openRecording = async (): Promise<Recording> => {
     if (options.recorder !== undefined) return { sink: options.recorder };
@@ -289,9 +303,11 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
       store,
       onError: (error) => log(`recording: ${errorText(error)}`),
     });
-    return { sink: recorder, recorder, ...(typeof options.store === 'object' ? {} : { ownedStore: store }) };
+    const retention = retentionFor(options.retention, store, { onError: (error) => log(`retention: ${errorText(error)}`), now: () => clock.now() });
+    return { sink: recorder, recorder, ...(typeof options.store === 'object' ? {} : { ownedStore: store }), ...(retention === undefined ? {} : { retention }) };
   };
   const closeRecording = async (r: Recording | undefined) => {
+    await r?.retention?.stop();
     await r?.recorder?.close();
     await r?.ownedStore?.close();
   };
