@@ -54,7 +54,7 @@ export interface OutcomeBasis {
 }
 
 /**
- * What a failure reading of a tool result rests on (src/trajectory/importers/read-result.ts).
+ * What a failure reading of a tool result rests on (the evidence extractor, src/trajectory/evidence/).
  * On a failed step: why it is a failure and of that category. On a successful step: word-level
  * signals only (a result that says "timed out" but states no code), below what fails a step,
  * kept for judges that weigh them.

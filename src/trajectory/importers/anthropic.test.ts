@@ -25,8 +25,10 @@ describe('Anthropic messages importer', () => {
     expect(t!.steps.map((s) => [s.tool_name, s.status, s.failure_kind, s.failure_subtype, s.agent_decision.action])).toEqual([
       ['kubectl', 'failure', 'forbidden', 'authz', 'switch_tool'],
       ['page_oncall', 'success', null, null, 'proceed'],
-      ['status', 'failure', 'tool_reported_error', null, 'abort'],
+      // Flagged by is_error; the category comes from its words alone, so at low confidence.
+      ['status', 'failure', 'dependency_down', '5xx', 'abort'],
     ]);
+    expect(t!.steps[2]!.failure_evidence).toEqual({ confidence: 0.45, evidence: ['words:unavailable', 'flag:is_error'] });
     expect(t!.steps[0]).toMatchObject({ input_params: { cmd: 'rollout restart', ns: 'prod' }, response: { status_code: 403, error_code: 'HTTP_403' }, agent_decision: { next_tool: 'page_oncall' } });
     expect(t!.steps[2]!.response).toMatchObject({ message: 'upstream unavailable', body: 'upstream unavailable' });
   });

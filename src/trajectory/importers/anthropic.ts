@@ -9,7 +9,7 @@ import { contentText, definedExtras, stepsFromCalls, toolDefinitions, TurnCollec
 import { outcomeParts, statedOutcome } from './stated-outcome.js';
 import { nowIso, type Importer, type ImportOptions } from './import-types.js';
 import { isRecord, jsonLinesImporter } from './json-lines.js';
-import { failureOfResult } from './tool-result.js';
+import { readResult } from './tool-result.js';
 
 function conversation(messages: unknown): { calls: ConversationCall[]; task: string | null; closing: ConversationExtras['closing_turns'] } | string {
   if (!Array.isArray(messages)) return 'expected "messages" to be an array';
@@ -65,7 +65,7 @@ export function anthropicTrajectory(value: unknown, options?: ImportOptions): Tr
   if (!isRecord(value)) return 'expected a JSON object with a "messages" array';
   const parsed = conversation(value['messages']);
   if (typeof parsed === 'string') return parsed;
-  const steps = stepsFromCalls(parsed.calls, (call, body) => failureOfResult(call.result.text, call.result.isError === true ? { isError: true } : {}, body), options?.deferJson === true);
+  const steps = stepsFromCalls(parsed.calls, (call, body) => readResult(call.result.text, call.result.isError === true ? { isError: true } : {}, body), options?.deferJson === true);
   const id = value['id'];
   return assembleTrajectory({
     source: 'anthropic',

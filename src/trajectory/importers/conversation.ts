@@ -6,7 +6,7 @@ import { NO_FAILURE, stepFailure } from '../assemble.js';
 import { deriveDecision, type DecisionCall } from '../decide.js';
 import { DeferredJson } from '../../core/deferred-json.js';
 import type { ConversationTurn, ToolDefinition, TrajectoryStep } from '../../core/trajectory-types.js';
-import { failureResponse, mayReportStructuredFailure, parseResultText, type ResultFailure } from './tool-result.js';
+import { evidenceOfReading, failureResponse, mayShowFailure, parseResultText, type ResultReading } from './tool-result.js';
 
 export interface ConversationCall {
   /** The call id the log pairs the result with. */
@@ -99,44 +99,46 @@ function looksLikeJson(text: string): boolean {
 /** How a result's text becomes its body: parsed now, or (with `defer`) when read, unless classifying it needs the value. */
 function resultBody(text: string, defer: boolean): { classify: unknown; body: unknown } {
   if (!looksLikeJson(text)) return { classify: text, body: text };
-  if (!defer || mayReportStructuredFailure(text)) {
+  if (!defer || mayShowFailure(text)) {
     const value = parseResultText(text);
     return { classify: value, body: value };
   }
-  // No structured failure can be in it: to `failureOfBody` the text is as good as its value (both find none).
+  // No failure can be read from it: `readResult` answers from the text alone, as it would from the value.
   return { classify: text, body: new DeferredJson(text, parseResultText) };
 }
 
 /**
- * Turns calls in order into steps; `classify` finds failures in a result, given its text and
- * `body`, the text parsed (once: it becomes the step's response body too). With `defer`, result
- * texts that cannot hold a structured failure are left unparsed (see `DeferredJson`).
+ * Turns calls in order into steps; `classify` reads a result, given its text and `body`, the text
+ * parsed (once: it becomes the step's response body too). With `defer`, result texts in which no
+ * failure can be read are left unparsed (see `DeferredJson`).
  */
 export function stepsFromCalls(
   calls: readonly ConversationCall[],
-  classify: (call: AnsweredCall, body: unknown) => ResultFailure | null,
+  classify: (call: AnsweredCall, body: unknown) => ResultReading,
   defer = false,
 ): TrajectoryStep[] {
   const n = calls.length;
   const bodies: unknown[] = new Array(n);
-  const failures: (ResultFailure | null)[] = new Array(n);
+  const readings: (ResultReading | null)[] = new Array(n);
   const decisionCalls: DecisionCall[] = new Array(n);
   for (let i = 0; i < n; i++) {
     const call = calls[i]!;
-    let failure: ResultFailure | null = null;
+    let reading: ResultReading | null = null;
     if (call.result !== undefined) {
       const { classify: value, body } = resultBody(call.result.text, defer);
       bodies[i] = body;
-      failure = classify(call as AnsweredCall, value);
+      reading = classify(call as AnsweredCall, value);
     }
-    failures[i] = failure;
+    readings[i] = reading;
+    const failure = reading?.failure ?? null;
     // The arguments' hash is taken only if a decision compares them (see deriveDecision).
     decisionCalls[i] = { tool_name: call.tool_name, input_params: call.input_params, failed: failure !== null };
   }
   const steps: TrajectoryStep[] = new Array(n);
   for (let i = 0; i < n; i++) {
     const call = calls[i]!;
-    const failure = failures[i]!;
+    const reading = readings[i]!;
+    const failure = reading?.failure ?? null;
     const response = failureResponse(failure);
     if (call.result !== undefined) {
       const body = bodies[i];
@@ -166,6 +168,8 @@ export function stepsFromCalls(
     };
     if (call.turns_before !== undefined) steps[i]!.turns_before = call.turns_before;
     if (call.call_text !== undefined) steps[i]!.call_text = call.call_text;
+    const evidence = reading === null ? undefined : evidenceOfReading(reading);
+    if (evidence !== undefined) steps[i]!.failure_evidence = evidence;
   }
   return steps;
 }

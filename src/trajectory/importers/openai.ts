@@ -19,7 +19,7 @@ import {
 import { outcomeParts, statedOutcome } from './stated-outcome.js';
 import { nowIso, type ImportOptions, type Importer } from './import-types.js';
 import { isRecord, jsonLinesImporter } from './json-lines.js';
-import { failureOfResult } from './tool-result.js';
+import { readResult } from './tool-result.js';
 
 /** What an OpenAI `messages` array holds: its calls, the first user message, the system prompt and the closing turns. */
 export interface OpenAiConversation {
@@ -78,8 +78,8 @@ export function openAiConversation(messages: unknown, deferJson = false): OpenAi
   return { calls, task, system, closing: turns.closing() };
 }
 
-/** The failures an OpenAI-style tool result shows (shared with tau-bench, whose results are the same shape). */
-export const classifyOpenAiResult = (call: { result: { text: string } }, body?: unknown) => failureOfResult(call.result.text, {}, body);
+/** Reads an OpenAI-style tool result (a `role: "tool"` message's content, which has no error flag). */
+export const classifyOpenAiResult = (call: { result: { text: string } }, body?: unknown) => readResult(call.result.text, {}, body);
 
 function sourceIdOf(value: unknown): string | null {
   return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)) ? String(value) : null;

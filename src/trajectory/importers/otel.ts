@@ -16,7 +16,7 @@ import type { FinalOutcome, Trajectory, TrajectoryStep } from '../../core/trajec
 import { parseArguments } from './conversation.js';
 import { nowIso, type ImportItem, type Importer, type ImportOptions } from './import-types.js';
 import { isRecord, readJsonLines } from './json-lines.js';
-import { failureOfBody, failureResponse, parseResultText, type ResultFailure } from './tool-result.js';
+import { failureResponse, parseResultText, readBody, type ResultFailure } from './tool-result.js';
 
 interface ToolSpan {
   spanId: string;
@@ -73,6 +73,8 @@ const statusCodeOf = (status: unknown): number => {
   return 0;
 };
 
+const SPAN_ERROR = 'flag:span.status=ERROR';
+
 function failureOf(span: ToolSpan): ResultFailure | null {
   if (!span.error) return null;
   const attrs = span.attributes;
@@ -82,17 +84,18 @@ function failureOf(span: ToolSpan): ResultFailure | null {
   const retryAfter = Array.isArray(retryHeader) ? retryHeader[0] : retryHeader;
   const status = typeof attrs['http.response.status_code'] === 'number' ? attrs['http.response.status_code'] : errorType !== undefined && /^\d{3}$/.test(errorType) ? Number(errorType) : undefined;
   if (status !== undefined && status >= 400) {
-    const failure = failureOfBody({ status_code: status, error: message, ...(retryAfter === undefined ? {} : { retry_after: retryAfter }) }, message);
-    if (failure !== null) return failure;
+    const failure = readBody({ error: message }, { status, retryAfter }).failure;
+    if (failure !== null) return { ...failure, message, evidence: { confidence: 0.95, evidence: [`field:http.response.status_code=${status}`, SPAN_ERROR] } };
   }
   if (errorType !== undefined) {
+    const evidence = { confidence: 0.9, evidence: [`field:error.type=${errorType}`, SPAN_ERROR] };
     const known = categoryOfType(errorType);
-    if (known !== undefined) return { category: known, type: errorType, stage: 'execution', code: errorType.toUpperCase(), message };
+    if (known !== undefined) return { category: known, type: errorType, stage: 'execution', code: errorType.toUpperCase(), message, evidence };
     // error.type is often an exception class or errno code; the runtime's classifier knows those.
     const c = classifyError({ name: errorType, code: errorType, message }, 0);
-    if (!(c.category === 'system' && c.type === 'runtime_error')) return { category: c.category, type: c.type, stage: c.stage, code: c.code, message };
+    if (!(c.category === 'system' && c.type === 'runtime_error')) return { category: c.category, type: c.type, stage: c.stage, code: c.code, message, evidence };
   }
-  return { category: 'business', type: 'tool_reported_error', stage: 'execution', code: errorType ?? 'OTEL_ERROR', message };
+  return { category: 'business', type: 'tool_reported_error', stage: 'execution', code: errorType ?? 'OTEL_ERROR', message, evidence: { confidence: 0.7, evidence: [SPAN_ERROR] } };
 }
 
 function trajectoryOf(traceId: string, parts: TraceParts, options?: ImportOptions): Trajectory {
@@ -129,6 +132,7 @@ function trajectoryOf(traceId: string, parts: TraceParts, options?: ImportOption
       correct_action: null,
       source_ref: span.spanId,
       started_at: new Date(span.startMs).toISOString(),
+      ...(failure?.evidence === undefined ? {} : { failure_evidence: failure.evidence }),
     };
   });
   return assembleTrajectory({

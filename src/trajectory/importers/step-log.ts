@@ -17,7 +17,7 @@ import type { AgentDecision, CorrectAction, DecisionAction, DecisionCorrectness,
 import { nowIso, type ImportItem, type Importer, type ImportOptions } from './import-types.js';
 import { isRecord, readJsonLines } from './json-lines.js';
 import { outcomeParts, statedOutcome, type Stated } from './stated-outcome.js';
-import { failureOfBody, type ResultFailure } from './tool-result.js';
+import { evidenceOfReading, readBody, type ResultReading } from './tool-result.js';
 
 interface LoggedStep {
   line: number;
@@ -100,15 +100,10 @@ function annotationOf(raw: unknown): Annotation | null {
   return annotation;
 }
 
-function failureOf(entry: Record<string, unknown>): ResultFailure | null {
+function readingOf(entry: Record<string, unknown>): ResultReading {
   const response = isRecord(entry['raw_response']) ? entry['raw_response'] : {};
-  const body = response['body'];
   const headers = isRecord(response['headers']) ? response['headers'] : {};
-  const retryAfter = headers['retry-after'] ?? headers['Retry-After'];
-  const combined: Record<string, unknown> = { ...(isRecord(body) ? body : {}) };
-  if (response['status_code'] !== undefined) combined['status_code'] = response['status_code'];
-  if (retryAfter !== undefined && combined['retry_after'] === undefined) combined['retry_after'] = retryAfter;
-  return failureOfBody(combined, typeof body === 'string' ? body : JSON.stringify(body ?? null));
+  return readBody(response['body'], { status: response['status_code'], retryAfter: headers['retry-after'] ?? headers['Retry-After'] });
 }
 
 function loggedDecision(raw: unknown): AgentDecision | undefined {
@@ -127,7 +122,8 @@ function loggedDecision(raw: unknown): AgentDecision | undefined {
 
 function trajectoryOf(traceId: string, logged: LoggedStep[], options?: ImportOptions): Trajectory {
   logged.sort((a, b) => a.step_index - b.step_index || a.line - b.line);
-  const failures = logged.map((s) => failureOf(s.entry));
+  const readings = logged.map((s) => readingOf(s.entry));
+  const failures = readings.map((r) => r.failure);
   const times = logged.map((s) => (typeof s.entry['timestamp'] === 'string' ? Date.parse(s.entry['timestamp']) : NaN));
   const calls = logged.map((s, i): DecisionCall => {
     const failure = failures[i] ?? null;
@@ -182,6 +178,8 @@ function trajectoryOf(traceId: string, logged: LoggedStep[], options?: ImportOpt
     if (typeof intent === 'string' && intent !== '') step.intent = intent;
     const observation = s.entry['agent_observation'];
     if (typeof observation === 'string' && observation !== '') step.agent_observation = observation;
+    const evidence = evidenceOfReading(readings[i]!);
+    if (evidence !== undefined) step.failure_evidence = evidence;
     return step;
   });
   const first = logged[0]!.entry;

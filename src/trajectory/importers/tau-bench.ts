@@ -16,7 +16,7 @@ import { nowIso, type ImportItem, type Importer, type ImportOptions } from './im
 import { readJsonArray } from './json-array-stream.js';
 import { isRecord } from './json-lines.js';
 import { openAiConversation } from './openai.js';
-import type { ResultFailure } from './tool-result.js';
+import { readResult, type ResultFailure, type ResultReading } from './tool-result.js';
 
 /** A business rule of the tau-bench environments: the error text it produces and its type. */
 export interface TauBenchRule {
@@ -50,8 +50,17 @@ export function tauBenchFailure(text: string): ResultFailure | null {
   if (prefix === null) return null;
   const reason = text.slice(prefix[0].length).trim();
   const rule = TAU_BENCH_RULES.find((r) => r.pattern.test(reason));
-  if (rule === undefined) return { category: 'business', type: 'tool_reported_error', stage: 'execution', code: 'TAU_ERROR', message: text.trim() };
-  return { category: 'business', type: rule.type, stage: 'execution', code: rule.code, message: text.trim() };
+  if (rule === undefined) {
+    return { category: 'business', type: 'tool_reported_error', stage: 'execution', code: 'TAU_ERROR', message: text.trim(), evidence: { confidence: 0.7, evidence: ['text:Error:'] } };
+  }
+  // The environments' rule messages are fixed strings of their code: a stated reason, not wording.
+  return { category: 'business', type: rule.type, stage: 'execution', code: rule.code, message: text.trim(), evidence: { confidence: 0.8, evidence: [`tau:${rule.code}`, 'text:Error:'] } };
+}
+
+/** A tau-bench result read: the environments' own `Error: ...` first, then what any result could state. */
+export function tauBenchReading(text: string): ResultReading {
+  const failure = tauBenchFailure(text);
+  return failure === null ? readResult(text) : { failure };
 }
 
 /** The domain a transcript's system policy names ("# Airline Agent Policy" -> airline). */
@@ -71,7 +80,7 @@ export function tauBenchTrajectory(value: unknown, options?: ImportOptions): Tra
   if (typeof conversation === 'string') return conversation;
   const task = isRecord(value['info']) && isRecord(value['info']['task']) ? value['info']['task'] : undefined;
   const instruction = typeof task?.['instruction'] === 'string' ? task['instruction'] : conversation.task;
-  const steps = stepsFromCalls(conversation.calls, (call) => tauBenchFailure(call.result.text));
+  const steps = stepsFromCalls(conversation.calls, (call) => tauBenchReading(call.result.text));
   return assembleTrajectory({
     source: 'tau-bench',
     source_id: `${taskId}:${typeof trial === 'number' || typeof trial === 'string' ? trial : 0}`,

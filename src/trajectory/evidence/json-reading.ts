@@ -1,0 +1,335 @@
+/**
+ * Reads the failure a JSON result body states, by walking it for the fields APIs and frameworks
+ * report errors in, whatever their names' case or separators (`error`, `errors[]`, `err`,
+ * `exception`, `fault`; `status`, `statusCode`, `status_code`, `http_status`, `code`, `error_code`,
+ * `errcode`, `ret`, `exit_code`; `success: false`, `ok: false`, `isError: true`, `type: "error"`,
+ * `status: "error"`), and inside an error object its code, type, name and message. So OpenAI and
+ * Anthropic error objects, GraphQL `errors[].extensions.code`, JSON-RPC `error.code`, Google's
+ * `error.status`, AWS `__type`, Slack's `ok: false, error: "channel_not_found"` and Chinese APIs'
+ * `{ code, msg }` are the same walk, not a list of shapes.
+ *
+ * Only the body's own level (and a wrapper holding nothing but the result, such as `{"output": …}`
+ * or an MCP `content` list) speaks for the call: an `error` deep inside the data (one job of a
+ * listing that failed) is data. Empty values (`"error": null`, `"errors": []`) say nothing.
+ */
+import { meaningOfName } from './code-names.js';
+import type { Cause, Signal } from './signal.js';
+import { readText } from './text-reading.js';
+
+type Loose = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Loose => v !== null && typeof v === 'object' && !Array.isArray(v);
+/** `status_code`, `statusCode`, `Status-Code` -> `statuscode`. */
+const norm = (key: string): string => key.toLowerCase().replace(/[_\-\s.]/g, '');
+
+const isEmpty = (v: unknown): boolean =>
+  v === null || v === undefined || v === false || v === '' || (Array.isArray(v) && v.length === 0) || (isObject(v) && Object.keys(v).length === 0);
+
+/** Keys whose value, when not empty, is the error. */
+const CONTAINERS = new Set(['error', 'errors', 'err', 'exception', 'exceptions', 'fault', 'faults', 'failure', 'failures', 'errorinfo', 'errordetail', 'errordetails', 'errorobject', 'lasterror']);
+/** Keys holding an error's text. */
+const ERROR_TEXTS = new Set(['errormessage', 'errmsg', 'errormsg', 'errordescription', 'errordesc', 'errorstring', 'errortext', 'errorreason', 'faultstring']);
+/** Keys holding an error's code, where 0 (or nothing) means none. */
+const ERROR_CODES = new Set(['errorcode', 'errcode', 'errno', 'errorno', 'errornumber', 'errortype', 'errorname', 'faultcode', 'errorkey']);
+/** Return codes: non-zero is a failure. `ret` and `rc` are short enough to be data, so they count only in an envelope. */
+const EXIT_CODES = new Set(['exitcode', 'exitstatus', 'returncode']);
+const RETURN_CODES = new Set(['ret', 'retcode', 'rc', 'resultcode', 'errcode']);
+/** Keys holding an HTTP status (or a status word) for the call. */
+const STATUS_KEYS = new Set(['status', 'statuscode', 'httpstatus', 'httpstatuscode', 'httpcode', 'responsecode', 'responsestatus', 'statuscodevalue']);
+const FALSE_MEANS_FAILED = new Set(['success', 'ok', 'succeeded', 'successful', 'issuccess', 'issuccessful']);
+const TRUE_MEANS_FAILED = new Set(['iserror', 'haserror', 'failed', 'isfailure', 'error']);
+/** Outcome words for the call (JSend's `fail`, `error`). */
+const FAILED_WORD = /^(?:error|errored|fail|failed|failure|fatal|exception|timeout|timed[_ ]?out|denied)$/i;
+const OUTCOME_KEYS = new Set(['state', 'result', 'outcome']);
+/** Keys whose text a bare envelope speaks through (`{"message": "Not Found", "documentation_url": …}`). */
+const MESSAGE_KEYS = ['message', 'msg', 'detail', 'reason'];
+/** More text an error states, read once a failure is known. */
+const MORE_TEXT_KEYS = ['description', 'title', 'hint', 'details', 'stderr', 'errors'];
+/**
+ * What a bare error envelope holds besides its error: messages, ids, links, times. A body with a
+ * key outside these (data) is a result, whose status words describe the data, not the call.
+ */
+const ENVELOPE = new Set([
+  'status', 'statuscode', 'httpstatus', 'httpcode', 'code', 'message', 'msg', 'detail', 'details', 'description', 'reason', 'title', 'type', 'instance',
+  'hint', 'help', 'success', 'ok', 'requestid', 'traceid', 'correlationid', 'timestamp', 'time', 'path', 'method', 'url', 'documentationurl', 'docurl',
+  'docs', 'moreinfo', 'helpurl', 'link', 'links', 'retryafter', 'jsonrpc', 'id', 'kind', 'service', 'meta', 'metadata', 'data', 'result', 'ret', 'retcode',
+  'rc', 'state', 'outcome', 'stderr', 'stdout', 'exitcode', 'returncode', 'iserror', 'params', 'param', 'field', 'location', 'locale', 'lang', 'tips',
+]);
+/** Keys of a wrapper that holds only the result (`{"output": …}`), and of an MCP `CallToolResult`. */
+export const UNWRAP_KEYS = new Set(['output', 'result', 'content', 'text', 'observation', 'response', 'answer', 'body', 'data', 'return', 'returnvalue', 'toolresult', 'toolresponse', 'value']);
+export const MCP_KEYS = new Set(['content', 'structuredcontent', 'iserror', 'meta']);
+
+/** Keys inside an error object that name its kind. */
+const ERROR_NAME_KEYS = new Set(['code', 'status', 'statuscode', 'httpstatus', 'httpcode', 'errorcode', 'errcode', 'type', 'name', 'reason', 'kind', 'errortype', 'class', 'exception', 'exceptiontype', 'type', 'errno', 'faultcode', 'grpccode', 'grpcstatus', 'subcode', 'errorname', 'key']);
+const ERROR_MESSAGE_KEYS = new Set(['message', 'msg', 'detail', 'description', 'title', 'errormessage', 'errmsg', 'text', 'faultstring', 'localizedmessage', 'usermessage', 'displaymessage', 'summary']);
+const ERROR_NESTED_KEYS = new Set(['error', 'errors', 'cause', 'details', 'extensions', 'data', 'innererror', 'inner', 'errordetails', 'fielderrors', 'violations', 'body', 'response', 'detail']);
+
+/** What the walk found besides signals: the error's message, and a server-requested wait. */
+export interface JsonFindings {
+  message?: string;
+  /** Retry-After, in seconds, as text (what the runtime's classifier reads from a header). */
+  retryAfter?: string;
+}
+
+const RETRY_KEYS = new Set(['retryafter', 'retryafterseconds', 'retryafters', 'retryin']);
+
+function noteRetry(key: string, value: unknown, found: JsonFindings): void {
+  const k = norm(key);
+  if (RETRY_KEYS.has(k) && (typeof value === 'number' || (typeof value === 'string' && /^\d+(?:\.\d+)?$/.test(value)))) found.retryAfter ??= String(value);
+  else if (k === 'retryafterms' && typeof value === 'number') found.retryAfter ??= String(value / 1000);
+}
+
+function isEnvelope(obj: Loose, allowData: boolean): boolean {
+  for (const key of Object.keys(obj)) {
+    const k = norm(key);
+    if (ENVELOPE.has(k) || k.includes('err') || k.includes('fault') || k.includes('exception')) {
+      if (!allowData && (k === 'data' || k === 'result') && !isEmpty(obj[key])) return false;
+      continue;
+    }
+    if (!isEmpty(obj[key])) return false;
+  }
+  return true;
+}
+
+const httpStatus = (v: unknown): number | undefined => {
+  const n = typeof v === 'string' && /^\d{3}$/.test(v) ? Number(v) : v;
+  return typeof n === 'number' && Number.isInteger(n) && n >= 100 && n <= 599 ? n : undefined;
+};
+
+const SUCCESS_CODE = /^(?:0|ok|success|succeeded|none|null|normal|200)$/i;
+
+/** A code's value: an HTTP status, a JSON-RPC code, or a name (errno, gRPC status, error type). */
+function readCodeValue(value: unknown, path: string, sink: Signal[], fails: boolean, confidence: number): boolean {
+  if (typeof value === 'number' || (typeof value === 'string' && /^-?\d+$/.test(value))) {
+    const n = Number(value);
+    if (n === 0) return false;
+    const status = httpStatus(n);
+    if (status !== undefined) {
+      if (status < 400) return false;
+      sink.push({ evidence: `field:${path}=${n}`, confidence, fails, cause: { status } });
+      return true;
+    }
+    if (n <= -32000 && n >= -32768) {
+      sink.push({ evidence: `jsonrpc:${n}`, confidence: 0.9, fails, cause: { rpc: n } });
+      return true;
+    }
+    return false;
+  }
+  if (typeof value !== 'string' || value === '' || SUCCESS_CODE.test(value)) return false;
+  // A code with spaces is prose that landed in a code field; read it as text.
+  if (/\s/.test(value.trim())) {
+    readText(value, sink, { inError: true });
+    return true;
+  }
+  const meaning = meaningOfName(value);
+  if (meaning !== null && meaning !== 'wrapper') {
+    sink.push({ evidence: `field:${path}=${value.length > 60 ? `${value.slice(0, 60)}…` : value}`, confidence, fails, cause: meaning.cause });
+    return true;
+  }
+  return false;
+}
+
+/** The inside of an error: its codes, names and messages, and nested errors (GraphQL extensions, Google details, causes). */
+function readErrorObject(obj: Loose, path: string, sink: Signal[], found: JsonFindings, depth: number): void {
+  for (const key of Object.keys(obj)) {
+    const value = obj[key];
+    const k = norm(key);
+    noteRetry(key, value, found);
+    if (ERROR_NAME_KEYS.has(k) && !isObject(value) && !Array.isArray(value)) {
+      // A number in `code` or `status` is an HTTP status or a JSON-RPC code; a small one in a gRPC key is a gRPC status.
+      if ((k === 'grpccode' || k === 'grpcstatus') && typeof value === 'number') {
+        const name = ['OK', 'CANCELLED', 'UNKNOWN', 'INVALID_ARGUMENT', 'DEADLINE_EXCEEDED', 'NOT_FOUND', 'ALREADY_EXISTS', 'PERMISSION_DENIED', 'RESOURCE_EXHAUSTED', 'FAILED_PRECONDITION', 'ABORTED', 'OUT_OF_RANGE', 'UNIMPLEMENTED', 'INTERNAL', 'UNAVAILABLE', 'DATA_LOSS', 'UNAUTHENTICATED'][value];
+        if (name !== undefined) readCodeValue(name, `${path}.${key}`, sink, true, 0.85);
+        continue;
+      }
+      readCodeValue(value, `${path}.${key}`, sink, true, 0.85);
+    } else if (ERROR_MESSAGE_KEYS.has(k) && typeof value === 'string') {
+      found.message ??= value;
+      readText(value, sink, { inError: true });
+    } else if (depth < 4 && (ERROR_NESTED_KEYS.has(k) || CONTAINERS.has(k))) {
+      if (isObject(value)) readErrorObject(value, `${path}.${key}`, sink, found, depth + 1);
+      else if (Array.isArray(value)) {
+        for (let i = 0; i < value.length && i < 8; i++) {
+          const item = value[i];
+          if (isObject(item)) readErrorObject(item, `${path}.${key}[${i}]`, sink, found, depth + 1);
+          else if (typeof item === 'string') readText(item, sink, { inError: true });
+        }
+      } else if (typeof value === 'string' && k !== 'data' && k !== 'body') {
+        found.message ??= value;
+        readText(value, sink, { inError: true });
+      }
+    }
+  }
+}
+
+/** The value of an error key (`error`, `errors`, `exception`, ...) at the body's own level. */
+function readContainer(value: unknown, path: string, sink: Signal[], found: JsonFindings): void {
+  if (isEmpty(value)) return;
+  if (value === true) {
+    sink.push({ evidence: `flag:${path}`, confidence: 0.9, fails: true });
+    return;
+  }
+  if (typeof value === 'string') {
+    sink.push({ evidence: `field:${path}`, confidence: 0.85, fails: true });
+    found.message ??= value;
+    // `"error": "channel_not_found"` is a code; `"error": "upstream timed out"` is a message.
+    if (/\s/.test(value.trim()) || !readCodeValue(value, path, sink, true, 0.85)) readText(value, sink, { inError: true });
+    return;
+  }
+  if (typeof value === 'number') {
+    sink.push({ evidence: `field:${path}`, confidence: 0.85, fails: true });
+    readCodeValue(value, path, sink, true, 0.85);
+    return;
+  }
+  if (Array.isArray(value)) {
+    sink.push({ evidence: `field:${path}[0]`, confidence: 0.85, fails: true });
+    for (let i = 0; i < value.length && i < 8; i++) {
+      const item = value[i];
+      if (isObject(item)) readErrorObject(item, `${path}[${i}]`, sink, found, 1);
+      else if (typeof item === 'string') {
+        found.message ??= item;
+        readText(item, sink, { inError: true });
+      }
+    }
+    return;
+  }
+  if (isObject(value)) {
+    sink.push({ evidence: `field:${path}`, confidence: 0.85, fails: true });
+    readErrorObject(value, path, sink, found, 1);
+  }
+}
+
+/** The text parts of an MCP `content` list (or any list of `{ type: 'text', text }`), joined. */
+function contentText(content: unknown): string | undefined {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return undefined;
+  const texts: string[] = [];
+  for (const part of content) if (isObject(part) && typeof part['text'] === 'string') texts.push(part['text']);
+  return texts.length === 0 ? undefined : texts.join('\n');
+}
+
+/**
+ * Walks a result body, pushing what it states onto `sink`. `depth` counts wrappers unwrapped;
+ * `inError`: the caller already knows the call failed (a source's error flag).
+ */
+export function readJson(value: unknown, sink: Signal[], found: JsonFindings = {}, inError = false, depth = 0): JsonFindings {
+  if (!isObject(value)) return found;
+  const obj = value;
+  const keys = Object.keys(obj);
+  const envelope = isEnvelope(obj, false);
+  // JSend (`{"status": "fail", "data": {…}}`) puts what failed under `data`: status words still speak for the call.
+  const jsend = envelope || isEnvelope(obj, true);
+  const start = sink.length;
+  for (const key of keys) {
+    const v = obj[key];
+    const k = norm(key);
+    const path = key;
+    noteRetry(key, v, found);
+    if (CONTAINERS.has(k)) {
+      if (k === 'error' && v === true) sink.push({ evidence: `flag:${path}`, confidence: 0.9, fails: true });
+      else readContainer(v, path, sink, found);
+    } else if (ERROR_TEXTS.has(k)) {
+      if (typeof v === 'string' && v.trim() !== '') {
+        sink.push({ evidence: `field:${path}`, confidence: 0.85, fails: true });
+        found.message ??= v;
+        readText(v, sink, { inError: true });
+      }
+    } else if (ERROR_CODES.has(k) || (RETURN_CODES.has(k) && envelope)) {
+      if (!readCodeValue(v, path, sink, true, 0.9) && v !== null && v !== undefined && v !== '' && !(typeof v === 'string' && SUCCESS_CODE.test(v)) && Number(v) !== 0) {
+        // A non-zero code that is no HTTP status (`errcode: 40001`, `error_code: 110`) still says it failed.
+        if (typeof v === 'number' || typeof v === 'string') sink.push({ evidence: `field:${path}=${String(v).slice(0, 40)}`, confidence: 0.8, fails: true });
+      }
+    } else if (EXIT_CODES.has(k)) {
+      if (typeof v === 'number' && v !== 0) sink.push({ evidence: `field:${path}=${v}`, confidence: 0.8, fails: true });
+    } else if (STATUS_KEYS.has(k)) {
+      const status = httpStatus(v);
+      if (status !== undefined) {
+        if (status >= 400) sink.push({ evidence: `field:${path}=${status}`, confidence: 0.95, fails: true, cause: { status } });
+      } else if (typeof v === 'string' && jsend) {
+        if (FAILED_WORD.test(v)) sink.push({ evidence: `field:${path}=${v}`, confidence: 0.85, fails: true });
+        else readCodeValue(v, path, sink, true, 0.85);
+      } else if (isObject(v) && depth < 2) {
+        // `"status": { "code": 503, "message": … }` (Google's long-running operations, some gateways).
+        const inner: Signal[] = [];
+        readErrorObject(v, path, inner, found, 1);
+        if (inner.some((s) => s.cause !== undefined)) sink.push(...inner);
+      }
+    } else if (k === 'code') {
+      if (envelope && !readCodeValue(v, path, sink, true, 0.9)) {
+        // A non-zero code beside a message, with no data (`{"code": 10001, "msg": …}`), is the API saying no.
+        if (typeof v === 'number' && v !== 0 && !(v >= 200 && v < 400)) sink.push({ evidence: `field:${path}=${v}`, confidence: 0.75, fails: true });
+        else if (typeof v === 'string' && /err|fail|invalid|denied|unauthori/i.test(v)) sink.push({ evidence: `field:${path}=${v.slice(0, 40)}`, confidence: 0.75, fails: true });
+      }
+    } else if ((k === 'detail' || k === 'details') && envelope && Array.isArray(v) && v.some((item) => isObject(item) && (typeof item['msg'] === 'string' || typeof item['message'] === 'string'))) {
+      // FastAPI's and similar validation bodies: `{"detail": [{"loc": […], "msg": "field required", "type": "value_error.missing"}]}`.
+      readContainer(v, path, sink, found);
+    } else if (FALSE_MEANS_FAILED.has(k)) {
+      if (v === false || v === 'false' || v === 0) sink.push({ evidence: `field:${path}=false`, confidence: 0.9, fails: true });
+    } else if (TRUE_MEANS_FAILED.has(k)) {
+      if (v === true || v === 'true') sink.push({ evidence: `flag:${path}`, confidence: 0.9, fails: true });
+    } else if (k === 'type') {
+      if (typeof v === 'string' && /^error$/i.test(v)) sink.push({ evidence: `field:${path}=error`, confidence: 0.85, fails: true });
+      // AWS's JSON protocol names the error in `__type` (`…#ThrottlingException`).
+      else if (typeof v === 'string' && envelope && /(?:Exception|Error|Fault)$/.test(v)) {
+        if (!readCodeValue(v, path, sink, true, 0.85)) sink.push({ evidence: `field:${path}=${v.slice(0, 60)}`, confidence: 0.8, fails: true });
+      }
+    } else if (OUTCOME_KEYS.has(k) && jsend && typeof v === 'string' && FAILED_WORD.test(v)) {
+      sink.push({ evidence: `field:${path}=${v}`, confidence: 0.85, fails: true });
+    }
+  }
+  const failedHere = inError || sink.slice(start).some((s) => s.fails);
+  if (failedHere || envelope) {
+    // The message says why (or, in a bare envelope such as GitHub's `{"message": "Not Found"}`, whether).
+    for (const key of keys) {
+      const k = norm(key);
+      const v = obj[key];
+      if (MESSAGE_KEYS.includes(k) || (failedHere && MORE_TEXT_KEYS.includes(k))) {
+        if (typeof v === 'string') {
+          if (MESSAGE_KEYS.includes(k)) found.message ??= v;
+          readText(v, sink, { inError: failedHere });
+        } else if (failedHere && (isObject(v) || Array.isArray(v)) && !CONTAINERS.has(k)) {
+          readContainerCauses(v, key, sink, found);
+        }
+      }
+    }
+  }
+  // A wrapper holding only the result, or an MCP result: the result inside speaks.
+  if (depth < 3) {
+    const first = keys[0];
+    const only = keys.length === 1 && first !== undefined && UNWRAP_KEYS.has(norm(first));
+    const mcp = keys.includes('content') && keys.every((key) => MCP_KEYS.has(norm(key)));
+    if (only || mcp) {
+      const inner = obj[mcp ? 'content' : first!];
+      const text = contentText(inner);
+      if (text !== undefined) {
+        const trimmed = text.trimStart();
+        if ((trimmed.startsWith('{') || trimmed.startsWith('[')) && text.length < 1_000_000) {
+          let parsed: unknown = text;
+          try {
+            parsed = JSON.parse(text) as unknown;
+          } catch {
+            // Not JSON after all: read as the text it is.
+          }
+          if (isObject(parsed)) readJson(parsed, sink, found, failedHere, depth + 1);
+          else readText(text, sink, { inError: failedHere });
+        } else readText(text, sink, { inError: failedHere });
+        if (failedHere) found.message ??= text;
+      } else if (isObject(inner)) readJson(inner, sink, found, failedHere, depth + 1);
+      if (mcp && isObject(obj['structuredContent'])) readJson(obj['structuredContent'], sink, found, failedHere, depth + 1);
+    }
+  }
+  return found;
+}
+
+/** Causes in a list or object of error details that sits under a message-like key (FastAPI's `detail: [{ msg, type }]`). */
+function readContainerCauses(value: unknown, path: string, sink: Signal[], found: JsonFindings): void {
+  if (isObject(value)) readErrorObject(value, path, sink, found, 1);
+  else if (Array.isArray(value)) {
+    for (let i = 0; i < value.length && i < 8; i++) {
+      const item = value[i];
+      if (isObject(item)) readErrorObject(item, `${path}[${i}]`, sink, found, 1);
+    }
+  }
+}
+
+export type { Cause };
