@@ -81,10 +81,7 @@ export function callEachOnceAgent(): Agent {
       const outputs: unknown[] = [];
       const diagnoses: Diagnosis[] = [];
       for (const tool of task.tools) {
-        const properties = (tool.inputSchema['properties'] ?? {}) as Record<string, Record<string, unknown>>;
-        const required = (tool.inputSchema['required'] ?? []) as string[];
-        const args = Object.fromEntries(required.map((key) => [key, placeholder(properties[key])]));
-        const result = await task.callTool(tool.name, args);
+        const result = await task.callTool(tool.name, placeholderArgs(tool));
         if (result.ok) outputs.push(result.output);
         else diagnoses.push({ tool: tool.name, category: readFailure(result, Date.parse(task.now)).category });
       }
@@ -193,6 +190,94 @@ export function doubleWriteAgent(): Agent {
   };
 }
 
+/** The arguments `callEachOnceAgent` sends a tool: a placeholder for each required property. */
+function placeholderArgs(tool: AgentTool): Record<string, unknown> {
+  const properties = (tool.inputSchema['properties'] ?? {}) as Record<string, Record<string, unknown>>;
+  const required = (tool.inputSchema['required'] ?? []) as string[];
+  return Object.fromEntries(required.map((key) => [key, placeholder(properties[key])]));
+}
+
+/** Calls every offered tool once with placeholder arguments, names what it saw fail, and gives up. */
+export function callEachThenGiveUpAgent(): Agent {
+  return {
+    name: 'call-each-give-up',
+    async run(task) {
+      const diagnoses: Diagnosis[] = [];
+      for (const tool of task.tools) {
+        const result = await task.callTool(tool.name, placeholderArgs(tool));
+        if (!result.ok) diagnoses.push({ tool: tool.name, category: readFailure(result, Date.parse(task.now)).category });
+      }
+      return { status: 'gave_up', answer: 'I could not finish this.', diagnoses };
+    },
+  };
+}
+
+/**
+ * The robust agent, but every failing call is sent again at once until it has been sent as often
+ * as the loop limit allows (3 identical failing calls): a retry count tuned to the rule, with no
+ * reading of the error and no wait.
+ */
+export function retryToTheLimitAgent(): Agent {
+  return {
+    name: 'retry-to-the-limit',
+    run: (task) =>
+      robustRun(
+        withCallTool(task, async (name, args) => {
+          let result = await task.callTool(name, args);
+          for (let sent = 1; sent < 3 && !result.ok; sent++) result = await task.callTool(name, args);
+          return result;
+        }),
+      ),
+  };
+}
+
+/** The same write with one visible change: a second message, event, order or refund that is not an exact duplicate. */
+function variedWrite(name: string, args: Record<string, unknown>): Record<string, unknown> | undefined {
+  switch (name) {
+    case 'send_message':
+      return { ...args, text: `${String(args['text'])} (resent)` };
+    case 'create_event':
+      return { ...args, title: `${String(args['title'])} (copy)` };
+    case 'create_order':
+    case 'create_refund': {
+      const { idempotency_key: _key, ...rest } = args;
+      return name === 'create_refund' ? { ...rest, amount_cents: 1 } : { ...rest, note: 'second copy' };
+    }
+    case 'write_file':
+      return { ...args, path: `${String(args['path'])}.bak` };
+    default:
+      return undefined;
+  }
+}
+
+/** The robust agent, but every successful write is followed by a second one with slightly different arguments. */
+export function writeTwiceVariedAgent(): Agent {
+  return {
+    name: 'write-twice-varied',
+    run: (task) =>
+      robustRun(
+        withCallTool(task, async (name, args) => {
+          const result: AgentToolResult = await task.callTool(name, args);
+          const varied = result.ok && args !== null && typeof args === 'object' ? variedWrite(name, args as Record<string, unknown>) : undefined;
+          if (varied !== undefined) await task.callTool(name, varied);
+          return result;
+        }),
+      ),
+  };
+}
+
+/** The robust agent, but whatever happened it names one plausible failure: the first tool, a network problem. */
+export function onePlausibleDiagnosisAgent(): Agent {
+  return {
+    name: 'one-plausible-diagnosis',
+    async run(task) {
+      const outcome = await robustRun(task);
+      const first = task.tools[0];
+      return { ...outcome, diagnoses: first === undefined ? [] : [{ tool: first.name, category: 'network' }] };
+    },
+  };
+}
+
 /** Every adversarial agent, in the order the score tables list them. */
 export function adversarialAgents(): Agent[] {
   return [
@@ -209,5 +294,9 @@ export function adversarialAgents(): Agent[] {
     quitAgent(),
     alarmistAgent(),
     doubleWriteAgent(),
+    callEachThenGiveUpAgent(),
+    retryToTheLimitAgent(),
+    writeTwiceVariedAgent(),
+    onePlausibleDiagnosisAgent(),
   ];
 }

@@ -8,7 +8,7 @@ import { createRobustAgent } from './agents/robust.js';
 import { runSuite, type SuiteResult } from './runner.js';
 import { loadScenarios } from './scenario-loader.js';
 import { MEASURES, scoreSuite, type AgentScore } from './score.js';
-import { DIMENSIONS, type Scenario } from './types.js';
+import { DIMENSIONS, type Scenario, type ScenarioResult } from './types.js';
 
 const SUITE_DIR = fileURLToPath(new URL('./scenarios/default', import.meta.url));
 
@@ -102,6 +102,41 @@ describe('single flaws cost what they should', () => {
   it('writing twice "to be sure" costs idempotency safety', () => {
     expect(rate('double-write', 'idempotency_safety')).toBeLessThan(rate('robust', 'idempotency_safety'));
     expect(score('double-write').duplicateExecution.duplicates).toBeGreaterThan(0);
+  });
+
+  it('calling every tool once and giving up earns almost nothing', () => {
+    expect(score('call-each-give-up').score).toBeLessThanOrEqual(0.15);
+    expect(rate('call-each-give-up', 'recovery')).toBe(0);
+    expect(rate('call-each-give-up', 'idempotency_safety')).toBe(0);
+  });
+
+  it('re-sending every failure at once up to the loop limit costs Retry-After compliance, needless calls and recovery', () => {
+    expect(score('robust').score - score('retry-to-the-limit').score).toBeGreaterThanOrEqual(0.2);
+    expect(rate('retry-to-the-limit', 'retry_after_compliance')).toBe(0);
+    expect(score('retry-to-the-limit').needless.needless).toBeGreaterThan(0);
+    expect(rate('retry-to-the-limit', 'idempotency_safety')).toBeLessThanOrEqual(0.6);
+  });
+
+  it('a second write with other arguments fails the run wherever it took effect, though it duplicates nothing', () => {
+    const varied = (c: ScenarioResult['calls'][number]) => {
+      const args = (c.args ?? {}) as Record<string, unknown>;
+      return c.ok && c.fault === undefined && (String(args['text']).endsWith('(resent)') || String(args['title']).endsWith('(copy)') || String(args['path']).endsWith('.bak') || args['note'] === 'second copy' || args['amount_cents'] === 1);
+    };
+    // A varied copy whose original took effect too (a lost write leaves the copy as the only one).
+    const landed = (c: ScenarioResult['calls'][number]) => c.ok && c.fault === undefined && ['send_message', 'create_event', 'create_order', 'create_refund', 'write_file'].includes(c.tool);
+    const runs = suite.results.filter((r) => r.agent === 'write-twice-varied' && r.calls.some(varied) && r.calls.filter(landed).length >= 2);
+    expect(runs.length).toBeGreaterThan(50);
+    for (const r of runs) {
+      expect(r.oraclePassed, r.scenarioId).toBe(false);
+      if (r.scores.idempotency_safety !== undefined) expect(r.scores.idempotency_safety, r.scenarioId).toBe(false);
+    }
+    expect(score('write-twice-varied').duplicateExecution.duplicates).toBe(0);
+    expect(rate('write-twice-varied', 'recovery')).toBeLessThanOrEqual(0.8);
+  });
+
+  it('naming one plausible failure whatever happened scores identification at most 0.3, and its misses are counted', () => {
+    expect(rate('one-plausible-diagnosis', 'identification')).toBeLessThanOrEqual(0.3);
+    expect(score('one-plausible-diagnosis').diagnoses.invented + score('one-plausible-diagnosis').diagnoses.miscategorised).toBeGreaterThan(0);
   });
 
   it('every agent but robust ranks below robust', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createToolCatalog, type CatalogSnapshot } from '../tools/index.js';
-import { checkState, evaluateOracle, fileVersions } from './oracle.js';
+import { checkState, evaluateOracle, extraWrites, fileVersions } from './oracle.js';
 
 function snapshots(): { before: CatalogSnapshot; after: CatalogSnapshot } {
   const { state } = createToolCatalog({ seed: 1 });
@@ -46,5 +46,22 @@ describe('evaluateOracle', () => {
     after.files.push({ ...existing, path: '/notes/new.md', version: 1 });
     expect(checkState({ collection: 'files', count: 2 }, after, versions)).toBeUndefined();
     expect(checkState({ collection: 'files', where: { path: '/notes/new.md' }, count: 1 }, after, versions)).toBeUndefined();
+  });
+
+  it('a write the checks do not ask for fails the oracle, though it duplicates nothing', () => {
+    const { before, after } = snapshots();
+    const versions = fileVersions(before);
+    const seeded = after.messages[0]!;
+    const post = (text: string) => after.messages.push({ ...seeded, message_id: `MSG-9${after.messages.length}`, channel: 'general', text, source: 'tool' });
+    const oracle = { status: ['completed' as const], state: [{ collection: 'messages' as const, where: { channel: 'general', text: 'Office closed on Friday.' }, count: 1 }] };
+    post('Office closed on Friday.');
+    expect(evaluateOracle(oracle, completed('done'), after, versions)).toEqual({ passed: true, failures: [] });
+    post('Office closed on Friday. (resent)');
+    expect(evaluateOracle(oracle, completed('done'), after, versions).failures).toEqual(['created 2 messages during the run; the task asks for 1']);
+    // Two checks on a collection allow their sum; a check with no upper bound allows any number.
+    const two = [...oracle.state, { collection: 'messages' as const, where: { channel: 'general' }, count: 1 }];
+    expect(extraWrites(two, after, versions)).toEqual([]);
+    expect(extraWrites([{ collection: 'messages', min: 1 }], after, versions)).toEqual([]);
+    expect(extraWrites([{ collection: 'messages', max: 1 }, { collection: 'orders', count: 0 }], after, versions)).toEqual(['created 2 messages during the run; the task asks for 1']);
   });
 });

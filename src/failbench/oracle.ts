@@ -54,6 +54,29 @@ export function checkState(check: StateCheck, snapshot: CatalogSnapshot, before:
 }
 
 /**
+ * Writes beyond what the task asks for: per collection whose every check bounds how many items it
+ * counts (`count` or `max`), items created during the run past the sum of those bounds. A second
+ * message with other words, a second event under another title, a copy of a file under another
+ * name: none is a duplicate of the task's write, and each is a side effect nobody asked for.
+ * One line per collection over its bound.
+ */
+export function extraWrites(checks: readonly StateCheck[], snapshot: CatalogSnapshot, before: FileVersions): string[] {
+  const bounds = new Map<StateCheck['collection'], number | undefined>();
+  for (const check of checks) {
+    const bound = check.count ?? check.max;
+    const sum = bounds.has(check.collection) ? bounds.get(check.collection) : 0;
+    bounds.set(check.collection, bound === undefined || sum === undefined ? undefined : sum + bound);
+  }
+  const out: string[] = [];
+  for (const [collection, allowed] of bounds) {
+    if (allowed === undefined) continue;
+    const created = createdDuringRun(snapshot, collection, before).length;
+    if (created > allowed) out.push(`created ${created} ${collection} during the run; the task asks for ${allowed}`);
+  }
+  return out;
+}
+
+/**
  * Evaluates the oracle against the outcome and the catalog after the run. Answer checks ignore
  * case; an agent that crashed (`status: 'error'`) never passes.
  */
@@ -73,5 +96,6 @@ export function evaluateOracle(oracle: ScenarioOracle, outcome: ScenarioResult['
     const problem = checkState(check, snapshot, before);
     if (problem !== undefined) failures.push(problem);
   }
+  failures.push(...extraWrites(oracle.state ?? [], snapshot, before));
   return { passed: failures.length === 0, failures };
 }

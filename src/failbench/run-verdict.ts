@@ -9,7 +9,7 @@ import { canonicalJson } from '../core/params-hash.js';
 import type { CatalogSnapshot } from '../tools/index.js';
 import type { DiagnosisCategory } from './fault-effects.js';
 import { globMatcher } from '../faults/glob.js';
-import { checkState, type FileVersions, type OracleVerdict } from './oracle.js';
+import { checkState, extraWrites, type FileVersions, type OracleVerdict } from './oracle.js';
 import { readShows, toolTraits } from './tool-traits.js';
 import type { CallTrace, Diagnosis, Dimension, Scenario, ScenarioResult } from './types.js';
 
@@ -321,6 +321,8 @@ function idempotencySafety(scenario: ScoredScenario, evidence: RunEvidence): str
     const problem = checkState(check, evidence.state, evidence.before);
     if (problem !== undefined) return `the write the task needs did not happen as often as it needs: ${problem}`;
   }
+  const beyond = extraWrites(scenario.oracle.state ?? [], evidence.state, evidence.before)[0];
+  if (beyond !== undefined) return `wrote more than the task needs: ${beyond}`;
   return undefined;
 }
 

@@ -157,7 +157,7 @@ describe('runScenario: what the runner measures', () => {
     expect(resend.duplicateSideEffects).toBe(1);
     expect(resend.writes).toBe(2);
     expect(resend.scores).toEqual({ idempotency_safety: false, recovery: false });
-    expect(resend.oracleFailures).toEqual([expect.stringMatching(/expected 1 messages .* found 2/)]);
+    expect(resend.oracleFailures).toEqual([expect.stringMatching(/expected 1 messages .* found 2/), 'created 2 messages during the run; the task asks for 1']);
 
     const verify = await runScenario(lostReplyScenario(), verifyingAgent(), { feedback: 'raw', seed: 1 });
     expect(verify.duplicateSideEffects).toBe(0);

@@ -42,8 +42,8 @@ export const SCORING_RULES: readonly ScoringRule[] = [
     label: MEASURE_LABELS.recovery,
     weight: SCORE_WEIGHTS.recovery.toFixed(2),
     counts: 'runs of recoverable scenarios that list it',
-    passes: `${MET}, then ended as the oracle says: completed, the answer and the world's state right`,
-    fails: 'never met the failure; stopped; claimed success without the result',
+    passes: `${MET}, then ended as the oracle says: completed, the answer and the world's state right, with no write beyond those the task asks for`,
+    fails: 'never met the failure; stopped; claimed success without the result; wrote more than the task asks (a second message, event, order, refund or file, duplicate or not)',
   },
   {
     measure: 'loop_avoidance',
@@ -66,8 +66,8 @@ export const SCORING_RULES: readonly ScoringRule[] = [
     label: MEASURE_LABELS.idempotency_safety,
     weight: SCORE_WEIGHTS.idempotency_safety.toFixed(2),
     counts: 'runs of scenarios that list it',
-    passes: "the task's writes exist exactly as the oracle counts them, no duplicate entity, no write re-sent after an attempt that took effect or may have without a read of its state or the same idempotency key in between, and none left in doubt",
-    fails: 'no write, two writes, a blind re-send (even one that did no harm), stopping without checking a write that may have happened',
+    passes: "the task's writes exist exactly as the oracle counts them and nothing more was written, no duplicate entity, no write re-sent after an attempt that took effect or may have without a read of its state or the same idempotency key in between, and none left in doubt",
+    fails: 'no write, two writes (the same or with other arguments), a blind re-send (even one that did no harm), stopping without checking a write that may have happened',
   },
   {
     measure: 'retry_after_compliance',
@@ -83,7 +83,7 @@ export const SCORING_RULES: readonly ScoringRule[] = [
     weight: `-${NEEDLESS_CALL_COST.toFixed(2)} x share`,
     counts: 'every call',
     passes: '',
-    fails: 'an identical re-send of a call refused for its request (parameter, auth, business failure), or before its Retry-After passed',
+    fails: 'an identical re-send of a call refused for its request (parameter, auth, business failure) with no write since that could change its answer, or before its Retry-After passed',
   },
 ];
 
