@@ -19,7 +19,7 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createRecorder, createSqliteStore } from '../dist/index.js';
+import { createRecorder, createSqliteStore } from '../dist/store.js';
 import { table } from './harness.js';
 import { syntheticRecords } from './workload.js';
 

@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { createSqliteStore } from '../dist/index.js';
+import { createSqliteStore } from '../dist/store.js';
 import { table } from './harness.js';
 import { syntheticRecords } from './workload.js';
 

@@ -7,7 +7,8 @@
 //   intent, and a payment token in some arguments so redaction has something to do.
 // - `syntheticRecords()`: cheap, deterministic records built without a runtime, for bulk loads
 //   (stats over millions of rows, the outage feed), spread over ~20 tools and a time range.
-import { AuthError, BusinessError, defineTool, HttpError, uuidv7 } from '../dist/index.js';
+import { AuthError, BusinessError, defineTool, HttpError } from '../dist/index.js';
+import { uuidv7 } from '../dist/record/uuid-v7.js';
 import { prng } from './prng.js';
 
 /**

@@ -18,7 +18,8 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '
 import { generateText, stepCountIs } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRuntime, defineTool, openStore } from './index.js';
+import { createRuntime, defineTool } from './index.js';
+import { openStore } from './store.js';
 import { aiSdkTools, answerInvalidToolCalls } from './integrations/ai-sdk.js';
 import { mcpClientTools } from './integrations/mcp-client.js';
 import { otelRecordListener } from './integrations/otel.js';

@@ -2,8 +2,10 @@
  * Annotation (seed 000 section 2.2): rule annotators, the semantic judges (heuristic and LLM), the
  * outcome backtrace, rare-failure flags and the human review of the judges.
  */
-export * from './label.js';
-export * from './rules/index.js';
+export { JUDGE_ERROR, LABEL_NAMES } from './label.js';
+export type { Annotator, Label, LabelName } from './label.js';
+export { backoffViolation, blindRetry, cascadeFailure, idempotencyRisk, ignoredError, loopFailure, ruleAnnotators } from './rules/index.js';
+export type { IdempotencyRiskOptions, RuleOptions } from './rules/index.js';
 export { backtrace, decisionStepOf, BACKTRACE_ANNOTATOR } from './backtrace.js';
 export type { BacktraceResult, DecisionMark } from './backtrace.js';
 export { heuristicJudge, judgeStep, JUDGE_CONFIDENCE } from './judge/heuristic.js';
