@@ -76,6 +76,8 @@ export const FAILURE_TYPES = {
   circuit_open: 'system',
   dependency_down: 'system',
   cancelled: 'system',
+  /** The runtime could not build a call's feedback or record (stage feedback): an override's hint threw, an output could not be read. */
+  feedback_failed: 'system',
   // semantic: a post-condition check failed (stage result_parse): the tool answered, but not what was asked.
   /** A response field does not echo the request field it must (another date, city, id). */
   result_mismatch: 'semantic',

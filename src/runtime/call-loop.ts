@@ -28,14 +28,15 @@ interface AttemptVerdict {
   output?: unknown;
 }
 
-function judgeAttempt(tool: Tool, result: AttemptResult, endedAt: number): AttemptVerdict {
+function judgeAttempt(env: CallEnv, tool: Tool, args: unknown, result: AttemptResult, endedAt: number): AttemptVerdict {
   switch (result.kind) {
     case 'ok': {
       const output = result.value;
       const classification = classifyOutput(output, endedAt);
-      if (classification !== undefined || tool.validateOutput === undefined) return { classification, output };
+      if (classification !== undefined) return { classification, output };
+      if (tool.validateOutput === undefined) return { classification: checkPostConditions(env, tool, args, output, endedAt), output };
       const checked = tool.validateOutput(output);
-      if (checked.ok) return { classification: undefined, output };
+      if (checked.ok) return { classification: checkPostConditions(env, tool, args, output, endedAt), output };
       const mismatch = rejection('result_parse', 'system', 'output_schema_mismatch', 'OUTPUT_SCHEMA_MISMATCH', `${tool.name} returned output that does not match its schema`);
       mismatch.body = output;
       return { classification: mismatch, issues: checked.issues, output };
@@ -47,6 +48,11 @@ function judgeAttempt(tool: Tool, result: AttemptResult, endedAt: number): Attem
     case 'cancelled':
       return { classification: cancelled(tool.name) };
   }
+}
+
+/** A failed post-condition (`semantic`), or undefined; nothing to do for a tool that declares none. */
+function checkPostConditions(env: CallEnv, tool: Tool, args: unknown, output: unknown, now: number): Classification | undefined {
+  return tool.postConditions?.check(args, output, { toolName: tool.name, now, clock: env.clock });
 }
 
 function cancelled(toolName: string): Classification {
@@ -86,7 +92,7 @@ export async function runAttempts(env: CallEnv, call: Call, entry: RegisteredToo
     if (applied !== undefined) call.fault ??= applied.fault;
     else if (skipped) call.faultNotApplied ??= planned.fault;
 
-    const { classification, issues, output } = judgeAttempt(tool, result, attemptEnd);
+    const { classification, issues, output } = judgeAttempt(env, tool, args, result, attemptEnd);
     call.attempts.push({
       attempt,
       started_at: isoTime(attemptStart),

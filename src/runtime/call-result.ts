@@ -7,14 +7,14 @@ import type { FoundSecrets } from '../record/redact.js';
 import type { RecordFeedback, RecoveryMode, ToolExecutionRecord } from '../core/record-types.js';
 import type { CallStatus, FeedbackAction } from '../core/taxonomy.js';
 import type { Call, CallEnv } from './call.js';
-import { buildRecord, redactText, redactValue, scrubbed } from './call-record.js';
-import type { Classification } from './classify.js';
+import { buildRecord, redactText, redactValue, scrubbed, type Ending } from './call-record.js';
+import { rejection, type Classification } from './classify.js';
 import type { RuntimeCorrectionMemory } from './correction-memory.js';
 import { buildFeedback, lastRecoveryHint } from './feedback.js';
 import type { RegisteredTool } from './registry.js';
 import type { StopReason } from './retry-policy.js';
 import type { CallError, CallFeedback, ExecuteResult } from './types.js';
-import { redactIssues, type ValidationIssue } from './validate.js';
+import { describeIssues, redactIssues, type ValidationIssue } from './validate.js';
 
 export interface FailureDetails {
   status: CallStatus;
@@ -32,9 +32,59 @@ export interface FailureDetails {
   action?: FeedbackAction;
 }
 
+/**
+ * The classification of a call whose feedback or record could not be built (stage `feedback`):
+ * what went wrong in the runtime, and how the call itself had ended.
+ */
+function feedbackFailure(what: string, error: unknown, original: Classification | undefined): Classification {
+  const reason = error instanceof Error ? error.message : String(error);
+  const outcome = original === undefined ? 'the tool itself answered' : `the call itself ended in ${original.stage} / ${original.type} (${original.code}): ${original.message}`;
+  const c = rejection('feedback', 'system', 'feedback_failed', 'FEEDBACK_FAILED', `faultline could not build this call's ${what} (${reason}); ${outcome}`);
+  c.stack = error instanceof Error ? error.stack : undefined;
+  return c;
+}
+
+/**
+ * The record of a call whose own record could not be built: the failure at stage `feedback`,
+ * without the pieces that may have caused it (arguments, output, context) when a first try
+ * with them fails too.
+ */
+function feedbackStageRecord(env: CallEnv, call: Call, end: Ending, error: unknown, original: Classification | undefined): ToolExecutionRecord {
+  const classification = feedbackFailure('record', error, original);
+  const ending: Ending = { ...end, status: 'failure', classification, output: undefined, recovery: 'needs_decision' };
+  delete ending.issues;
+  const found: FoundSecrets = [];
+  try {
+    return scrubbed(env, buildRecord(env, call, ending, found), found);
+  } catch {
+    const bare: Call = { ...call, args: null, options: {}, snapshot: undefined, fault: null, faultNotApplied: null };
+    classification.body = undefined;
+    return buildRecord(env, bare, ending, []);
+  }
+}
+
 // Not async: on the common path (no backpressure) the result is returned without an extra
 // promise, which saves microtask turns on every successful call.
 export function finishSuccess(env: CallEnv, call: Call, entry: RegisteredTool, output: unknown, recovered: boolean, endedAt: number): ExecuteResult | Promise<ExecuteResult> {
+  let record: ToolExecutionRecord;
+  try {
+    record = successRecord(env, call, entry, output, recovered, endedAt);
+  } catch (error) {
+    // The tool answered: the agent gets its answer, and the record says that faultline failed.
+    record = feedbackStageRecord(env, call, { status: 'success', recovery: 'none', breaker: entry.breaker, idempotent: entry.tool.idempotent, endedAt }, error, undefined);
+  }
+  const result: ExecuteResult = { ok: true, output, record };
+  if (call.loopKey !== undefined) {
+    env.loopGuard!.noteSuccess(call, endedAt, !entry.tool.idempotent, call.id);
+    if (record.feedback !== null) result.notice = { action: record.feedback.action, hint: record.feedback.hint, retryable: false };
+  }
+  const corrections = env.corrections;
+  if (corrections?.tracking === true) corrections.noteSuccess(record, call.startedAt);
+  const wait = env.emit(record);
+  return wait === undefined ? result : wait.then(() => result);
+}
+
+function successRecord(env: CallEnv, call: Call, entry: RegisteredTool, output: unknown, recovered: boolean, endedAt: number): ToolExecutionRecord {
   const found: FoundSecrets = [];
   const built = buildRecord(
     env,
@@ -50,16 +100,7 @@ export function finishSuccess(env: CallEnv, call: Call, entry: RegisteredTool, o
     },
     found,
   );
-  const record = scrubbed(env, built, found);
-  const result: ExecuteResult = { ok: true, output, record };
-  if (call.loopKey !== undefined) {
-    env.loopGuard!.noteSuccess(call, endedAt, !entry.tool.idempotent, call.id);
-    if (record.feedback !== null) result.notice = { action: record.feedback.action, hint: record.feedback.hint, retryable: false };
-  }
-  const corrections = env.corrections;
-  if (corrections?.tracking === true) corrections.noteSuccess(record, call.startedAt);
-  const wait = env.emit(record);
-  return wait === undefined ? result : wait.then(() => result);
+  return scrubbed(env, built, found);
 }
 
 /** A non-idempotent call that ran and failed in a way that may have taken effect (timeout, reset, 500/502/504). */
@@ -68,7 +109,7 @@ function isAmbiguousWrite(call: Call, d: FailureDetails): boolean {
   return d.classification.ambiguous && tool !== undefined && !tool.idempotent && call.attempts.length > 0;
 }
 
-function failureFeedback(env: CallEnv, call: Call, d: FailureDetails): RecordFeedback {
+function failureFeedback(env: CallEnv, call: Call, d: FailureDetails, withOverrides: boolean): RecordFeedback {
   const tool = d.entry?.tool;
   const c = d.classification;
   const feedback = buildFeedback(
@@ -84,7 +125,7 @@ function failureFeedback(env: CallEnv, call: Call, d: FailureDetails): RecordFee
       retryAfterMs: d.retryAfterMs ?? c.retryAfterMs,
       suggestedAction: d.action,
     },
-    [tool?.feedback, env.feedback],
+    withOverrides ? [tool?.feedback, env.feedback] : [],
   );
   if (d.fallbackUsed !== undefined) {
     // The runtime already acted on the failure; the record says what it did.
@@ -106,24 +147,35 @@ export async function finishFailure(env: CallEnv, call: Call, failure: FailureDe
     classification: Object.assign({}, failure.classification, { message: redactText(env, failure.classification.message, found) }),
   });
   if (failure.issues !== undefined) d.issues = redactor === undefined ? failure.issues : redactIssues(failure.issues, redactor);
-  const built = buildRecord(
-    env,
-    call,
-    {
-      status: d.status,
-      classification: d.classification,
-      ...(d.issues !== undefined ? { issues: d.issues } : {}),
-      feedback: failureFeedback(env, call, d),
-      recovery: d.recovery ?? 'needs_decision',
-      breaker: d.entry?.breaker,
-      idempotent: d.entry?.tool.idempotent ?? false,
-    },
-    found,
-  );
-  const record = scrubbed(env, built, found);
+  // A feedback override of the user's may throw: the agent then gets the default feedback, and
+  // the record says, at stage `feedback`, that building it failed.
+  let feedbackFailed: Classification | undefined;
+  let recordFeedback: RecordFeedback;
+  try {
+    recordFeedback = failureFeedback(env, call, d, true);
+  } catch (error) {
+    feedbackFailed = feedbackFailure('feedback', error, d.classification);
+    recordFeedback = failureFeedback(env, call, d, false);
+  }
+  const end: Ending = {
+    status: d.status,
+    classification: feedbackFailed ?? d.classification,
+    ...(d.issues !== undefined && feedbackFailed === undefined ? { issues: d.issues } : {}),
+    feedback: recordFeedback,
+    recovery: d.recovery ?? 'needs_decision',
+    breaker: d.entry?.breaker,
+    idempotent: d.entry?.tool.idempotent ?? false,
+  };
+  let record: ToolExecutionRecord;
+  try {
+    record = scrubbed(env, buildRecord(env, call, end, found), found);
+  } catch (error) {
+    record = feedbackStageRecord(env, call, end, error, d.classification);
+    record.feedback = recordFeedback;
+  }
   if (found.length !== 0 && d.issues !== undefined) d.issues = redactor!.scrub(d.issues, found);
   const feedback = record.feedback!;
-  if (env.corrections !== undefined) consultCorrections(env.corrections, call, d, feedback, record);
+  if (env.corrections !== undefined && record.failure_stage !== 'feedback') consultCorrections(env.corrections, call, d, feedback, record);
   // A failure the fallback answered is not one the agent will repeat.
   if (call.loopKey !== undefined && record.recovery !== 'auto_recovered') {
     env.loopGuard!.noteFailure(call, { category: d.classification.category, type: d.classification.type, code: d.classification.code, action: feedback.action });
@@ -136,7 +188,8 @@ export async function finishFailure(env: CallEnv, call: Call, failure: FailureDe
     category: c.category,
     type: c.type,
     code: c.code,
-    message: record.error_message ?? c.message,
+    // A record at stage feedback describes faultline's failure; the agent is told about its call's.
+    message: record.failure_stage === 'feedback' && c.stage !== 'feedback' ? (d.issues !== undefined ? `${c.message}: ${describeIssues(d.issues)}` : c.message) : (record.error_message ?? c.message),
     retryable: feedback.retryable,
   };
   if (feedback.retry_after_ms !== null) error.retryAfterMs = feedback.retry_after_ms;

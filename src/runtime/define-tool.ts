@@ -7,6 +7,7 @@ import { ToolDefinitionError } from '../core/errors.js';
 import type { BreakerOptions } from './breaker.js';
 import type { Clock } from '../core/clock.js';
 import type { FeedbackOverrides } from './feedback.js';
+import { compilePostConditions, type PostConditions, type Verify, type VerifyContext } from './post-conditions.js';
 import type { RetryOptions } from './retry-policy.js';
 import { compileInputValidator, compileOutputValidator, type Validator } from './validate.js';
 
@@ -51,8 +52,19 @@ export interface ToolSpec<Args, Output> {
   description: string;
   /** JSON Schema of the arguments, or a zod 4 schema (converted to JSON Schema). */
   input: SchemaInput;
-  /** If given, outputs are checked strictly; a mismatch is a `result_parse` failure. */
+  /**
+   * If given, outputs are checked strictly; a mismatch is a `result_parse` failure. Its
+   * annotations `x-echoes`, `x-within`, `x-max-age-ms` and `x-non-empty-when` declare
+   * post-conditions (see `post-conditions.ts`).
+   */
   output?: SchemaInput;
+  /**
+   * A post-condition in code: whether a successful answer answers the request. Return nothing
+   * (or `true`) when it does, else the issues (`{ field, expected, actual }`); they become a
+   * `result_parse` / `semantic` failure whose feedback names the field and both values.
+   * @example verify: (args, out) => out.city === args.city ? undefined : { field: 'city', expected: args.city, actual: out.city }
+   */
+  verify?(args: Args, output: Output, ctx: VerifyContext): ReturnType<Verify>;
   /** Per-attempt timeout. Default 10 s. */
   timeoutMs?: number;
   retry?: Partial<RetryOptions>;
@@ -92,6 +104,8 @@ export interface Tool<Args = any, Output = unknown> {
   readonly annotations: ToolAnnotations | undefined;
   readonly validateInput: Validator;
   readonly validateOutput: Validator | undefined;
+  /** The post-conditions of the output schema's annotations and `verify`; undefined when there are none. */
+  readonly postConditions: PostConditions | undefined;
   readonly execute: (args: Args, ctx: ToolContext) => Promise<Output> | Output;
 }
 
@@ -153,6 +167,7 @@ export function defineTool(spec: ToolSpec<any, unknown>): Tool {
   }
   if (typeof spec.description !== 'string' || spec.description.trim() === '') throw new ToolDefinitionError(name, 'description is required');
   if (typeof spec.execute !== 'function') throw new ToolDefinitionError(name, 'execute must be a function');
+  if (spec.verify !== undefined && typeof spec.verify !== 'function') throw new ToolDefinitionError(name, 'verify must be a function');
   positive(name, 'timeoutMs', spec.timeoutMs);
   positive(name, 'retry.maxRetries', spec.retry?.maxRetries, true);
   positive(name, 'retry.baseDelayMs', spec.retry?.baseDelayMs, true);
@@ -202,6 +217,7 @@ export function defineTool(spec: ToolSpec<any, unknown>): Tool {
     annotations,
     validateInput,
     validateOutput,
+    postConditions: compilePostConditions(outputSchema, spec.verify as Verify | undefined),
     execute: spec.execute,
   });
 }
