@@ -14,7 +14,6 @@ const MAX_LINES = 200;
 
 /** `path:function` -> the most lines it may have until it is split. */
 const AWAITING_SPLIT: Record<string, number> = {
-  'src/faults/http-proxy/http-proxy.ts:startHttpFaultProxy': 715,
   'src/record/redact.ts:createRedactor': 570,
   'src/faults/mcp-proxy/proxy.ts:startMcpProxy': 352,
   'src/runtime/redis-breakers.ts:createRedisBreakers': 311,
