@@ -2,6 +2,8 @@
  * The dataset card written beside every export (`<out>.card.json`, `<out>.card.md`): what went
  * in, what was left out and why, and how the split fell.
  */
+import { HEURISTIC_JUDGE_QUALITY, type HeuristicJudgeQuality } from '../annotate/judge/heuristic-judge-quality.js';
+import { HEURISTIC_JUDGE_SOURCE } from '../annotate/judge/judged-annotation.js';
 import type { OutcomeSource, Trajectory } from '../core/trajectory-types.js';
 import type { ExportFormat } from './exporter.js';
 import type { Split } from './split.js';
@@ -45,6 +47,12 @@ export interface DatasetCard {
     exported: Record<OutcomeSource, number>;
     inferred: { count: number; mean_confidence: number | null; min_confidence: number | null; by: Record<string, number> };
   };
+  /**
+   * When exported trajectories carry the heuristic judge's labels or outcomes: its measured
+   * precision and recall on the repository's labelled calls, and its outcome accuracy (see
+   * src/annotate/judge/heuristic-judge-quality.ts), so a reader knows how far to trust them.
+   */
+  judge_quality?: { 'judge:heuristic': HeuristicJudgeQuality };
   /** `grpo`: exported groups by the scenario's dimension. */
   by_dimension?: Record<string, number>;
   /** `grpo`: exported groups by the fault injected at the branch point. */
@@ -82,6 +90,7 @@ export class DatasetCardBuilder {
   private readonly outcomesExported: Record<OutcomeSource, number> = { stated: 0, inferred: 0, unstated: 0 };
   private readonly inferredBy: Record<string, number> = {};
   private inferredConfidence = { sum: 0, min: Infinity };
+  private heuristicJudged = false;
 
   constructor(private readonly settings: Pick<DatasetCard, 'format' | 'seed' | 'val_fraction' | 'files'>) {}
 
@@ -112,7 +121,11 @@ export class DatasetCardBuilder {
       bump(this.byFailureType, s.failure_type === null ? 'unlabelled' : `${s.failure_type}/${s.failure_subtype ?? 'unknown'}`);
       if (s.failure_category !== null) bump(this.byFailureCategory, s.failure_category);
     }
-    for (const label of trajectory.labels ?? []) bump(this.byLabel, label.name);
+    for (const label of trajectory.labels ?? []) {
+      bump(this.byLabel, label.name);
+      if (label.source === HEURISTIC_JUDGE_SOURCE) this.heuristicJudged = true;
+    }
+    if (trajectory.outcome_basis?.by === HEURISTIC_JUDGE_SOURCE) this.heuristicJudged = true;
   }
 
   /** Examples written for a split apart from any one trajectory (few-shot writes its rows at the end). */
@@ -147,6 +160,7 @@ export class DatasetCardBuilder {
           by: sorted(this.inferredBy),
         },
       },
+      ...(this.heuristicJudged ? { judge_quality: { [HEURISTIC_JUDGE_SOURCE]: HEURISTIC_JUDGE_QUALITY } } : {}),
       ...(this.byClass === undefined ? {} : { examples_by_class: { train: sorted(this.byClass.train), validation: sorted(this.byClass.validation) } }),
     };
   }
@@ -173,6 +187,7 @@ export function renderDatasetCard(card: DatasetCard): string {
     ...table('Failed steps by category (seed 001)', 'category', card.by_failure_category),
     ...table('Annotation labels', 'label', card.by_label),
     ...outcomeLines(card),
+    ...judgeQualityLines(card),
     ...(card.examples_by_class === undefined
       ? []
       : [...table('Train examples by class', 'class', card.examples_by_class.train), ...table('Validation examples by class', 'class', card.examples_by_class.validation)]),
@@ -198,4 +213,26 @@ function outcomeLines(card: DatasetCard): string[] {
     lines.push(`Inferred outcomes were read from the final answers (${by}); confidence mean ${inferred.mean_confidence}, lowest ${inferred.min_confidence}. \`faultline export --exclude-inferred-outcomes\` leaves them out.`, '');
   }
   return lines;
+}
+
+const shownRate = (n: number | null): string => (n === null ? 'n/a' : n.toFixed(2));
+
+function judgeQualityLines(card: DatasetCard): string[] {
+  const quality = card.judge_quality?.[HEURISTIC_JUDGE_SOURCE];
+  if (quality === undefined) return [];
+  const { semantic_error: s, outcome_inference: o } = quality;
+  const rows = Object.entries(s.by_set).map(([set, c]) => `| ${set} | ${c.calls} | ${c.misses} | ${shownRate(c.precision)} | ${shownRate(c.recall)} |`);
+  return [
+    '## Heuristic judge: measured quality',
+    '',
+    'Labels and inferred outcomes here come from the heuristic judge. Its `semantic_error` labels, measured on labelled successful calls (a miss: the call did not serve the intent):',
+    '',
+    '| labelled set | calls | misses | precision | recall |',
+    '|---|---:|---:|---:|---:|',
+    ...rows,
+    `| all | ${s.calls} | ${s.misses} | ${shownRate(s.precision)} | ${shownRate(s.recall)} |`,
+    '',
+    `Outcomes inferred from final answers: ${o.tuned.right} of ${o.tuned.total} right on the conversations the patterns were developed on, ${o.held_out.right} of ${o.held_out.total} on held-out ones.`,
+    '',
+  ];
 }

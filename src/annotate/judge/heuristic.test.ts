@@ -68,7 +68,7 @@ describe('heuristicJudge: entities', () => {
 describe('heuristicJudge: empty results', () => {
   it('flags an empty result under many filters or filters loosened next, not a plain empty search', () => {
     const narrow = judge('find notes', [{ tool: 'search_documents', params: { query: 'x', author: 'a', tag: 't', status: 'final' }, body: { results: [], total: 0 } }]);
-    expect(narrow[0]!.reason).toContain('3 filters (author, tag, status)');
+    expect(narrow[0]!.reason).toContain('3 optional filters (author, tag, status)');
     const loosened = judge('查找过去一周关于项目X的会议记录', [
       { tool: 'search_documents', params: { query: '项目X会议记录', date_from: '2026-03-22', date_to: '2026-03-29' }, body: { results: [], total: 0 } },
       { tool: 'search_documents', params: { query: '项目X会议记录', date_from: '2026-03-01', date_to: '2026-03-29' }, body: { results: [1], total: 1 } },

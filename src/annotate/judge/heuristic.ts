@@ -6,7 +6,7 @@
  * narrower than asked.
  */
 import type { Label } from '../label.js';
-import { isReadLikeName, isSucceeded, paramsKey, stepTimeMs } from '../step-facts.js';
+import { isReadLikeName, isSucceeded, stepTimeMs } from '../step-facts.js';
 import { DeferredJson, jsonValue } from '../../core/deferred-json.js';
 import type { Trajectory, TrajectoryStep } from '../../core/trajectory-types.js';
 import { addDays, dateAt, formatOffset, mentionsUtc, offsetInIntent, relativeDayIn, relativeRangeIn, zoneOffsetMinutes } from './relative-dates.js';
@@ -328,20 +328,84 @@ function editDistance(a: string, b: string): number {
 
 const ID_KEY = /(?:^|_|[a-z])(?:id|Id|ID)$|^id$/;
 
+/** The kind of thing an id key names: `payment_id` → `payment`, `userId` → `user`; '' for a bare `id`. */
+function idKindOfKey(key: string): string {
+  return key.replace(/(?:_?id|Id|ID)$/, '').replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase().replace(/[^a-z_]/g, '').replace(/^_+|_+$/g, '');
+}
+
+// The noun before an id in an intent: "order W123", "user id mia_li_3668", "订单 W123".
+const KIND_BEFORE = /([A-Za-z]+|[\u4e00-\u9fff]{1,4})(?:\s*(?:id|ID|number|no\.?|#|号|编号))?\s*[:：#]?\s*$/;
+const ZH_KINDS: Record<string, string> = { 订单: 'order', 用户: 'user', 账号: 'account', 账户: 'account', 预订: 'reservation', 预约: 'reservation', 航班: 'flight', 支付: 'payment', 付款: 'payment', 发票: 'invoice', 工单: 'ticket' };
+
+/**
+ * The kind of each id the intent names, when something says it: an argument of the trajectory
+ * that carries it (`user_id: "mia_li_3668"` → user), else the noun written before it ("order
+ * W123"). Unknown kinds are left out.
+ */
+function idKindsIn(intent: string, named: readonly string[], trajectory: Trajectory): Map<string, string> {
+  const kinds = new Map<string, string>();
+  const wanted = new Set(named.map((n) => n.toLowerCase()));
+  for (const s of trajectory.steps) {
+    for (const { key, value } of scalars(jsonValue(s.input_params))) {
+      const lower = value.toLowerCase();
+      if (!wanted.has(lower) || kinds.has(lower) || !ID_KEY.test(key)) continue;
+      const kind = idKindOfKey(key);
+      if (kind !== '') kinds.set(lower, kind);
+    }
+  }
+  // A noun before an id counts only as a kind the trajectory's own id keys use ("order W123" with
+  // an `order_id` argument somewhere), so "You are mia_li_3668" names no kind.
+  const keyKinds = new Set<string>();
+  for (const s of trajectory.steps) for (const { key } of scalars(jsonValue(s.input_params))) if (ID_KEY.test(key)) keyKinds.add(idKindOfKey(key));
+  for (const id of named) {
+    const lower = id.toLowerCase();
+    if (kinds.has(lower)) continue;
+    const at = intent.indexOf(id);
+    const before = at < 0 ? null : KIND_BEFORE.exec(intent.slice(Math.max(0, at - 24), at));
+    const word = before?.[1];
+    if (word === undefined) continue;
+    const kind = ZH_KINDS[word] ?? (/^[A-Za-z]+$/.test(word) ? word.toLowerCase().replace(/s$/, '') : undefined);
+    if (kind !== undefined && keyKinds.has(kind)) kinds.set(lower, kind);
+  }
+  return kinds;
+}
+
+/** Whether `value` appears in a result the agent had read before `step`. */
+function shownEarlier(trajectory: Trajectory, step: TrajectoryStep, value: string): boolean {
+  for (const s of trajectory.steps) {
+    if (s === step || s.step_index >= step.step_index) break;
+    const text = s.response.text ?? (typeof jsonValue(s.response.body) === 'string' ? (jsonValue(s.response.body) as string) : JSON.stringify(jsonValue(s.response.body) ?? null));
+    if (text.includes(value)) return true;
+  }
+  return false;
+}
+
+/** Whether an id of `keyKind` may be the same kind of thing as the named id: unknown kinds do not rule it out. */
+const sameKind = (keyKind: string, namedKind: string | undefined): boolean => keyKind === '' || namedKind === undefined || keyKind === namedKind || keyKind.endsWith(`_${namedKind}`) || namedKind.endsWith(`_${keyKind}`);
+
 /**
  * An id argument that the intent contradicts: a near miss (same shape, edit distance 1 or 2 from
  * an id the intent names: a mis-copied id), or, for a write, a different id of the shape and
- * length of the only such id the intent names. Reads with other ids are left alone: looking up the user's other
- * reservations is exploration, not a mistake.
+ * length of the only such id the intent names. Only ids of one kind are compared: a
+ * `payment_id` is not a user's id however alike their shapes (the kind is the key's noun, and
+ * for the named id the argument that carried it or the noun before it in the intent). Reads with
+ * other ids are left alone: looking up the user's other reservations is exploration, not a mistake.
  */
-function idChecks(intent: string, step: TrajectoryStep, args: StepArgs, findings: JudgeFinding[]): void {
+function idChecks(intent: string, trajectory: Trajectory, step: TrajectoryStep, args: StepArgs, findings: JudgeFinding[]): void {
   const named = idsIn(intent);
   if (named.length === 0) return;
   const lowerNamed = new Set(named.map((n) => n.toLowerCase()));
+  let kinds: Map<string, string> | undefined;
   for (const { key, value } of args.scalars) {
     if (!ID_KEY.test(key) || lowerNamed.has(value.toLowerCase())) continue;
     const shape = shapeOf(value);
-    const sameShape = named.filter((n) => shapeOf(n) === shape);
+    if (!named.some((n) => shapeOf(n) === shape)) continue;
+    // An id an earlier result gave the agent (a payment method on the user's profile) was read,
+    // not mis-copied from the intent.
+    if (shownEarlier(trajectory, step, value)) continue;
+    kinds ??= idKindsIn(intent, named, trajectory);
+    const keyKind = idKindOfKey(key);
+    const sameShape = named.filter((n) => shapeOf(n) === shape && sameKind(keyKind, kinds!.get(n.toLowerCase())));
     const near = sameShape.find((n) => n.length === value.length && editDistance(n.toLowerCase(), value.toLowerCase()) <= 2);
     if (near !== undefined) {
       findings.push({ check: 'id_typo', reason: `intent names ${near}, but the call passed ${key}=${JSON.stringify(value)} (a near miss)` });
@@ -383,16 +447,59 @@ function hasEmptyResult(step: TrajectoryStep): boolean {
   return isEmptyResult(jsonValue(body));
 }
 
+/** A call's filters: its arguments other than paging and search text, with a value. */
+function filtersOf(params: unknown): [string, unknown][] {
+  return isRecord(params) ? Object.entries(params).filter(([k, v]) => !PAGING_KEY.test(k) && v !== null && v !== '') : [];
+}
+
+/**
+ * The arguments a tool cannot be called without: those its declaration requires, else those
+ * every one of two or more calls of it in the trajectory passes. They narrow nothing, whatever
+ * their number.
+ */
+function requiredArguments(trajectory: Trajectory, tool: string): Set<string> {
+  const declared = trajectory.tools?.find((t) => t.name === tool)?.parameters;
+  if (isRecord(declared) && Array.isArray(declared['required'])) return new Set(declared['required'].filter((k): k is string => typeof k === 'string'));
+  let common: Set<string> | undefined;
+  let calls = 0;
+  for (const s of trajectory.steps) {
+    if (s.tool_name !== tool) continue;
+    calls++;
+    const keys = new Set(filtersOf(jsonValue(s.input_params)).map(([k]) => k));
+    common = common === undefined ? keys : new Set([...common].filter((k) => keys.has(k)));
+  }
+  // One call shows what was passed, not what must be.
+  return calls < 2 || common === undefined ? new Set() : common;
+}
+
+/** Whether `after` asks for more than `before`: a filter dropped, or a range's start moved earlier or its end later. */
+function isLoosening(before: readonly [string, unknown][], after: readonly [string, unknown][]): boolean {
+  const later = new Map(after);
+  for (const [key, value] of before) {
+    if (!later.has(key)) return true;
+    const next = later.get(key);
+    if (typeof value !== typeof next || (typeof value !== 'string' && typeof value !== 'number')) continue;
+    const widerStart = START_KEY.test(key) && (next as string | number) < value;
+    const widerEnd = END_KEY.test(key) && !START_KEY.test(key) && (next as string | number) > value;
+    if (widerStart || widerEnd) return true;
+  }
+  return false;
+}
+
 function emptyResultCheck(trajectory: Trajectory, at: number, findings: JudgeFinding[]): void {
   const step = trajectory.steps[at]!;
   if (!hasEmptyResult(step)) return;
-  const params = jsonValue(step.input_params);
-  const filters = isRecord(params) ? Object.entries(params).filter(([k, v]) => !PAGING_KEY.test(k) && v !== null && v !== '') : [];
+  const required = requiredArguments(trajectory, step.tool_name);
+  // Where and when are the request itself (a range narrower than asked is the date-range
+  // check's); what narrows a search is an attribute on top of them: an author, a tag, a status.
+  const filters = filtersOf(jsonValue(step.input_params)).filter(([k, v]) => !required.has(k) && !LOCATION_KEY.test(k) && !(typeof v === 'string' && DATE.test(v.trim())));
   const next = trajectory.steps[at + 1];
-  const loosened = next !== undefined && next.tool_name === step.tool_name && paramsKey(next) !== paramsKey(step);
+  // Loosened: the agent called the same tool again with a filter dropped. The same filters with
+  // other values is another search (another date, another route), not a looser one.
+  const loosened = next !== undefined && next.tool_name === step.tool_name && isLoosening(filtersOf(jsonValue(step.input_params)), filtersOf(jsonValue(next.input_params)));
   const narrowRange = findings.some((f) => f.check === 'date_range');
   if (filters.length < 3 && !loosened && !narrowRange) return;
-  const why = narrowRange ? 'a date range narrower than the intent' : loosened ? 'filters the agent itself had to loosen next' : `${filters.length} filters (${filters.map(([k]) => k).join(', ')})`;
+  const why = narrowRange ? 'a date range narrower than the intent' : loosened ? 'filters the agent itself had to loosen next' : `${filters.length} optional filters (${filters.map(([k]) => k).join(', ')})`;
   findings.push({ check: 'empty_result', reason: `${step.tool_name} returned nothing under ${why}` });
 }
 
@@ -407,7 +514,7 @@ export function judgeStep(trajectory: Trajectory, at: number, options: Heuristic
     dateChecks(intent, step, args, findings);
     timezoneChecks(intent, args, findings);
     cityChecks(intent, step, args, findings);
-    idChecks(intent, step, args, findings);
+    idChecks(intent, trajectory, step, args, findings);
   }
   emptyResultCheck(trajectory, at, findings);
   return findings;

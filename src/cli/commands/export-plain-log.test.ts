@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { HEURISTIC_JUDGE_QUALITY } from '../../annotate/judge/heuristic-judge-quality.js';
 import type { DatasetCard } from '../../dataset/dataset-card.js';
 import type { DpoOpenAiExample } from '../../dataset/dpo-openai-exporter.js';
 import type { SftExample } from '../../dataset/sft-exporter.js';
@@ -42,6 +43,9 @@ describe('a plain OpenAI log with failures and no metadata', () => {
     expect(sftCard.outcomes.inferred.by).toEqual({ 'judge:heuristic': sftRows.length });
     expect(sftCard.outcomes.inferred.min_confidence).toBeGreaterThanOrEqual(0.5);
     expect(readFileSync(join(dir, 'sft.jsonl.card.md'), 'utf8')).toContain('| inferred by a judge |');
+    // The judge that inferred them says how far it can be trusted, from the labelled sets.
+    expect(sftCard.judge_quality).toEqual({ 'judge:heuristic': HEURISTIC_JUDGE_QUALITY });
+    expect(readFileSync(join(dir, 'sft.jsonl.card.md'), 'utf8')).toContain('## Heuristic judge: measured quality');
 
     // The log's own tools, system prompt, result texts and final answer carry through.
     const w2378156 = sftRows.find((r) => r.messages.some((m) => m.role === 'user' && m.content === 'Where is my order W2378156?'))!;

@@ -1,3 +1,4 @@
+import { HEURISTIC_JUDGE_QUALITY } from '../../annotate/judge/heuristic-judge-quality.js';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -137,7 +138,11 @@ describe('faultline review', () => {
       { key: 'judge:llm:m', reviewed: 4, accepted: 3, corrected: 0, rejected: 1, precision: 0.75, ci95: wilson(3, 4) },
     ]);
     expect(report.by_label).toEqual([{ ...report.overall, key: 'semantic_error' }]);
+    expect((JSON.parse(json.stdout) as { measured: Record<string, unknown> }).measured).toEqual({ 'judge:heuristic': HEURISTIC_JUDGE_QUALITY.semantic_error });
     const text = (await review(['--db', db, '--report'])).stdout;
+    // The labelled set's figures first: recall is what reviews of given labels cannot measure.
+    const { precision, recall, calls } = HEURISTIC_JUDGE_QUALITY.semantic_error;
+    expect(text.split('\n')[0]).toMatch(new RegExp(`^judge:heuristic on the labelled calls in the repository: precision ${precision!.toFixed(2)}, recall ${recall!.toFixed(2)} \\(${calls} calls, `));
     expect(text).toContain('8 of 40 judge labels reviewed');
     expect(text).toMatch(/judge:llm:m\s+4\s+3\s+0\s+1\s+75\.0%/);
     expect(text).toMatch(/all\s+8\s+4\s+1\s+3\s+50\.0%\s+21\.5% - 78\.5%/);

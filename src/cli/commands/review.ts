@@ -8,6 +8,8 @@
  *
  * Answers are read line by line with node:readline, so a terminal and piped text both work.
  */
+import { HEURISTIC_JUDGE_QUALITY } from '../../annotate/judge/heuristic-judge-quality.js';
+import { HEURISTIC_JUDGE_SOURCE } from '../../annotate/judge/judged-annotation.js';
 import { createInterface } from 'node:readline';
 import { Command } from 'commander';
 import { LABEL_NAMES } from '../../annotate/label.js';
@@ -48,7 +50,22 @@ export function parseShare(text: string): number {
 
 const percentOrDash = (p: number | null): string => (p === null ? '-' : formatPercent(p));
 
+const rate = (n: number | null): string => (n === null ? 'n/a' : n.toFixed(2));
+
+/**
+ * The heuristic judge's figures measured on the repository's labelled calls, beside the
+ * reviewers': reviews see only the labels a judge gave, so they give its precision; its recall
+ * needs the misses it did not flag, which only a labelled set has.
+ */
+function printMeasured(io: CliIo): void {
+  const s = HEURISTIC_JUDGE_QUALITY.semantic_error;
+  const sets = Object.entries(s.by_set).map(([set, c]) => `${set} ${rate(c.precision)} / ${rate(c.recall)} (${c.calls} calls)`).join('; ');
+  writeLine(io.stdout, `judge:heuristic on the labelled calls in the repository: precision ${rate(s.precision)}, recall ${rate(s.recall)} (${s.calls} calls, ${s.misses} misses; ${sets})`);
+  writeLine(io.stdout, '  reviews give a judge\'s precision; recall needs the misses it did not flag, which only a labelled set has');
+}
+
 function printReport(io: CliIo, report: PrecisionReport): void {
+  printMeasured(io);
   writeLine(io.stdout, `judge precision from reviews: ${report.reviewed} of ${report.judge_labels} judge labels reviewed (precision = accepted / reviewed; corrected and rejected count against)`);
   if (report.reviewed === 0) {
     writeLine(io.stdout, "nothing reviewed yet: run 'faultline review' to review a sample");
@@ -201,7 +218,7 @@ export function reviewCommand(ctx: CliContext): Command {
         const all = await readJudgeLabels(store);
         if (opts.report === true || opts.json === true) {
           const report = precisionReport(all.map((a) => a.label));
-          if (opts.json === true) writeLine(io.stdout, JSON.stringify(report));
+          if (opts.json === true) writeLine(io.stdout, JSON.stringify({ ...report, measured: { [HEURISTIC_JUDGE_SOURCE]: HEURISTIC_JUDGE_QUALITY.semantic_error } }));
           else printReport(io, report);
           return;
         }
