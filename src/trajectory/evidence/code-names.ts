@@ -59,18 +59,18 @@ export function isGrpcName(name: string): boolean {
 const MEANINGS: readonly (readonly [RegExp, Cause])[] = [
   [/ (?:expired?|expiry) (?:token|credentials?|session|key|signature|jwt) | (?:token|credentials?|session|jwt|key|signature|password) (?:is |has )?expired? /, { status: 401, type: 'credential_expired' }],
   [/ insufficient quota | quota | billing | credit balance | out of credits /, { status: 429, type: 'quota_exhausted' }],
-  [/ rate ?limit| ratelimit| throttl| too many requests | slow ?down | request limit | limit exceeded | provisioned throughput | resource exhausted /, { status: 429 }],
+  [/ rate ?limit| ratelimit| throttl| (?:flow|limit) control | too many requests | slow ?down | request limit | limit exceeded | provisioned throughput | resource exhausted /, { status: 429 }],
   [/ gateway time ?out /, { status: 504 }],
   [/ time ?out| timed ?out | deadline exceeded /, { errno: 'ETIMEDOUT' }],
   [/ dns | name resolution | unknown host | no such host | gaierror | name not resolved | could not resolve /, { errno: 'ENOTFOUND' }],
   [/ connection reset | reset by peer | hang up | broken pipe | disconnected | connection closed | remote (?:end )?closed | connection aborted | incomplete read | chunked encoding | unexpected eof /, { errno: 'ECONNRESET' }],
   [/ proxy /, { errno: 'ERR_TUNNEL_CONNECTION_FAILED' }],
   [/ connection refused | connect(?:ion|or)? (?:error|exception|failed|failure) | cannot connect | unreachable | no route | new connection | ssl | tls | certificate | x509 | handshake /, { errno: 'ECONNREFUSED' }],
-  [/ unauthori[sz]ed (?:error|exception|access|request) | unauthori[sz]ed | unauthenticated | authentication | not authed | invalid auth | invalid (?:api )?key | invalid token | bad credentials | invalid credentials? | signature does not match | unrecognized client | invalid client token | login required | not logged in | api key /, { status: 401 }],
-  [/ forbidden | permission | access denied | denied | not allowed | insufficient (?:scope|privileges?|permissions?) | missing scope /, { status: 403 }],
+  [/ unauthori[sz]ed (?:error|exception|access|request) | unauthori[sz]ed | unauthenticated | authentication | auth (?:failure|failed|error) | not authed | invalid auth | invalid (?:api )?key | invalid token | bad credentials | invalid credentials? | signature does not match | unrecognized client | invalid client token | login required | not logged in | api key | invalid session | session (?:expired|invalid) /, { status: 401 }],
+  [/ forbidden | permission | access denied | denied | authori[sz]ation (?:failed|failure|error|required) | not allowed | insufficient (?:scope|privileges?|permissions?) | missing scope /, { status: 403 }],
   [/ unknown tool | tool not found | method not found | unimplemented | not implemented | no such method | unknown method /, { rpc: -32601 }],
-  [/ not found | no such | notfound | does not exist | nonexistent /, { status: 404 }],
-  [/ already exists? | conflict | duplicate | concurrent modification | version mismatch /, { status: 409 }],
+  [/ not found | no such | notfound | does not exist | not exists? | nonexistent | resource missing | missing resource /, { status: 404 }],
+  [/ already exists? | conflict | duplicate | integrity | concurrent modification | version mismatch /, { status: 409 }],
   [/ precondition | conditional check | invalid state | wrong state /, { status: 412 }],
   [/ too large | too long | payload | out of range | context length | length exceeded | max(?:imum)? length /, { status: 413 }],
   [/ card (?:error|declined) | declined | payment required | insufficient (?:funds|balance) /, { status: 402 }],
@@ -88,7 +88,7 @@ const MEANINGS: readonly (readonly [RegExp, Cause])[] = [
 const WRAPPERS = new Set([
   '', 'tool', 'mcp', 'http', 'http status', 'client', 'api', 'api status', 'request', 'requests', 'axios', 'fetch', 'client response', 'response',
   'web application', 'service', 'sdk', 'base', 'generic', 'application', 'operation', 'openai', 'anthropic', 'botocore', 'client http', 'http client',
-  'graphql', 'rest client', 'rpc', 'grpc', 'aio rpc', 'inactive rpc', 'tool execution', 'tool call', 'function call', 'custom', 'user', 'app', 'status',
+  'graphql', 'rest client', 'programming', 'database', 'operational', 'interface', 'data', 'sql', 'db', 'rpc', 'grpc', 'aio rpc', 'inactive rpc', 'tool execution', 'tool call', 'function call', 'custom', 'user', 'app', 'status',
 ]);
 
 /** A name's words, lower case, one space apart, padded (`"ThrottlingException"` -> `" throttling exception "`). */
@@ -124,6 +124,11 @@ export function meaningOfName(name: string): NameMeaning {
   if (grpc !== undefined) return grpc === null ? null : { cause: grpc };
   const words = nameWords(bare);
   for (const [pattern, cause] of MEANINGS) if (pattern.test(words)) return { cause };
+  // Dotted error codes put the class first (`Throttling.User`, `AuthFailure.SignatureFailure`).
+  if (bare !== name.trim()) {
+    const all = nameWords(name.trim());
+    for (const [pattern, cause] of MEANINGS) if (pattern.test(all)) return { cause };
+  }
   const core = words.replace(/ (?:error|exception|err|exc|fault|failure|failed)s? /g, ' ').trim();
   return WRAPPERS.has(core) ? 'wrapper' : null;
 }

@@ -26,9 +26,9 @@ const isEmpty = (v: unknown): boolean =>
   v === null || v === undefined || v === false || v === '' || (Array.isArray(v) && v.length === 0) || (isObject(v) && Object.keys(v).length === 0);
 
 /** Keys whose value, when not empty, is the error. */
-const CONTAINERS = new Set(['error', 'errors', 'err', 'exception', 'exceptions', 'fault', 'faults', 'failure', 'failures', 'errorinfo', 'errordetail', 'errordetails', 'errorobject', 'lasterror']);
+const CONTAINERS = new Set(['error', 'errors', 'errormessages', 'err', 'exception', 'exceptions', 'fault', 'faults', 'failure', 'failures', 'errorinfo', 'errordetail', 'errordetails', 'errorobject', 'lasterror']);
 /** Keys holding an error's text. */
-const ERROR_TEXTS = new Set(['errormessage', 'errmsg', 'errormsg', 'errordescription', 'errordesc', 'errorstring', 'errortext', 'errorreason', 'faultstring']);
+const ERROR_TEXTS = new Set(['resultmsg', 'retmsg', 'returnmsg', 'errormessage', 'errmsg', 'errormsg', 'errordescription', 'errordesc', 'errorstring', 'errortext', 'errorreason', 'faultstring']);
 /** Keys holding an error's code, where 0 (or nothing) means none. */
 const ERROR_CODES = new Set(['errorcode', 'errcode', 'errno', 'errorno', 'errornumber', 'errortype', 'errorname', 'faultcode', 'errorkey']);
 /** Return codes: non-zero is a failure. `ret` and `rc` are short enough to be data, so they count only in an envelope. */
@@ -54,6 +54,7 @@ const ENVELOPE = new Set([
   'hint', 'help', 'success', 'ok', 'requestid', 'traceid', 'correlationid', 'timestamp', 'time', 'path', 'method', 'url', 'documentationurl', 'docurl',
   'docs', 'moreinfo', 'helpurl', 'link', 'links', 'retryafter', 'jsonrpc', 'id', 'kind', 'service', 'meta', 'metadata', 'data', 'result', 'ret', 'retcode',
   'rc', 'state', 'outcome', 'stderr', 'stdout', 'exitcode', 'returncode', 'iserror', 'params', 'param', 'field', 'location', 'locale', 'lang', 'tips',
+  'object', 'name', 'debugid', 'resultmsg', 'resultmessage', 'retmsg', 'returnmsg', 'returnmessage', 'resultcode', 'hostid', 'spanid', 'logid', 'recommend', 'apiversion', 'moreinfo', 'docurl', 'errorurl', 'support', 'timestampms', 'servertime',
 ]);
 /** Keys of a wrapper that holds only the result (`{"output": …}`), and of an MCP `CallToolResult`. */
 export const UNWRAP_KEYS = new Set(['output', 'result', 'content', 'text', 'observation', 'response', 'answer', 'body', 'data', 'return', 'returnvalue', 'toolresult', 'toolresponse', 'value']);
@@ -77,6 +78,20 @@ function noteRetry(key: string, value: unknown, found: JsonFindings): void {
   const k = norm(key);
   if (RETRY_KEYS.has(k) && (typeof value === 'number' || (typeof value === 'string' && /^\d+(?:\.\d+)?$/.test(value)))) found.retryAfter ??= String(value);
   else if (k === 'retryafterms' && typeof value === 'number') found.retryAfter ??= String(value / 1000);
+}
+
+const ENTITY_ID = /^(?:id|uuid|guid|[a-z]+(?:_id|Id|ID))$/;
+const ENTITY_STATE = new Set(['status', 'state', 'phase']);
+
+/** A body that describes a thing with an id and a state of its own (a job, an order), not the call. */
+function describesEntity(obj: Loose): boolean {
+  let id = false;
+  let state = false;
+  for (const key of Object.keys(obj)) {
+    if (ENTITY_ID.test(key) && (typeof obj[key] === 'string' || typeof obj[key] === 'number')) id = true;
+    else if (ENTITY_STATE.has(key) && typeof obj[key] === 'string') state = true;
+  }
+  return id && state;
 }
 
 function isEnvelope(obj: Loose, allowData: boolean): boolean {
@@ -142,7 +157,8 @@ function readErrorObject(obj: Loose, path: string, sink: Signal[], found: JsonFi
         if (name !== undefined) readCodeValue(name, `${path}.${key}`, sink, true, 0.85);
         continue;
       }
-      readCodeValue(value, `${path}.${key}`, sink, true, 0.85);
+      // A `type` is often a broad class (`invalid_request_error`) beside a specific `code`.
+      readCodeValue(value, `${path}.${key}`, sink, true, k === 'type' || k === 'kind' ? 0.8 : 0.85);
     } else if (ERROR_MESSAGE_KEYS.has(k) && typeof value === 'string') {
       found.message ??= value;
       readText(value, sink, { inError: true });
@@ -217,6 +233,10 @@ export function readJson(value: unknown, sink: Signal[], found: JsonFindings = {
   const obj = value;
   const keys = Object.keys(obj);
   const envelope = isEnvelope(obj, false);
+  // `{"errcode": 0, "errmsg": "ok"}`: a zero error code says the text beside it is no error.
+  const zeroCode = keys.some((key) => (ERROR_CODES.has(norm(key)) || RETURN_CODES.has(norm(key))) && (obj[key] === 0 || (typeof obj[key] === 'string' && /^0+$/.test(obj[key] as string))));
+  // `{"job_id": 7, "status": "failed", "error": "disk full"}` describes a job: its error is data.
+  const entity = describesEntity(obj);
   // JSend (`{"status": "fail", "data": {…}}`) puts what failed under `data`: status words still speak for the call.
   const jsend = envelope || isEnvelope(obj, true);
   const start = sink.length;
@@ -226,18 +246,21 @@ export function readJson(value: unknown, sink: Signal[], found: JsonFindings = {
     const path = key;
     noteRetry(key, v, found);
     if (CONTAINERS.has(k)) {
+      if (entity) continue;
       if (k === 'error' && v === true) sink.push({ evidence: `flag:${path}`, confidence: 0.9, fails: true });
       else readContainer(v, path, sink, found);
     } else if (ERROR_TEXTS.has(k)) {
-      if (typeof v === 'string' && v.trim() !== '') {
+      if (typeof v === 'string' && v.trim() !== '' && !zeroCode && !entity && !SUCCESS_CODE.test(v.trim())) {
         sink.push({ evidence: `field:${path}`, confidence: 0.85, fails: true });
         found.message ??= v;
         readText(v, sink, { inError: true });
       }
     } else if (ERROR_CODES.has(k) || (RETURN_CODES.has(k) && envelope)) {
       if (!readCodeValue(v, path, sink, true, 0.9) && v !== null && v !== undefined && v !== '' && !(typeof v === 'string' && SUCCESS_CODE.test(v)) && Number(v) !== 0) {
-        // A non-zero code that is no HTTP status (`errcode: 40001`, `error_code: 110`) still says it failed.
-        if (typeof v === 'number' || typeof v === 'string') sink.push({ evidence: `field:${path}=${String(v).slice(0, 40)}`, confidence: 0.8, fails: true });
+        // A non-zero code that is no HTTP status (`errcode: 40001`, `error_code: 110`) still says it
+        // failed; an exception class there (`errorType: TypeError`) is the tool crashing.
+        const crash = typeof v === 'string' && /^[A-Z]\w*(?:Error|Exception)$/.test(v);
+        if (typeof v === 'number' || typeof v === 'string') sink.push({ evidence: `field:${path}=${String(v).slice(0, 40)}`, confidence: 0.8, fails: true, ...(crash ? { cause: { name: v as string } } : {}) });
       }
     } else if (EXIT_CODES.has(k)) {
       if (typeof v === 'number' && v !== 0) sink.push({ evidence: `field:${path}=${v}`, confidence: 0.8, fails: true });
@@ -267,6 +290,12 @@ export function readJson(value: unknown, sink: Signal[], found: JsonFindings = {
       if (v === false || v === 'false' || v === 0) sink.push({ evidence: `field:${path}=false`, confidence: 0.9, fails: true });
     } else if (TRUE_MEANS_FAILED.has(k)) {
       if (v === true || v === 'true') sink.push({ evidence: `flag:${path}`, confidence: 0.9, fails: true });
+    } else if (k === 'object' && typeof v === 'string' && /^error$/i.test(v)) {
+      // Stripe's, Notion's and Mistral's bodies say what they are: `"object": "error"`.
+      sink.push({ evidence: `field:${path}=error`, confidence: 0.85, fails: true });
+    } else if (k === 'name' && typeof v === 'string' && envelope && keys.some((key) => MESSAGE_KEYS.includes(norm(key))) && /^(?:[A-Z][A-Z_]{3,}|[A-Z]\w*(?:Error|Exception))$/.test(v)) {
+      // A serialized error (`{"name": "UNPROCESSABLE_ENTITY", "message": …}`, `{"name": "TypeError", …}`).
+      if (!readCodeValue(v, path, sink, true, 0.85)) sink.push({ evidence: `field:${path}=${v.slice(0, 60)}`, confidence: 0.8, fails: true, ...(/(?:Error|Exception)$/.test(v) ? { cause: { name: v } } : {}) });
     } else if (k === 'type') {
       if (typeof v === 'string' && /^error$/i.test(v)) sink.push({ evidence: `field:${path}=error`, confidence: 0.85, fails: true });
       // AWS's JSON protocol names the error in `__type` (`…#ThrottlingException`).

@@ -68,12 +68,22 @@ const FIRST_KEY = /^\s*\{\s*"([\w$-]{1,40})"\s*:/;
  */
 export function mayShowFailure(text: string): boolean {
   const trimmed = text.trimStart();
-  if (!trimmed.startsWith('{')) return !trimmed.startsWith('[');
+  if (!trimmed.startsWith('{')) return !trimmed.startsWith('[') || JSON_FAILURE_CUE.test(text);
   if (JSON_FAILURE_CUE.test(text)) return true;
   const first = FIRST_KEY.exec(trimmed);
   if (first === null) return false;
   const key = first[1]!.toLowerCase().replace(/[_\-\s.$]/g, '');
   return UNWRAP_KEYS.has(key) || MCP_KEYS.has(key);
+}
+
+/** A body that is a list of error objects and nothing else (Salesforce's `[{"message", "errorCode"}]`). */
+function isErrorList(value: unknown[]): boolean {
+  if (value.length === 0 || value.length > 20) return false;
+  return value.every((item) => {
+    if (item === null || typeof item !== 'object' || Array.isArray(item)) return false;
+    const keys = Object.keys(item).map((k) => k.toLowerCase());
+    return keys.includes('message') && keys.some((k) => k === 'errorcode' || k === 'error_code' || k === 'code') && keys.length <= 4;
+  });
 }
 
 function looksLikeJson(text: string): boolean {
@@ -102,6 +112,7 @@ export function readResult(text: string, options: ReadOptions = {}, body?: unkno
       }
     }
     if (value !== null && typeof value === 'object' && !Array.isArray(value)) found = readJson(value, sink, {}, isError);
+    else if (Array.isArray(value) && isErrorList(value)) found = readJson({ errors: value }, sink, {}, isError);
     else readText(text, sink, { inError: isError });
   } else readText(text, sink, { inError: isError });
   return decide(sink, found, text);

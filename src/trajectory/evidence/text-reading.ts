@@ -12,7 +12,7 @@
 import { STATUS_CODES } from 'node:http';
 import { grpcCause, isGrpcName, meaningOfName } from './code-names.js';
 import type { Cause, Signal } from './signal.js';
-import { failureWords, SUCCESS_WORDS } from './wording.js';
+import { BARE_NOUNS, failureWords, NEGATION, SUCCESS_WORDS } from './wording.js';
 
 /** Longest text read as one statement; longer ones are read at their ends. */
 export const SHORT_TEXT = 320;
@@ -41,16 +41,27 @@ const STATUS_FORMS: readonly RegExp[] = [
   /\bHTTP\/\d(?:\.\d)?\s+([1-5]\d\d)\b/gi,
   /\bHTTP[ _-]?(?:(?:status|error|response)[ _-]?)?(?:code[ _-]?)?[:=#]?\s*([1-5]\d\d)\b/gi,
   /\bstatus(?:[ _-]?code)?\s*[:=]?\s*\(?([1-5]\d\d)\b/gi,
-  /(?:error|exception)(?:[ _-]?code)?\s*[:=#]?\s*\(?([45]\d\d)\b/gi,
+  /\b(?:response|return|result)[ _-]?code\s*[:=]?\s*\(?([45]\d\d)\b/gi,
+  /\breturned error:?\s*([45]\d\d)\b/gi,
+  /(?:error|exception|fehler|erreur|erro|错误|錯誤|エラー|오류)(?:[ _-]?code)?\s*[:=#]?\s*\(?([45]\d\d)\b/gi,
   /\b([45]\d\d)\s+(?:client|server)\s+error\b/gi,
   /\b(?:returned|responded with|failed with|received|got)\s+(?:an?\s+)?(?:HTTP\s+)?(?:status\s+)?(?:code\s+)?([45]\d\d)\b/gi,
   /(?:状态码|错误码|返回码|响应码|HTTP状态码?|ステータスコード|상태 코드)\s*[：:=]?\s*([1-5]\d\d)(?!\d)/gi,
 ];
 
+/** Words of a text about status codes rather than one reporting a status. */
+const DISCUSSES = /\b(?:status codes?|response codes?|indicates that|means that|refers to|for example|see also)\b/i;
+/** An XML error document: S3's `<Error><Code>NoSuchKey</Code>`, a SOAP `<Fault>`. */
+const XML_ERROR = /^\s*(?:<\?xml[^>]*>\s*)?(?:<(?:[\w-]+:)?(?:Envelope|Body)\b[^>]*>\s*)*<(?:[\w-]+:)?(?:Error|ErrorResponse|Errors|Fault)\b/;
+/** SOAP's own fault codes: the server's fault, or the client's. */
+const SOAP_FAULTS: Readonly<Record<string, number>> = { server: 500, receiver: 500, client: 400, sender: 400 };
+const XML_CODE = /<(?:[\w-]+:)?(?:Code|faultcode|ErrorCode)>\s*([^<]{1,120}?)\s*<\//i;
+const XML_MESSAGE = /<(?:[\w-]+:)?(?:Message|faultstring|ErrorMessage)>\s*([^<]{1,500}?)\s*<\//i;
+
 /** After a status: it is being discussed ("HTTP 500 errors are ...", "a 404 means ..."). */
 const DISCUSSED = /^\s*(?:[A-Za-z'-]+\s+){0,3}?(?:errors\b|error pages\b|status codes\b|responses\b|(?:is|are|means|indicates|occurs|happens|refers to)\b)/i;
 
-const ERROR_PREFIX = /^\W{0,3}(?:(?:error|err|fatal|exception|failure|failed|erreur|fehler|erro)\s*[:：\-–—!|\]]|\[(?:error|err|fatal)\]|error\s+(?:executing|calling|invoking|running|while|when|during|in|occurred|from|processing|fetching|getting|code|response|\d{3})\b|(?:tool|function|api|request|call) (?:execution )?(?:error|failed|failure)\b|(?:错误|錯誤|异常|異常|失败|失敗|出错了?|报错|エラー|오류|실패)\s*[:：,，!！\s]|(?:调用|请求|执行|操作|查询|连接|登录|支付|下单|上传|下载|保存|发送|处理|获取)(?:失败|出错|异常|超时))/i;
+const ERROR_PREFIX = /^\W{0,3}(?:curl: \(\d+\)|(?:ERR|WRONGTYPE|NOAUTH|NOPERM|NOSCRIPT) |(?:error|err|fatal|exception|failure|failed|erreur|fehler|erro)\s*[:：\-–—!|\]]|\[(?:error|err|fatal)\]|(?:error|fehler|erreur|erro)\s+(?:executing|calling|invoking|running|while|when|during|in|occurred|from|processing|fetching|getting|code|response|\d{3,6})\b|(?:tool|function|api|request|call) (?:execution )?(?:error|failed|failure)\b|(?:错误|錯誤|异常|異常|失败|失敗|出错了?|报错|エラー|오류|실패)\s*[:：,，!！\s]|(?:调用|请求|执行|操作|查询|连接|登录|支付|下单|上传|下载|保存|发送|处理|获取)(?:失败|出错|异常|超时))/i;
 const SOFT_PREFIX = /^\W{0,3}(?:failed|unable|could not|couldn't|cannot|can't) (?:to )?\w/i;
 
 const JSON_RPC = [/\b(?:MCP|JSON-?RPC)\s+error\s*[:(]?\s*(-32\d{3})\b/gi, /["']?code["']?\s*[:=]\s*(-32\d{3})\b/gi];
@@ -84,7 +95,7 @@ const EXPRESS_CANNOT = /\bCannot (?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) \//;
 /** `错误码：10001`, `code=40301`: a stated code that is no HTTP status still says the call failed. */
 const STATED_CODE = /(?:错误码|错误代码|返回码|错误编号|エラーコード|error[ _]?code|errcode)\s*[：:=]\s*(-?\d{1,6})(?!\d)/gi;
 /** An exception class: qualified identifier ending in a failure noun, followed by `:` or `(` or the line's end. */
-const EXCEPTION = /(?:^|[\s(\[{'"`,=])((?:[A-Za-z_$][\w$]*\.)*[A-Z][\w$]*?(?:Error|Exception|Timeout|Fault|Refused|Exceeded|Exhausted|Denied|Failure|Unavailable|NotFound|Throttled))(?=\s*[:(\[]|\s*$)/gm;
+const EXCEPTION = /(?:^|[\s(\[{'"`,=])((?:[A-Za-z_$][\w$]*(?:\.|::))*[A-Z][\w$]*?(?:Error|Exception|Timeout|Fault|Refused|Exceeded|Exhausted|Denied|Failure|Unavailable|NotFound|Throttled))(?=\s*[:(\[]|\s*$)/gm;
 const GO_CLIENT = /^(?:Get|Post|Put|Patch|Delete|Head) "https?:\/\/[^"]*": /;
 const HTML_START = /^\s*<(?:!doctype|html|head|body|\?xml|center|h1|title)\b/i;
 const STACK_FRAME = /^\s+at\s|^\s+File "|^goroutine \d+ \[|^Caused by: |^\s+\.\.\. \d+ more/m;
@@ -108,12 +119,22 @@ export function readText(text: string, sink: Signal[], context: TextContext): vo
   let t = text.trim();
   if (t === '') return;
   if (t.length > READ_LIMIT) t = `${t.slice(0, READ_LIMIT / 2)}\n${t.slice(-READ_LIMIT / 2)}`;
+  if (XML_ERROR.test(t)) {
+    readXmlError(t, sink);
+    return;
+  }
   if (HTML_START.test(t)) {
     readHtml(t, sink);
     return;
   }
   const whole = context.inError || t.length <= SHORT_TEXT;
   const start = sink.length;
+  // A log excerpt reports what happened elsewhere; its words are doubts at most.
+  if (!context.inError && isLogExcerpt(t)) {
+    const words = failureWords(t.slice(0, 2000));
+    if (words !== undefined) sink.push({ evidence: `words:${words.phrase}`, confidence: 0.45, fails: false, cause: words.cause, wording: true, statement: false });
+    return;
+  }
   readPrefix(t, sink);
   const stack = t.includes(PY_TRACEBACK) || STACK_FRAME.test(t);
   if (stack) readStack(t, sink);
@@ -131,14 +152,41 @@ export function readText(text: string, sink: Signal[], context: TextContext): vo
     const tailAt = lastBreak + 1 - (head.length + 1);
     after = (end) => (end <= head.length ? t.slice(end, end + 60) : t.slice(end + tailAt, end + tailAt + 60));
   }
-  readForms(scan, sink, whole, after);
+  // A long text that explains status codes (a fetched page of documentation) reports none,
+  // unless it opened with an error prefix.
+  if (context.inError || sink.length > start || t.length <= 160 || !DISCUSSES.test(t)) readForms(scan, sink, whole, after);
   if (!sink.slice(start).some((s) => s.cause !== undefined && s.confidence >= 0.7)) {
     const words = failureWords(scan);
     if (words !== undefined) {
-      const statement = t.length <= STATEMENT_TEXT && !SUCCESS_WORDS.test(t);
+      const statement = isStatement(t, words.phrase, words.at);
       sink.push({ evidence: `words:${words.phrase}`, confidence: 0.45, fails: false, cause: words.cause, wording: true, statement });
     }
   }
+}
+
+/** The first clause of a text: up to its first sentence or clause mark. */
+const CLAUSE_END = /[.;:!?。；：！？，,（(]/;
+
+/**
+ * Whether failure words make `t` a failure statement by themselves: one short line that does not
+ * report success, with the words in its first clause, and not a bare noun ("Timeout set to 30s").
+ */
+function isStatement(t: string, phrase: string, at: number): boolean {
+  if (t.length > STATEMENT_TEXT || t.includes('\n') || SUCCESS_WORDS.test(t)) return false;
+  const end = t.search(CLAUSE_END);
+  if (end >= 0 && at > end) return false;
+  return !BARE_NOUNS.has(phrase) || NEGATION.test(t);
+}
+
+/** Lines that start with a timestamp: a log excerpt, whose ERROR lines are data. */
+const LOG_LINE = /^\s*\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d/;
+
+function isLogExcerpt(t: string): boolean {
+  const lines = t.split('\n', 50).filter((line) => line.trim() !== '');
+  if (lines.length < 2) return false;
+  let logged = 0;
+  for (const line of lines) if (LOG_LINE.test(line)) logged += 1;
+  return logged * 2 >= lines.length;
 }
 
 function readPrefix(t: string, sink: Signal[]): void {
@@ -293,6 +341,19 @@ function readGrpc(scan: string, sink: Signal[], fails: boolean): void {
     GRPC_NUMBER.lastIndex = 0;
     for (let m = GRPC_NUMBER.exec(scan); m !== null; m = GRPC_NUMBER.exec(scan)) push(`grpc-status ${m[1]}`, grpcCause(Number(m[1])));
   }
+}
+
+function readXmlError(t: string, sink: Signal[]): void {
+  sink.push({ evidence: 'text:<Error>', confidence: 0.85, fails: true });
+  const code = XML_CODE.exec(t);
+  if (code !== null) {
+    const value = code[1]!.replace(/^\w+:/, '');
+    const soap = SOAP_FAULTS[value.toLowerCase()];
+    const meaning = soap === undefined ? meaningOfName(value) : { cause: { status: soap } };
+    if (meaning !== null && meaning !== 'wrapper') sink.push({ evidence: `text:<Code>${clip(value, 50)}`, confidence: 0.85, fails: true, cause: meaning.cause });
+  }
+  const message = XML_MESSAGE.exec(t);
+  if (message !== null) readText(message[1]!, sink, { inError: true });
 }
 
 const TITLE = /<title[^>]*>([^<]{1,200})<\/title>|<h1[^>]*>([^<]{1,200})<\/h1>/gi;

@@ -16,27 +16,27 @@ const WORDS: readonly (readonly [RegExp, Cause])[] = [
   [/timed? ?out|timeout|deadline exceeded|took too long|超时|超時|タイムアウト|시간 초과|tiempo de espera|délai d'attente|zeitüberschreitung|tempo limite/i, { errno: 'ETIMEDOUT' }],
   [/could not resolve|name resolution|no such host|unknown host|域名解析|dns/i, { errno: 'ENOTFOUND' }],
   [/connection (?:was )?(?:reset|closed|aborted)|reset by peer|socket hang up|broken pipe|连接(?:被)?(?:重置|断开|中断)/i, { errno: 'ECONNRESET' }],
-  [/connection refused|could not connect|couldn't connect|cannot connect|unable to connect|failed to connect|unreachable|network error|连接(?:被)?拒绝|无法连接|连接失败|网络(?:错误|异常|不可达)|接続(?:でき|に失敗)|연결(?:할 수 없|실패)/i, { errno: 'ECONNREFUSED' }],
-  [/unauthori[sz]ed|unauthenticated|(?:token|api key|credentials?|signature) (?:is )?(?:invalid|not valid)|not authenticated|authentication (?:failed|required|error)|invalid (?:api[ _-]?key|token|credentials?|auth)|bad credentials|not logged in|login required|未授权|未认证|认证失败|鉴权失败|身份验证失败|未登录|登录失效|无效的?(?:令牌|token|密钥|凭证)|(?:令牌|token|密钥|凭证)无效|認証(?:エラー|に失敗)|인증 실패|no autorizado|non autorisé|nicht autorisiert/i, { status: 401 }],
-  [/permission|forbidden|access (?:is )?denied|not (?:allowed|permitted|authorized to)|insufficient (?:privileges?|scopes?|rights)|权限|無權|无权|禁止访问|拒绝访问|访问被拒绝|没有访问|権限|アクセスが拒否|권한|acceso denegado|accès refusé|zugriff verweigert|permiso denegado/i, { status: 403 }],
+  [/connection refused|could not connect|couldn't connect|cannot connect|unable to connect|failed to connect|unreachable|network error|连接(?:被)?拒绝|连接.{0,30}被拒绝|无法连接|连接失败|网络(?:错误|异常|不可达)|接続(?:でき|に失敗)|연결(?:할 수 없|실패)/i, { errno: 'ECONNREFUSED' }],
+  [/unauthori[sz]ed|unauthenticated|credentials (?:were |are )?(?:not provided|missing|required)|(?:token|api key|credentials?|signature) (?:is )?(?:invalid|not valid)|not authenticated|authentication (?:failed|required|error)|invalid (?:api[ _-]?key|token|credentials?|auth)|bad credentials|not logged in|login required|未授权|未认证|认证失败|鉴权失败|身份验证失败|未登录|登录失效|无效的?(?:令牌|token|密钥|凭证)|(?:令牌|token|密钥|凭证)无效|認証(?:エラー|に失敗)|인증 실패|no autorizado|non autorisé|nicht autorisiert/i, { status: 401 }],
+  [/permission|forbidden|access (?:is )?denied|not (?:allowed|permitted|authorized to)|(?:does not|doesn't) have (?:authori[sz]ation|access)|insufficient (?:privileges?|scopes?|rights)|权限|無權|无权|禁止访问|拒绝访问|访问被拒绝|没有访问|権限|アクセスが拒否|권한|acceso denegado|accès refusé|zugriff verweigert|permiso denegado/i, { status: 403 }],
   [/unknown tool|no such tool|tool .{1,40} (?:not found|does not exist)|method not found|未知(?:的)?工具|工具不存在/i, { rpc: -32601 }],
   [/not found|does not exist|doesn't exist|no such|nonexistent|不存在|未找到|找不到|没有找到|查无|見つかりません|存在しません|찾을 수 없|no encontrad|introuvable|nicht gefunden|não encontrad/i, { status: 404 }],
   [/already exists?|conflict|duplicate|已存在|重复|冲突|既に存在|이미 존재/i, { status: 409 }],
   [/insufficient (?:funds|balance)|card (?:was )?declined|payment (?:required|declined|failed)|余额不足|支付失败|扣款失败/i, { status: 402 }],
   [/(?:payload|request|body|input|file|content|message|prompt|string|value|text|argument|query|entity) (?:is )?too (?:large|long|big)|too (?:large|long) (?:for|to be)|exceeds? (?:the )?(?:maximum|max|limit)|context length|out of range|超出(?:范围|限制|最大)|过长|过大/i, { status: 413 }],
-  [/invalid|missing required|is required|required (?:field|parameter|argument)|must be|malformed|validation|bad request|unprocessable|参数(?:错误|有误|无效|不合法|缺失|校验)|缺少(?:必要|必填)?参数|必填|格式(?:错误|不正确)|非法|不合法|无效|パラメータ|不正な|잘못된|inválid|invalide|ungültig/i, { status: 400 }],
+  [/invalid|unknown (?:command|parameter|field|argument|option|unit|value|column|key|type|format)|missing required|is required|required (?:field|parameter|argument)|must be|malformed|validation|bad request|unprocessable|参数(?:错误|有误|无效|不合法|缺失|校验)|缺少(?:必要|必填)?参数|必填|格式(?:错误|不正确)|非法|不合法|无效|パラメータ|不正な|잘못된|inválid|invalide|ungültig/i, { status: 400 }],
   [/overloaded|(?:temporarily |currently )?unavailable|under maintenance|try again later|service (?:is )?down|服务(?:不可用|暂不可用|繁忙|维护)|系统繁忙|系统维护|稍后(?:再试|重试)|暂时无法|利用できません|일시적으로/i, { status: 503 }],
-  [/internal (?:server )?error|server error|unexpected error|something went wrong|crashed|内部错误|服务器(?:内部)?错误|系统(?:错误|异常)|服务(?:端)?异常|内部エラー|サーバーエラー|서버 오류|error interno|erreur interne|interner fehler/i, { status: 500 }],
+  [/internal (?:server )?error|server error|unexpected error|something went wrong|crashed|内部错误|服务器(?:内部)?错误|系统(?:错误|异常)|服务(?:端)?异常|内部エラー|サーバーエラー|서버 오류|시스템 오류|error interno|erreur interne|interner fehler/i, { status: 500 }],
 ];
 
 /** The failure words nearest the start of `text` and the cause they suggest, or undefined. */
-export function failureWords(text: string): { phrase: string; cause: Cause } | undefined {
+export function failureWords(text: string): { phrase: string; cause: Cause; at: number } | undefined {
   let best: { at: number; phrase: string; cause: Cause } | undefined;
   for (const [pattern, cause] of WORDS) {
     const m = pattern.exec(text);
     if (m !== null && (best === undefined || m.index < best.at)) best = { at: m.index, phrase: m[0].toLowerCase(), cause };
   }
-  return best === undefined ? undefined : { phrase: best.phrase, cause: best.cause };
+  return best;
 }
 
 /**
@@ -45,5 +45,12 @@ export function failureWords(text: string): { phrase: string; cause: Cause } | u
  */
 export const FAILED_WORDS = /\b(?:failed|failure|unsuccessful|error occurred|went wrong)\b|失败|失敗|出错|报错|错误|錯誤|异常|エラー|오류|실패|fehlgeschlagen|échec|échoué|falló|fallido|falhou/i;
 
+/**
+ * Category words that are nouns ("Timeout set to 30s", "Permission set updated"): alone, without
+ * a word of failure or negation beside them, they name a setting, not a failure.
+ */
+export const BARE_NOUNS = new Set(['timeout', 'permission', 'rate limit', 'rate-limit', 'ratelimit', 'rate_limit', 'quota', 'conflict', 'duplicate', 'validation', 'dns', 'throttl', '权限', '网络', '配额', '额度', '重复', '冲突', '非法', 'must be']);
+export const NEGATION = /\b(?:not|no|never|cannot|can't|couldn't|unable|failed|denied|exceeded|error|refused)\b|无法|不能|不可|未|没有|失败|错误|拒绝|不足|超出|超过/i;
+
 /** Words that report success; a short text saying them is not a failure statement. */
-export const SUCCESS_WORDS = /\b(?:success(?:ful(?:ly)?)?|succeeded|completed|confirmed|done|created|updated|saved|sent|booked|cancelled successfully)\b|成功|已完成|完成了|已确认|已创建|已更新|已发送/i;
+export const SUCCESS_WORDS = /\b(?:success(?:ful(?:ly)?)?|succeeded|completed|confirmed|done|created|updated|saved|sent|booked|set to|cancelled successfully)\b|成功|已完成|完成了|已确认|已创建|已更新|已发送/i;
