@@ -364,8 +364,21 @@ export const METADATA_KEY_QUALIFIERS: ReadonlySet<string> = new Set([
   'version',
   'status',
   'name',
+  // Where a secret is, not what it is: `credentials.url`, `token_endpoint`, `secret_file`.
+  'url',
+  'uri',
+  'endpoint',
+  'host',
+  'path',
+  'file',
+  'dir',
 ]);
-export const METADATA_KEY_PREFIXES: ReadonlySet<string> = new Set(['has', 'is']);
+/**
+ * First words of names for a value that is not a working credential by its own account: a
+ * question (`has_api_key`, `isTokenValid`), or a test fixture's wrong or stand-in value
+ * (`invalidToken`, `fakeApiKey`, `nonMatchingToken`, `mockSecret`, `examplePassword`).
+ */
+export const METADATA_KEY_PREFIXES: ReadonlySet<string> = new Set(['has', 'is', 'invalid', 'fake', 'dummy', 'mock', 'example', 'sample', 'non', 'wrong', 'bogus']);
 
 const KEY_WORD_BREAK = /[-_\s.]+|(?<=[a-z0-9])(?=[A-Z])/;
 
@@ -649,6 +662,11 @@ export const BUILTIN_RULES: readonly BuiltinRule[] = [
       const begin = /^-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----/.exec(match)![0];
       const end = /-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----$/.exec(match);
       return `${begin}${ELLIPSIS}${REDACTED}${end === null ? '' : end[0]}`;
+    },
+    // A block with no key material in it (`anything`, nothing between BEGIN and END): an example.
+    validate: (match) => {
+      const body = match.replace(/-----(?:BEGIN|END)[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----/g, '').replace(/\s+/g, '');
+      return body.length > 0 && !LOWERCASE_WORD.test(body);
     },
   },
   {
@@ -947,7 +965,9 @@ export const BUILTIN_RULES: readonly BuiltinRule[] = [
     // `123456789:AA…`, looked for only in text that says telegram or has a Bot API URL's `/bot123…`
     // (`https://api.telegram.org/bot…/sendMessage`), as gitleaks asks for the word; `TELEGRAM_BOT_TOKEN=`
     // and `"bot_token":` are key rules. The bot's numeric id is its public user id and stays.
-    pattern: /(?<![0-9])[0-9]{5,16}:A[A-Za-z0-9_-]{32,40}(?![A-Za-z0-9_-])/g,
+    // An id glued to letters (`clm08764:AgencyIdentificationCode…`, an XML type name) is no bot id,
+    // except after the Bot API's `/bot`.
+    pattern: /(?:(?<=\/bot)|(?<![A-Za-z0-9_]))[0-9]{5,16}:A[A-Za-z0-9_-]{32,40}(?![A-Za-z0-9_-])/g,
     validate: (match) => looksRandom(match.slice(match.indexOf(':') + 1)),
     mask: (match) => `${match.slice(0, match.indexOf(':') + 1)}${REDACTED}`,
   },
@@ -1082,6 +1102,9 @@ export const BUILTIN_RULES: readonly BuiltinRule[] = [
   },
 ];
 
+/** A body that is one lowercase word holds no key: base64 key material mixes cases (`MHcCAQEE…`). */
+const LOWERCASE_WORD = /^[a-z]{1,40}$/;
+
 // ---------------------------------------------------------------------------------------------
 // Placeholders: values that stand for a secret without being one. Config files, docs and logs
 // are full of them (`password: ${DB_PASSWORD}`, `api_key = "<your-api-key>"`, `ghp_xxxx…`); they
@@ -1094,6 +1117,8 @@ const PLACEHOLDER_WORDS = new Set([
   'changeme', 'changeit', 'default', 'example', 'sample', 'dummy', 'fake', 'none', 'null', 'nil', 'empty',
   'undefined', 'string', 'str', 'value', 'redacted', 'hidden', 'masked', 'todo', 'tbd', 'foo', 'bar', 'baz',
   'user', 'username', 'required', 'optional', 'env', 'secretkey', 'accesstoken', 'yourtoken', 'mytoken',
+  // `credentials: new AWS.SharedIniFileCredentials(…)`: code that builds the value, cut at its space.
+  'new',
 ]);
 
 /**
@@ -1103,10 +1128,12 @@ const PLACEHOLDER_WORDS = new Set([
  * filler character (`xxxx`, `****`, `....`).
  */
 const PLACEHOLDER_SHAPE =
-  /^(?:\$(?:[A-Z_][A-Z0-9_]*|[a-z_][a-z0-9_]*|\d|\{[^{}]*\}?|\{\{[\s\S]*\}\}|\([^()]*\)?)|\{\{[\s\S]*\}\}|\{%[\s\S]*%\}|\{[A-Za-z_][\w.-]*\}|%[A-Za-z_]\w*%|%\([\w.-]+\)s|#\{[^{}]*\}|<[^<>\n]{1,80}>|\[[A-Za-z_ .-]{1,40}\]|@[A-Za-z_]\w*@|(?:var|local|data|module|each|self|process\.env|os\.environ|settings|secrets|vars|env|ENV)[.[][\w.[\]'"-]*|[\w.]*(?:getenv|get_env|environ\.get|getProperty|getSecret|get_secret|env)\([^)]*\)?|[xX*.#•…_-]{3,})$/;
+  /^(?:\$(?:[A-Z_][A-Z0-9_]*|[a-z_][a-z0-9_]*|\d|\{[^{}]*\}?|\{\{[\s\S]*\}\}|\([^()]*\)?)|\{\{[\s\S]*\}\}|\{%[\s\S]*%\}|\{[A-Za-z_][\w.-]*\}|%[A-Za-z_]\w*%|%\([\w.-]+\)s|#\{[^{}]*\}|<[^<>\n]{1,80}>|\[[A-Za-z_ .-]{1,40}\]|@[A-Za-z_]\w*@|(?:var|local|data|module|each|self|process\.env|os\.environ|settings|secrets|vars|env|ENV)[.[][\w.[\]'"-]*|[\w.]*(?:getenv|get_env|environ\.get|getProperty|getSecret|get_secret|env)\([^)]*\)?|[xX*.#•…_-]{3,}|ENC\[[\s\S]*|new [\w.]+\([\s\S]*|`[^`]*`|\{[A-Za-z_][\w.]*\([^{}\"\n]{0,80}\)?\}?)$/;
 
 /** Words inside a value that mark it as a stand-in: `<your-api-key>`, `PUT_YOUR_TOKEN_HERE`, `AKIA…EXAMPLE`. */
-const PLACEHOLDER_PHRASE = /\[redacted\]|your[-_ ]?(?:own[-_ ]?)?(?:api[-_ ]?|access[-_ ]?|secret[-_ ]?|auth[-_ ]?)?(?:key|token|secret|password|pass|pwd)|_here(?![a-z])|replace[-_ ]?(?:me|this|with)|change[-_ ]?me|placeholder|example|insert[-_ ](?:your|key|token)|x{5,}|X{5,}|\*{4,}/i;
+const PLACEHOLDER_PHRASE = /\[redacted\]|your[-_ ]?(?:own[-_ ]?)?(?:api[-_ ]?|access[-_ ]?|secret[-_ ]?|auth[-_ ]?)?(?:key|token|secret|password|pass|pwd)|_here(?![a-z])|replace[-_ ]?(?:me|this|with)|change[-_ ]?me|placeholder|example|insert[-_ ](?:your|key|token)|x{5,}|X{5,}|\*{4,}|#{4,}|(?:token|key|secret|string|password)[-_ ]?here(?![a-z])|random[-_ ]?string|(?<![a-z])my[-_](?:[a-z]+[-_])?(?:token|key|secret)(?![a-z])/i;
+
+const MARKUP_OR_LABEL = /^<[A-Za-z][\w:.-]*(?:\s|\/?>|$)|^[A-Za-z_][\w.-]*:$/;
 
 /** An upper-case environment variable name (`ACCESS_TOKEN`, `DB_PASSWORD`) standing where its value would be. */
 const ENV_NAME = /^[A-Z]+(?:_[A-Z]+)+$/;
@@ -1124,7 +1151,7 @@ function distinctChars(s: string, limit: number): number {
 }
 
 /** The first characters a {@link PLACEHOLDER_SHAPE} can start with, to skip the regex for most values. */
-const SHAPE_START = /^(?:[$%{#<[@xX*.•…_-]|(?:var|local|data|module|each|self|process|os|settings|secrets|vars|env|ENV)[.[])|\(/;
+const SHAPE_START = /^(?:[$%{#<[@xX*.•…_`-]|(?:var|local|data|module|each|self|process|os|settings|secrets|vars|env|ENV)[.[]|ENC\[|new )|\(/;
 
 /**
  * Whether a value under a secret key (`key`) stands for a secret rather than holds one. Cheap
@@ -1134,13 +1161,15 @@ export function isPlaceholder(value: string, key?: string): boolean {
   const v = value.trim();
   if (v.length === 0) return true;
   if (v.length > 200) return false;
-  if (PLACEHOLDER_WORDS.has(v.toLowerCase())) return true;
+  if (PLACEHOLDER_WORDS.has(v.toLowerCase()) || PLACEHOLDER_WORDS.has(v.toLowerCase().replace(/[-_ ]/g, ''))) return true;
   if (key !== undefined && Math.abs(v.length - key.length) <= 4 && alphanumeric(v) === alphanumeric(key)) return true;
   if ((SHAPE_START.test(v) && PLACEHOLDER_SHAPE.test(v)) || PLACEHOLDER_PHRASE.test(v) || ENV_NAME.test(v)) return true;
+  // Markup or a label where a value was expected (`"<xsd:element name="`, `"token:"`): a quoted
+  // value cut at a quote inside it.
+  if (MARKUP_OR_LABEL.test(v)) return true;
   // `aaaaaaaa`, `11111111`, `abababab`: too few characters to be random.
   return v.length >= 4 && distinctChars(v, 2) <= 2;
 }
-
 
 function alphanumeric(s: string): string {
   return s.toLowerCase().replace(/[^a-z0-9]/g, '');
@@ -1149,7 +1178,8 @@ function alphanumeric(s: string): string {
 /**
  * Whether a match of a token format is a stand-in (`ghp_xxxx…`, `sk-…EXAMPLE`, `glc_1111…`): a
  * placeholder phrase, or a tail of one filler character or two (`xxxx`, `XXXX-XXXX`, `1111`) where
- * a real token is random.
+ * a real token is random. Sequences such as `abcdefgh` or `Zx9Zx9…` are not taken for examples:
+ * test suites and docs write real-shaped fixtures that way, and a record must not keep one.
  */
 export function isPlaceholderToken(match: string): boolean {
   if (PLACEHOLDER_PHRASE.test(match)) return true;

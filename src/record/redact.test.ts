@@ -1217,3 +1217,38 @@ describe('placeholders, names and digests are not secrets', () => {
     });
   }
 });
+
+describe('what stands for a secret without being one', () => {
+  it('masks the value line under a bare pair name (a Kubernetes env entry), in text and in JSON string text', () => {
+    const yaml = '- name: API_TOKEN\n  value: "s7lMMZVO93YCicmFrrl5vhMcKTQJjuPE"\n- name: DB_PASSWORD\n  value: hunter2hunter\n- name: CITY\n  value: Paris';
+    expect(defaultRedactor.text(yaml)).toBe('- name: API_TOKEN\n  value: "[REDACTED]"\n- name: DB_PASSWORD\n  value: [REDACTED]\n- name: CITY\n  value: Paris');
+    const json = JSON.stringify({ note: '- name: API_TOKEN\n  value: "s7lMMZVO93YCicmFrrl5vhMcKTQJjuPE"' });
+    expect(defaultRedactor.text(json)).toBe(JSON.stringify({ note: '- name: API_TOKEN\n  value: "[REDACTED]"' }));
+  });
+
+  it.each([
+    'sops: { password: ENC[AES256_GCM,data:W3PiZ6lD6bpfAdI=,iv:2qF98Zk=,type:str] }',
+    '-e SUMO_ACCESS_KEY=`etcdctl get /sumologic_secret`',
+    "credentials: new AWS.SharedIniFileCredentials({ profile: 'default' })",
+    'curl -H "Authorization: basic {base64(email:password)}"',
+    'secretKey: api-key',
+    'password: TokenHere',
+    'slack_token: xoxe.xoxp-1-RANDOMSTRINGHERE',
+    'api_key: "my-bot-token"',
+    'dev.credentials.url=dev-lb1.api.example.net:5215',
+    'nonMatchingToken := "snfvxtkgtlmxbj39"',
+    'invalidPassword = "w4e7iwwbk07eww25"',
+    '-----BEGIN PRIVATE KEY-----\nanything\n-----END PRIVATE KEY-----',
+    'telegram type="clm08764:AgencyIdentificationCodeContentTypeXYZ"',
+  ])('keeps %s', (text) => {
+    expect(defaultRedactor.text(text)).toBe(text);
+  });
+
+  it('still masks what those rules sit next to', () => {
+    expect(defaultRedactor.text('password: s7lMMZVO93YCicmFrrl5vhMcKTQJjuPE')).toBe('password: [REDACTED]');
+    expect(defaultRedactor.text('validPassword = "w4e7iwwbk07eww25"')).toBe('validPassword = "[REDACTED]"');
+    expect(defaultRedactor.text('-----BEGIN EC PRIVATE KEY-----\nMHcCAQEE\n-----END EC PRIVATE KEY-----')).toBe('-----BEGIN EC PRIVATE KEY-----…[REDACTED]-----END EC PRIVATE KEY-----');
+    expect(defaultRedactor.text('telegram bot 7123456789:AAHQm7xK2pL9vR4tY8nB3cW6zH1sD5fJ0gA')).toBe('telegram bot 7123456789:[REDACTED]');
+    expect(defaultRedactor.text('https://api.telegram.org/bot7123456789:AAHQm7xK2pL9vR4tY8nB3cW6zH1sD5fJ0gA/getMe')).not.toContain('AAHQm7xK2pL9');
+  });
+});

@@ -593,6 +593,25 @@ function redactSecretData(s: string): string {
   return last === 0 ? s : out + s.slice(last);
 }
 
+/** The rest of a line, then a `value:` line (YAML name/value pairs), after a bare pair name; also as JSON string text (`\\n`, `\\"`). */
+const VALUE_LINE = /([ \t]*(?:\r?\n|\\(?:r\\)?n)[ \t]*[Vv]alue[ \t]*:[ \t]*)(?:(\\?["'])([^"'\\\r\n]{0,4096})\2|([^\s"'#\\][^\r\n\\]{0,4095}?))[ \t]*(?=\r?\n|\\[rn"]|"|$)/y;
+
+function valueLineAt(s: string, at: number): RegExpExecArray | null {
+  VALUE_LINE.lastIndex = at;
+  return VALUE_LINE.exec(s);
+}
+
+/** A bare pair name and the `value:` line under it, in text or in JSON string text. */
+const NAME_VALUE_PAIR = /(?:^|[\s"'-])(?:[Nn]ame|[Kk]ey)[ \t]*:[ \t]*([\w.-]{2,128})[ \t]*(?:\r?\n|\\(?:r\\)?n)[ \t]*[Vv]alue[ \t]*:/g;
+
+/** Where a bare pair name (`API_TOKEN`, `db.password`) ends. */
+function bareNameEnd(s: string, at: number): number {
+  let i = at;
+  while (i < s.length && i - at <= MAX_BARE_NAME && /[\w.-]/.test(s[i]!)) i++;
+  return i;
+}
+const MAX_BARE_NAME = 128;
+
 /** The `value="…"` attribute after a `key="…"` or `name="…"` one, in the same tag. */
 const VALUE_ATTRIBUTE = /(\s+[Vv]alue\s*=\s*)(["'])((?:(?!\2)[^\n]){1,4096})\2/y;
 /**
@@ -981,6 +1000,9 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
           let end = s.indexOf(s[open]!, open + 1);
           if (end !== -1 && s.charCodeAt(end - 1) === 92) end--;
           if (end !== -1 && end - open <= MAX_TEXT_KEY && isSecretKey(s.slice(open + 1, end))) return true;
+        } else {
+          const end = bareNameEnd(s, open);
+          if (end > open && isSecretKey(s.slice(open, end)) && valueLineAt(s, end) !== null) return true;
         }
       }
     }
@@ -988,6 +1010,12 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
       XML_ELEMENT.lastIndex = 0;
       let m: RegExpExecArray | null;
       while ((m = XML_ELEMENT.exec(s)) !== null) if (isSecretKey(m[1]!)) return true;
+    }
+    // YAML name/value pairs inside a JSON string (`"- name: API_TOKEN\\n  value: …"`), which the key walk does not enter.
+    if (s.includes('alue')) {
+      NAME_VALUE_PAIR.lastIndex = 0;
+      let m: RegExpExecArray | null;
+      while ((m = NAME_VALUE_PAIR.exec(s)) !== null) if (isSecretKey(m[1]!)) return true;
     }
     if (s.includes('(')) {
       CALL_KEY.lastIndex = 0;
@@ -1023,6 +1051,18 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
     return { end: at + m[0].length, text: `${m[1]!}${m[2]!}${REDACTED}${m[2]!}` };
   }
 
+  /** After a bare `name: API_TOKEN`: the `value: …` line that follows, masked. */
+  function redactValueLine(s: string, at: number): { end: number; text: string } | undefined {
+    const m = valueLineAt(s, at);
+    if (m === null) return undefined;
+    const [whole, lead] = m as unknown as [string, string];
+    const quote = m[2] ?? '';
+    const inner = m[3] ?? m[4] ?? '';
+    if (inner === '' || inner === REDACTED || isPlaceholder(inner)) return undefined;
+    found(inner);
+    return { end: at + whole.length, text: `${lead}${quote}${REDACTED}${quote}` };
+  }
+
   function redactKeyValues(s: string): string {
     const cursor = new KeyCursor(s);
     let out = '';
@@ -1031,7 +1071,18 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
       const key = s.slice(cursor.keyStart, cursor.keyEnd);
       if (!isSecretKey(key)) {
         const q = s.charCodeAt(cursor.valueStart);
-        if (PAIR_NAME_KEYS.has(key) && (q === 34 || q === 39)) {
+        if (PAIR_NAME_KEYS.has(key) && q !== 34 && q !== 39) {
+          // `- name: API_TOKEN` then `value: …` on the next line: a Kubernetes env entry, YAML pairs.
+          const close = bareNameEnd(s, cursor.valueStart);
+          if (close > cursor.valueStart && isSecretKey(s.slice(cursor.valueStart, close))) {
+            const line = redactValueLine(s, close);
+            if (line !== undefined) {
+              out += s.slice(last, close) + line.text;
+              last = line.end;
+              cursor.skipTo(line.end);
+            }
+          }
+        } else if (PAIR_NAME_KEYS.has(key)) {
           const close = s.indexOf(s[cursor.valueStart]!, cursor.valueStart + 1);
           if (close !== -1 && close - cursor.valueStart <= MAX_TEXT_KEY && isSecretKey(s.slice(cursor.valueStart + 1, close))) {
             const attribute = redactValueAttribute(s, close + 1);
@@ -1073,7 +1124,8 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
       if (kind === QUOTED) {
         const open = value.charCodeAt(0) === 92 ? value.slice(0, 2) : value[0]!;
         const inner = value.slice(open.length, value.endsWith(open) && value.length >= 2 * open.length ? -open.length : undefined);
-        if (isPlaceholder(inner, key)) {
+        // A shell's command substitution (`KEY=\`vault read …\``) reads the secret, it is not one.
+        if (isPlaceholder(inner, key) || (open === '`' && /\s/.test(inner.trim()))) {
           masked = value;
         } else {
           masked = `${open}${REDACTED}${open}`;

@@ -33,15 +33,21 @@ describe('redaction corpus', () => {
     }
   }
 
+  // The goals are at most 2% of true positives leaked and at most 10% of false positives changed.
+  // Leaks meet theirs on both slices; the false positives are bounded where they stand (15% tuned,
+  // 18-19% held out), short of the goal: 20 of the 50 tuned ones left are real formats that
+  // gitleaks lists as false positives of another rule, or published keys, and most of the rest are
+  // typed examples (`sk_abcdefgh…`) that the project's own tests use as secrets
+  // (corpora/secrets/README.md).
   it('leaks at most 2% of the tuned true positives in any position', async () => {
     const rates = await measureCorpus(tuned);
     console.log(describeRates('tuned', rates));
-    check(rates, { leak: 0.015, changed: 0.22, changedAlone: 0.17 });
+    check(rates, { leak: 0.02, changed: 0.16, changedAlone: 0.13 });
   }, 240_000);
 
-  it('on the held-out rules, leaks at most 2.5% and changes at most a quarter of the false positives', async () => {
+  it('on the held-out rules, leaks at most 2% and changes at most a fifth of the false positives', async () => {
     const rates = await measureCorpus(heldOut);
     console.log(describeRates('held-out', rates));
-    check(rates, { leak: 0.025, changed: 0.25, changedAlone: 0.19 });
+    check(rates, { leak: 0.02, changed: 0.2, changedAlone: 0.12 });
   }, 240_000);
 });
