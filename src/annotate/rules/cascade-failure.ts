@@ -25,7 +25,8 @@ function placeholders(params: unknown, out: string[] = []): string[] {
  * - and j either reuses an argument value of i (the same reservation, user, order: it acts on
  *   the entity the failed call was about; strings of 3+ characters, numbers of 100 or more), or
  *   passes a placeholder (`unknown`, `N/A`, `<id>`, `{{x}}`, ...) where the missing output
- *   would have gone.
+ *   would have gone, or writes an identifier of i (letters and digits: `UA77`, `W1110002`)
+ *   into a text argument (a confirmation email for a booking that failed).
  * Each dependent step is labelled once (against the latest failure it depends on); the
  * faulted decision is the one taken after that failure.
  */
@@ -65,11 +66,28 @@ export function cascadeFailure(trajectory: Trajectory): Label[] {
           }
         }
       }
+      let quoted: string | undefined;
+      if (dependsOn < 0 && fillers.length === 0) {
+        // An identifier of the failed call written into a text argument ("Your flight UA77 is
+        // booked" after booking UA77 failed) builds on it as much as passing it as a value.
+        const tokens = idTokensOf(jsonValue(step.input_params));
+        if (tokens.size > 0) {
+          for (const at of lastFailure.values()) {
+            if (at <= dependsOn || !unrecovered(at, step.tool_name)) continue;
+            const id = [...argumentValuesOf(steps[at]!)].find((v) => ID_TOKEN.test(v) && tokens.has(v));
+            if (id !== undefined) {
+              dependsOn = at;
+              quoted = id;
+            }
+          }
+        }
+      }
       if (dependsOn >= 0) {
         const failed = steps[dependsOn]!;
         const values = argumentValuesOf(step);
         const shared = [...argumentValuesOf(failed)].find((v) => values.has(v));
-        labels.push(cascadeLabel(step, failed, shared === undefined ? `passes the placeholder ${JSON.stringify(fillers[0])}` : `reuses ${JSON.stringify(shared)} from it`));
+        const how = quoted !== undefined ? `writes ${JSON.stringify(quoted)} from it into its text` : shared === undefined ? `passes the placeholder ${JSON.stringify(fillers[0])}` : `reuses ${JSON.stringify(shared)} from it`;
+        labels.push(cascadeLabel(step, failed, how));
       }
     }
     if (isFailed(step)) {
@@ -84,6 +102,21 @@ export function cascadeFailure(trajectory: Trajectory): Label[] {
     }
   });
   return labels;
+}
+
+// An identifier: letters and digits both (an order, flight, passenger or booking id), 3+ characters.
+const ID_TOKEN = /^(?=[A-Za-z0-9_-]*[A-Za-z])(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9][A-Za-z0-9_-]{2,}$/;
+
+/** The identifier-like words inside a call's string arguments. */
+function idTokensOf(params: unknown, out = new Set<string>()): Set<string> {
+  if (typeof params === 'string') {
+    for (const word of params.match(/[A-Za-z0-9][A-Za-z0-9_-]*[A-Za-z0-9]/g) ?? []) if (ID_TOKEN.test(word)) out.add(word);
+  } else if (Array.isArray(params)) {
+    for (const item of params) idTokensOf(item, out);
+  } else if (typeof params === 'object' && params !== null) {
+    for (const value of Object.values(params)) idTokensOf(value, out);
+  }
+  return out;
 }
 
 function cascadeLabel(step: TrajectoryStep, failed: TrajectoryStep, how: string): Label {
