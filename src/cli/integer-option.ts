@@ -1,5 +1,5 @@
 /**
- * An integer flag with bounds (`--seed`, `--hold-cap-ms`...), read alike by every command: one line,
+ * An integer flag with bounds (`--seed`, `--port`...), read alike by every command: one line,
  * `invalid --flag "text": expected an integer from MIN to MAX`, as `parseCount` and `parsePort` say it.
  * A module of its own, so the servers that need it load no store.
  */

@@ -74,7 +74,7 @@ export interface ReportStoreOptions {
  * be opened, or (from its reads) fails or, PostgreSQL, does not answer within the bound.
  */
 export async function openReportStore(spec: string | undefined, io: CliIo, options: ReportStoreOptions = {}): Promise<Store> {
-  assertSqliteStoreExists(spec, io.cwd, 'run `faultline demo` or point --db at one');
+  assertSqliteStoreExists(spec, io.cwd, 'run `npx faultline demo` or point --db at one');
   if (options.statementTimeoutMs !== undefined) return openStore(spec, { statementTimeoutMs: options.statementTimeoutMs, cwd: io.cwd, readonly: true });
   const bound = readBoundMs(io);
   const store = await openStore(spec, { ...boundOption(bound), cwd: io.cwd, readonly: true });

@@ -1,11 +1,13 @@
 /**
- * Durations as faultline's command line writes them (`90m`, `24h`, `30d`): one syntax for report
- * windows (`--since 24h`) and retention (`prune --older-than 30d`, `--retention 30d`).
+ * Durations as faultline's command line writes them, a whole number and its unit (`500ms`, `30s`,
+ * `90m`, `24h`, `30d`): one syntax for report windows (`--since 24h`), retention
+ * (`prune --older-than 30d`, `--retention 30d`) and waits and caps (`tail --interval 1s`,
+ * `proxy --hold-cap 30s`; bounds per flag in cli/duration-option.ts).
  */
 import { ConfigError } from './errors.js';
 
-const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-const DURATION = /^(\d{1,6})([mhd])$/;
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+const DURATION = /^(\d{1,9})(ms|s|m|h|d)$/;
 
 /**
  * A duration in milliseconds, or undefined when the text is not one. `name` is how messages call it.

@@ -9,3 +9,9 @@ export function seededRandom(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/**
+ * The seed every command and API uses when none is given (`bench`, `mock-tools`, `export`'s
+ * split, `augment`'s variants, the review sample): one default, so "the default seed" means one thing.
+ */
+export const DEFAULT_SEED = 1;

@@ -12,7 +12,7 @@ const ANNOTATE = '`faultline annotate` (its judge infers outcomes from the final
 
 /** One line per reason, most frequent first, each saying what to do. */
 export function emptyExportAdvice(card: DatasetCard, source?: string): string[] {
-  if (card.trajectories_read === 0) return [`no trajectories${source === undefined ? '' : ` from ${source}`} in the store: \`faultline import\` a log or run \`faultline bench --fission K\` to store some`];
+  if (card.trajectories_read === 0) return [`no trajectories${source === undefined ? '' : ` from ${source}`} in the store: \`npx faultline import\` a log or run \`npx faultline bench --fission K\` to store some`];
   const lines: string[] = [];
   for (const [reason, count] of Object.entries(card.skipped)) {
     const n = `${count} of ${card.trajectories_read} trajectories`;
@@ -21,7 +21,7 @@ export function emptyExportAdvice(card: DatasetCard, source?: string): string[] 
     else if (reason === 'outcome is failure' || reason === 'outcome is partial') lines.push(`${n}: ${reason}; ${card.format} takes successful trajectories only: --format dpo-openai, dpo-trl or kto take pairs from failures`);
     else if (reason === 'no preference pair' || reason === 'no judged failure point')
       lines.push(`${n}: ${reason} (a failure whose decision was judged, with a better turn for a wrong one): run ${ANNOTATE} first; a log whose failures were all handled well has none`);
-    else if (reason === 'not a fission continuation') lines.push(`${n}: not a fission continuation: --format grpo takes groups from \`faultline bench --fission K\``);
+    else if (reason === 'not a fission continuation') lines.push(`${n}: not a fission continuation: --format grpo takes groups from \`npx faultline bench --fission K\``);
     else lines.push(`${n}: ${reason}`);
   }
   return lines;

@@ -116,7 +116,7 @@ describe('faultline alerts', () => {
     expect(missing).toStrictEqual({
       code: 2,
       stdout: '',
-      stderr: `faultline: no faultline store at ${join(dir, 'nope.db')} (run \`faultline demo\` or point --db at one)\n`,
+      stderr: `faultline: no faultline store at ${join(dir, 'nope.db')} (run \`npx faultline demo\` or point --db at one)\n`,
     });
     const down = await runCapture(['alerts', '--db', 'postgres://postgres@127.0.0.1:1/x'], dir);
     expect(down).toStrictEqual({ code: 2, stdout: '', stderr: 'faultline: could not connect to PostgreSQL at 127.0.0.1:1: ECONNREFUSED\n' });

@@ -42,7 +42,7 @@ export function alertsCommand(ctx: CliContext): Command {
         'Success rate is judged per tool and hour, P95 latency, retry and validation rates over the window,',
         'each only with at least 20 calls there (minCalls in the --config file, per rule or for all), so a',
         'tool that failed a handful of times does not page anyone.',
-        "As in seed 001, the failure type distribution and breaker trips are read per day: over the last",
+        'As the monitoring rules define them, the failure type distribution and breaker trips are read per day: over the last',
         '24 hours up to the window\'s end (or the whole window when longer). In the --config file,',
         'rules.failure_type_jump.windowHours (default 24) and baselineHours (the hours before, default 168)',
         'and rules.breaker_trip.windowHours (default 24) change that.',

@@ -159,7 +159,7 @@ describe('faultline annotate', () => {
     await run(['demo', '--db', db]);
     const text = await run(['annotate', '--db', db]);
     expect(text.stdout).toMatch(/^faultline annotate: 0 trajectories, /);
-    expect(text.stdout.trimEnd().split('\n').at(-1)).toBe('no trajectories in the store: `faultline import` a log or run `faultline bench --fission K` to store some');
+    expect(text.stdout.trimEnd().split('\n').at(-1)).toBe('no trajectories in the store: `npx faultline import` a log or run `npx faultline bench --fission K` to store some');
     // --json stays JSON lines: none.
     expect((await run(['annotate', '--db', db, '--json'])).stdout).toBe('');
   });

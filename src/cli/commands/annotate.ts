@@ -126,7 +126,7 @@ export function annotateCommand(ctx: CliContext): Command {
       }
       if (trajectories === 0) {
         // A store of records only (a bench run, a runtime) holds no trajectories: say where they come from.
-        writeLine(io.stdout, `no trajectories${opts.source === undefined ? '' : ` from ${opts.source}`} in the store: \`faultline import\` a log or run \`faultline bench --fission K\` to store some`);
+        writeLine(io.stdout, `no trajectories${opts.source === undefined ? '' : ` from ${opts.source}`} in the store: \`npx faultline import\` a log or run \`npx faultline bench --fission K\` to store some`);
         return;
       }
       writeLine(io.stdout, `labels stored with the trajectories${opts.out === undefined ? '' : `; annotated trajectories also written to ${opts.out}`}`);

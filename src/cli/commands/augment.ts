@@ -7,6 +7,7 @@
  * `--base-url`, else OPENAI_BASE_URL; the key from OPENAI_API_KEY).
  */
 import { Command, Option } from 'commander';
+import { DEFAULT_SEED } from '../../core/seeded-random.js';
 import { AUGMENT_KINDS, isAugmentable, variantsOf, type AugmentKind } from '../../dataset/augment/augment.js';
 import { createLlmRewriter, type LlmRewriter } from '../../dataset/augment/llm-rewrite.js';
 import { hasTrajectoryStore } from '../../store/trajectory-row.js';
@@ -88,7 +89,7 @@ export function augmentCommand(ctx: CliContext): Command {
     .option('--db <store>', 'store to read and write: a SQLite path (default .faultline/faultline.db) or a postgres:// URL (?schema=NAME)')
     .addOption(new Option('--source <source>', 'only augment trajectories from this source').choices(TRAJECTORY_SOURCES))
     .option('--variants <n>', 'variants per kind and trajectory', '1')
-    .option('--seed <n>', 'seed of the variants (a non-negative integer); the same seed gives the same variants', '0')
+    .option('--seed <n>', 'seed of the variants (a non-negative integer); the same seed gives the same variants', String(DEFAULT_SEED))
     .option('--kinds <list>', `comma-separated kinds: ${AUGMENT_KINDS.join(', ')}`, AUGMENT_KINDS.join(','))
     .option('--llm <model>', 'reword each variant\'s instruction and error messages with this model (OpenAI-compatible chat.completions; key from OPENAI_API_KEY)')
     .option('--base-url <url>', 'with --llm: the endpoint, including /v1 (default OPENAI_BASE_URL, then https://api.openai.com/v1)')

@@ -113,7 +113,7 @@ export async function runFissionBench(io: CliIo, opts: FissionBenchOptions): Pro
     if (result.lostToEndpoint > 0) writeLine(io.stdout, `Dropped ${result.lostToEndpoint} groups with a continuation the model endpoint failed (after its retries).`);
     const where = displayStoreSpec(opts.db ?? DEFAULT_SQLITE_PATH);
     writeLine(io.stdout, `Records: ${where}, trace ids failbench:${runId}:<agent>:<scenario>:base and :f<call>b<branch>`);
-    writeLine(io.stdout, `Export: faultline export --format grpo --out grpo.jsonl${opts.db === undefined ? '' : ' --db <same store>'}`);
+    writeLine(io.stdout, `Export: npx faultline export --format grpo --out grpo.jsonl${opts.db === undefined ? '' : ' --db <same store>'}`);
   } finally {
     for (const agent of agents) {
       try {

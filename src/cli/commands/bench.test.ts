@@ -175,7 +175,7 @@ describe('faultline bench', () => {
     expect(text.stdout).toContain(`Report: ${join(dir, 'out-two-text', 'report.html')}`);
     // The records are dated on the scenarios' virtual clock; the command it prints finds them.
     const hint = lines.find((l) => l.startsWith('They are dated'));
-    const command = /: faultline (stats .*)$/.exec(hint ?? '')?.[1];
+    const command = /: npx faultline (stats .*)$/.exec(hint ?? '')?.[1];
     expect(command).toBeDefined();
     const stats = await runCapture([...command!.split(' ').map((a) => a.replace(/^"(.*)"$/, '$1')), '--json'], dir);
     expect(stats.code).toBe(0);

@@ -6,6 +6,7 @@
 import { join, resolve } from 'node:path';
 import cliProgress from 'cli-progress';
 import { Command } from 'commander';
+import { DEFAULT_SEED } from '../../core/seeded-random.js';
 import { resolveAgent } from '../../failbench/agents/index.js';
 import { compareRuns, runDifferences, type RunComparison } from '../../failbench/compare.js';
 import { ciText, DIMENSION_LABELS, measureScore, percent, signedPoints } from '../../failbench/report/report-data.js';
@@ -199,7 +200,7 @@ async function runBench(io: CliIo, opts: BenchOptions, version: string): Promise
     const since = Math.min(...scenarios.map((s) => (s.now === undefined ? DEFAULT_CATALOG_NOW : Date.parse(s.now))));
     const sinceText = new Date(since).toISOString().replace(/:00\.000Z$/, 'Z');
     const dbFlag = opts.db === undefined ? '' : ` --db ${JSON.stringify(where)}`;
-    writeLine(io.stdout, `They are dated on the scenarios' virtual clock, from ${sinceText}: faultline stats --since ${sinceText}${dbFlag}`);
+    writeLine(io.stdout, `They are dated on the scenarios' virtual clock, from ${sinceText}: npx faultline stats --since ${sinceText}${dbFlag}`);
   } finally {
     bar?.stop();
     for (const agent of agents) {
@@ -245,13 +246,13 @@ export function benchCommand(ctx: CliContext): Command {
     .option('--filter <term>', 'only scenarios matching a dimension, a scenario kind, a fault kind, or an id glob (repeatable, or comma-separated)', collect, [])
     .option('--repeat <k>', 'runs per scenario and agent (reports pass^1..pass^k)', '1')
     .option('--concurrency <n>', 'scenario runs at once', '1')
-    .option('--seed <n>', 'seed of the fault plans and retry jitter (same seed, same run)', '1')
+    .option('--seed <n>', 'seed of the fault plans and retry jitter (same seed, same run)', String(DEFAULT_SEED))
     .option('--transport <transport>', 'how agents reach the tools: inprocess, http (HTTP fault proxy and mock tool server on loopback) or mcp (MCP fault proxy over Streamable HTTP)', 'inprocess')
     .option('--feedback <mode>', 'raw: what a real API client sees; assisted: plus the runtime\'s classification, feedback and automatic retries', 'raw')
     .option('--db <store>', `where to store the records: a SQLite path or a postgres:// URL (default ${DEFAULT_SQLITE_PATH})`)
     .option('--out <dir>', 'where to write report.md, report.html and results.json (default .faultline/bench/<run id>/)')
     .option('--json', 'print { run_id, agent, scenarios, dimensions, retry_after_compliance, score } per agent (an array for several agents)')
-    .option('--fission <k>', 'branch each run at its injected faults into K sampled continuations and store them as GRPO groups (export with: faultline export --format grpo); needs an agent that can sample (default sampler)')
+    .option('--fission <k>', 'branch each run at its injected faults into K sampled continuations and store them as GRPO groups (export with: npx faultline export --format grpo); needs an agent that can sample (default sampler)')
     .action(async (opts: BenchOptions, command: Command) => {
       await runBench(io, opts, command.parent?.version() ?? 'unknown');
     });

@@ -68,7 +68,7 @@ export function correctionsCommand(ctx: CliContext): Command {
   return new Command('corrections')
     .description('Show the correction memory (recoveries that worked, per failure signature); --learn fills it from annotated trajectories')
     .option('--db <store>', DB_OPTION_HELP)
-    .option('--learn', 'first add the recoveries that stored trajectories mark as correct (run `faultline annotate` before)')
+    .option('--learn', 'first add the recoveries that stored trajectories mark as correct (run `npx faultline annotate` before)')
     .addOption(new Option('--source <source>', 'with --learn: only trajectories from this source').choices(TRAJECTORY_SOURCES))
     .option('--signature <signature>', 'only this failure signature')
     .option('--limit <n>', 'entries to show', '20')

@@ -111,7 +111,8 @@ describe('faultline dashboard', () => {
       [['--port', 'abc'], 'invalid --port "abc": expected 0-65535 (0 picks a free port)'],
       [['--since', 'yesterday'], 'invalid --since "yesterday": expected a duration like 90m, 24h or 7d, or an ISO date like 2026-03-29T14:00Z'],
       [['--since', '0h'], 'invalid --since "0h": the duration must be positive'],
-      [['--refresh', '-1'], 'invalid --refresh "-1": expected an integer >= 0'],
+      [['--refresh', '-1'], 'invalid --refresh "-1": expected a duration from 1s to 24h, like 500ms, 30s or 5m, or 0 for never'],
+      [['--refresh', '5'], 'invalid --refresh "5": expected a duration from 1s to 24h, like 500ms, 30s or 5m, or 0 for never'],
       [['--config', 'missing.yaml'], 'cannot read alerts config missing.yaml: no such file or directory'],
       [['--port', String(taken)], `cannot listen on 127.0.0.1:${taken}: EADDRINUSE`],
       [['--db', 'junk.db'], `cannot open SQLite store "${join(dir, 'junk.db')}": file is not a database`],
@@ -136,7 +137,7 @@ describe('faultline dashboard', () => {
     expect(await runCapture(['dashboard', '--port', '0'], dir)).toStrictEqual({
       code: 2,
       stdout: '',
-      stderr: `faultline: no faultline store at ${join(dir, '.faultline', 'faultline.db')} (run \`faultline demo\` or point --db at one)\n`,
+      stderr: `faultline: no faultline store at ${join(dir, '.faultline', 'faultline.db')} (run \`npx faultline demo\` or point --db at one)\n`,
     });
   });
 });
@@ -167,7 +168,7 @@ describe('faultline dashboard as a process', () => {
       run(['--db', db, '--port', '-3']),
     ]);
     expect(results).toStrictEqual([
-      { code: 2, stdout: '', stderr: `faultline: no faultline store at ${join(dir, 'missing.db')} (run \`faultline demo\` or point --db at one)\n` },
+      { code: 2, stdout: '', stderr: `faultline: no faultline store at ${join(dir, 'missing.db')} (run \`npx faultline demo\` or point --db at one)\n` },
       { code: 2, stdout: '', stderr: `faultline: cannot open SQLite store "${join(dir, 'junk.db')}": file is not a database\n` },
       { code: 2, stdout: '', stderr: 'faultline: invalid --since "soon": expected a duration like 90m, 24h or 7d, or an ISO date like 2026-03-29T14:00Z\n' },
       { code: 2, stdout: '', stderr: 'faultline: invalid --port "-3": expected 0-65535 (0 picks a free port)\n' },

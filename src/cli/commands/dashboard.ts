@@ -20,6 +20,7 @@ import { loadAlertConfig, resolveAlertConfig } from '../../monitor/alert-rules.j
 import { createDashboard, LOOPBACK_HOSTS } from '../../monitor/dashboard/create-dashboard.js';
 import { parseSince, parseUntil } from '../../monitor/time-window.js';
 import { CliError } from '../cli-error.js';
+import { parseDuration } from '../duration-option.js';
 import { writeLine, type CliContext } from '../io.js';
 import { isLoopback, parsePort, serveUntilInterrupted } from '../listen-options.js';
 import { DB_OPTION_HELP, openExistingStore, openReportStore, parseCount } from '../report-options.js';
@@ -52,7 +53,7 @@ export function dashboardCommand(ctx: CliContext): Command {
     .option('--since <time>', 'the window shown first: 90m, 24h, 7d, or an ISO date (the page offers 1h, 24h, 7d)', '24h')
     .option('--until <time>', 'the window\'s end, an ISO date, as on stats (default now)')
     .option('--config <file>', 'alert thresholds and per-tool timeouts, YAML or JSON (as `faultline alerts --config`)')
-    .option('--refresh <seconds>', 'how often pages refresh themselves (0: never)', '5')
+    .option('--refresh <duration>', 'how often pages refresh themselves: 5s, 1m (0: never)', '5s')
     .option('--runs <dir>', `where saved FailBench runs are (default ${BENCH_RUNS_DIR})`)
     .option('--review', "take review decisions on the review page (opens the store for writing; needs the admin token)")
     .option('--admin-token <token>', `bearer token review decisions need (default $${ADMIN_TOKEN_ENV}, else one is generated and printed)`)
@@ -66,7 +67,7 @@ export function dashboardCommand(ctx: CliContext): Command {
       // '' would bind every interface, and is not loopback to the Host check either.
       if (opts.host.trim() === '') throw new CliError('--host must not be empty');
       parseSince(opts.since, parseUntil(opts.until, Date.now()));
-      const refreshSeconds = parseCount(opts.refresh, '--refresh', 0);
+      const refreshSeconds = parseDuration(opts.refresh, '--refresh', { minMs: 1000, maxMs: 86_400_000, zero: true }) / 1000;
       const alerts = opts.config === undefined ? resolveAlertConfig({}) : loadAlertConfig(opts.config, { cwd: io.cwd });
       const share = parseShare(opts.share);
       const seed = parseCount(opts.seed, '--seed', 0);

@@ -146,7 +146,7 @@ describe('faultline export', () => {
     // Nothing to train on: exit 3, and stderr says why and what to do.
     expect(run.code).toBe(3);
     expect(run.stdout).toMatch(/^faultline export: sft, 0 of 0 trajectories: /);
-    expect(run.stderr).toBe('faultline export: no sft examples written:\n  no trajectories in the store: `faultline import` a log or run `faultline bench --fission K` to store some\n');
+    expect(run.stderr).toBe('faultline export: no sft examples written:\n  no trajectories in the store: `npx faultline import` a log or run `npx faultline bench --fission K` to store some\n');
     expect(readFileSync(join(dir, 'empty-sft.jsonl'), 'utf8')).toBe('');
   });
 });

@@ -16,6 +16,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
 import { Command, Option } from 'commander';
+import { DEFAULT_SEED } from '../../core/seeded-random.js';
 import { renderDatasetCard, type DatasetCard } from '../../dataset/dataset-card.js';
 import { emptyExportAdvice, EMPTY_EXPORT_EXIT_CODE } from '../../dataset/empty-export.js';
 import { exportDataset } from '../../dataset/export-dataset.js';
@@ -105,7 +106,7 @@ export function exportCommand(ctx: CliContext): Command {
     .option('--db <store>', 'store to read: a SQLite path (default .faultline/faultline.db) or a postgres:// URL (?schema=NAME)')
     .addOption(new Option('--source <source>', 'only trajectories from this source').choices(TRAJECTORY_SOURCES))
     .option('--val-fraction <fraction>', 'share of trajectories for the validation split, in [0, 1)', '0.1')
-    .option('--seed <n>', 'seed of the split (a non-negative integer)', '0')
+    .option('--seed <n>', 'seed of the split (a non-negative integer)', String(DEFAULT_SEED))
     .option('--top <n>', 'few-shot: failures per tool (default 3)')
     .option('--exclude-inferred-outcomes', "leave out trajectories whose outcome a judge inferred from the conversation (the log stated none); the card counts them")
     .option('--json', 'print the dataset card as JSON')

@@ -25,6 +25,7 @@ import { createFaultPlan, type FaultPlan } from '../../faults/plan.js';
 import { loadFaultPlan } from '../../faults/plan-validate.js';
 import { DEFAULT_SQLITE_PATH } from '../../store/open-store.js';
 import { CliError } from '../cli-error.js';
+import { parseDuration } from '../duration-option.js';
 import type { CliContext, CliIo } from '../io.js';
 import { collectAllowedHost } from '../listen-options.js';
 
@@ -37,7 +38,7 @@ interface McpProxyOptions {
   port?: string;
   adminPort?: string;
   adminToken?: string;
-  upstreamTimeoutMs: string;
+  upstreamTimeout: string;
   restart?: boolean;
   maxRestarts?: string;
   allowHost: string[];
@@ -50,12 +51,6 @@ type StdioCliIo = CliIo & { stdin?: NodeJS.ReadableStream };
 function port(flag: string, text: string): number {
   const value = /^\d+$/.test(text.trim()) ? Number(text) : NaN;
   if (!Number.isSafeInteger(value) || value > 65_535) throw new CliError(`${flag} must be a port number from 0 to 65535, got "${text}"`);
-  return value;
-}
-
-function milliseconds(flag: string, text: string): number {
-  const value = /^\d+$/.test(text.trim()) ? Number(text) : NaN;
-  if (!Number.isSafeInteger(value) || value < 1 || value > 86_400_000) throw new CliError(`${flag} must be a whole number of milliseconds from 1 to 86400000, got "${text}"`);
   return value;
 }
 
@@ -132,7 +127,7 @@ export function mcpProxyCommand(ctx: CliContext): Command {
     .option('--allow-host <name>', 'with --port: a Host name besides 127.0.0.1/localhost that requests may carry (repeatable)', collectAllowedHost, [])
     .option('--admin-port <port>', 'serve GET/PUT /plan and GET /state on 127.0.0.1:<port> (0 picks a free port)')
     .option('--admin-token <token>', 'bearer token for the admin endpoint (default $FAULTLINE_ADMIN_TOKEN, else one is generated and printed to stderr)')
-    .option('--upstream-timeout-ms <ms>', 'how long an upstream request may go without an answer or progress', '300000')
+    .option('--upstream-timeout <duration>', 'how long an upstream request may go without an answer or progress (30s, 5m, 1h)', '5m')
     .option('--restart', 'start the server command again when it exits (backoff from 0.5 s, doubling, at most 30 s)')
     .option('--max-restarts <n>', `with --restart: start attempts per outage before the server is left down (default ${DEFAULT_MAX_RESTARTS}); a server that came back and answered gets them all again`)
     .option('--retention <age>', 'delete records older than this (30d, 24h, 90m) from the store at start and then every hour, with their share of the stats')
@@ -162,7 +157,7 @@ export function mcpProxyCommand(ctx: CliContext): Command {
       const upstream = upstreamFrom(opts, command, io);
       const httpPort = opts.port === undefined ? undefined : port('--port', opts.port);
       const adminPort = opts.adminPort === undefined ? undefined : port('--admin-port', opts.adminPort);
-      const upstreamTimeoutMs = milliseconds('--upstream-timeout-ms', opts.upstreamTimeoutMs);
+      const upstreamTimeoutMs = parseDuration(opts.upstreamTimeout, '--upstream-timeout', { minMs: 1, maxMs: 86_400_000 });
       if (opts.adminToken !== undefined && opts.adminToken.trim() === '') throw new CliError('--admin-token must not be empty');
       if (opts.adminToken !== undefined && adminPort === undefined) throw new CliError('--admin-token needs --admin-port');
       if (opts.allowHost.length > 0 && httpPort === undefined) throw new CliError('--allow-host needs --port');

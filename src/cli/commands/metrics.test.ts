@@ -139,7 +139,7 @@ describe('faultline metrics', () => {
     expect(await runCapture(['metrics', '--port', '0'], dir)).toStrictEqual({
       code: 2,
       stdout: '',
-      stderr: `faultline: no faultline store at ${join(dir, '.faultline', 'faultline.db')} (run \`faultline demo\` or point --db at one)\n`,
+      stderr: `faultline: no faultline store at ${join(dir, '.faultline', 'faultline.db')} (run \`npx faultline demo\` or point --db at one)\n`,
     });
     expect(await runCapture(['metrics', '--port', '0', '--db', 'postgres://postgres@127.0.0.1:1/x'], dir)).toStrictEqual({
       code: 2,

@@ -101,7 +101,7 @@ describe('faultline mock-tools', () => {
     [['--port', '70000'], /^faultline: invalid --port "70000": expected 0-65535 \(0 picks a free port\)\n$/],
     [['--port', 'http'], /^faultline: invalid --port "http": expected 0-65535/],
     [['--seed', '1.5'], /^faultline: invalid --seed "1\.5": expected an integer from -2147483648 to 4294967295\n$/],
-    [['--timeout-cap-ms', '-5'], /^faultline: invalid --timeout-cap-ms "-5": expected an integer from 0 to 600000\n$/],
+    [['--timeout-cap', '-5s'], /^faultline: invalid --timeout-cap "-5s": expected a duration from 1ms to 10m, like 500ms, 30s or 5m, or 0 for never\n$/],
     [['--now', 'yesterday'], /--now must be an ISO-8601 time/],
     [['--plan', join(dir, 'missing.yaml')], /^faultline: cannot read fault plan .*missing\.yaml: no such file or directory\n$/],
     [['--allow-host', 'http://tools.lan/'], /^faultline: --allow-host must be a host name such as tools\.internal/],

@@ -3,6 +3,7 @@
  * the X-Inject-Error header and, optionally, a fault plan file.
  */
 import { Command } from 'commander';
+import { DEFAULT_SEED } from '../../core/seeded-random.js';
 import { ConfigError } from '../../core/errors.js';
 import { createFaultPlan } from '../../faults/plan.js';
 import { loadFaultPlan } from '../../faults/plan-validate.js';
@@ -10,6 +11,7 @@ import { anchoredClock } from '../../tools/anchored-clock.js';
 import { createToolCatalog, DEFAULT_CATALOG_NOW } from '../../tools/catalog.js';
 import { startMockToolServer, type FaultDecider, type MockToolServer } from '../../tools/http-server.js';
 import { CliError } from '../cli-error.js';
+import { parseDuration } from '../duration-option.js';
 import { parseInteger } from '../integer-option.js';
 import { writeLine, type CliContext } from '../io.js';
 import { collectAllowedHost, parsePort } from '../listen-options.js';
@@ -20,7 +22,7 @@ interface MockToolsOptions {
   seed: string;
   plan?: string;
   now?: string;
-  timeoutCapMs?: string;
+  timeoutCap?: string;
   allowHost: string[];
   json?: boolean;
 }
@@ -30,10 +32,10 @@ export function mockToolsCommand(ctx: CliContext): Command {
     .description('Serve the stateful mock tool catalog (weather, sales, documents, orders, messaging, calendar, payments, files) over HTTP, failing on demand')
     .option('--port <port>', 'port to listen on; 0 picks a free one', '8787')
     .option('--host <host>', 'interface to bind', '127.0.0.1')
-    .option('--seed <n>', 'seed of the catalog data (same seed, same data)', '1')
+    .option('--seed <n>', 'seed of the catalog data (same seed, same data)', String(DEFAULT_SEED))
     .option('--plan <file>', 'fault plan (YAML, or JSON for .json) for requests without an X-Inject-Error header')
     .option('--now <iso>', 'the instant the seeded data ends and the server clock starts', new Date(DEFAULT_CATALOG_NOW).toISOString())
-    .option('--timeout-cap-ms <ms>', 'how long an injected timeout holds a request before answering 504', '30000')
+    .option('--timeout-cap <duration>', 'how long an injected timeout holds a request before answering 504 (0: answer at once; 500ms, 30s, 5m)', '30s')
     .option('--allow-host <name>', 'a Host name besides 127.0.0.1/localhost that requests may carry while bound to loopback (repeatable)', collectAllowedHost, [])
     .option('--json', 'print the server address as one JSON line')
     .addHelpText(
@@ -46,7 +48,7 @@ export function mockToolsCommand(ctx: CliContext): Command {
       const { io } = ctx;
       const port = parsePort(opts.port);
       const seed = parseInteger(opts.seed, '--seed', -2_147_483_648, 4_294_967_295);
-      const timeoutCapMs = parseInteger(opts.timeoutCapMs ?? '30000', '--timeout-cap-ms', 0, 600_000);
+      const timeoutCapMs = parseDuration(opts.timeoutCap ?? '30s', '--timeout-cap', { minMs: 1, maxMs: 600_000, zero: true });
       const nowMs = Date.parse(opts.now ?? '');
       if (Number.isNaN(nowMs)) throw new CliError(`--now must be an ISO-8601 time such as 2026-03-29T14:00:00Z, got "${opts.now ?? ''}"`);
       if (opts.host.trim() === '') throw new CliError('--host must not be empty');

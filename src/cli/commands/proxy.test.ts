@@ -148,7 +148,7 @@ describe('faultline proxy', () => {
     await expectUsageError(['proxy', '--target', 'ftp://example.com', '--db', db], /^faultline: --target must be an http\(s\) URL, got "ftp:\/\/example\.com"/);
     await expectUsageError(['proxy', '--target', upstream.url, '--port', 'eighty', '--db', db], /^faultline: invalid --port "eighty": expected 0-65535 \(0 picks a free port\)\n/);
     await expectUsageError(['proxy', '--target', upstream.url, '--admin-port', '-1', '--db', db], /^faultline: invalid --admin-port "-1": expected 0-65535 \(0 picks a free port\)\n/);
-    await expectUsageError(['proxy', '--target', upstream.url, '--hold-cap-ms', '0', '--db', db], /^faultline: invalid --hold-cap-ms "0": expected an integer from 1 to 86400000\n/);
+    await expectUsageError(['proxy', '--target', upstream.url, '--hold-cap', '0', '--db', db], /^faultline: invalid --hold-cap "0": expected a duration from 1ms to 24h, like 500ms, 30s or 5m\n/);
     await expectUsageError(['proxy', '--target', upstream.url, '--admin-token', ' ', '--db', db], /^faultline: --admin-token must not be empty/);
     await expectUsageError(['proxy', '--target', upstream.url, '--frobnicate', '--db', db], /^faultline: unknown option '--frobnicate'/);
     const badPlan = writeFile('bad-plan.yaml', 'version: 1\nrules:\n  - { tool: get_weather, fault: explode }\n');

@@ -17,7 +17,7 @@ import { loadFaultPlan } from '../../faults/plan-validate.js';
 import { defaultSpoolPath } from '../../record/spool.js';
 import { DEFAULT_SQLITE_PATH, sqlitePathOf } from '../../store/open-store.js';
 import { CliError } from '../cli-error.js';
-import { parseInteger } from '../integer-option.js';
+import { parseDuration } from '../duration-option.js';
 import { writeLine, type CliContext } from '../io.js';
 import { collectAllowedHost, parsePort } from '../listen-options.js';
 import { assertSqliteStoreCreatable } from '../report-options.js';
@@ -35,7 +35,7 @@ interface ProxyOptions {
   adminToken?: string;
   adminPort?: string;
   adminHost?: string;
-  holdCapMs: string;
+  holdCap: string;
   allowHost: string[];
   json?: boolean;
 }
@@ -77,7 +77,7 @@ export function proxyCommand(ctx: CliContext): Command {
     .option('--admin-port <port>', 'serve the admin API on its own port instead of under /__faultline/ on the proxy port')
     .option('--admin-host <host>', 'also serve the admin API to non-loopback clients: the address they reach it on (0.0.0.0 for any)')
     .option('--allow-host <name>', 'a Host name besides 127.0.0.1/localhost that requests may carry while bound to loopback (repeatable)', collectAllowedHost, [])
-    .option('--hold-cap-ms <ms>', 'how long a timeout fault without its own delay holds a request before answering 504', '30000')
+    .option('--hold-cap <duration>', 'how long a timeout fault without its own delay holds a request before answering 504 (500ms, 30s, 5m)', '30s')
     .option('--retention <age>', 'delete records older than this (30d, 24h, 90m) from the store at start and then every hour, with their share of the stats')
     .option('--json', 'print the endpoints as one JSON line once listening, and where the records went as another at exit')
     .addHelpText(
@@ -93,7 +93,7 @@ export function proxyCommand(ctx: CliContext): Command {
       const target = targetUrl(opts.target);
       const port = parsePort(opts.port);
       const adminPort = opts.adminPort === undefined ? undefined : parsePort(opts.adminPort, '--admin-port');
-      const holdCapMs = parseInteger(opts.holdCapMs, '--hold-cap-ms', 1, 86_400_000);
+      const holdCapMs = parseDuration(opts.holdCap, '--hold-cap', { minMs: 1, maxMs: 86_400_000 });
       const retentionMs = opts.retention === undefined ? undefined : parseDurationMs(opts.retention, '--retention');
       if (opts.host.trim() === '') throw new CliError('--host must not be empty');
       if (opts.adminHost !== undefined && opts.adminHost.trim() === '') throw new CliError('--admin-host must not be empty');

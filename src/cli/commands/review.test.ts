@@ -175,7 +175,7 @@ describe('faultline review', () => {
     for (const args of [['--db', missing], ['--db', missing, '--report']]) {
       const run = await review(args, 'a\n');
       expect(run).toMatchObject({ code: 2, stdout: '' });
-      expect(run.stderr).toBe(`faultline: no faultline store at ${missing} (${args.includes('--report') ? 'run `faultline demo` or point --db at one' : 'import or record something first, or point --db at one'})\n`);
+      expect(run.stderr).toBe(`faultline: no faultline store at ${missing} (${args.includes('--report') ? 'run `npx faultline demo` or point --db at one' : 'import or record something first, or point --db at one'})\n`);
     }
     expect(existsSync(join(dir, 'typo'))).toBe(false);
   });

@@ -12,6 +12,7 @@ import { HEURISTIC_JUDGE_QUALITY } from '../../annotate/judge/heuristic-judge-qu
 import { HEURISTIC_JUDGE_SOURCE } from '../../annotate/judge/judged-annotation.js';
 import { createInterface } from 'node:readline';
 import { Command } from 'commander';
+import { DEFAULT_SEED } from '../../core/seeded-random.js';
 import { LABEL_NAMES } from '../../annotate/label.js';
 import { readJudgeLabels, saveLabelReview } from '../../annotate/review-store.js';
 import {
@@ -68,7 +69,7 @@ function printReport(io: CliIo, report: PrecisionReport): void {
   printMeasured(io);
   writeLine(io.stdout, `judge precision from reviews: ${report.reviewed} of ${report.judge_labels} judge labels reviewed (precision = accepted / reviewed; corrected and rejected count against)`);
   if (report.reviewed === 0) {
-    writeLine(io.stdout, "nothing reviewed yet: run 'faultline review' to review a sample");
+    writeLine(io.stdout, "nothing reviewed yet: run 'npx faultline review' to review a sample");
     return;
   }
   const table = (title: string, rows: readonly PrecisionRow[]) =>
@@ -205,7 +206,7 @@ export function reviewCommand(ctx: CliContext): Command {
     .description('Spot-check the semantic judges: review a sample of judge labels (accept / correct / not a failure) and report their precision')
     .option('--db <store>', 'store to read: a SQLite path (default .faultline/faultline.db) or a postgres:// URL (?schema=NAME)')
     .option('--share <fraction>', 'share of the unreviewed judge labels to review, in (0, 1]; at least one', String(DEFAULT_REVIEW_SHARE))
-    .option('--seed <n>', 'seed of the sample (a non-negative integer): the same seed picks the same labels', '0')
+    .option('--seed <n>', 'seed of the sample (a non-negative integer): the same seed picks the same labels', String(DEFAULT_SEED))
     .option('--report', "print the judges' precision from the decisions so far instead of reviewing")
     .option('--json', 'print the precision report as JSON (implies --report)')
     .action(async (opts: ReviewCommandOptions) => {
@@ -223,12 +224,12 @@ export function reviewCommand(ctx: CliContext): Command {
           return;
         }
         if (all.length === 0) {
-          writeLine(io.stdout, "nothing to review: no judge labels in the store (run 'faultline annotate' first)");
+          writeLine(io.stdout, "nothing to review: no judge labels in the store (run 'npx faultline annotate' first)");
           return;
         }
         const unreviewed = all.filter((a) => a.label.review === undefined).map((a) => a.ref);
         if (unreviewed.length === 0) {
-          writeLine(io.stdout, `nothing to review: all ${all.length} judge labels are reviewed (see 'faultline review --report')`);
+          writeLine(io.stdout, `nothing to review: all ${all.length} judge labels are reviewed (see 'npx faultline review --report')`);
           return;
         }
         const sample = sampleForReview(unreviewed, share, seed);

@@ -184,10 +184,10 @@ describe('faultline stats', () => {
     mkdirSync(cwd);
     const run = await runCapture(['stats'], cwd);
     const path = join(cwd, '.faultline', 'faultline.db');
-    expect(run).toStrictEqual({ code: 2, stdout: '', stderr: `faultline: no faultline store at ${path} (run \`faultline demo\` or point --db at one)\n` });
+    expect(run).toStrictEqual({ code: 2, stdout: '', stderr: `faultline: no faultline store at ${path} (run \`npx faultline demo\` or point --db at one)\n` });
     expect(existsSync(join(cwd, '.faultline'))).toBe(false);
     const named = await runCapture(['stats', '--db', 'sqlite:missing/agents.db'], cwd);
-    expect(named.stderr).toBe(`faultline: no faultline store at ${join(cwd, 'missing', 'agents.db')} (run \`faultline demo\` or point --db at one)\n`);
+    expect(named.stderr).toBe(`faultline: no faultline store at ${join(cwd, 'missing', 'agents.db')} (run \`npx faultline demo\` or point --db at one)\n`);
     expect(existsSync(join(cwd, 'missing'))).toBe(false);
   });
 

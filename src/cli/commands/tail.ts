@@ -30,6 +30,7 @@ import { sqlitePathOf } from '../../store/open-store.js';
 import type { RecordQuery, Store } from '../../core/store-types.js';
 import type { CallStatus } from '../../core/taxonomy.js';
 import { CliError } from '../cli-error.js';
+import { parseDuration } from '../duration-option.js';
 import { printable, writeLine, type CliContext } from '../io.js';
 import { DB_OPTION_HELP, openReportStore, parseCount } from '../report-options.js';
 
@@ -68,14 +69,9 @@ function windowStart(newest: string): number {
   return Math.min(uuidv7Time(newest), Date.now()) - LATE_MS;
 }
 
-/** `--interval`: `500ms`, `1s`, `2m`; a bare number is seconds. */
+/** `--interval`: `500ms`, `1s`, `2m`, from 10ms to an hour. */
 export function parseInterval(text: string): number {
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text.trim());
-  const ms = match === null ? NaN : Number(match[1]) * (match[2] === 'ms' ? 1 : match[2] === 'm' ? 60_000 : 1000);
-  if (!(ms >= 10 && ms <= 3_600_000)) {
-    throw new CliError(`invalid --interval ${JSON.stringify(text)}: expected a duration from 10ms to 60m, like 500ms, 1s or 2m`);
-  }
-  return ms;
+  return parseDuration(text, '--interval', { minMs: 10, maxMs: 3_600_000 });
 }
 
 /** One record as one line: when, tool, status, what failed, how long, and the message. */

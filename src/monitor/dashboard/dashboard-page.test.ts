@@ -66,7 +66,7 @@ const READ_DOM = `(() => ({
 
 describe('the dashboard in headless Chromium', () => {
   it.skipIf(skipBrowser)('shows the store, switches windows, keeps hostile text inert and refreshes itself', { timeout: 90_000 }, async () => {
-    const { captured, exit, stop } = startCli(['dashboard', '--db', db, '--port', '0', '--refresh', '1'], dir);
+    const { captured, exit, stop } = startCli(['dashboard', '--db', db, '--port', '0', '--refresh', '1s'], dir);
     const url = await waitFor(() => /serving (http:\/\/127\.0\.0\.1:\d+\/)/.exec(captured.stdout())?.[1], 'the listening line');
 
     const browser = await launchChromium();

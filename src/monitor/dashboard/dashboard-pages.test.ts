@@ -196,10 +196,10 @@ describe('review in the browser', () => {
     const web = await startDashboard({ store: createSqliteStore({ path: webDb }), runsDir, now: () => NOW, reviewToken: TOKEN });
     try {
       const view = await getJson<ReviewView>(web.url, '/api/review');
-      expect(view).toMatchObject({ enabled: true, share: 0.05, seed: 0, judge_labels: 36, unreviewed: 36, sampled: 2 });
+      expect(view).toMatchObject({ enabled: true, share: 0.05, seed: 1, judge_labels: 36, unreviewed: 36, sampled: 2 });
       // The command, with its defaults, puts the same labels to the reviewer: accept, then correct to the 2nd label offered.
       const cli = await cliReview(cliDb, [], 'a\nc\n2\n');
-      expect(cli.stdout).toContain('reviewing 2 of 36 unreviewed judge labels (share 0.05, seed 0)');
+      expect(cli.stdout).toContain('reviewing 2 of 36 unreviewed judge labels (share 0.05, seed 1)');
       expect([...cli.stdout.matchAll(/\] trajectory (traj-\d+)/g)].map((m) => m[1])).toStrictEqual(view.items.map((i) => i.ref.trajectory_id));
 
       const post = (body: unknown, headers: Record<string, string> = {}) =>

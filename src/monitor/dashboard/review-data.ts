@@ -8,6 +8,7 @@ import { LABEL_NAMES } from '../../annotate/label.js';
 import { readJudgeLabels, saveLabelReview } from '../../annotate/review-store.js';
 import { DEFAULT_REVIEW_SHARE, isJudgeLabel, precisionReport, sampleForReview, type LabelRef, type PrecisionReport } from '../../annotate/review.js';
 import { ConfigError } from '../../core/errors.js';
+import { DEFAULT_SEED } from '../../core/seeded-random.js';
 import type { TrajectoryStore } from '../../core/store-types.js';
 import type { LabelReview, TrajectoryLabel, TrajectorySource, TrajectoryStep } from '../../core/trajectory-types.js';
 
@@ -17,7 +18,8 @@ export interface ReviewSampleOptions {
   seed?: number;
 }
 
-export const DEFAULT_REVIEW_SEED = 0;
+/** The sample's seed when none is given: the default seed of every command. */
+export const DEFAULT_REVIEW_SEED = DEFAULT_SEED;
 /** Sampled labels shown on one page at most (the rest follow as these are decided). */
 export const REVIEW_PAGE_ITEMS = 100;
 
