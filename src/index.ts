@@ -33,7 +33,7 @@ export type { BackoffOptions } from './runtime/backoff.js';
 export { decideRetry } from './runtime/retry-policy.js';
 export type { RetryDecision, RetryOptions, StopReason } from './runtime/retry-policy.js';
 export { ConsecutiveBreaker } from './runtime/breaker.js';
-export type { Admission, BreakerOptions, BreakerProvider, BreakerSnapshot } from './runtime/breaker.js';
+export type { Admission, Breaker, BreakerOptions, BreakerProvider, BreakerSnapshot } from './runtime/breaker.js';
 export { parseRetryAfter } from './runtime/retry-after.js';
 export type { ValidationIssue, ValidationIssueCode } from './runtime/validate.js';
 export type { FaultCallInfo, FaultInjector, PlannedFault } from './runtime/fault-injector.js';

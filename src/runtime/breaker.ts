@@ -31,13 +31,33 @@ export interface BreakerSnapshot {
 
 /** Makes the breaker of each tool of a runtime (see `RuntimeOptions.breakers`). */
 export interface BreakerProvider {
-  breakerFor(toolName: string, options: BreakerOptions): ConsecutiveBreaker;
+  breakerFor(toolName: string, options: BreakerOptions): Breaker;
 }
 
 /** The breaker's answer to "may this call run?". `probe`: yes, as the single half-open probe. */
 export type Admission = 'allow' | 'probe' | 'reject';
 
-export class ConsecutiveBreaker {
+/**
+ * What the runtime asks of a tool's breaker. {@link ConsecutiveBreaker} is the local one; the
+ * Redis breakers (`faultline/redis`) wrap one and share its state between processes.
+ */
+export interface Breaker {
+  readonly options: BreakerOptions;
+  readonly currentState: BreakerStateName;
+  /** Asks to run a call at `now`. A `probe` admission must be settled with one of the on* calls. */
+  admit(now: number): Admission;
+  /** The state a caller would see now, without claiming the probe. */
+  peek(now: number): BreakerStateName;
+  onSuccess(): void;
+  /** A counted failure. Returns true when this failure opened the circuit. */
+  onFailure(now: number): boolean;
+  /** The call ended saying nothing about the tool's health: frees the half-open probe slot. */
+  onNeutral(): void;
+  snapshot(): BreakerSnapshot;
+  restore(snapshot: BreakerSnapshot): void;
+}
+
+export class ConsecutiveBreaker implements Breaker {
   private state: BreakerStateName = 'closed';
   private failures = 0;
   private openedAt: number | null = null;

@@ -4,7 +4,7 @@ import type { FoundSecrets } from '../record/redact.js';
 import { toJsonText, trimStack, truncateText } from '../record/truncate.js';
 import type { RecordFeedback, RecoveryMode, ToolExecutionRecord } from '../core/record-types.js';
 import type { CallStatus } from '../core/taxonomy.js';
-import type { ConsecutiveBreaker } from './breaker.js';
+import type { Breaker } from './breaker.js';
 import type { Call, CallEnv } from './call.js';
 import type { Classification } from './classify.js';
 import { recordContext } from './context-snapshot.js';
@@ -18,7 +18,7 @@ export interface Ending {
   output?: unknown;
   feedback?: RecordFeedback;
   recovery: RecoveryMode;
-  breaker: ConsecutiveBreaker | undefined;
+  breaker: Breaker | undefined;
   idempotent: boolean;
   /** When the call ended, if the caller already read the clock. */
   endedAt?: number;

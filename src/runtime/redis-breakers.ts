@@ -33,7 +33,8 @@
 import { Redis, ReplyError, type RedisOptions } from 'ioredis';
 import { ConfigError, FaultlineError } from '../core/errors.js';
 import { maskUrlPassword } from '../core/mask-url-password.js';
-import { ConsecutiveBreaker, type BreakerOptions, type BreakerProvider, type BreakerSnapshot } from './breaker.js';
+import { ConsecutiveBreaker, type Admission, type Breaker, type BreakerOptions, type BreakerProvider, type BreakerSnapshot } from './breaker.js';
+import type { BreakerStateName } from '../core/record-types.js';
 
 export interface RedisBreakersOptions {
   /** `redis://…` URL. Default `redis://127.0.0.1:6379`. Ignored when `client` is given. */
@@ -137,39 +138,64 @@ function parseState(reply: readonly unknown[]): SharedState {
   };
 }
 
-/** A tool's breaker that mirrors, and reports to, the shared state. */
-class SharedBreaker extends ConsecutiveBreaker {
+/** A tool's breaker that mirrors, and reports to, the shared state: a local breaker it drives. */
+class SharedBreaker implements Breaker {
   private appliedVersion = 0;
+  private readonly local: ConsecutiveBreaker;
 
   constructor(
-    options: BreakerOptions,
+    readonly options: BreakerOptions,
     private readonly report: (outcome: 'success' | 'failure', now: number, probe: boolean, breaker: SharedBreaker) => void,
     /** Until the first connection the shared count is unknown, so every success is reported. */
     private readonly beforeFirstConnection: () => boolean,
   ) {
-    super(options);
+    this.local = new ConsecutiveBreaker(options);
+  }
+
+  get currentState(): BreakerStateName {
+    return this.local.currentState;
+  }
+
+  admit(now: number): Admission {
+    return this.local.admit(now);
+  }
+
+  peek(now: number): BreakerStateName {
+    return this.local.peek(now);
+  }
+
+  onNeutral(): void {
+    this.local.onNeutral();
+  }
+
+  snapshot(): BreakerSnapshot {
+    return this.local.snapshot();
+  }
+
+  restore(snapshot: BreakerSnapshot): void {
+    this.local.restore(snapshot);
   }
 
   /** Adopts a shared state newer than the one applied last. */
   adopt(shared: SharedState): void {
     if (shared.version <= this.appliedVersion) return;
     this.appliedVersion = shared.version;
-    const local = this.snapshot();
+    const local = this.local.snapshot();
     // A circuit that is open here and there since the same moment is the same circuit: keep the
     // local probe slot (restore would free it) when only the count moved.
     if (local.state === shared.state && local.openedAt === shared.openedAt && local.consecutiveFailures === shared.failures) return;
-    this.restore({ state: shared.state, consecutiveFailures: shared.failures, openedAt: shared.openedAt, trips: shared.trips });
+    this.local.restore({ state: shared.state, consecutiveFailures: shared.failures, openedAt: shared.openedAt, trips: shared.trips });
   }
 
-  override onSuccess(): void {
-    const before = this.snapshot();
-    super.onSuccess();
+  onSuccess(): void {
+    const before = this.local.snapshot();
+    this.local.onSuccess();
     if (before.state !== 'closed' || before.consecutiveFailures > 0 || this.beforeFirstConnection()) this.report('success', 0, false, this);
   }
 
-  override onFailure(now: number): boolean {
-    const probe = this.currentState === 'half_open';
-    const tripped = super.onFailure(now);
+  onFailure(now: number): boolean {
+    const probe = this.local.currentState === 'half_open';
+    const tripped = this.local.onFailure(now);
     this.report('failure', now, probe, this);
     return tripped;
   }

@@ -1,6 +1,6 @@
 /** The runtime's tools by name, each with its retry options and its breaker. */
 import { DuplicateToolError, ToolDefinitionError } from '../core/errors.js';
-import { ConsecutiveBreaker, type BreakerOptions, type BreakerProvider, type BreakerSnapshot } from './breaker.js';
+import { ConsecutiveBreaker, type Breaker, type BreakerOptions, type BreakerProvider, type BreakerSnapshot } from './breaker.js';
 import { isTool, type Tool } from './define-tool.js';
 import type { RetryOptions } from './retry-policy.js';
 import type { Runtime, ToolInfo } from './types.js';
@@ -8,7 +8,7 @@ import type { Runtime, ToolInfo } from './types.js';
 export interface RegisteredTool {
   tool: Tool;
   retry: RetryOptions;
-  breaker: ConsecutiveBreaker;
+  breaker: Breaker;
 }
 
 export interface ToolRegistry {
