@@ -278,6 +278,25 @@ export function onePlausibleDiagnosisAgent(): Agent {
   };
 }
 
+/**
+ * Takes every answer at its word, but asks each read twice and goes on with the first answer: a
+ * second look that looks at nothing, which must not pass for noticing a wrong 200.
+ */
+export function askTwiceUseFirstAgent(): Agent {
+  return {
+    name: 'ask-twice-use-first',
+    run: (task) =>
+      robustRun(
+        withCallTool(task, async (name, args) => {
+          const first = await task.callTool(name, args);
+          if (task.tools.find((t) => t.name === name)?.annotations?.readOnlyHint === true) await task.callTool(name, args);
+          return first;
+        }),
+        { verifyResults: false },
+      ),
+  };
+}
+
 /** Every adversarial agent, in the order the score tables list them. */
 export function adversarialAgents(): Agent[] {
   return [
@@ -298,5 +317,6 @@ export function adversarialAgents(): Agent[] {
     retryToTheLimitAgent(),
     writeTwiceVariedAgent(),
     onePlausibleDiagnosisAgent(),
+    askTwiceUseFirstAgent(),
   ];
 }

@@ -139,6 +139,11 @@ describe('single flaws cost what they should', () => {
     expect(score('one-plausible-diagnosis').diagnoses.invented + score('one-plausible-diagnosis').diagnoses.miscategorised).toBeGreaterThan(0);
   });
 
+  it('asking every read twice and going on with the first answer is no verification', () => {
+    expect(rate('ask-twice-use-first', 'semantic_verification')).toBeLessThanOrEqual(0.3);
+    expect(score('ask-twice-use-first').score).toBeLessThanOrEqual(0.6);
+  });
+
   it('every agent but robust ranks below robust', () => {
     for (const [agent, s] of scores) if (agent !== 'robust') expect(s.score, agent).toBeLessThan(score('robust').score);
   });

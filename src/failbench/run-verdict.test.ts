@@ -55,6 +55,19 @@ describe('doing nothing earns nothing', () => {
     expect(v.scores.loop_avoidance).toBe(false);
     expect(v.scores.identification).toBe(false);
   });
+
+  it('where the tool itself refuses (no fault planned), only a refusal of the expected class is the scenario failure', () => {
+    const past: ScoredScenario = {
+      dimensions: ['identification', 'loop_avoidance'],
+      recoverable: false,
+      taxonomy: { category: 'parameter', subtype: 'boundary' },
+      faults: [],
+      oracle: { status: ['gave_up', 'escalated'], diagnosis: { tool: 'create_event', category: 'parameter' } },
+    };
+    const placeholder = fail('create_event', 'business', { code: 'CONFLICT' });
+    expect(verdict(past, [placeholder], outcome('gave_up')).reasons.loop_avoidance).toMatch(/never met the failure/);
+    expect(verdict(past, [fail('create_event', 'parameter')], outcome('gave_up')).scores.loop_avoidance).toBe(true);
+  });
 });
 
 describe('identification is scored with precision', () => {

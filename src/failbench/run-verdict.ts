@@ -68,13 +68,17 @@ function targetTool(scenario: ScoredScenario): string | undefined {
 
 /**
  * Whether the agent met the failure the scenario is about: an injected fault fired on a call of
- * the target tool, or (when the plan injects nothing into that tool) the tool itself refused it.
- * An agent that calls nothing, or only what cannot fail, meets nothing, and earns nothing.
+ * the target tool, or (when the plan injects nothing into that tool) the tool itself refused it
+ * with the class the scenario expects. An agent that calls nothing, or only what cannot fail,
+ * meets nothing, and earns nothing; nor does one that makes the tool refuse something else (a
+ * placeholder order's conflict is not the missing file the scenario is about).
  */
 export function metScenarioFailure(scenario: ScoredScenario, calls: readonly CallTrace[]): boolean {
   const target = targetTool(scenario);
+  const expected = scenario.oracle.diagnosis?.category;
   const planned = (tool: string) => scenario.faults.some((rule) => globMatcher(rule.tool)(tool));
-  return calls.some((c) => (target === undefined || c.tool === target) && (c.fault !== undefined || (!planned(c.tool) && !c.ok)));
+  const refused = (c: CallTrace) => !c.ok && (expected === undefined || (c.met ?? []).includes(expected));
+  return calls.some((c) => (target === undefined || c.tool === target) && (c.fault !== undefined || (!planned(c.tool) && refused(c))));
 }
 
 /** The longest run of identical failing calls (same tool, same arguments) since that call last succeeded. */

@@ -26,7 +26,7 @@ export const MEASURE_LABELS: Readonly<Record<Measure, string>> = {
   retry_after_compliance: 'Retry-After compliance',
 };
 
-const MET = 'met the failure (an injected fault hit a call of the tool the scenario is about, or that tool refused the request itself)';
+const MET = 'met the failure (an injected fault hit a call of the tool the scenario is about, or that tool refused the request itself with the class the scenario expects)';
 
 export const SCORING_RULES: readonly ScoringRule[] = [
   {
