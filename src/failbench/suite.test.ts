@@ -9,7 +9,7 @@ import { runScenario } from './runner.js';
 import { SEED_SUBTYPES, loadScenarios } from './scenario-loader.js';
 import { scoreAgent } from './score.js';
 import { FAULT_KINDS } from '../faults/plan-spec.js';
-import { FAILURE_CATEGORIES } from '../core/taxonomy.js';
+import { DIAGNOSIS_CATEGORIES } from './fault-effects.js';
 import { DIMENSIONS, type Agent, type FeedbackMode, type Scenario, type ScenarioResult } from './types.js';
 
 const SUITE_DIR = fileURLToPath(new URL('./scenarios/default', import.meta.url));
@@ -86,7 +86,7 @@ describe('the default suite covers the issue', () => {
   it('covers every seed-000 subtype, every seed-001 category, the four kinds and the five dimensions', () => {
     expect(new Set(scenarios.map((s) => s.taxonomy.subtype))).toEqual(new Set(SEED_SUBTYPES));
     const categories = new Set(scenarios.flatMap((s) => [s.taxonomy.category, ...(s.oracle.diagnosis === undefined ? [] : [s.oracle.diagnosis.category])]));
-    for (const category of [...FAILURE_CATEGORIES, 'semantic']) expect(categories, category).toContain(category);
+    for (const category of DIAGNOSIS_CATEGORIES) expect(categories, category).toContain(category);
     expect(new Set(scenarios.map((s) => s.kind))).toEqual(new Set(['single_step', 'cascade', 'semantic', 'mixed']));
     expect(new Set(scenarios.flatMap((s) => s.dimensions))).toEqual(new Set(DIMENSIONS));
   });

@@ -444,7 +444,9 @@ describe('credentials and rate limits', () => {
     expect(results.map((r) => r.ok)).toEqual([true, true, false, false]);
     const third = failed(results[2]!);
     expect(third.error).toMatchObject({ stage: 'execution', category: 'auth', type: 'credential_expired', code: 'HTTP_401', status: 401 });
-    expect(third.error.body).toMatchObject({ www_authenticate: 'Bearer error="invalid_token", error_description="The access token expired"' });
+    // The agent sees the challenge's error code only (auth-disclosure.ts); the record keeps it all.
+    expect(third.error.body).toEqual({ auth_error: 'invalid_token' });
+    expect(third.record.raw_output).toContain('The access token expired');
     expect(third.feedback.action).toBe('escalate_to_user');
     expect(third.record.attempts).toHaveLength(1);
     expect(world.weatherCalls).toBe(2);

@@ -10,6 +10,7 @@ import type { Call, CallEnv } from './call.js';
 import { buildRecord, redactText, redactValue, scrubbed, type Ending } from './call-record.js';
 import { rejection, type Classification } from './classify.js';
 import type { RuntimeCorrectionMemory } from './correction-memory.js';
+import { authFailureBody, authFailureMessage } from './auth-disclosure.js';
 import { buildFeedback, lastRecoveryHint } from './feedback.js';
 import type { RegisteredTool } from './registry.js';
 import type { StopReason } from './retry-policy.js';
@@ -195,7 +196,11 @@ export async function finishFailure(env: CallEnv, call: Call, failure: FailureDe
   if (feedback.retry_after_ms !== null) error.retryAfterMs = feedback.retry_after_ms;
   if (c.status !== undefined) error.status = c.status;
   if (d.issues !== undefined) error.issues = d.issues;
-  if (c.body !== undefined) error.body = found.length === 0 ? redactValue(env, c.body) : redactor!.scrub(redactValue(env, c.body, found), found);
+  if (c.category === 'auth' && !env.discloseAuthDetails) {
+    error.message = authFailureMessage(call.toolName, c);
+    const body = authFailureBody(c.body);
+    if (body !== undefined) error.body = body;
+  } else if (c.body !== undefined) error.body = found.length === 0 ? redactValue(env, c.body) : redactor!.scrub(redactValue(env, c.body, found), found);
   const callFeedback: CallFeedback = { action: feedback.action, hint: feedback.hint, retryable: feedback.retryable };
   if (feedback.retry_after_ms !== null) callFeedback.retryAfterMs = feedback.retry_after_ms;
   if (feedback.last_recovery !== undefined) callFeedback.lastRecovery = feedback.last_recovery;

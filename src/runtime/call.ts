@@ -32,6 +32,8 @@ export interface CallEnv {
   reportListenerError: (error: unknown, where: string) => void;
   /** Hands a finished record to `onRecord` and the sink; a promise only when the caller must wait. */
   emit: (record: ToolExecutionRecord) => Promise<void> | undefined;
+  /** Whether agents see the upstream's message and body of auth failures (see auth-disclosure.ts). */
+  discloseAuthDetails: boolean;
   /** Undefined when the loop guard is off. */
   loopGuard: LoopGuard | undefined;
 }

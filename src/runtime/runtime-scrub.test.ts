@@ -14,6 +14,8 @@ describe('runtime: a secret found in one field of a call is scrubbed from all of
       clock: createVirtualClock(),
       retry: { maxRetries: 0 },
       correctionMemory: false,
+      // The upstream's words reach the agent only when disclosed; they are what is scrubbed here.
+      discloseAuthDetails: true,
       onRecord: (r) => records.push(r),
       tools: [
         defineTool({

@@ -73,6 +73,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     context: options.context,
     reportListenerError,
     emit: recordEmitter(options.onRecord, sink, reportListenerError),
+    discloseAuthDetails: options.discloseAuthDetails === true,
     loopGuard: options.loopGuard === undefined || options.loopGuard === false ? undefined : new LoopGuard(options.loopGuard === true ? {} : options.loopGuard),
   };
   const scope: CallScope = { env, registry, steps: new TraceSteps() };

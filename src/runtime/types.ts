@@ -53,6 +53,12 @@ export interface RuntimeOptions {
    */
   breakers?: BreakerProvider;
   feedback?: FeedbackOverrides;
+  /**
+   * Whether the agent sees an auth failure's (401, 403) upstream message and body. Default false:
+   * the agent's error names the tool, the status and the code, nothing the upstream said (paths,
+   * hosts, scopes); the record keeps it, redacted.
+   */
+  discloseAuthDetails?: boolean;
   /** Enables one retry after an auth failure, when this succeeds. */
   refreshCredential?: CredentialRefresher;
   /** Called synchronously with every record. Errors it throws are routed to `onListenerError`. */
