@@ -13,7 +13,7 @@ import { createSqliteStore } from '../dist/store/sqlite/sqlite-store.js';
 import { table } from './harness.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const TAU = join(here, '..', '..', 'shared', 'data', 'tau-bench', 'gpt-4o-airline.json');
+const TAU = join(here, '..', 'corpora', 'tau-bench', 'gpt-4o-airline.json');
 const LINES = 100_000;
 
 const peakMb = () => (process.resourceUsage().maxRSS / 1024).toFixed(0);

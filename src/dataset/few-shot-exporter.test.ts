@@ -5,6 +5,7 @@ import { recovered } from './dataset.test-helpers.js';
 import { exportDataset } from './export-dataset.js';
 import { FewShotCollector, renderFewShotMarkdown, type FewShotRow } from './few-shot-exporter.js';
 import type { Split } from './split.js';
+import { openAiTrajectory } from '../trajectory/importers/openai.js';
 
 /** A bad date rejected, then fixed by sending a real one. */
 function badDate(id: string, date: string, judged: 'correct' | null = null): Trajectory {
@@ -152,5 +153,24 @@ describe('few-shot exporter', () => {
   it('skips trajectories without a failed call', () => {
     const ok = trajectory([{ tool: 'get_weather', params: { city: 'Oslo' } }]);
     expect(new FewShotCollector().add(ok)).toBe('no failed call');
+  });
+
+  it('says what an imported failure was read from', () => {
+    const call = (id: string) => ({ id, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } });
+    const t = openAiTrajectory({
+      id: 'imp',
+      outcome: 'success',
+      messages: [
+        { role: 'user', content: 'Weather in Oslo?' },
+        { role: 'assistant', content: null, tool_calls: [call('c1')] },
+        { role: 'tool', tool_call_id: 'c1', content: '{"error": {"code": 429, "message": "Rate limit reached"}}' },
+        { role: 'assistant', content: null, tool_calls: [{ ...call('c2'), function: { name: 'get_weather_backup', arguments: '{"city":"Oslo"}' } }] },
+        { role: 'tool', tool_call_id: 'c2', content: '{"temp_c": 4}' },
+      ],
+    });
+    if (typeof t === 'string') throw new Error(t);
+    const [row] = rowsOf([t]);
+    expect(row!.example.error.evidence).toEqual({ confidence: 0.85, evidence: ['field:error.code=429', 'field:error', 'words:rate limit'] });
+    expect(row!.snippet).toContain('(read from field:error.code=429, field:error; confidence 0.85)');
   });
 });

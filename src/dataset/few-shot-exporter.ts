@@ -38,7 +38,8 @@
  *   "trajectory_count": 9,        // trajectories they came from
  *   "snippet": "<ready-to-paste text: the call, the error, the fix, the outcome>",
  *   "example": { "failed_call": { "tool", "arguments" },
- *                "error": { "status", "status_code"?, "error_code"?, "message"?, "body"? },
+ *                "error": { "status", "status_code"?, "error_code"?, "message"?, "body"?,
+ *                           "evidence"?: { "confidence", "evidence": ["field:error.code=429", …] } },   // imported logs
  *                "fix": { "action", "tool", "arguments", "params_delta"?, "wait_seconds"?, "reasoning"?, "failed_attempts_between" },
  *                "result": { "status": "success", "body"? } },
  *   "example_trajectory_id": "traj_…", "example_step_index": 2,
@@ -52,7 +53,7 @@ import { recoveryOf } from '../annotate/step-facts.js';
 import { canonicalJson } from '../core/params-hash.js';
 import { defaultRedactor } from '../record/redact.js';
 import type { CallStatus } from '../core/taxonomy.js';
-import type { StepResponse, Trajectory, TrajectoryStep } from '../core/trajectory-types.js';
+import type { FailureEvidence, StepResponse, Trajectory, TrajectoryStep } from '../core/trajectory-types.js';
 
 export const DEFAULT_FEW_SHOT_TOP = 3;
 /** At most this many ids in `source_trajectory_ids`. */
@@ -73,7 +74,8 @@ export interface FewShotFix {
 
 export interface FewShotExample {
   failed_call: { tool: string; arguments: unknown };
-  error: { status: CallStatus } & Omit<StepResponse, 'body'> & { body?: unknown };
+  /** `evidence`: what an imported log's failure was read from (see `TrajectoryStep.failure_evidence`). */
+  error: { status: CallStatus } & Omit<StepResponse, 'body'> & { body?: unknown; evidence?: FailureEvidence };
   fix: FewShotFix;
   result: { status: 'success'; body?: unknown };
 }
@@ -161,7 +163,7 @@ export function observedFix(trajectory: Trajectory, at: number): { fix: FewShotF
 
 function errorOf(step: TrajectoryStep): FewShotExample['error'] {
   const { body, ...rest } = step.response;
-  return { status: step.status!, ...rest, ...(body === undefined ? {} : { body: shown(body) }) };
+  return { status: step.status!, ...rest, ...(body === undefined ? {} : { body: shown(body) }), ...(step.failure_evidence === undefined ? {} : { evidence: step.failure_evidence }) };
 }
 
 const cut = (text: string): string => (text.length <= MAX_VALUE_CHARS ? text : `${text.slice(0, MAX_VALUE_CHARS)}…`);
@@ -185,7 +187,8 @@ export function renderSnippet(row: Pick<FewShotRow, 'tool' | 'failure_type' | 'c
   const { failed_call: call, error, fix, result } = row.example;
   const label = [row.kind ?? row.failure_type ?? error.error_code ?? error.status, row.category === null ? undefined : `category ${row.category}`].filter(Boolean).join(', ');
   const errorParts = [error.status_code === undefined ? undefined : `HTTP ${error.status_code}`, error.error_code, error.message].filter((p) => p !== undefined && p !== '');
-  const errorText = errorParts.length > 0 ? errorParts.join(': ') : cut(asText(error.body ?? error.status));
+  const read = error.evidence === undefined ? '' : ` (read from ${error.evidence.evidence.slice(0, 2).join(', ')}; confidence ${error.evidence.confidence})`;
+  const errorText = `${errorParts.length > 0 ? errorParts.join(': ') : cut(asText(error.body ?? error.status))}${read}`;
   return [
     `Known failure of ${row.tool} (${label}; seen ${row.count} time${row.count === 1 ? '' : 's'}):`,
     `- Call: ${call.tool}(${cut(asText(call.arguments))})`,
