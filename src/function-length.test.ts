@@ -15,7 +15,6 @@ const MAX_LINES = 200;
 /** `path:function` -> the most lines it may have until it is split. */
 const AWAITING_SPLIT: Record<string, number> = {
   'src/record/redact.ts:createRedactor': 570,
-  'src/faults/mcp-proxy/proxy.ts:startMcpProxy': 360,
   'src/runtime/redis-breakers.ts:createRedisBreakers': 311,
   'src/failbench/agents/task-plan.ts:mainStep': 272,
   'src/failbench/runner.ts:runScenario': 211,

@@ -34,61 +34,28 @@
  * opened first, so that a bad store spec or an unreachable database is reported without starting
  * the server.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  CallToolRequestSchema,
-  CallToolResultSchema,
-  CompleteRequestSchema,
-  CompleteResultSchema,
-  EmptyResultSchema,
-  GetPromptRequestSchema,
-  GetPromptResultSchema,
-  ListPromptsRequestSchema,
-  ListPromptsResultSchema,
-  ListResourcesRequestSchema,
-  ListResourcesResultSchema,
-  ListResourceTemplatesRequestSchema,
-  ListResourceTemplatesResultSchema,
-  ListToolsRequestSchema,
-  ListToolsResultSchema,
-  ReadResourceRequestSchema,
-  ReadResourceResultSchema,
-  ResultSchema,
-  SetLevelRequestSchema,
-  SubscribeRequestSchema,
-  UnsubscribeRequestSchema,
-  ErrorCode,
-  type CallToolRequest,
-  type ClientCapabilities,
-  type ClientRequest,
-  type Implementation,
-  type ServerCapabilities,
-  type ServerNotification,
-  type ServerResult,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, type CallToolRequest, type ClientCapabilities, type Implementation, type ServerCapabilities, type ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import { ConfigError } from '../../core/errors.js';
-import { createRecorder, type Recorder, type RecorderOptions, type RecorderStats, type RecordingStats } from '../../record/recorder.js';
+import type { RecorderOptions, RecorderStats, RecordingStats } from '../../record/recorder.js';
 import { isoTime } from '../../record/iso-time.js';
 import { createRedactor, type RedactOptions } from '../../record/redact.js';
 import { DEFAULT_MAX_OUTPUT_CHARS } from '../../record/truncate.js';
 import type { ToolExecutionRecord } from '../../core/record-types.js';
 import { uuidv7 } from '../../record/uuid-v7.js';
 import { systemClock, type Clock } from '../../core/clock.js';
-import { openStore, sqlitePathOf } from '../../store/open-store.js';
-import { retentionFor, type Retention } from '../../store/retention.js';
-import { parseDurationMs } from '../../core/duration-text.js';
 import type { Store } from '../../core/store-types.js';
 import type { FaultPlan } from '../plan.js';
 import { ClientRequestRelay } from './client-requests.js';
 import { InitializeGate, type DeclaredClient } from './initialize-gate.js';
-import { JsonRpcError, relayedError } from './rpc-error.js';
-import { proxyToolCall, type CallSession, type HandlerExtra, type RecordSink, type ToolCallDeps } from './tool-call.js';
-import { DEFAULT_HANDSHAKE_TIMEOUT_MS, describeUpstream, McpUpstreamError, openUpstream, reconnectable, type McpUpstream, type UpstreamConnection } from './upstream.js';
+import { JsonRpcError } from './rpc-error.js';
+import { checkRetention, openRecordingAndUpstream, recordEmitter } from './proxy-recording.js';
+import { mirroredCapabilities, serverFor, type DownstreamScope, type Session } from './downstream-server.js';
+import type { CallSession, RecordSink } from './tool-call.js';
+import { DEFAULT_HANDSHAKE_TIMEOUT_MS, describeUpstream, McpUpstreamError, reconnectable, type McpUpstream, type UpstreamConnection } from './upstream.js';
 import { UpstreamLink, type LinkDownstream, type RestartPolicy } from './upstream-link.js';
-import { lostBeforeCall, lostDuringCall, lostRequestError, UpstreamLostError, type UpstreamLoss } from './upstream-loss.js';
+import type { UpstreamLoss } from './upstream-loss.js';
 
 export interface McpProxyOptions {
   upstream: McpUpstream;
@@ -208,37 +175,7 @@ export interface McpProxy {
   close(): Promise<void>;
 }
 
-/** One downstream client. */
-interface Session extends CallSession {
-  link: UpstreamLink | undefined;
-  server: Server | undefined;
-  relay: ClientRequestRelay | undefined;
-  /** Resolves once the client has said it is initialized: what the server sends it waits for that. */
-  ready: Promise<Server>;
-  markReady(server: Server): void;
-  /** Its tools/call requests in flight. */
-  inflight: Set<Promise<unknown>>;
-  closed: boolean;
-  /** Closes its downstream connection (initialized or not). */
-  close(): Promise<void>;
-}
-
 const DEFAULT_UPSTREAM_TIMEOUT_MS = 300_000;
-
-/** Any request's params, as far as progress relaying reads them. */
-type ParamsWithMeta = { _meta?: { progressToken?: string | number | undefined } | undefined } | undefined;
-
-/** Only what the proxy relays; see the module comment. */
-function mirroredCapabilities(upstream: ServerCapabilities | undefined): ServerCapabilities {
-  const caps: ServerCapabilities = {};
-  if (upstream?.tools !== undefined) caps.tools = upstream.tools;
-  if (upstream?.resources !== undefined) caps.resources = upstream.resources;
-  if (upstream?.prompts !== undefined) caps.prompts = upstream.prompts;
-  if (upstream?.logging !== undefined) caps.logging = upstream.logging;
-  if (upstream?.completions !== undefined) caps.completions = upstream.completions;
-  if (upstream?.experimental !== undefined) caps.experimental = upstream.experimental;
-  return caps;
-}
 
 function restartPolicyOf(options: McpRestartOptions): RestartPolicy {
   const policy = {
@@ -284,57 +221,11 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
   }
   const restartPolicy = options.restart === undefined ? undefined : restartPolicyOf(options.restart);
 
-  interface Recording {
-    sink: RecordSink;
-    recorder?: Recorder;
-    ownedStore?: Store;
-    retention?: Retention;
-  }
-  // Checked before anything starts: a bad duration is the caller's mistake, not a failed start.
-  if (options.retention !== undefined) {
-    parseDurationMs(options.retention, 'retention');
-    if (options.recorder !== undefined) throw new ConfigError('retention needs a store: only records in a store are pruned', 'retention');
-  }
-  const openRecording = async (): Promise<Recording> => {
-    if (options.recorder !== undefined) return { sink: options.recorder };
-    const store = typeof options.store === 'object' ? options.store : await openStore(options.store, options.cwd === undefined ? {} : { cwd: options.cwd });
-    const recorder = createRecorder({
-      ...options.recording,
-      store,
-      onError: (error) => log(`recording: ${errorText(error)}`),
-    });
-    const retention = retentionFor(options.retention, store, { onError: (error) => log(`retention: ${errorText(error)}`), now: () => clock.now() });
-    return { sink: recorder, recorder, ...(typeof options.store === 'object' ? {} : { ownedStore: store }), ...(retention === undefined ? {} : { retention }) };
-  };
-  const closeRecording = async (r: Recording | undefined) => {
-    await r?.retention?.stop();
-    await r?.recorder?.close();
-    await r?.ownedStore?.close();
-  };
-
-  // Opening a SQLite store creates its file: that waits for the handshake (see the module comment).
-  const createsFile = options.recorder === undefined && typeof options.store !== 'object' && sqlitePathOf(options.store, options.cwd) !== undefined;
-  let recording = createsFile ? undefined : await openRecording();
-  const handshakeTimeoutMs = Math.min(upstreamTimeoutMs, DEFAULT_HANDSHAKE_TIMEOUT_MS);
-  /** The start-up connection, until a client takes it or gets its own. */
-  let spare: UpstreamConnection | undefined;
-  try {
-    spare = await openUpstream(options.upstream, handshakeTimeoutMs, { capabilities: {} });
-  } catch (error) {
-    await closeRecording(recording);
-    throw error;
-  }
-  const startup = spare;
-  if (recording === undefined) {
-    try {
-      recording = await openRecording();
-    } catch (error) {
-      await startup.client.close().catch(() => undefined);
-      startup.discardStderr();
-      throw error;
-    }
-  }
+  checkRetention(options);
+  const { recording, startup } = await openRecordingAndUpstream(options, log, clock, Math.min(upstreamTimeoutMs, DEFAULT_HANDSHAKE_TIMEOUT_MS));
   const { sink, recorder, ownedStore } = recording;
+  /** The start-up connection, until a client takes it or gets its own. */
+  let spare: UpstreamConnection | undefined = startup;
 
   const serverInfo: Implementation = startup.client.getServerVersion() ?? { name: describeUpstream(options.upstream), version: '0.0.0' };
   const capabilities = mirroredCapabilities(startup.client.getServerCapabilities());
@@ -348,57 +239,21 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
   /** The link of the newest initialized client, which the stats describe. */
   let newest: UpstreamLink | undefined;
   let restartsOfClosedLinks = 0;
-  let calls = 0;
 
   const redactor = options.redact === false ? undefined : createRedactor(options.redact ?? {});
   const shaping = { redactor, maxOutputChars: options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS };
-  const onRecord = options.onRecord;
-  const emit = (record: ToolExecutionRecord): Promise<void> | undefined => {
-    if (onRecord !== undefined) {
-      try {
-        onRecord(record);
-      } catch (error) {
-        log(`onRecord threw: ${errorText(error)}`);
-      }
-    }
-    // Telemetry must not break the call: a sink that throws or rejects is logged, never relayed.
-    try {
-      return sink.enqueue(record)?.catch((error: unknown) => log(`recording failed: ${errorText(error)}`));
-    } catch (error) {
-      log(`recording failed: ${errorText(error)}`);
-      return undefined;
-    }
+  const emit = recordEmitter(sink, options.onRecord, log);
+  const scope: DownstreamScope = {
+    plan,
+    clock,
+    log,
+    upstreamTimeoutMs,
+    shaping,
+    emit,
+    serverInfo,
+    route: options.route,
+    counters: { calls: 0 },
   };
-
-  function requestOptions(params: ParamsWithMeta, extra: HandlerExtra): RequestOptions {
-    const token = params?._meta?.progressToken;
-    return {
-      signal: extra.signal,
-      timeout: upstreamTimeoutMs,
-      resetTimeoutOnProgress: true,
-      ...(token === undefined
-        ? {}
-        : {
-            onprogress: (progress) => {
-              extra
-                .sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken: token } })
-                .catch((error: unknown) => log(`relaying progress failed: ${errorText(error)}`));
-            },
-          }),
-    };
-  }
-
-  /** Sends a client's request upstream as it is and hands back the answer, or the upstream's error. */
-  async function relay<T>(session: Session, link: UpstreamLink, send: (c: Client, options: RequestOptions) => Promise<T>, params: ParamsWithMeta, extra: HandlerExtra): Promise<T> {
-    if (link.loss !== undefined) throw lostRequestError(link.loss);
-    const options = requestOptions(params, extra);
-    const work = link.send((c) => send(c, options), lostRequestError);
-    try {
-      return await (session.relay === undefined ? work : session.relay.track(extra.requestId, work));
-    } catch (error) {
-      throw relayedError(error);
-    }
-  }
 
   /** The connection a client's `initialize` gets: the start-up one when it declared none, else its own. */
   async function openLink(session: Session, declared: DeclaredClient): Promise<UpstreamLink> {
@@ -434,93 +289,6 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
       void idle.client.close().catch(() => undefined);
     }
     return link;
-  }
-
-  function toolCallDeps(link: UpstreamLink): ToolCallDeps {
-    return {
-      plan,
-      clock,
-      catalog: link.catalog,
-      forward: async (params, extra) => {
-        if (link.loss !== undefined) throw new UpstreamLostError(lostBeforeCall(link.loss));
-        const options = requestOptions(params, extra);
-        return link.send((c) => c.request({ method: 'tools/call', params }, CallToolResultSchema, options), (lost) => new UpstreamLostError(lostDuringCall(lost)));
-      },
-      upstreamGone: () => link.loss !== undefined,
-      shaping,
-      emit,
-      log,
-    };
-  }
-
-  /** The SDK Server a client talks to, describing the server as its own connection was told. */
-  function serverFor(session: Session, link: UpstreamLink): Server {
-    const caps = mirroredCapabilities(link.serverCapabilities);
-    const linkInstructions = link.instructions;
-    const server = new Server(link.serverInfo ?? serverInfo, { capabilities: caps, ...(linkInstructions === undefined ? {} : { instructions: linkInstructions }) });
-    const deps = toolCallDeps(link);
-    const pass = <T>(send: (c: Client, o: RequestOptions) => Promise<T>, params: ParamsWithMeta, extra: HandlerExtra) => relay(session, link, send, params, extra);
-
-    if (caps.tools !== undefined) {
-      server.setRequestHandler(ListToolsRequestSchema, async (request, extra) => {
-        // A later page would not line up with pages the upstream cut, so only a first page is served from memory.
-        if (link.loss !== undefined && request.params?.cursor === undefined) return { tools: link.catalog.snapshot() };
-        const result = await pass((c, o) => c.request(request, ListToolsResultSchema, o), request.params, extra);
-        // A complete list seen in passing saves the catalog a request of its own.
-        if (request.params?.cursor === undefined && result.nextCursor === undefined) link.catalog.replace(result.tools);
-        return result;
-      });
-      server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
-        calls++;
-        const routed = options.route?.(request);
-        const work = routed === undefined ? proxyToolCall(deps, session, request, extra) : proxyToolCall({ ...deps, plan: routed.plan, clock: routed.clock }, routed.session, request, extra);
-        const call = session.relay === undefined ? work : session.relay.track(extra.requestId, work);
-        session.inflight.add(call);
-        const done = () => session.inflight.delete(call);
-        call.then(done, done);
-        return call as Promise<ServerResult>;
-      });
-    }
-    if (caps.resources !== undefined) {
-      server.setRequestHandler(ListResourcesRequestSchema, (request, extra) => pass((c, o) => c.request(request, ListResourcesResultSchema, o), request.params, extra));
-      server.setRequestHandler(ListResourceTemplatesRequestSchema, (request, extra) => pass((c, o) => c.request(request, ListResourceTemplatesResultSchema, o), request.params, extra));
-      server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => pass((c, o) => c.request(request, ReadResourceResultSchema, o), request.params, extra));
-      if (caps.resources.subscribe === true) {
-        server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
-          const result = await pass((c, o) => c.request(request, EmptyResultSchema, o), request.params, extra);
-          link.subscribed(request.params.uri);
-          return result;
-        });
-        server.setRequestHandler(UnsubscribeRequestSchema, async (request, extra) => {
-          const result = await pass((c, o) => c.request(request, EmptyResultSchema, o), request.params, extra);
-          link.unsubscribed(request.params.uri);
-          return result;
-        });
-      }
-    }
-    if (caps.prompts !== undefined) {
-      server.setRequestHandler(ListPromptsRequestSchema, (request, extra) => pass((c, o) => c.request(request, ListPromptsResultSchema, o), request.params, extra));
-      server.setRequestHandler(GetPromptRequestSchema, (request, extra) => pass((c, o) => c.request(request, GetPromptResultSchema, o), request.params, extra));
-    }
-    if (caps.completions !== undefined) {
-      server.setRequestHandler(CompleteRequestSchema, (request, extra) => pass((c, o) => c.request(request, CompleteResultSchema, o), request.params, extra));
-    }
-    if (caps.logging !== undefined) {
-      // Replaces the SDK's local handler: the level is the server's to apply.
-      server.setRequestHandler(SetLevelRequestSchema, async (request, extra) => {
-        const result = await pass((c, o) => c.request(request, EmptyResultSchema, o), request.params, extra);
-        link.levelSet(request.params.level);
-        return result;
-      });
-    }
-    // Any other request or notification of the client's goes upstream as it came (roots changed,
-    // experimental methods, methods to come); the server answers as it would straight.
-    server.fallbackRequestHandler = (request, extra) =>
-      pass((c, o) => c.request({ method: request.method, ...(request.params === undefined ? {} : { params: request.params }) } as ClientRequest, ResultSchema, o), request.params as ParamsWithMeta, extra) as Promise<ServerResult>;
-    server.fallbackNotificationHandler = async (notification) => link.notify(notification);
-    server.oninitialized = () => session.markReady(server);
-    server.onerror = (error) => log(`downstream: ${error.message}`);
-    return server;
   }
 
   function endSession(session: Session): void {
@@ -579,7 +347,7 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
       links.add(link);
       newest = link;
       void link.ended.then(() => resolveUpstreamClosed());
-      const server = serverFor(session, link);
+      const server = serverFor(scope, session, link);
       session.link = link;
       session.server = server;
       session.relay = new ClientRequestRelay(server, declared.capabilities as ClientCapabilities, { timeoutMs: upstreamTimeoutMs });
@@ -605,7 +373,7 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
       for (const link of links) restarts += link.restarts;
       const pid = newest === undefined ? spare?.pid : newest.pid;
       return {
-        calls,
+        calls: scope.counters.calls,
         sessions: sessions.size,
         upstreams: links.size + (spare === undefined ? 0 : 1),
         recorder: recorder?.stats() ?? null,

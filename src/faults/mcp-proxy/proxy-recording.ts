@@ -1,0 +1,105 @@
+/**
+ * Where the MCP proxy's records go: a sink of the caller's, or a recorder in front of a store it
+ * opens (or is given), with the store's retention. A SQLite file is created only once the
+ * start-up handshake succeeded, so a server that cannot be started leaves no empty database.
+ */
+import type { Clock } from '../../core/clock.js';
+import { parseDurationMs } from '../../core/duration-text.js';
+import { ConfigError } from '../../core/errors.js';
+import type { ToolExecutionRecord } from '../../core/record-types.js';
+import type { Store } from '../../core/store-types.js';
+import { createRecorder, type Recorder } from '../../record/recorder.js';
+import { openStore, sqlitePathOf } from '../../store/open-store.js';
+import { retentionFor, type Retention } from '../../store/retention.js';
+import type { McpProxyOptions } from './proxy.js';
+import type { RecordSink } from './tool-call.js';
+import { openUpstream, type UpstreamConnection } from './upstream.js';
+
+export interface ProxyRecording {
+  sink: RecordSink;
+  recorder?: Recorder;
+  ownedStore?: Store;
+  retention?: Retention;
+}
+
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** Checked before anything starts: a bad duration is the caller's mistake, not a failed start. */
+export function checkRetention(options: McpProxyOptions): void {
+  if (options.retention === undefined) return;
+  parseDurationMs(options.retention, 'retention');
+  if (options.recorder !== undefined) throw new ConfigError('retention needs a store: only records in a store are pruned', 'retention');
+}
+
+async function openRecording(options: McpProxyOptions, log: (line: string) => void, clock: Clock): Promise<ProxyRecording> {
+  if (options.recorder !== undefined) return { sink: options.recorder };
+  const store = typeof options.store === 'object' ? options.store : await openStore(options.store, options.cwd === undefined ? {} : { cwd: options.cwd });
+  const recorder = createRecorder({
+    ...options.recording,
+    store,
+    onError: (error) => log(`recording: ${errorText(error)}`),
+  });
+  const retention = retentionFor(options.retention, store, { onError: (error) => log(`retention: ${errorText(error)}`), now: () => clock.now() });
+  return { sink: recorder, recorder, ...(typeof options.store === 'object' ? {} : { ownedStore: store }), ...(retention === undefined ? {} : { retention }) };
+}
+
+async function closeRecording(r: ProxyRecording | undefined): Promise<void> {
+  await r?.retention?.stop();
+  await r?.recorder?.close();
+  await r?.ownedStore?.close();
+}
+
+/**
+ * Opens the recording and the start-up connection, in the order that leaves nothing behind when
+ * either fails: a store that is not a SQLite file first (a bad spec or an unreachable database is
+ * reported without starting the server), a SQLite file after the handshake.
+ */
+export async function openRecordingAndUpstream(
+  options: McpProxyOptions,
+  log: (line: string) => void,
+  clock: Clock,
+  handshakeTimeoutMs: number,
+): Promise<{ recording: ProxyRecording; startup: UpstreamConnection }> {
+  const createsFile = options.recorder === undefined && typeof options.store !== 'object' && sqlitePathOf(options.store, options.cwd) !== undefined;
+  let recording = createsFile ? undefined : await openRecording(options, log, clock);
+  let startup: UpstreamConnection;
+  try {
+    startup = await openUpstream(options.upstream, handshakeTimeoutMs, { capabilities: {} });
+  } catch (error) {
+    await closeRecording(recording);
+    throw error;
+  }
+  if (recording === undefined) {
+    try {
+      recording = await openRecording(options, log, clock);
+    } catch (error) {
+      await startup.client.close().catch(() => undefined);
+      startup.discardStderr();
+      throw error;
+    }
+  }
+  return { recording, startup };
+}
+
+/** Hands each record to `onRecord` and the sink. Telemetry must not break the call: what either throws or rejects is logged, never relayed. */
+export function recordEmitter(
+  sink: RecordSink,
+  onRecord: ((record: ToolExecutionRecord) => void) | undefined,
+  log: (line: string) => void,
+): (record: ToolExecutionRecord) => Promise<void> | undefined {
+  return (record) => {
+    if (onRecord !== undefined) {
+      try {
+        onRecord(record);
+      } catch (error) {
+        log(`onRecord threw: ${errorText(error)}`);
+      }
+    }
+    try {
+      return sink.enqueue(record)?.catch((error: unknown) => log(`recording failed: ${errorText(error)}`));
+    } catch (error) {
+      log(`recording failed: ${errorText(error)}`);
+      return undefined;
+    }
+  };
+}
