@@ -604,6 +604,18 @@ function valueLineAt(s: string, at: number): RegExpExecArray | null {
 /** A bare pair name and the `value:` line under it, in text or in JSON string text. */
 const NAME_VALUE_PAIR = /(?:^|[\s"'-])(?:[Nn]ame|[Kk]ey)[ \t]*:[ \t]*([\w.-]{2,128})[ \t]*(?:\r?\n|\\(?:r\\)?n)[ \t]*[Vv]alue[ \t]*:/g;
 
+/**
+ * Whether text holds YAML name/value pairs under a secret name, also inside a JSON string
+ * (`"- name: API_TOKEN\\n  value: …"`), which the key walk does not enter.
+ */
+function hasSecretNameValuePair(s: string, isSecretKey: (key: string) => boolean): boolean {
+  if (!s.includes('alue')) return false;
+  NAME_VALUE_PAIR.lastIndex = 0;
+  let m: RegExpExecArray | null;
+  while ((m = NAME_VALUE_PAIR.exec(s)) !== null) if (isSecretKey(m[1]!)) return true;
+  return false;
+}
+
 /** Where a bare pair name (`API_TOKEN`, `db.password`) ends. */
 function bareNameEnd(s: string, at: number): number {
   let i = at;
@@ -896,6 +908,30 @@ function scrubValue(v: unknown, spellings: readonly string[], depth: number): un
 }
 
 /**
+ * After `key="Password"` or `name="api.token"` (XML attributes, `<add key=… value=…/>`): the
+ * end of the `value="…"` attribute that follows in the same tag, masked; -1 if there is none.
+ */
+function redactValueAttribute(s: string, at: number): { end: number; text: string } | undefined {
+  VALUE_ATTRIBUTE.lastIndex = at;
+  const m = VALUE_ATTRIBUTE.exec(s);
+  if (m === null || isPlaceholder(m[3]!)) return undefined;
+  found(m[3]!);
+  return { end: at + m[0].length, text: `${m[1]!}${m[2]!}${REDACTED}${m[2]!}` };
+}
+
+/** After a bare `name: API_TOKEN`: the `value: …` line that follows, masked. */
+function redactValueLine(s: string, at: number): { end: number; text: string } | undefined {
+  const m = valueLineAt(s, at);
+  if (m === null) return undefined;
+  const [whole, lead] = m as unknown as [string, string];
+  const quote = m[2] ?? '';
+  const inner = m[3] ?? m[4] ?? '';
+  if (inner === '' || inner === REDACTED || isPlaceholder(inner)) return undefined;
+  found(inner);
+  return { end: at + whole.length, text: `${lead}${quote}${REDACTED}${quote}` };
+}
+
+/**
  * Builds a redactor. Construction does the expensive part (compiling rules, key tables), so make
  * one per runtime and reuse it.
  * @example
@@ -1000,9 +1036,6 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
           let end = s.indexOf(s[open]!, open + 1);
           if (end !== -1 && s.charCodeAt(end - 1) === 92) end--;
           if (end !== -1 && end - open <= MAX_TEXT_KEY && isSecretKey(s.slice(open + 1, end))) return true;
-        } else {
-          const end = bareNameEnd(s, open);
-          if (end > open && isSecretKey(s.slice(open, end)) && valueLineAt(s, end) !== null) return true;
         }
       }
     }
@@ -1011,12 +1044,7 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
       let m: RegExpExecArray | null;
       while ((m = XML_ELEMENT.exec(s)) !== null) if (isSecretKey(m[1]!)) return true;
     }
-    // YAML name/value pairs inside a JSON string (`"- name: API_TOKEN\\n  value: …"`), which the key walk does not enter.
-    if (s.includes('alue')) {
-      NAME_VALUE_PAIR.lastIndex = 0;
-      let m: RegExpExecArray | null;
-      while ((m = NAME_VALUE_PAIR.exec(s)) !== null) if (isSecretKey(m[1]!)) return true;
-    }
+    if (hasSecretNameValuePair(s, isSecretKey)) return true;
     if (s.includes('(')) {
       CALL_KEY.lastIndex = 0;
       let m: RegExpExecArray | null;
@@ -1039,30 +1067,6 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
     return `${match.slice(0, match.length - value.length - 1)}${REDACTED}${quote}`;
   }
 
-  /**
-   * After `key="Password"` or `name="api.token"` (XML attributes, `<add key=… value=…/>`): the
-   * end of the `value="…"` attribute that follows in the same tag, masked; -1 if there is none.
-   */
-  function redactValueAttribute(s: string, at: number): { end: number; text: string } | undefined {
-    VALUE_ATTRIBUTE.lastIndex = at;
-    const m = VALUE_ATTRIBUTE.exec(s);
-    if (m === null || isPlaceholder(m[3]!)) return undefined;
-    found(m[3]!);
-    return { end: at + m[0].length, text: `${m[1]!}${m[2]!}${REDACTED}${m[2]!}` };
-  }
-
-  /** After a bare `name: API_TOKEN`: the `value: …` line that follows, masked. */
-  function redactValueLine(s: string, at: number): { end: number; text: string } | undefined {
-    const m = valueLineAt(s, at);
-    if (m === null) return undefined;
-    const [whole, lead] = m as unknown as [string, string];
-    const quote = m[2] ?? '';
-    const inner = m[3] ?? m[4] ?? '';
-    if (inner === '' || inner === REDACTED || isPlaceholder(inner)) return undefined;
-    found(inner);
-    return { end: at + whole.length, text: `${lead}${quote}${REDACTED}${quote}` };
-  }
-
   function redactKeyValues(s: string): string {
     const cursor = new KeyCursor(s);
     let out = '';
@@ -1074,13 +1078,11 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
         if (PAIR_NAME_KEYS.has(key) && q !== 34 && q !== 39) {
           // `- name: API_TOKEN` then `value: …` on the next line: a Kubernetes env entry, YAML pairs.
           const close = bareNameEnd(s, cursor.valueStart);
-          if (close > cursor.valueStart && isSecretKey(s.slice(cursor.valueStart, close))) {
-            const line = redactValueLine(s, close);
-            if (line !== undefined) {
-              out += s.slice(last, close) + line.text;
-              last = line.end;
-              cursor.skipTo(line.end);
-            }
+          const line = close > cursor.valueStart && isSecretKey(s.slice(cursor.valueStart, close)) ? redactValueLine(s, close) : undefined;
+          if (line !== undefined) {
+            out += s.slice(last, close) + line.text;
+            last = line.end;
+            cursor.skipTo(line.end);
           }
         } else if (PAIR_NAME_KEYS.has(key)) {
           const close = s.indexOf(s[cursor.valueStart]!, cursor.valueStart + 1);
