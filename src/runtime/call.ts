@@ -10,7 +10,7 @@ import type { Clock } from '../core/clock.js';
 import type { RuntimeCorrectionMemory } from './correction-memory.js';
 import type { FeedbackOverrides } from './feedback.js';
 import type { LoopGuard } from './loop-guard.js';
-import type { TraceSteps } from './trace-steps.js';
+import type { TraceSteps } from '../core/trace-steps.js';
 import type { CredentialRefresher, ExecuteOptions } from './types.js';
 
 /** The runtime as its calls see it: fixed when the runtime is created, read by every call. */

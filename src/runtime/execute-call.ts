@@ -13,7 +13,7 @@ import { rejection } from './classify.js';
 import type { RegisteredTool, ToolRegistry } from './registry.js';
 import { refusalOf } from './loop-guard.js';
 import { closestNames } from './suggest.js';
-import type { TraceSteps } from './trace-steps.js';
+import type { TraceSteps } from '../core/trace-steps.js';
 import type { ExecuteOptions, ExecuteResult } from './types.js';
 import { failureTypeOf } from './validate.js';
 

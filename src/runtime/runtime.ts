@@ -22,7 +22,7 @@ import { DEFAULT_RETRY, type RetryOptions } from './retry-policy.js';
 import { createCorrectionMemory, openRuntimeRecording, recordEmitter } from './runtime-recording.js';
 import { LoopGuard } from './loop-guard.js';
 import { retentionFor } from '../store/retention.js';
-import { TraceSteps } from './trace-steps.js';
+import { TraceSteps } from '../core/trace-steps.js';
 import type { ExecuteOptions, ExecuteResult, Runtime, RuntimeOptions } from './types.js';
 
 export type {

@@ -3,6 +3,7 @@
  * opened (named, given its trace and step), its arguments are worked out from the URL and the
  * body when first needed, and once the client has its answer it is closed and recorded.
  */
+import { TraceSteps } from '../../core/trace-steps.js';
 import { truncateText } from '../../record/truncate.js';
 import type { RecordSink } from '../../core/record-sink.js';
 import type { ToolExecutionRecord } from '../../core/record-types.js';
@@ -15,7 +16,6 @@ import { bodyBuffer, EMPTY_BODY, type BodyPrefix } from './request-body.js';
 import type { RouteMatch } from './routes.js';
 import type { RequestHeaders } from './wire-headers.js';
 
-const MAX_TRACKED_TRACES = 10_000;
 const TRACEPARENT = /^[\da-f]{2}-([\da-f]{32})-[\da-f]{16}-[\da-f]{2}/i;
 const FORM = /^application\/x-www-form-urlencoded\b/i;
 const TEXT_BODY = /^(?:text\/|application\/(?:[\w.+-]*\+)?(?:json|xml|yaml)\b)/i;
@@ -107,7 +107,7 @@ function queryObject(params: URLSearchParams): Record<string, string | string[]>
 export function createExchangeBook(options: ExchangeBookOptions): ExchangeBook {
   const { plan, clock, maxArgsBytes, maxOutputChars } = options;
   const counters: ExchangeCounters = { requests: 0, injected: 0, inFlight: 0, recorded: 0, fastPath: 0, refusedHosts: 0 };
-  const steps = new Map<string, number>();
+  const steps = new TraceSteps();
   /** Requests not yet recorded; close() waits for them. */
   let unfinished = 0;
   let allFinished: (() => void) | undefined;
@@ -126,12 +126,7 @@ export function createExchangeBook(options: ExchangeBookOptions): ExchangeBook {
   }
 
   function nextStep(traceId: string | undefined): number {
-    if (traceId === undefined) return 0;
-    const step = steps.get(traceId) ?? 0;
-    steps.delete(traceId);
-    steps.set(traceId, step + 1);
-    if (steps.size > MAX_TRACKED_TRACES) steps.delete(steps.keys().next().value!);
-    return step;
+    return traceId === undefined ? 0 : steps.take(traceId);
   }
 
   function emit(record: ToolExecutionRecord): void {
