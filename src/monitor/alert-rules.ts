@@ -17,6 +17,7 @@ import { readInputTextSync } from '../io/read-input-file.js';
 import { parseJsonText, parseYamlText } from '../io/yaml-text.js';
 import { HOUR_MS, hourStartMs } from '../store/rollup.js';
 import type { FailureBreakdownRow, StatsFilter, Store, TimeWindow, ToolStats } from '../core/store-types.js';
+import { p95Trends, type P95TrendConfig } from './p95-trend.js';
 
 export const ALERT_RULES = [
   'success_rate',
@@ -27,6 +28,7 @@ export const ALERT_RULES = [
   'param_validation_rate',
   'new_failure_signature',
   'loop_detected',
+  'p95_trend',
 ] as const;
 
 export type AlertRuleName = (typeof ALERT_RULES)[number];
@@ -44,6 +46,7 @@ export const ALERT_COMPARATORS: Readonly<Record<AlertRuleName, '<' | '>' | '>='>
   param_validation_rate: '>',
   new_failure_signature: '>',
   loop_detected: '>',
+  p95_trend: '>=',
 };
 export type AlertSeverity = 'warning' | 'critical';
 
@@ -145,6 +148,8 @@ export interface AlertConfig {
     param_validation_rate?: RateRuleConfig;
     new_failure_signature?: NewSignatureConfig;
     loop_detected?: LoopDetectedConfig;
+    /** Fires when a tool's hourly P95 rose steadily for `hours` (6) hours to `minRise` (1.5) x, below the latency threshold or not. */
+    p95_trend?: P95TrendConfig;
   };
 }
 
@@ -164,6 +169,7 @@ export interface ResolvedAlertConfig {
     param_validation_rate: Full<RateRuleConfig>;
     new_failure_signature: Full<NewSignatureConfig>;
     loop_detected: Full<LoopDetectedConfig>;
+    p95_trend: Full<P95TrendConfig>;
   };
 }
 
@@ -181,6 +187,7 @@ export const DEFAULT_ALERT_CONFIG: ResolvedAlertConfig = {
     param_validation_rate: { enabled: true, threshold: 0.1, critical: 0.3, minCalls: 20 },
     new_failure_signature: { enabled: true, severity: 'warning' },
     loop_detected: { enabled: true, threshold: 0, windowHours: 24, severity: 'warning' },
+    p95_trend: { enabled: true, hours: 6, minRise: 1.5, tolerance: 0.05, minCalls: 20, severity: 'warning' },
   },
 };
 
@@ -230,6 +237,7 @@ const CONFIG_SCHEMA = {
         param_validation_rate: fractionRule,
         new_failure_signature: rule({ severity }),
         loop_detected: rule({ threshold: { type: 'integer', minimum: 0 }, windowHours: hours, severity }),
+        p95_trend: rule({ hours: { type: 'integer', minimum: 2, maximum: 24 * 7 }, minRise: { type: 'number', exclusiveMinimum: 1 }, tolerance: fraction, minCalls: positiveInteger, severity }),
       },
     },
   },
@@ -313,6 +321,7 @@ export function resolveAlertConfig(input: unknown, source = 'alerts config'): Re
       param_validation_rate: rate('param_validation_rate'),
       new_failure_signature: { ...d.new_failure_signature, ...r.new_failure_signature },
       loop_detected: { ...d.loop_detected, ...r.loop_detected },
+      p95_trend: { ...d.p95_trend, minCalls, ...r.p95_trend },
     },
   };
   // The critical level must be at least as bad as the warning level, or a rule could go
@@ -395,6 +404,7 @@ export async function evaluateAlerts(store: Store, options: EvaluateAlertsOption
     alerts.push(...(await failureTypeJumpAlerts(store, dailyFilter(filter, rules.failure_type_jump.windowHours), rules.failure_type_jump)));
   }
   if (rules.new_failure_signature.enabled) alerts.push(...(await newSignatureAlerts(store, filter, rules.new_failure_signature)));
+  if (rules.p95_trend.enabled) alerts.push(...(await p95TrendAlerts(store, filter, config)));
   if (rules.loop_detected.enabled) {
     const days = dailyFilter(filter, rules.loop_detected.windowHours);
     alerts.push(...loopAlerts(await store.failureBreakdown(days), days, rules.loop_detected));
@@ -622,4 +632,23 @@ function loopAlerts(rows: readonly FailureBreakdownRow[], window: StatsFilter, r
     });
   }
   return alerts;
+}
+
+async function p95TrendAlerts(store: Store, filter: StatsFilter, config: ResolvedAlertConfig): Promise<Alert[]> {
+  const rule = config.rules.p95_trend;
+  const trends = await p95Trends(store, filter, rule);
+  return trends.map((t) => {
+    const timeout = timeoutOf(config, t.tool_name);
+    return {
+      rule: 'p95_trend' as const,
+      tool_name: t.tool_name,
+      severity: rule.severity,
+      value: t.rise,
+      threshold: rule.minRise,
+      message:
+        `p95 latency rose steadily from ${seconds(t.first_ms)} to ${seconds(t.last_ms)} (${t.rise.toFixed(2)}x) over the last ${t.hours} h, ` +
+        `now ${percent(t.last_ms / timeout)} of the ${seconds(timeout)} timeout`,
+      hour: t.hour,
+    };
+  });
 }

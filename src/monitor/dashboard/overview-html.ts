@@ -61,6 +61,7 @@ function ruleRows(config: ResolvedAlertConfig): Record<AlertRuleName, [boolean, 
       `> ${pct(r.param_validation_rate.critical)}; at least ${r.param_validation_rate.minCalls} calls`,
     ],
     new_failure_signature: [r.new_failure_signature.enabled, 'a failure signature first seen in the window', r.new_failure_signature.severity],
+    p95_trend: [r.p95_trend.enabled, `hourly p95 rising for ${r.p95_trend.hours} h to ${r.p95_trend.minRise} x (dips up to ${pct(r.p95_trend.tolerance)})`, `${r.p95_trend.severity}; at least ${r.p95_trend.minCalls} calls each hour`],
     loop_detected: [r.loop_detected.enabled, `calls the loop guard refused in the last ${r.loop_detected.windowHours} h > ${r.loop_detected.threshold}`, r.loop_detected.severity],
   };
 }
