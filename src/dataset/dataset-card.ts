@@ -232,7 +232,7 @@ function judgeQualityLines(card: DatasetCard): string[] {
     ...rows,
     `| all | ${s.calls} | ${s.misses} | ${shownRate(s.precision)} | ${shownRate(s.recall)} |`,
     '',
-    `Outcomes inferred from final answers: ${o.tuned.right} of ${o.tuned.total} right on the conversations the patterns were developed on, ${o.held_out.right} of ${o.held_out.total} on held-out ones.`,
+    `Outcomes inferred from final answers, right per conversation set: ${Object.entries(o).map(([set, r]) => `${set} ${r.right} of ${r.total}`).join('; ')}.`,
     '',
   ];
 }

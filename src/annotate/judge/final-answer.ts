@@ -39,6 +39,7 @@ const NEG_AUX = String.raw`(?:can(?:no|'|’)?t|cannot|could(?:n(?:'|’)?t| not
 const ACTS: readonly Act[] = [
   // The agent says it could not: the strongest sign the task was not done.
   { name: 'inability', weight: -3, pattern: new RegExp(String.raw`\b(?:i|we)(?:'m|’m| am|'ve|’ve| have| was| were)?\s+(?:\w+\s+)?(?:unable|not able|${NEG_AUX}(?:\s+\w+)?\s+(?:able|manage|succeed|complete|process|find|finish|access|reach|retrieve|get|make|do|book|cancel|update|proceed|help|locate|verify|confirm|perform|carry|fulfil|fulfill|connect|load|fetch|send|create|change|modify|place|submit|issue|apply|reset|add|remove))`, 'i') },
+  { name: 'inability', weight: -3, pattern: /\b(?:i|we)\s+(?:couldn['’]t|could not|can['’]t|cannot|wasn['’]t able to|was not able to|weren['’]t able to|am unable to|was unable to|'m unable to|failed to|didn['’]t manage to|did not manage to|don['’]t have (?:permission|access))\b/i },
   { name: 'inability', weight: -3, pattern: /\b(?:unable to|not able to|no way to|not possible to|impossible to|failed to|fails to|could not be|couldn['’]t be|cannot be|can['’]t be)\b/i },
   { name: 'inability', weight: -3, pattern: /无法|没能|未能|没办法|没有办法|做不到|办不到|不能(?:为您|帮您|完成|处理|办理|预订|取消|修改|查询|获取|访问|连接)|[\u4e00-\u9fff](?:不了|不到|不成|不上|不出)(?![解])|没(?:有)?(?:能)?(?:找到|查到|搜到|获取到|拿到|收到|订到|约到)|(?:未|没有?|不)(?:能)?[^，。！？,]{0,6}(?:成功|完成|生效|通过)|失败/ },
   // A request that was turned down: "the refund was declined", "被拒绝".
@@ -51,7 +52,11 @@ const ACTS: readonly Act[] = [
   // The user is handed over or sent away to finish it themselves.
   { name: 'hand_over', weight: -2, pattern: /\b(?:please\s+)?(?:try again later|retry later|try again in a (?:few|little)|contact (?:our |the |your )?(?:support|customer (?:service|support)|administrator|admin|help ?desk|bank|airline|carrier|it)|reach out to (?:our |the |your )?(?:support|customer|administrator|team)|escalat(?:e|ed|ing)|transfer(?:ring)? you|human agent|live agent|a representative)\b|\byou(?:'ll| will| may| might) (?:need|have) to\b/i },
   { name: 'hand_over', weight: -2, pattern: /稍后(?:再)?(?:试|重试)|请(?:您)?(?:联系|咨询|拨打)|联系(?:客服|管理员|人工|银行|航空公司)|转(?:接)?人工|人工客服|您(?:可能)?需要(?:自行|自己)/ },
+  // Part of the job done and the rest left: "100 of 200 tagged so far", "chunk 3 is next".
+  { name: 'partial', weight: -4.5, pattern: /\bso far\b|\bthe rest (?:is|are|will|must|still)\b|\b(?:is|are) (?:still )?next\b|\bremaining \w+ (?:are|is|will)\b|\b(?:i|we)(?:'ll| will) need (?:\w+ )?(?:more|another|further)\b|\bstill (?:need|have) to\b/i },
+  { name: 'partial', weight: -4.5, pattern: /目前(?:只|仅)|其余(?:的)?[^，。]{0,6}(?:待|排队|稍后)|剩下(?:的)?[^，。]{0,6}(?:待|还|需要)|还需要(?:再)?\d*次|还差|只完成了/ },
   // Asking for what it would need to go on: the task is not done yet.
+  { name: 'asks_for_input', weight: -2, pattern: /^(?!(?:do you )?want me\b|would you like\b|shall i\b|should i go ahead\b)(?:which|what|where|who|whose)\b[^?]*\?$|\bis (?:the|that|this|it) [^?]{1,30} (?:right|correct)\?$/i },
   { name: 'asks_for_input', weight: -2, pattern: /\b(?:could|can|would) you (?:please )?(?:provide|confirm|tell|share|send|check|give|clarify|specify|double-check|verify)\b|\bplease (?:provide|confirm|share|send|specify|clarify|double-check|verify|tell me)\b|\bi(?:'ll| will) need (?:your|the|a|more)\b|\bi need (?:your|the|a|more) \w+/i },
   { name: 'asks_for_input', weight: -2, pattern: /请(?:您)?(?:提供|确认|告诉我|补充|核实|检查|重新)|请问您?(?:记得|知道|能|可以|方便|是否)|能否(?:提供|告诉|确认)|麻烦您(?:提供|确认|告诉)|需要您(?:提供|确认)/ },
   { name: 'apology', weight: -1, pattern: /\b(?:sorry|apologi[sz]e|apologies|unfortunately|regret(?:tably)?|afraid)\b/i },
@@ -71,7 +76,7 @@ const NEGATED_COMPLETION = /\b(?:not|never|no longer|yet to be)\s+(?:been\s+)?(?
 /** Splits an answer into sentences (English and Chinese punctuation, line breaks, list items). */
 function sentencesOf(text: string): string[] {
   return text
-    .split(/(?<=[.!?])\s+|[。！？!?\n；;]+/u)
+    .split(/(?<=[.!?])\s+|(?<=[。！？；;])\s*|\n+/u)
     .map((s) => s.replace(/^[\s*\-•\d.)]+/, '').trim())
     .filter((s) => s.length > 0);
 }
@@ -110,8 +115,23 @@ function signalsOf(sentence: string): Signal[] {
     seen.add(act.name);
     found.push({ act: act.name, weight: act.weight, text: match[0].trim() });
   }
+  // "1,000 of the 10,000 done": a count short of the whole is part of the job.
+  const part = /(\d[\d,]*)\s+(?:of|out of)\s+(?:the\s+|all\s+)?(\d[\d,]*)\b/i.exec(sentence) ?? /(?:共|总共)?(\d[\d,]*)\s*(?:个|条|张|项)?中(?:的)?(?:只有|仅)?(\d[\d,]*)/.exec(sentence);
+  if (part !== null && !seen.has('partial')) {
+    const [a, b] = [Number(part[1]!.replace(/,/g, '')), Number(part[2]!.replace(/,/g, ''))];
+    const [done, whole] = part[0].includes('中') ? [b, a] : [a, b];
+    if (done < whole && found.some((f) => f.weight > 0)) found.push({ act: 'partial', weight: -4.5, text: part[0] });
+  }
   return found;
 }
+
+// An aside in brackets ("(the first attempt hit a timeout)") tells how it went, not how it ended.
+const ASIDE = /\([^()]*\)|（[^（）]*）/g;
+
+// A task that asks whether something is available: "is the API up?", "check whether the
+// dashboard is up", "Prüfe den Status des Zahlungsdienstes". Not every task naming a status is
+// one: "the status of ticket OPS-4412" asks for data the agent must be able to read.
+const STATE_QUESTION = /\b(?:is|are|was|were)\b[^?.]*\b(?:up|down|reachable|available|online|offline|running|working|responding|healthy)\b|\bwhether\b[^.]*\b(?:up|down|reachable|available|online|running|working|responding)\b|\b(?:check|ping|probe)\b[^.]*\b(?:up|down|reachable|available|alive|health|uptime)\b|prüfe? den (?:status|zustand)|(?:服务|系统|接口|网站)(?:是否|有没有)(?:正常|可用|在线|挂)|能否访问|是否可以访问/i;
 
 /** The agent's closing answer: its last assistant turn after the calls, else the last call's own text. */
 export function closingAnswer(trajectory: Trajectory): string | null {
@@ -137,18 +157,29 @@ export function inferOutcomeFromConversation(trajectory: Trajectory): InferredOu
     // declined, so I used…") is told before them, so later sentences weigh more.
     sentences.forEach((sentence, i) => {
       const late = i >= sentences.length - 2 ? 1 : 0.75;
-      for (const clause of clausesOf(sentence)) for (const s of signalsOf(clause.text)) signals.push({ ...s, weight: s.weight * late * clause.share });
+      const asides = sentence.match(ASIDE) ?? [];
+      const main = sentence.replace(ASIDE, ' ');
+      for (const clause of clausesOf(main)) for (const s of signalsOf(clause.text)) signals.push({ ...s, weight: s.weight * late * clause.share });
+      for (const aside of asides) for (const s of signalsOf(aside.slice(1, -1))) signals.push({ ...s, act: `aside_${s.act}`, weight: s.weight * 0.25 });
     });
+  }
+  // A task that asks whether something is up is answered by reporting that it is down, too:
+  // errors reported then, and a call that met them, are the answer.
+  const aboutState = STATE_QUESTION.test(trajectory.task_description ?? '');
+  if (aboutState) {
+    for (const s of signals) if (s.act === 'error_report') s.weight = 0;
   }
   const steps = trajectory.steps;
   const lastFailed = steps.length > 0 && isFailed(steps[steps.length - 1]!);
   const unrecovered = steps.some((s, i) => isFailed(s) && recoveryOf(trajectory, i) === undefined);
-  if (lastFailed) signals.push({ act: 'last_call', weight: -1.5, text: `${steps[steps.length - 1]!.tool_name} failed` });
+  if (lastFailed) signals.push({ act: 'last_call', weight: aboutState ? 0 : -1.5, text: `${steps[steps.length - 1]!.tool_name} failed` });
   else if (unrecovered) signals.push({ act: 'unrecovered_call', weight: -0.5, text: 'a failed call was never recovered' });
   else if (steps.length > 0) signals.push({ act: 'last_call', weight: 0.5, text: `${steps[steps.length - 1]!.tool_name} succeeded` });
-  const said = signals.filter((s) => s.act !== 'last_call' && s.act !== 'unrecovered_call');
-  // A substantive answer that reports no trouble after calls that worked reads as the task done.
-  if (said.length === 0 && answer.trim().length >= 12 && !lastFailed && !unrecovered) signals.push({ act: 'plain_answer', weight: 1, text: 'an answer that reports no problem' });
+  const said = signals.filter((s) => s.weight !== 0 && s.act !== 'last_call' && s.act !== 'unrecovered_call' && !s.act.startsWith('aside_'));
+  // A substantive answer that reports no trouble reads as the task done: after calls that
+  // worked, or, for a question about a state, whatever the calls met.
+  const substantive = answer.trim().length >= (/[\u3400-\u9fff]/.test(answer) ? 6 : 12);
+  if (said.length === 0 && substantive && ((!lastFailed && !unrecovered) || aboutState)) signals.push({ act: 'plain_answer', weight: 1, text: 'an answer that reports no problem' });
   const negative = signals.filter((s) => s.weight < 0).reduce((a, s) => a + s.weight, 0);
   const positive = signals.filter((s) => s.weight > 0).reduce((a, s) => a + s.weight, 0);
   const score = positive + negative;

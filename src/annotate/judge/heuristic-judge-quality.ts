@@ -23,8 +23,8 @@ export interface ConfusionCounts {
 export interface HeuristicJudgeQuality {
   /** `semantic_error` labels against calls labelled as missing the intent or not; per labelled set too. */
   semantic_error: ConfusionCounts & { by_set: Record<string, ConfusionCounts> };
-  /** Outcomes inferred from final answers: on the conversations the patterns were developed on, and on held-out ones. */
-  outcome_inference: Record<'tuned' | 'held_out', { right: number; total: number; accuracy: number }>;
+  /** Outcomes inferred from final answers, per conversation set (`tuned`: the patterns were developed on it; `held-out`: see the set's README). */
+  outcome_inference: Record<string, { right: number; total: number; accuracy: number }>;
 }
 
 export const HEURISTIC_JUDGE_QUALITY: HeuristicJudgeQuality = {
@@ -61,15 +61,25 @@ export const HEURISTIC_JUDGE_QUALITY: HeuristicJudgeQuality = {
     }
   },
   "outcome_inference": {
-    "tuned": {
+    "corpora/logs/outcomes tuned": {
       "right": 66,
       "total": 66,
       "accuracy": 1
     },
-    "held_out": {
+    "corpora/logs/outcomes held-out": {
       "right": 15,
       "total": 16,
       "accuracy": 0.938
+    },
+    "corpora/logs/results tuned": {
+      "right": 107,
+      "total": 110,
+      "accuracy": 0.973
+    },
+    "corpora/logs/results held-out": {
+      "right": 51,
+      "total": 52,
+      "accuracy": 0.981
     }
   }
 };

@@ -6,6 +6,7 @@
  *
  * The labelled calls (all successful; a miss is a call that did not serve the intent):
  * - `corpora/judge/cases.jsonl`: realistic cases, each a short trajectory and the step judged;
+ * Outcome accuracy is measured on the conversations of corpora/logs/outcomes and corpora/logs/results.
  * - tau-bench's airline results (`corpora/tau-bench`): every successful write, a miss when the
  *   task's expected actions hold no call of that tool with exactly those arguments; and the reads
  *   listed in `corpora/judge/tau-bench-reads.jsonl`, reviewed by hand.
@@ -110,8 +111,8 @@ async function tauBenchCounts(root: string, counts: Counts, all: Counts): Promis
   }
 }
 
-async function outcomeAccuracy(root: string, file: string): Promise<{ right: number; total: number; accuracy: number }> {
-  const dir = join(root, 'corpora', 'logs', 'outcomes');
+async function outcomeAccuracy(root: string, folder: string, file: string): Promise<{ right: number; total: number; accuracy: number }> {
+  const dir = join(root, 'corpora', 'logs', folder);
   const expected = (JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8')) as { conversations: Record<string, { outcome: string }> }).conversations;
   let right = 0;
   let total = 0;
@@ -137,6 +138,11 @@ export async function measureHeuristicJudge(): Promise<HeuristicJudgeQuality> {
   await tauBenchCounts(root, tau, all);
   return {
     semantic_error: { ...all.figures(), by_set: { 'corpora/judge': cases.figures(), 'tau-bench airline': tau.figures() } },
-    outcome_inference: { tuned: await outcomeAccuracy(root, 'tuned.jsonl'), held_out: await outcomeAccuracy(root, 'held-out.jsonl') },
+    outcome_inference: {
+      'corpora/logs/outcomes tuned': await outcomeAccuracy(root, 'outcomes', 'tuned.jsonl'),
+      'corpora/logs/outcomes held-out': await outcomeAccuracy(root, 'outcomes', 'held-out.jsonl'),
+      'corpora/logs/results tuned': await outcomeAccuracy(root, 'results', 'tuned.jsonl'),
+      'corpora/logs/results held-out': await outcomeAccuracy(root, 'results', 'held-out.jsonl'),
+    },
   };
 }
