@@ -71,7 +71,7 @@ const RAW_TXN_ROWS = 1000;
 const STORE_BATCH = 512;
 const YIELD_EVERY = 64;
 
-const COLUMNS = [
+export const COLUMNS = [
   'execution_id', 'trace_id', 'step_index', 'tool_name', 'status', 'failure_stage', 'failure_category', 'failure_type',
   'error_code', 'input_params', 'params_hash', 'raw_output', 'output_length', 'error_message', 'error_stack', 'duration_ms',
   'retry_count', 'attempts', 'breaker_state', 'idempotent', 'fault', 'feedback', 'recovery', 'fallback', 'context_snapshot',
@@ -79,7 +79,7 @@ const COLUMNS = [
 ];
 
 const json = (v) => (v === null || v === undefined ? null : JSON.stringify(v));
-function rowOf(r) {
+export function rowOf(r) {
   return [
     r.execution_id, r.trace_id, r.step_index, r.tool_name, r.status, r.failure_stage, r.failure_category, r.failure_type,
     r.error_code, json(r.input_params), r.params_hash, r.raw_output, r.output_length, r.error_message, r.error_stack, r.duration_ms,
