@@ -5,7 +5,6 @@
 import { ConfigError, ToolDefinitionError } from '../core/errors.js';
 import type { RecordSink } from '../core/record-sink.js';
 import { createRecorder, type Recorder } from '../record/recorder.js';
-import type { ToolExecutionRecord } from '../core/record-types.js';
 import { hasCorrectionMemory } from '../store/corrections.js';
 import { openStoreLazily, STORE_SPEC_FORMS } from '../store/open-store.js';
 import type { Store } from '../core/store-types.js';
@@ -56,49 +55,6 @@ export function openRuntimeRecording(options: RuntimeOptions): RuntimeRecording 
   const ownRecorder: Recorder | undefined =
     options.recorder !== undefined || store === undefined ? undefined : createRecorder({ ...options.recording, store, onError: reportStoreError });
   return { store, ownedStore, ownRecorder, sink: options.recorder ?? ownRecorder, reportListenerError, reportStoreError };
-}
-
-/**
- * Hands each record to `onRecord`, then to the sink. Neither may break the call: what they throw
- * or reject goes to `report`, and a sink's promise is waited on only when it returns one.
- */
-export function recordEmitter(
-  onRecord: ((record: ToolExecutionRecord) => void) | undefined,
-  sink: RecordSink | undefined,
-  report: (error: unknown, where: string) => void,
-): (record: ToolExecutionRecord) => Promise<void> | undefined {
-  const reportSinkError = (error: unknown): void => {
-    try {
-      report(error, 'recorder.enqueue');
-    } catch {
-      // A failing error handler must not break the call either.
-    }
-  };
-  return (record) => {
-    if (onRecord !== undefined) {
-      try {
-        onRecord(record);
-      } catch (error) {
-        try {
-          report(error, 'onRecord');
-        } catch {
-          // A failing error handler must not break the call either.
-        }
-      }
-    }
-    if (sink === undefined) return undefined;
-    // A sink of the user's own may throw, reject, or return what `push` returns (`enqueue: (r) =>
-    // records.push(r)`): none of that may break the call, as a store failure may not.
-    let wait: unknown;
-    try {
-      wait = sink.enqueue(record);
-    } catch (error) {
-      reportSinkError(error);
-      return undefined;
-    }
-    if (wait === undefined || typeof (wait as PromiseLike<void> | null)?.then !== 'function') return undefined;
-    return Promise.resolve(wait as PromiseLike<void>).then(undefined, reportSinkError);
-  };
 }
 
 /** At most one warning a minute about the store: the recorder and the correction memory both meet an outage. */

@@ -4,6 +4,7 @@
  * body when first needed, and once the client has its answer it is closed and recorded.
  */
 import { TraceSteps } from '../../core/trace-steps.js';
+import { recordEmitter } from '../../record/record-emitter.js';
 import { truncateText } from '../../record/truncate.js';
 import type { RecordSink } from '../../core/record-sink.js';
 import type { ToolExecutionRecord } from '../../core/record-types.js';
@@ -129,20 +130,12 @@ export function createExchangeBook(options: ExchangeBookOptions): ExchangeBook {
     return traceId === undefined ? 0 : steps.take(traceId);
   }
 
+  // The proxy has no channel for a listener's or a custom sink's errors, and the request is
+  // already answered: what they throw or reject is dropped.
+  const deliver = recordEmitter(options.onRecord, options.sink, () => undefined);
   function emit(record: ToolExecutionRecord): void {
     counters.recorded++;
-    if (options.onRecord !== undefined) {
-      try {
-        options.onRecord(record);
-      } catch {
-        // A listener must not break the proxy.
-      }
-    }
-    try {
-      options.sink?.enqueue(record)?.catch(() => undefined);
-    } catch {
-      // The recorder never throws by contract; a custom sink might, and the request is already answered.
-    }
+    void deliver(record);
   }
 
   function argsOf(live: CallState): unknown {

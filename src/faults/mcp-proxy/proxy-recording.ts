@@ -6,7 +6,6 @@
 import type { Clock } from '../../core/clock.js';
 import { parseDurationMs } from '../../core/duration-text.js';
 import { ConfigError } from '../../core/errors.js';
-import type { ToolExecutionRecord } from '../../core/record-types.js';
 import type { Store } from '../../core/store-types.js';
 import { createRecorder, type Recorder } from '../../record/recorder.js';
 import { openStore, sqlitePathOf } from '../../store/open-store.js';
@@ -81,25 +80,3 @@ export async function openRecordingAndUpstream(
   return { recording, startup };
 }
 
-/** Hands each record to `onRecord` and the sink. Telemetry must not break the call: what either throws or rejects is logged, never relayed. */
-export function recordEmitter(
-  sink: RecordSink,
-  onRecord: ((record: ToolExecutionRecord) => void) | undefined,
-  log: (line: string) => void,
-): (record: ToolExecutionRecord) => Promise<void> | undefined {
-  return (record) => {
-    if (onRecord !== undefined) {
-      try {
-        onRecord(record);
-      } catch (error) {
-        log(`onRecord threw: ${errorText(error)}`);
-      }
-    }
-    try {
-      return sink.enqueue(record)?.catch((error: unknown) => log(`recording failed: ${errorText(error)}`));
-    } catch (error) {
-      log(`recording failed: ${errorText(error)}`);
-      return undefined;
-    }
-  };
-}

@@ -50,7 +50,8 @@ import type { FaultPlan } from '../plan.js';
 import { ClientRequestRelay } from './client-requests.js';
 import { InitializeGate, type DeclaredClient } from './initialize-gate.js';
 import { JsonRpcError } from './rpc-error.js';
-import { checkRetention, openRecordingAndUpstream, recordEmitter } from './proxy-recording.js';
+import { recordEmitter } from '../../record/record-emitter.js';
+import { checkRetention, openRecordingAndUpstream } from './proxy-recording.js';
 import { mirroredCapabilities, serverFor, type DownstreamScope, type Session } from './downstream-server.js';
 import type { CallSession, RecordSink } from './tool-call.js';
 import { DEFAULT_HANDSHAKE_TIMEOUT_MS, describeUpstream, McpUpstreamError, reconnectable, type McpUpstream, type UpstreamConnection } from './upstream.js';
@@ -242,7 +243,9 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
 
   const redactor = options.redact === false ? undefined : createRedactor(options.redact ?? {});
   const shaping = { redactor, maxOutputChars: options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS };
-  const emit = recordEmitter(sink, options.onRecord, log);
+  const emit = recordEmitter(options.onRecord, sink, (error, where) =>
+    log(where === 'onRecord' ? `onRecord threw: ${errorText(error)}` : `recording failed: ${errorText(error)}`),
+  );
   const scope: DownstreamScope = {
     plan,
     clock,
