@@ -24,6 +24,7 @@ import { ConfigError, FaultlineError } from '../core/errors.js';
 import type { BatchEncoding, Store } from '../core/store-types.js';
 import { spoolAtExit } from './spool-at-exit.js';
 import { createSpool, defaultSpoolPath, readSpoolBatches, unlinkIfPresent, type Spool } from './spool.js';
+import { StoreHealth } from './store-health.js';
 import { summarizeSuccess } from './summarize.js';
 import type { ToolExecutionRecord } from '../core/record-types.js';
 
@@ -347,8 +348,6 @@ class BatchingRecorder implements Recorder {
   private readonly durable: boolean;
   private readonly maxBlockMs: number;
   private readonly summarize: boolean;
-  private readonly initialDelayMs: number;
-  private readonly maxDelayMs: number;
   private readonly insertTimeoutMs: number;
   private readonly clock: { now(): number };
   private readonly onError: ((error: unknown) => void) | undefined;
@@ -393,12 +392,9 @@ class BatchingRecorder implements Recorder {
   private unsynced = false;
   private replayScheduled = false;
 
-  private healthy = true;
+  private readonly health: StoreHealth;
   /** Lets the next batch try the store although it is unhealthy: the probe when records have nowhere else to go. */
   private probeArmed = false;
-  private probeDelayMs: number;
-  private nextProbeAt = 0;
-  private probeTimer: NodeJS.Timeout | null = null;
   private recovering: Promise<void> | null = null;
   private recoverAgain = false;
   private spoolFailing = false;
@@ -406,8 +402,6 @@ class BatchingRecorder implements Recorder {
   private spoolError: unknown = null;
   private spoolErrorReported = false;
   private readonly segments: Segment[] = [];
-  /** The most recent record the store confirmed; re-inserting it is the health check. */
-  private lastStored: ToolExecutionRecord | null = null;
   private closed = false;
   private closing: Promise<void> | null = null;
 
@@ -445,15 +439,15 @@ class BatchingRecorder implements Recorder {
     this.overflowMode = oneOf(options.overflow, 'overflow', ['spill', 'block', 'drop'] as const, 'spill');
     this.maxBlockMs = positiveNumber(options.maxBlockMs, 'maxBlockMs', 60_000);
     this.summarize = oneOf(options.successRecords, 'successRecords', ['full', 'summary'] as const, 'full') === 'summary';
-    this.initialDelayMs = positiveNumber(options.retry?.initialDelayMs, 'retry.initialDelayMs', 500);
-    this.maxDelayMs = positiveNumber(options.retry?.maxDelayMs, 'retry.maxDelayMs', Math.max(30_000, this.initialDelayMs));
-    if (this.maxDelayMs < this.initialDelayMs) {
+    const initialDelayMs = positiveNumber(options.retry?.initialDelayMs, 'retry.initialDelayMs', 500);
+    const maxDelayMs = positiveNumber(options.retry?.maxDelayMs, 'retry.maxDelayMs', Math.max(30_000, initialDelayMs));
+    if (maxDelayMs < initialDelayMs) {
       throw new ConfigError('retry.maxDelayMs must not be below retry.initialDelayMs', 'retry.maxDelayMs');
     }
     this.insertTimeoutMs = positiveNumber(options.insertTimeoutMs, 'insertTimeoutMs', 10_000);
     this.clock = options.clock ?? { now: Date.now };
+    this.health = new StoreHealth({ initialDelayMs, maxDelayMs, clock: this.clock, probe: () => void this.recover() });
     this.onError = options.onError;
-    this.probeDelayMs = this.initialDelayMs;
     this.lastCheckAt = this.lastSyncAt = performance.now();
 
     const spoolOption = options.spool;
@@ -508,7 +502,7 @@ class BatchingRecorder implements Recorder {
   async flush(): Promise<void> {
     if (this.closing !== null) return this.closing;
     await this.ready;
-    if (!this.healthy && this.probeDue()) await this.recover();
+    if (!this.health.healthy && this.health.probeDue()) await this.recover();
     const target = this.accepted;
     while (this.settled < target) {
       if (!(await (this.flushing ?? this.startDrain()))) return;
@@ -530,7 +524,7 @@ class BatchingRecorder implements Recorder {
       queued: this.queuedCount + this.unsavedInFlight,
       failedFlushes: this.failedFlushes,
       rejected: this.rejected,
-      storeHealthy: this.healthy,
+      storeHealthy: this.health.healthy,
       waiting: this.waiters.length,
       malformedSpoolLines: this.malformed,
       pendingSpoolFiles: this.segments.length + (this.spool?.hasSpilled === true ? 1 : 0),
@@ -546,7 +540,7 @@ class BatchingRecorder implements Recorder {
       dropped: this.dropped,
       rejected: this.rejectedOwn,
       recovered: this.replayed - this.replayedOwn,
-      storeHealthy: this.healthy,
+      storeHealthy: this.health.healthy,
     };
   }
 
@@ -703,11 +697,11 @@ class BatchingRecorder implements Recorder {
 
   /** While the store takes writes, what was spilled is replayed once the event loop turns. */
   private scheduleReplay(): void {
-    if (this.replayScheduled || this.closed || !this.healthy) return;
+    if (this.replayScheduled || this.closed || !this.health.healthy) return;
     this.replayScheduled = true;
     setImmediate(() => {
       this.replayScheduled = false;
-      if (this.healthy) void this.recover();
+      if (this.health.healthy) void this.recover();
     }).unref();
   }
 
@@ -750,14 +744,14 @@ class BatchingRecorder implements Recorder {
       if (this.recovering !== null) await this.recovering;
       // One last probe even if the backoff says wait: the store may be back, and the spool then
       // need not outlive this process.
-      if (!this.healthy || this.segments.length > 0 || this.spool?.hasSpilled === true) {
+      if (!this.health.healthy || this.segments.length > 0 || this.spool?.hasSpilled === true) {
         await this.recover();
         await this.drainEverything();
       }
     } catch (error) {
       this.report(error);
     } finally {
-      this.clearProbeTimer();
+      this.health.clearProbe();
       this.dropRemaining();
       if (this.unsynced) this.syncSpill();
       await this.spool?.close();
@@ -835,16 +829,12 @@ class BatchingRecorder implements Recorder {
   private tick(): void {
     this.checkWindow(performance.now());
     if (this.unsynced) this.syncSpill();
-    if (!this.healthy && this.probeDue()) void this.recover();
+    if (!this.health.healthy && this.health.probeDue()) void this.recover();
     if (this.chunks.length > 0 && this.flushing === null && this.canPersist()) void this.startDrain();
   }
 
   private canPersist(): boolean {
-    return this.healthy || this.probeArmed || (this.spool !== null && (!this.spoolFailing || performance.now() >= this.spoolRetryAt));
-  }
-
-  private probeDue(): boolean {
-    return this.clock.now() >= this.nextProbeAt;
+    return this.health.healthy || this.probeArmed || (this.spool !== null && (!this.spoolFailing || performance.now() >= this.spoolRetryAt));
   }
 
   /** Whether the head of the queue is a batch that grows no more: full, or followed by another. */
@@ -903,7 +893,7 @@ class BatchingRecorder implements Recorder {
     while (!this.stuck && this.running < this.maxInFlight && this.chunks.length > 0) {
       const full = this.hasFullBatch();
       if (!full && !all && !this.durable) return;
-      if (this.running > 0 && (!full || !this.healthy || this.inFlight + this.chunks[0]!.records.length > this.maxRecordsInFlight)) return;
+      if (this.running > 0 && (!full || !this.health.healthy || this.inFlight + this.chunks[0]!.records.length > this.maxRecordsInFlight)) return;
       this.running++;
       void this.persistNextBatch().then((persisted) => {
         this.running--;
@@ -927,14 +917,14 @@ class BatchingRecorder implements Recorder {
     this.unsavedInFlight += count;
     let persisted = false;
     try {
-      if (this.healthy || this.probeArmed) {
-        const wasHealthy = this.healthy;
+      if (this.health.healthy || this.probeArmed) {
+        const wasHealthy = this.health.healthy;
         this.probeArmed = false;
         const result = await this.write(batch);
         if (result.ok) {
           persisted = true;
           if (!batch.insured) this.written += result.stored;
-          if (!this.healthy) this.becomeHealthy();
+          if (!this.health.healthy) this.becomeHealthy();
         } else {
           this.storeFailed(result.error, !wasHealthy);
         }
@@ -943,7 +933,7 @@ class BatchingRecorder implements Recorder {
         persisted = true;
         // The store came back while this batch was on its way to disk: replay it now rather than
         // leaving it for the next outage or for close().
-        if (this.healthy) void this.recover();
+        if (this.health.healthy) void this.recover();
       }
     } catch (error) {
       this.report(error);
@@ -1025,7 +1015,7 @@ class BatchingRecorder implements Recorder {
     const result =
       encoded === null ? await this.insert(out.records) : await this.send(out.count, () => this.store.insertEncoded!(encoded));
     if (result.ok) {
-      if (out.last !== undefined) this.lastStored = out.last;
+      if (out.last !== undefined) this.health.lastStored = out.last;
       return { ok: true, stored: out.count };
     }
     // A write that timed out says nothing about its records, and probing a store that hangs would
@@ -1055,7 +1045,7 @@ class BatchingRecorder implements Recorder {
       // mistaken for a record the store will never take.
       const retry = await this.insert(batch);
       if (retry.ok) {
-        this.remember(batch);
+        this.health.remember(batch);
         return null;
       }
       if (!(await this.storeTakesWrites([]))) return { error: retry.error };
@@ -1066,7 +1056,7 @@ class BatchingRecorder implements Recorder {
     for (const half of [batch.slice(0, middle), batch.slice(middle)]) {
       const result = await this.insert(half);
       if (result.ok) {
-        this.remember(half);
+        this.health.remember(half);
         continue;
       }
       if (!(await this.storeTakesWrites(half))) return { error: result.error };
@@ -1082,20 +1072,15 @@ class BatchingRecorder implements Recorder {
    * succeeding on its own is proof too; otherwise an outage cannot be ruled out.
    */
   private async storeTakesWrites(batch: readonly ToolExecutionRecord[]): Promise<boolean> {
-    if (this.lastStored !== null) return (await this.insert([this.lastStored])).ok;
+    if (this.health.lastStored !== null) return (await this.insert([this.health.lastStored])).ok;
     const candidates = batch.length > 1 ? [batch[0], batch[batch.length - 1]] : [];
     for (const candidate of candidates) {
       if (candidate !== undefined && (await this.insert([candidate])).ok) {
-        this.lastStored = candidate;
+        this.health.lastStored = candidate;
         return true;
       }
     }
     return false;
-  }
-
-  private remember(batch: readonly ToolExecutionRecord[]): void {
-    const last = batch[batch.length - 1];
-    if (last !== undefined) this.lastStored = last;
   }
 
   private async setAside(refused: ReadonlyArray<{ record: ToolExecutionRecord; error: unknown }>, out: Outgoing): Promise<void> {
@@ -1152,43 +1137,15 @@ class BatchingRecorder implements Recorder {
 
   private storeFailed(error: unknown, duringProbe: boolean): void {
     this.failedFlushes++;
-    if (this.healthy) {
-      this.healthy = false;
-      this.probeDelayMs = this.initialDelayMs;
-      this.report(error);
-    } else if (!duringProbe) {
-      // A write started before the outage was noticed; the outage is already reported and probed.
-      if (this.probeTimer !== null) return;
-    } else {
-      this.probeDelayMs = Math.min(this.probeDelayMs * 2, this.maxDelayMs);
-    }
-    this.scheduleProbe();
+    if (this.health.failed(duringProbe, this.closed)) this.report(error);
   }
 
   private becomeHealthy(): void {
-    this.healthy = true;
+    this.health.recovered();
     this.blockTimeoutReported = false;
     this.dropReported = false;
     this.spoolFailing = false;
-    this.probeDelayMs = this.initialDelayMs;
-    this.clearProbeTimer();
     if (this.chunks.length > 0) this.scheduleFlush();
-  }
-
-  private scheduleProbe(): void {
-    this.clearProbeTimer();
-    if (this.closed) return;
-    this.nextProbeAt = this.clock.now() + this.probeDelayMs;
-    this.probeTimer = setTimeout(() => {
-      this.probeTimer = null;
-      void this.recover();
-    }, this.probeDelayMs);
-    this.probeTimer.unref();
-  }
-
-  private clearProbeTimer(): void {
-    if (this.probeTimer !== null) clearTimeout(this.probeTimer);
-    this.probeTimer = null;
   }
 
   /** Probes the store and replays the spool; one run at a time, never rejects. */
@@ -1201,7 +1158,7 @@ class BatchingRecorder implements Recorder {
       do {
         this.recoverAgain = false;
         await this.runRecovery();
-      } while (this.recoverAgain && this.healthy);
+      } while (this.recoverAgain && this.health.healthy);
       this.recovering = null;
     })();
     this.recovering = run;
@@ -1209,12 +1166,12 @@ class BatchingRecorder implements Recorder {
   }
 
   private async runRecovery(): Promise<void> {
-    this.clearProbeTimer();
+    this.health.clearProbe();
     try {
       await this.ready;
       this.spoolFailing = false;
-      if (!this.healthy && this.lastStored !== null) {
-        const probe = await this.insert([this.lastStored]);
+      if (!this.health.healthy && this.health.lastStored !== null) {
+        const probe = await this.insert([this.health.lastStored]);
         if (!probe.ok) {
           this.storeFailed(probe.error, true);
           return;
@@ -1235,23 +1192,23 @@ class BatchingRecorder implements Recorder {
           if (outcome === 'replayed') probed = true;
         }
         // Loop while the store is healthy and records were spilled meanwhile.
-      } while (this.healthy && this.spool?.hasSpilled === true);
+      } while (this.health.healthy && this.spool?.hasSpilled === true);
 
-      if (!this.healthy && !probed) {
+      if (!this.health.healthy && !probed) {
         if (this.chunks.length > 0) {
           this.probeArmed = true;
           await (this.flushing ?? this.startDrain());
           this.probeArmed = false;
           // The drain may have finished without reaching the store (its records went to the spool).
-          if (!this.healthy && this.probeTimer === null) this.scheduleProbe();
+          if (!this.health.healthy && !this.health.probeScheduled) this.health.scheduleProbe(this.closed);
         } else {
           // Nothing to probe with yet; look again later.
-          this.scheduleProbe();
+          this.health.scheduleProbe(this.closed);
         }
       }
     } catch (error) {
       this.report(error);
-      if (!this.healthy) this.scheduleProbe();
+      if (!this.health.healthy) this.health.scheduleProbe(this.closed);
     }
   }
 
@@ -1262,7 +1219,7 @@ class BatchingRecorder implements Recorder {
         for (const line of batch.malformedLines) if (line >= segment.scannedLines) this.malformed++;
         segment.scannedLines = Math.max(segment.scannedLines, batch.nextLine);
         if (batch.records.length > 0) {
-          const wasHealthy = this.healthy;
+          const wasHealthy = this.health.healthy;
           const result = await this.write(new Outgoing(batch.records, this.encoding, segment.own ? 'own-spool' : 'leftover'));
           if (!result.ok) {
             this.storeFailed(result.error, !wasHealthy);
@@ -1274,7 +1231,7 @@ class BatchingRecorder implements Recorder {
             this.replayedOwn += result.stored;
             this.spoolPending -= batch.records.length;
           }
-          if (!this.healthy) this.becomeHealthy();
+          if (!this.health.healthy) this.becomeHealthy();
         }
         segment.doneLines = batch.nextLine;
       }
