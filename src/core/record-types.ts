@@ -24,6 +24,19 @@ export interface AttemptRecord {
   delay_before_ms: number;
   /** The kind of fault injected into this attempt, if any (see `fault` on the record). */
   fault_kind?: string | null;
+  /** The timeout this attempt ran under, when the tool's timeout is adaptive. */
+  timeout?: AttemptTimeout;
+}
+
+/** Which timeout an attempt ran under, and why (adaptive timeouts). */
+export interface AttemptTimeout {
+  ms: number;
+  /** `fixed`: too few successes known, the tool's own timeout; `adaptive`: k x p99; `floor` / `ceiling`: k x p99 clamped. */
+  basis: 'fixed' | 'adaptive' | 'floor' | 'ceiling';
+  p99_ms: number | null;
+  /** Successes the p99 was taken over. */
+  samples: number;
+  reason: string;
 }
 
 /** What recovered a failure, as the correction memory keeps it (seed 004 section 6). */

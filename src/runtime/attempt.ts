@@ -108,9 +108,9 @@ export function runAttempt(
   signal: AbortSignal | undefined,
   startedAt: number,
   planned: PlannedFault | undefined,
+  timeoutMs: number = entry.tool.timeoutMs,
 ): Promise<AttemptResult> {
   const clock = env.clock;
-  const timeoutMs = entry.tool.timeoutMs;
   return new Promise<AttemptResult>((resolve) => {
     let settled = false;
     let cancelTimer: () => void;

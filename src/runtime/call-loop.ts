@@ -28,7 +28,7 @@ interface AttemptVerdict {
   output?: unknown;
 }
 
-function judgeAttempt(env: CallEnv, tool: Tool, args: unknown, result: AttemptResult, endedAt: number): AttemptVerdict {
+function judgeAttempt(env: CallEnv, tool: Tool, args: unknown, result: AttemptResult, endedAt: number, timeoutMs = tool.timeoutMs): AttemptVerdict {
   switch (result.kind) {
     case 'ok': {
       const output = result.value;
@@ -44,7 +44,7 @@ function judgeAttempt(env: CallEnv, tool: Tool, args: unknown, result: AttemptRe
     case 'error':
       return { classification: classifyError(result.error, endedAt) };
     case 'timeout':
-      return { classification: timeoutClassification(tool.timeoutMs) };
+      return { classification: timeoutClassification(timeoutMs) };
     case 'cancelled':
       return { classification: cancelled(tool.name) };
   }
@@ -84,7 +84,8 @@ export async function runAttempts(env: CallEnv, call: Call, entry: RegisteredToo
     const attemptStart = attempt === 0 ? call.startedAt : clock.now();
     const ctx = new AttemptContext(call, attempt, clock);
     const planned = faults === undefined ? undefined : planFault(env, call, entry, attempt, attemptStart);
-    const result = await runAttempt(env, entry, args, ctx, signal, attemptStart, planned);
+    const limit = entry.adaptiveTimeout?.current();
+    const result = await runAttempt(env, entry, args, ctx, signal, attemptStart, planned, limit?.ms);
     const attemptEnd = clock.now();
     // `fault` is ground truth: a fault that met the tool's own failure left it as it was, as the proxies record it.
     const skipped = planned?.onlyOnSuccess === true && result.kind === 'error' && result.fromTool === true;
@@ -92,7 +93,7 @@ export async function runAttempts(env: CallEnv, call: Call, entry: RegisteredToo
     if (applied !== undefined) call.fault ??= applied.fault;
     else if (skipped) call.faultNotApplied ??= planned.fault;
 
-    const { classification, issues, output } = judgeAttempt(env, tool, args, result, attemptEnd);
+    const { classification, issues, output } = judgeAttempt(env, tool, args, result, attemptEnd, limit?.ms);
     call.attempts.push({
       attempt,
       started_at: isoTime(attemptStart),
@@ -102,10 +103,12 @@ export async function runAttempts(env: CallEnv, call: Call, entry: RegisteredToo
       error_code: classification?.code ?? null,
       delay_before_ms: delay,
       ...(faults !== undefined ? { fault_kind: applied?.fault.kind ?? null } : {}),
+      ...(limit !== undefined ? { timeout: limit } : {}),
     });
 
     if (classification === undefined) {
       breaker.onSuccess();
+      entry.adaptiveTimeout?.observe(attemptEnd - attemptStart);
       if (refreshedAfter !== undefined) learnRefresh(env, call, refreshedAfter, attemptEnd);
       return { kind: 'success', output, recovered: attempt > 0 || refreshed, endedAt: attemptEnd };
     }

@@ -8,6 +8,7 @@ import type { BreakerOptions } from './breaker.js';
 import type { Clock } from '../core/clock.js';
 import type { FeedbackOverrides } from './feedback.js';
 import { compilePostConditions, type PostConditions, type Verify, type VerifyContext } from './post-conditions.js';
+import type { AdaptiveTimeoutOptions } from './adaptive-timeout.js';
 import type { RetryOptions } from './retry-policy.js';
 import { compileInputValidator, compileOutputValidator, type Validator } from './validate.js';
 
@@ -67,6 +68,11 @@ export interface ToolSpec<Args, Output> {
   verify?(args: Args, output: Output, ctx: VerifyContext): ReturnType<Verify>;
   /** Per-attempt timeout. Default 10 s. */
   timeoutMs?: number;
+  /**
+   * Opt in to an adaptive timeout: k x p99 of recent successes, clamped to `floorMs` and
+   * `ceilingMs` (default `timeoutMs`), read back from the store at startup. `true`: the defaults.
+   */
+  adaptiveTimeout?: AdaptiveTimeoutOptions | boolean;
   retry?: Partial<RetryOptions>;
   /**
    * Whether repeating the call is harmless. Undeclared tools are treated as non-idempotent and
@@ -93,6 +99,7 @@ export interface Tool<Args = any, Output = unknown> {
   readonly inputSchema: JsonSchema;
   readonly outputSchema: JsonSchema | undefined;
   readonly timeoutMs: number;
+  readonly adaptiveTimeout: AdaptiveTimeoutOptions | undefined;
   /** Overrides of the runtime's retry defaults (only what the tool set). */
   readonly retry: Readonly<Partial<RetryOptions>>;
   readonly idempotent: boolean;
@@ -208,6 +215,7 @@ export function defineTool(spec: ToolSpec<any, unknown>): Tool {
     inputSchema,
     outputSchema,
     timeoutMs: spec.timeoutMs ?? 10_000,
+    adaptiveTimeout: spec.adaptiveTimeout === true ? {} : spec.adaptiveTimeout === false ? undefined : spec.adaptiveTimeout,
     retry: Object.freeze(definedOnly(spec.retry)),
     idempotent,
     idempotencyKey: spec.idempotencyKey ?? false,

@@ -2,6 +2,7 @@
 import { DuplicateToolError, ToolDefinitionError } from '../core/errors.js';
 import { ConsecutiveBreaker, type Breaker, type BreakerOptions, type BreakerProvider, type BreakerSnapshot } from './breaker.js';
 import { isTool, type Tool } from './define-tool.js';
+import { AdaptiveTimeout } from './adaptive-timeout.js';
 import type { RetryOptions } from './retry-policy.js';
 import type { Runtime, ToolInfo } from './types.js';
 
@@ -9,6 +10,8 @@ export interface RegisteredTool {
   tool: Tool;
   retry: RetryOptions;
   breaker: Breaker;
+  /** Set when the tool opted in to an adaptive timeout. */
+  adaptiveTimeout: AdaptiveTimeout | undefined;
 }
 
 export interface ToolRegistry {
@@ -36,6 +39,7 @@ export function createRegistry(tools: readonly Tool[], defaults: RegistryDefault
       tool,
       retry: { ...defaults.retry, ...tool.retry },
       breaker: defaults.breakers?.breakerFor(tool.name, breakerOptions) ?? new ConsecutiveBreaker(breakerOptions),
+      adaptiveTimeout: adaptiveTimeoutOf(tool),
     });
   }
   for (const { tool } of entries.values()) {
@@ -67,4 +71,13 @@ export function createRegistry(tools: readonly Tool[], defaults: RegistryDefault
       },
     },
   };
+}
+
+function adaptiveTimeoutOf(tool: Tool): AdaptiveTimeout | undefined {
+  if (tool.adaptiveTimeout === undefined) return undefined;
+  try {
+    return new AdaptiveTimeout(tool.name, tool.timeoutMs, tool.adaptiveTimeout);
+  } catch (error) {
+    throw new ToolDefinitionError(tool.name, (error as Error).message);
+  }
 }

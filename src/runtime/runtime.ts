@@ -78,6 +78,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     loopGuard: options.loopGuard === undefined || options.loopGuard === false ? undefined : new LoopGuard(options.loopGuard === true ? {} : options.loopGuard),
   };
   const scope: CallScope = { env, registry, steps: new TraceSteps() };
+  const adaptive = [...registry.names()].flatMap((name) => registry.get(name)?.adaptiveTimeout ?? []);
+  const timeoutsLoaded = store === undefined ? Promise.resolve() : Promise.all(adaptive.map((t) => t.load(store, recording.reportStoreError))).then(() => undefined);
   let closed = false;
   let closing: Promise<void> | undefined;
 
@@ -113,6 +115,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
     store,
     corrections,
+    adaptiveTimeouts: {
+      loaded: timeoutsLoaded,
+      current: (name) => registry.get(name)?.adaptiveTimeout?.current(),
+    },
     tools: registry.infos,
     breakers: registry.breakers,
     stats: () => ownRecorder?.recording(),

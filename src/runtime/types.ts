@@ -2,7 +2,7 @@
 import type { FaultInjector } from './fault-injector.js';
 import type { RedactOptions } from '../record/redact.js';
 import type { RecorderOptions, RecordingStats } from '../record/recorder.js';
-import type { LastRecovery, ToolExecutionRecord } from '../core/record-types.js';
+import type { AttemptTimeout, LastRecovery, ToolExecutionRecord } from '../core/record-types.js';
 import type { RecordSink } from '../core/record-sink.js';
 import type { Store } from '../core/store-types.js';
 import type { FailureCategory, FailureStage, FeedbackAction } from '../core/taxonomy.js';
@@ -160,6 +160,13 @@ export interface Runtime {
   readonly store: Store | undefined;
   /** The correction memory; undefined when `correctionMemory: false`. */
   readonly corrections: CorrectionMemoryView | undefined;
+  /** The adaptive timeouts of the tools that opted in (`adaptiveTimeout`). */
+  readonly adaptiveTimeouts: {
+    /** Settles once each tool's recent successes have been read back from the store. */
+    readonly loaded: Promise<void>;
+    /** The timeout the tool's next attempt gets, and why; undefined for a tool with a fixed timeout. */
+    current(toolName: string): AttemptTimeout | undefined;
+  };
   execute<Output = unknown>(toolName: string, args: unknown, options?: ExecuteOptions): Promise<ExecuteResult<Output>>;
   /**
    * Runs a call whose arguments are the JSON text a model produced (OpenAI `tool_calls[].function.arguments`).
