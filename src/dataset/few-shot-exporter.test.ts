@@ -170,7 +170,7 @@ describe('few-shot exporter', () => {
     });
     if (typeof t === 'string') throw new Error(t);
     const [row] = rowsOf([t]);
-    expect(row!.example.error.evidence).toEqual({ confidence: 0.85, evidence: ['field:error.code=429', 'field:error', 'words:rate limit'] });
+    expect(row!.example.error.evidence).toEqual({ confidence: 0.85, evidence: ['field:error.code=429', 'field:error'] });
     expect(row!.snippet).toContain('(read from field:error.code=429, field:error; confidence 0.85)');
   });
 });

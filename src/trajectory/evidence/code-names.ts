@@ -113,8 +113,19 @@ const ERRNO_SHAPE = /^(?:E[A-Z]{3,}|UND_ERR_[A-Z_]+|ERR_[A-Z_]+|insufficient_quo
 /** What a name says: the cause it states, or `wrapper` (its message tells), or null when it says nothing known. */
 export type NameMeaning = { cause: Cause } | 'wrapper' | null;
 
+/** Names repeat across a log (the same codes, the same exceptions); their meaning is a pure function of the name. */
+const meanings = new Map<string, NameMeaning>();
+
 /** The cause a machine name states; see the file comment. */
 export function meaningOfName(name: string): NameMeaning {
+  const hit = meanings.get(name);
+  if (hit !== undefined) return hit;
+  const meaning = meaningUncached(name);
+  if (meanings.size < 4096) meanings.set(name, meaning);
+  return meaning;
+}
+
+function meaningUncached(name: string): NameMeaning {
   const bare = bareName(name.trim());
   if (bare === '') return null;
   if (ERRNO_SHAPE.test(bare) && classifyCause({ errno: bare }) !== null) return { cause: { errno: bare } };

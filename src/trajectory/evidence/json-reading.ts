@@ -20,7 +20,15 @@ type Loose = Record<string, unknown>;
 
 const isObject = (v: unknown): v is Loose => v !== null && typeof v === 'object' && !Array.isArray(v);
 /** `status_code`, `statusCode`, `Status-Code` -> `statuscode`. */
-const norm = (key: string): string => key.toLowerCase().replace(/[_\-\s.]/g, '');
+const normalized = new Map<string, string>();
+const norm = (key: string): string => {
+  let k = normalized.get(key);
+  if (k === undefined) {
+    k = key.toLowerCase().replace(/[_\-\s.]/g, '');
+    if (normalized.size < 8192) normalized.set(key, k);
+  }
+  return k;
+};
 
 const isEmpty = (v: unknown): boolean =>
   v === null || v === undefined || v === false || v === '' || (Array.isArray(v) && v.length === 0) || (isObject(v) && Object.keys(v).length === 0);
@@ -68,6 +76,12 @@ const ERROR_NESTED_KEYS = new Set(['error', 'errors', 'cause', 'details', 'exten
 /** What the walk found besides signals: the error's message, and a server-requested wait. */
 export interface JsonFindings {
   message?: string;
+  /**
+   * Texts the body states (messages, error strings), read once the walk is done and only when
+   * its structure has not already told the failure and its cause: reading prose costs far more
+   * than walking fields, and a stated status says more than the words beside it.
+   */
+  texts?: { text: string; inError: boolean }[];
   /** Retry-After, in seconds, as text (what the runtime's classifier reads from a header). */
   retryAfter?: string;
 }
@@ -94,9 +108,10 @@ function describesEntity(obj: Loose): boolean {
   return id && state;
 }
 
-function isEnvelope(obj: Loose, allowData: boolean): boolean {
-  for (const key of Object.keys(obj)) {
-    const k = norm(key);
+function isEnvelope(obj: Loose, allowData: boolean, keys: readonly string[], nkeys: readonly string[]): boolean {
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    const k = nkeys[i]!;
     if (ENVELOPE.has(k) || k.includes('err') || k.includes('fault') || k.includes('exception')) {
       if (!allowData && (k === 'data' || k === 'result') && !isEmpty(obj[key])) return false;
       continue;
@@ -161,18 +176,18 @@ function readErrorObject(obj: Loose, path: string, sink: Signal[], found: JsonFi
       readCodeValue(value, `${path}.${key}`, sink, true, k === 'type' || k === 'kind' ? 0.8 : 0.85);
     } else if (ERROR_MESSAGE_KEYS.has(k) && typeof value === 'string') {
       found.message ??= value;
-      readText(value, sink, { inError: true });
+      later(found, value, true);
     } else if (depth < 4 && (ERROR_NESTED_KEYS.has(k) || CONTAINERS.has(k))) {
       if (isObject(value)) readErrorObject(value, `${path}.${key}`, sink, found, depth + 1);
       else if (Array.isArray(value)) {
         for (let i = 0; i < value.length && i < 8; i++) {
           const item = value[i];
           if (isObject(item)) readErrorObject(item, `${path}.${key}[${i}]`, sink, found, depth + 1);
-          else if (typeof item === 'string') readText(item, sink, { inError: true });
+          else if (typeof item === 'string') later(found, item, true);
         }
       } else if (typeof value === 'string' && k !== 'data' && k !== 'body') {
         found.message ??= value;
-        readText(value, sink, { inError: true });
+        later(found, value, true);
       }
     }
   }
@@ -189,7 +204,7 @@ function readContainer(value: unknown, path: string, sink: Signal[], found: Json
     sink.push({ evidence: `field:${path}`, confidence: 0.85, fails: true });
     found.message ??= value;
     // `"error": "channel_not_found"` is a code; `"error": "upstream timed out"` is a message.
-    if (/\s/.test(value.trim()) || !readCodeValue(value, path, sink, true, 0.85)) readText(value, sink, { inError: true });
+    if (/\s/.test(value.trim()) || !readCodeValue(value, path, sink, true, 0.85)) later(found, value, true);
     return;
   }
   if (typeof value === 'number') {
@@ -204,7 +219,7 @@ function readContainer(value: unknown, path: string, sink: Signal[], found: Json
       if (isObject(item)) readErrorObject(item, `${path}[${i}]`, sink, found, 1);
       else if (typeof item === 'string') {
         found.message ??= item;
-        readText(item, sink, { inError: true });
+        later(found, item, true);
       }
     }
     return;
@@ -232,17 +247,19 @@ export function readJson(value: unknown, sink: Signal[], found: JsonFindings = {
   if (!isObject(value)) return found;
   const obj = value;
   const keys = Object.keys(obj);
-  const envelope = isEnvelope(obj, false);
+  const nkeys = keys.map(norm);
+  const envelope = isEnvelope(obj, false, keys, nkeys);
   // `{"errcode": 0, "errmsg": "ok"}`: a zero error code says the text beside it is no error.
-  const zeroCode = keys.some((key) => (ERROR_CODES.has(norm(key)) || RETURN_CODES.has(norm(key))) && (obj[key] === 0 || (typeof obj[key] === 'string' && /^0+$/.test(obj[key] as string))));
+  const zeroCode = keys.some((key, i) => (ERROR_CODES.has(nkeys[i]!) || RETURN_CODES.has(nkeys[i]!)) && (obj[key] === 0 || (typeof obj[key] === 'string' && /^0+$/.test(obj[key] as string))));
   // `{"job_id": 7, "status": "failed", "error": "disk full"}` describes a job: its error is data.
   const entity = describesEntity(obj);
   // JSend (`{"status": "fail", "data": {…}}`) puts what failed under `data`: status words still speak for the call.
-  const jsend = envelope || isEnvelope(obj, true);
+  const jsend = envelope || isEnvelope(obj, true, keys, nkeys);
   const start = sink.length;
-  for (const key of keys) {
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
     const v = obj[key];
-    const k = norm(key);
+    const k = nkeys[i]!;
     const path = key;
     noteRetry(key, v, found);
     if (CONTAINERS.has(k)) {
@@ -253,7 +270,7 @@ export function readJson(value: unknown, sink: Signal[], found: JsonFindings = {
       if (typeof v === 'string' && v.trim() !== '' && !zeroCode && !entity && !SUCCESS_CODE.test(v.trim())) {
         sink.push({ evidence: `field:${path}`, confidence: 0.85, fails: true });
         found.message ??= v;
-        readText(v, sink, { inError: true });
+        later(found, v, true);
       }
     } else if (ERROR_CODES.has(k) || (RETURN_CODES.has(k) && envelope)) {
       if (!readCodeValue(v, path, sink, true, 0.9) && v !== null && v !== undefined && v !== '' && !(typeof v === 'string' && SUCCESS_CODE.test(v)) && Number(v) !== 0) {
@@ -293,7 +310,7 @@ export function readJson(value: unknown, sink: Signal[], found: JsonFindings = {
     } else if (k === 'object' && typeof v === 'string' && /^error$/i.test(v)) {
       // Stripe's, Notion's and Mistral's bodies say what they are: `"object": "error"`.
       sink.push({ evidence: `field:${path}=error`, confidence: 0.85, fails: true });
-    } else if (k === 'name' && typeof v === 'string' && envelope && keys.some((key) => MESSAGE_KEYS.includes(norm(key))) && /^(?:[A-Z][A-Z_]{3,}|[A-Z]\w*(?:Error|Exception))$/.test(v)) {
+    } else if (k === 'name' && typeof v === 'string' && envelope && nkeys.some((nk) => MESSAGE_KEYS.includes(nk)) && /^(?:[A-Z][A-Z_]{3,}|[A-Z]\w*(?:Error|Exception))$/.test(v)) {
       // A serialized error (`{"name": "UNPROCESSABLE_ENTITY", "message": …}`, `{"name": "TypeError", …}`).
       if (!readCodeValue(v, path, sink, true, 0.85)) sink.push({ evidence: `field:${path}=${v.slice(0, 60)}`, confidence: 0.8, fails: true, ...(/(?:Error|Exception)$/.test(v) ? { cause: { name: v } } : {}) });
     } else if (k === 'type') {
@@ -309,13 +326,14 @@ export function readJson(value: unknown, sink: Signal[], found: JsonFindings = {
   const failedHere = inError || sink.slice(start).some((s) => s.fails);
   if (failedHere || envelope) {
     // The message says why (or, in a bare envelope such as GitHub's `{"message": "Not Found"}`, whether).
-    for (const key of keys) {
-      const k = norm(key);
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
+      const k = nkeys[i]!;
       const v = obj[key];
       if (MESSAGE_KEYS.includes(k) || (failedHere && MORE_TEXT_KEYS.includes(k))) {
         if (typeof v === 'string') {
           if (MESSAGE_KEYS.includes(k)) found.message ??= v;
-          readText(v, sink, { inError: failedHere });
+          later(found, v, failedHere);
         } else if (failedHere && (isObject(v) || Array.isArray(v)) && !CONTAINERS.has(k)) {
           readContainerCauses(v, key, sink, found);
         }
@@ -325,8 +343,8 @@ export function readJson(value: unknown, sink: Signal[], found: JsonFindings = {
   // A wrapper holding only the result, or an MCP result: the result inside speaks.
   if (depth < 3) {
     const first = keys[0];
-    const only = keys.length === 1 && first !== undefined && UNWRAP_KEYS.has(norm(first));
-    const mcp = keys.includes('content') && keys.every((key) => MCP_KEYS.has(norm(key)));
+    const only = keys.length === 1 && first !== undefined && UNWRAP_KEYS.has(nkeys[0]!);
+    const mcp = keys.includes('content') && nkeys.every((nk) => MCP_KEYS.has(nk));
     if (only || mcp) {
       const inner = obj[mcp ? 'content' : first!];
       const text = contentText(inner);
@@ -347,7 +365,27 @@ export function readJson(value: unknown, sink: Signal[], found: JsonFindings = {
       if (mcp && isObject(obj['structuredContent'])) readJson(obj['structuredContent'], sink, found, failedHere, depth + 1);
     }
   }
+  if (depth === 0) readLater(sink, found);
   return found;
+}
+
+function later(found: JsonFindings, text: string, inError: boolean): void {
+  (found.texts ??= []).push({ text, inError });
+}
+
+/** The texts the walk put aside, unless a failure and a stated cause of it are already known. */
+function readLater(sink: Signal[], found: JsonFindings): void {
+  const texts = found.texts;
+  if (texts === undefined) return;
+  delete found.texts;
+  let fails = false;
+  let caused = false;
+  for (const s of sink) {
+    if (s.fails) fails = true;
+    if (s.cause !== undefined && s.wording !== true && s.confidence >= 0.8) caused = true;
+  }
+  if (fails && caused) return;
+  for (const { text, inError } of texts) readText(text, sink, { inError: inError || fails });
 }
 
 /** Causes in a list or object of error details that sits under a message-like key (FastAPI's `detail: [{ msg, type }]`). */

@@ -39,6 +39,8 @@ export interface ResultReading {
 export interface ReadOptions {
   /** The source's own error flag (Anthropic's `is_error`, MCP's `isError`). */
   isError?: boolean;
+  /** What {@link mayShowFailure} said of this text, when the caller has already asked it. */
+  screened?: boolean;
 }
 
 const OK: ResultReading = { failure: null };
@@ -56,24 +58,52 @@ const DOUBT = 0.2;
  */
 const JSON_FAILURE_CUE =
   /rror|RROR|"[eE]rr|xception|ailed|ailure|[fF]ault|FAIL|[fF]ail"|atal"|alse|\\u|[tT]imeout|TIMEOUT|timed_out|[dD]enied|essage"|"msg"|"detail|"reason"|tatus\w*"\s*:\s*(?:"?[45]\d\d|"[A-Z]{4})|ode"\s*:\s*(?:"?(?:-\d|[13-9]|2(?!\d\d\D))|"[A-Za-z])|"ret\w*"\s*:\s*"?-?[1-9]|"rc"\s*:\s*-?[1-9]|xit\w*"\s*:\s*[1-9]/;
-const FIRST_KEY = /^\s*\{\s*"([\w$-]{1,40})"\s*:/;
+/** Index of the first character of `text` that is not JSON whitespace. */
+function firstNonSpace(text: string): number {
+  let i = 0;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c !== 32 && c !== 10 && c !== 13 && c !== 9) break;
+    i += 1;
+  }
+  return i;
+}
+
+const isSpaceOrColon = (c: number): boolean => c === 32 || c === 58 || c === 10 || c === 13 || c === 9;
+
+/**
+ * The first key of the object that opens at `start`, lower case without separators, when its
+ * value is text, a list or an object (what a wrapper holds); read by hand, since this runs for
+ * every result of a log.
+ */
+function wrapperKey(text: string, start: number): string | undefined {
+  let open = start + 1;
+  while (open < text.length && isSpaceOrColon(text.charCodeAt(open)) && text.charCodeAt(open) !== 58) open += 1;
+  if (text.charCodeAt(open) !== 34) return undefined;
+  const close = text.indexOf('"', open + 1);
+  if (close < 0 || close - open > 41) return undefined;
+  let i = close + 1;
+  while (i < text.length && isSpaceOrColon(text.charCodeAt(i))) i += 1;
+  const value = text.charCodeAt(i);
+  if (value !== 34 && value !== 91 && value !== 123) return undefined; // '"', '[', '{'
+  return text.slice(open + 1, close).toLowerCase().replace(/[_\-\s.$]/g, '');
+}
 
 /**
  * Whether {@link readResult} could find a failure in the JSON `text`, told without parsing it:
  * false only when the text holds none of the cues every failure reading of a body rests on (see
  * `JSON_FAILURE_CUE`) and is no wrapper whose inner result could state one. Importers that defer
- * parsing (see `DeferredJson`) parse a result only when this says so; `readResult` asks it too,
- * so the deferred and the eager paths read every result alike. Text that is not JSON is always
- * read (true).
+ * parsing (see `DeferredJson`) parse a result only when this says so, and then tell `readResult`
+ * (`screened`); otherwise `readResult` asks it itself, so the deferred and the eager paths read
+ * every result alike. Text that is not JSON is always read (true).
  */
 export function mayShowFailure(text: string): boolean {
-  const trimmed = text.trimStart();
-  if (!trimmed.startsWith('{')) return !trimmed.startsWith('[') || JSON_FAILURE_CUE.test(text);
+  const start = firstNonSpace(text);
+  const first = text.charCodeAt(start);
+  if (first !== 123) return first !== 91 || JSON_FAILURE_CUE.test(text);
   if (JSON_FAILURE_CUE.test(text)) return true;
-  const first = FIRST_KEY.exec(trimmed);
-  if (first === null) return false;
-  const key = first[1]!.toLowerCase().replace(/[_\-\s.$]/g, '');
-  return UNWRAP_KEYS.has(key) || MCP_KEYS.has(key);
+  const key = wrapperKey(text, start);
+  return key !== undefined && (UNWRAP_KEYS.has(key) || MCP_KEYS.has(key));
 }
 
 /** A body that is a list of error objects and nothing else (Salesforce's `[{"message", "errorCode"}]`). */
@@ -98,7 +128,7 @@ function looksLikeJson(text: string): boolean {
 export function readResult(text: string, options: ReadOptions = {}, body?: unknown): ResultReading {
   const isError = options.isError === true;
   const json = looksLikeJson(text);
-  if (json && !isError && !mayShowFailure(text)) return OK;
+  if (json && !isError && !(options.screened ?? mayShowFailure(text))) return OK;
   const sink: Signal[] = [];
   if (isError) sink.push({ evidence: 'flag:is_error', confidence: 0.9, fails: true });
   let found: JsonFindings = {};

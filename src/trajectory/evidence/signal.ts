@@ -58,12 +58,20 @@ const cache = new Map<string, CauseReading | null>();
  * for `{ name }`, a crash the tool reported).
  */
 export function classifyCause(cause: Cause): CauseReading | null {
-  const key = JSON.stringify(cause);
+  const key = causeKey(cause);
   const hit = cache.get(key);
   if (hit !== undefined) return hit;
   const reading = classifyUncached(cause);
   if (cache.size < 4096) cache.set(key, reading);
   return reading;
+}
+
+function causeKey(cause: Cause): string {
+  if ('status' in cause) return `s${cause.status}/${cause.type ?? ''}/${cause.retryAfter ?? ''}`;
+  if ('errno' in cause) return `e${cause.errno}`;
+  if ('rpc' in cause) return `r${cause.rpc}`;
+  if ('name' in cause) return `n${cause.name}`;
+  return `t${cause.type}`;
 }
 
 function classifyUncached(cause: Cause): CauseReading | null {

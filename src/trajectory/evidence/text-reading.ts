@@ -86,6 +86,7 @@ const SYSTEM_PHRASES: readonly (readonly [RegExp, string])[] = [
   [/network is unreachable|no route to host|host is unreachable/i, 'EHOSTUNREACH'],
   [/certificate verify failed|x509: |ssl: |self[- ]signed certificate/i, 'ECONNREFUSED'],
 ];
+const SYSTEM_PHRASE = new RegExp(SYSTEM_PHRASES.map(([pattern]) => `(${pattern.source})`).join('|'), 'i');
 /** `An error occurred (ThrottlingException) when calling the PutItem operation` (botocore). */
 const AWS_CODE = /An error occurred \(([\w.]+)\) when calling/g;
 /** Error codes quoted inside the text: `'code': 'rate_limit_exceeded'`, `"type": "invalid_request_error"`. */
@@ -96,6 +97,8 @@ const EXPRESS_CANNOT = /\bCannot (?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) \//;
 const STATED_CODE = /(?:错误码|错误代码|返回码|错误编号|エラーコード|error[ _]?code|errcode)\s*[：:=]\s*(-?\d{1,6})(?!\d)/gi;
 /** An exception class: qualified identifier ending in a failure noun, followed by `:` or `(` or the line's end. */
 const EXCEPTION = /(?:^|[\s(\[{'"`,=])((?:[A-Za-z_$][\w$]*(?:\.|::))*[A-Z][\w$]*?(?:Error|Exception|Timeout|Fault|Refused|Exceeded|Exhausted|Denied|Failure|Unavailable|NotFound|Throttled))(?=\s*[:(\[]|\s*$)/gm;
+/** A cheap test for {@link EXCEPTION}: a class name's failure noun after a letter (a bare `Error:` is the prefix's). */
+const EXCEPTION_NOUN = /[a-z0-9](?:Error|Exception|Timeout|Fault|Refused|Exceeded|Exhausted|Denied|Failure|Unavailable|NotFound|Throttled)\b|\.Timeout\b/;
 const GO_CLIENT = /^(?:Get|Post|Put|Patch|Delete|Head) "https?:\/\/[^"]*": /;
 const HTML_START = /^\s*<(?:!doctype|html|head|body|\?xml|center|h1|title)\b/i;
 const STACK_FRAME = /^\s+at\s|^\s+File "|^goroutine \d+ \[|^Caused by: |^\s+\.\.\. \d+ more/m;
@@ -130,13 +133,13 @@ export function readText(text: string, sink: Signal[], context: TextContext): vo
   const whole = context.inError || t.length <= SHORT_TEXT;
   const start = sink.length;
   // A log excerpt reports what happened elsewhere; its words are doubts at most.
-  if (!context.inError && isLogExcerpt(t)) {
+  if (!context.inError && t.includes('\n') && isLogExcerpt(t)) {
     const words = failureWords(t.slice(0, 2000));
     if (words !== undefined) sink.push({ evidence: `words:${words.phrase}`, confidence: 0.45, fails: false, cause: words.cause, wording: true, statement: false });
     return;
   }
   readPrefix(t, sink);
-  const stack = t.includes(PY_TRACEBACK) || STACK_FRAME.test(t);
+  const stack = t.includes('\n') && (t.includes(PY_TRACEBACK) || STACK_FRAME.test(t));
   if (stack) readStack(t, sink);
   // The part of the text where a failure would be reported: all of a short one, the first and
   // last lines of a long one. `after` gives what follows a match in the text itself, so that a
@@ -246,7 +249,7 @@ function statusSignal(evidence: string, status: number, confidence: number, fail
  */
 function readForms(scan: string, sink: Signal[], whole: boolean, after: (end: number) => string = (end) => scan.slice(end, end + 60)): void {
   const fails = true;
-  if (EXPRESS_CANNOT.test(scan)) sink.push({ evidence: 'text:Cannot GET', confidence: 0.8, fails, cause: { status: 404 } });
+  if (scan.includes('Cannot ') && EXPRESS_CANNOT.test(scan)) sink.push({ evidence: 'text:Cannot GET', confidence: 0.8, fails, cause: { status: 404 } });
   const hasDigits = /\d\d\d/.test(scan);
   if (hasDigits) {
     for (const form of STATUS_FORMS) {
@@ -275,7 +278,7 @@ function readForms(scan: string, sink: Signal[], whole: boolean, after: (end: nu
     const s = status === undefined ? undefined : statusSignal(bare[1]!, status, 0.75, fails);
     if (s !== undefined) sink.push(s);
   }
-  readGrpc(scan, sink, fails);
+  if (hasDigits || scan.includes('rpc') || scan.includes('StatusCode')) readGrpc(scan, sink, fails);
   if (/[A-Z]{4}/.test(scan)) {
     ERRNO.lastIndex = 0;
     for (let m = ERRNO.exec(scan); m !== null; m = ERRNO.exec(scan)) {
@@ -290,17 +293,24 @@ function readForms(scan: string, sink: Signal[], whole: boolean, after: (end: nu
       sink.push({ evidence: `errno:${errno ?? m[1]}`, confidence: 0.85, fails, ...(errno === undefined ? {} : { cause: { errno } }) });
     }
   }
-  for (const [pattern, errno] of SYSTEM_PHRASES) {
-    const m = pattern.exec(scan);
-    if (m !== null) sink.push({ evidence: `text:${m[0].toLowerCase()}`, confidence: 0.7, fails, cause: { errno } });
+  const system = SYSTEM_PHRASE.exec(scan);
+  if (system !== null) {
+    for (let i = 1; i < system.length; i++) {
+      if (system[i] !== undefined) {
+        sink.push({ evidence: `text:${system[i]!.toLowerCase()}`, confidence: 0.7, fails, cause: { errno: SYSTEM_PHRASES[i - 1]![1] } });
+        break;
+      }
+    }
   }
   if (scan.includes('An error occurred (')) {
     AWS_CODE.lastIndex = 0;
     for (let m = AWS_CODE.exec(scan); m !== null; m = AWS_CODE.exec(scan)) pushCode(`text:${m[1]}`, m[1]!, sink, true);
   }
-  if (scan.includes(':')) {
+  if (scan.includes('":') || scan.includes("':") || scan.includes('" :') || scan.includes("' :")) {
     QUOTED_CODE.lastIndex = 0;
     for (let m = QUOTED_CODE.exec(scan); m !== null; m = QUOTED_CODE.exec(scan)) pushCode(`text:${clip(m[0], 50)}`, m[1]!, sink, false);
+  }
+  if (hasDigits || /\d/.test(scan)) {
     STATED_CODE.lastIndex = 0;
     for (let m = STATED_CODE.exec(scan); m !== null; m = STATED_CODE.exec(scan)) {
       const code = Number(m[1]);
@@ -309,8 +319,10 @@ function readForms(scan: string, sink: Signal[], whole: boolean, after: (end: nu
       sink.push(s ?? { evidence: `text:${clip(m[0])}`, confidence: 0.75, fails });
     }
   }
-  EXCEPTION.lastIndex = 0;
-  for (let m = EXCEPTION.exec(scan); m !== null; m = EXCEPTION.exec(scan)) pushException(m[1]!, sink, 0.8);
+  if (EXCEPTION_NOUN.test(scan)) {
+    EXCEPTION.lastIndex = 0;
+    for (let m = EXCEPTION.exec(scan); m !== null; m = EXCEPTION.exec(scan)) pushException(m[1]!, sink, 0.8);
+  }
 }
 
 function pushCode(evidence: string, name: string, sink: Signal[], fails: boolean): void {
@@ -334,10 +346,10 @@ function readGrpc(scan: string, sink: Signal[], fails: boolean): void {
     for (let m = GRPC_PY.exec(scan); m !== null; m = GRPC_PY.exec(scan)) push(m[1]!, grpcCause(m[1]!));
   }
   GRPC_NODE.lastIndex = 0;
-  for (let m = GRPC_NODE.exec(scan); m !== null; m = GRPC_NODE.exec(scan)) {
+  for (let m = /\d [A-Z]/.test(scan) ? GRPC_NODE.exec(scan) : null; m !== null; m = GRPC_NODE.exec(scan)) {
     if (isGrpcName(m[2]!) && grpcCause(Number(m[1])) === grpcCause(m[2]!)) push(m[2]!, grpcCause(m[2]!));
   }
-  if (/grpc/i.test(scan)) {
+  if (scan.includes('grpc') || scan.includes('GRPC') || scan.includes('Grpc')) {
     GRPC_NUMBER.lastIndex = 0;
     for (let m = GRPC_NUMBER.exec(scan); m !== null; m = GRPC_NUMBER.exec(scan)) push(`grpc-status ${m[1]}`, grpcCause(Number(m[1])));
   }

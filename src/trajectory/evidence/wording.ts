@@ -29,14 +29,18 @@ const WORDS: readonly (readonly [RegExp, Cause])[] = [
   [/internal (?:server )?error|server error|unexpected error|something went wrong|crashed|内部错误|服务器(?:内部)?错误|系统(?:错误|异常)|服务(?:端)?异常|内部エラー|サーバーエラー|서버 오류|시스템 오류|error interno|erreur interne|interner fehler/i, { status: 500 }],
 ];
 
-/** The failure words nearest the start of `text` and the cause they suggest, or undefined. */
+/**
+ * All the patterns as one expression, each its own group: one scan finds the leftmost match, and
+ * at one position the earlier (more specific) pattern, as the list orders them.
+ */
+const ALL_WORDS = new RegExp(WORDS.map(([pattern]) => `(${pattern.source})`).join('|'), 'i');
+
+/** The failure words nearest the start of `text`, the cause they suggest and where they are, or undefined. */
 export function failureWords(text: string): { phrase: string; cause: Cause; at: number } | undefined {
-  let best: { at: number; phrase: string; cause: Cause } | undefined;
-  for (const [pattern, cause] of WORDS) {
-    const m = pattern.exec(text);
-    if (m !== null && (best === undefined || m.index < best.at)) best = { at: m.index, phrase: m[0].toLowerCase(), cause };
-  }
-  return best;
+  const m = ALL_WORDS.exec(text);
+  if (m === null) return undefined;
+  for (let i = 1; i < m.length; i++) if (m[i] !== undefined) return { phrase: m[i]!.toLowerCase(), cause: WORDS[i - 1]![1], at: m.index };
+  return undefined;
 }
 
 /**

@@ -65,7 +65,7 @@ export function anthropicTrajectory(value: unknown, options?: ImportOptions): Tr
   if (!isRecord(value)) return 'expected a JSON object with a "messages" array';
   const parsed = conversation(value['messages']);
   if (typeof parsed === 'string') return parsed;
-  const steps = stepsFromCalls(parsed.calls, (call, body) => readResult(call.result.text, call.result.isError === true ? { isError: true } : {}, body), options?.deferJson === true);
+  const steps = stepsFromCalls(parsed.calls, (call, body, screened) => readResult(call.result.text, { ...(call.result.isError === true ? { isError: true } : {}), ...(screened === undefined ? {} : { screened }) }, body), options?.deferJson === true);
   const id = value['id'];
   return assembleTrajectory({
     source: 'anthropic',

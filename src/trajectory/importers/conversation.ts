@@ -97,24 +97,29 @@ function looksLikeJson(text: string): boolean {
 }
 
 /** How a result's text becomes its body: parsed now, or (with `defer`) when read, unless classifying it needs the value. */
-function resultBody(text: string, defer: boolean): { classify: unknown; body: unknown } {
+function resultBody(text: string, defer: boolean): { classify: unknown; body: unknown; screened?: boolean } {
   if (!looksLikeJson(text)) return { classify: text, body: text };
-  if (!defer || mayShowFailure(text)) {
+  if (!defer) {
     const value = parseResultText(text);
     return { classify: value, body: value };
   }
+  const screened = mayShowFailure(text);
+  if (screened) {
+    const value = parseResultText(text);
+    return { classify: value, body: value, screened };
+  }
   // No failure can be read from it: `readResult` answers from the text alone, as it would from the value.
-  return { classify: text, body: new DeferredJson(text, parseResultText) };
+  return { classify: text, body: new DeferredJson(text, parseResultText), screened };
 }
 
 /**
  * Turns calls in order into steps; `classify` reads a result, given its text and `body`, the text
- * parsed (once: it becomes the step's response body too). With `defer`, result texts in which no
- * failure can be read are left unparsed (see `DeferredJson`).
+ * parsed (once: it becomes the step's response body too), and, with `defer`, what `mayShowFailure`
+ * said of it (result texts in which no failure can be read are left unparsed, see `DeferredJson`).
  */
 export function stepsFromCalls(
   calls: readonly ConversationCall[],
-  classify: (call: AnsweredCall, body: unknown) => ResultReading,
+  classify: (call: AnsweredCall, body: unknown, screened?: boolean) => ResultReading,
   defer = false,
 ): TrajectoryStep[] {
   const n = calls.length;
@@ -125,9 +130,9 @@ export function stepsFromCalls(
     const call = calls[i]!;
     let reading: ResultReading | null = null;
     if (call.result !== undefined) {
-      const { classify: value, body } = resultBody(call.result.text, defer);
+      const { classify: value, body, screened } = resultBody(call.result.text, defer);
       bodies[i] = body;
-      reading = classify(call as AnsweredCall, value);
+      reading = classify(call as AnsweredCall, value, screened);
     }
     readings[i] = reading;
     const failure = reading?.failure ?? null;

@@ -79,7 +79,8 @@ export function openAiConversation(messages: unknown, deferJson = false): OpenAi
 }
 
 /** Reads an OpenAI-style tool result (a `role: "tool"` message's content, which has no error flag). */
-export const classifyOpenAiResult = (call: { result: { text: string } }, body?: unknown) => readResult(call.result.text, {}, body);
+export const classifyOpenAiResult = (call: { result: { text: string } }, body?: unknown, screened?: boolean) =>
+  readResult(call.result.text, screened === undefined ? {} : { screened }, body);
 
 function sourceIdOf(value: unknown): string | null {
   return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)) ? String(value) : null;
