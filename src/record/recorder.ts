@@ -24,6 +24,7 @@ import { ConfigError, FaultlineError } from '../core/errors.js';
 import type { BatchEncoding, Store } from '../core/store-types.js';
 import { spoolAtExit } from './spool-at-exit.js';
 import { createSpool, defaultSpoolPath, readSpoolBatches, unlinkIfPresent, type Spool } from './spool.js';
+import { SpoolFailover } from './spool-failover.js';
 import { StoreHealth } from './store-health.js';
 import { summarizeSuccess } from './summarize.js';
 import type { ToolExecutionRecord } from '../core/record-types.js';
@@ -330,8 +331,6 @@ type WriteResult = { ok: true; stored: number } | { ok: false; error: unknown };
 
 /** Enqueues between two readings of the clock for the `maxUnsavedMs` bound, at most (the clock costs 50-250 ns a reading). */
 const MAX_CHECK_EVERY = 64;
-/** A spool whose disk failed is tried again after this long. */
-const SPOOL_RETRY_MS = 1000;
 
 class BatchingRecorder implements Recorder {
   private readonly store: Store;
@@ -352,6 +351,8 @@ class BatchingRecorder implements Recorder {
   private readonly clock: { now(): number };
   private readonly onError: ((error: unknown) => void) | undefined;
   private readonly spool: Spool | null;
+  /** Appends to the spool, its fsyncs and its disk's failures; null when the spool is disabled. */
+  private readonly failover: SpoolFailover | null;
   private readonly interval: NodeJS.Timeout;
   private readonly ready: Promise<void>;
 
@@ -388,8 +389,6 @@ class BatchingRecorder implements Recorder {
   private checkEvery = 1;
   private untilCheck = 1;
   /** When the spill segment was last fsync'd, and whether it holds writes since. */
-  private lastSyncAt: number;
-  private unsynced = false;
   private replayScheduled = false;
 
   private readonly health: StoreHealth;
@@ -397,10 +396,6 @@ class BatchingRecorder implements Recorder {
   private probeArmed = false;
   private recovering: Promise<void> | null = null;
   private recoverAgain = false;
-  private spoolFailing = false;
-  private spoolRetryAt = 0;
-  private spoolError: unknown = null;
-  private spoolErrorReported = false;
   private readonly segments: Segment[] = [];
   private closed = false;
   private closing: Promise<void> | null = null;
@@ -448,7 +443,7 @@ class BatchingRecorder implements Recorder {
     this.clock = options.clock ?? { now: Date.now };
     this.health = new StoreHealth({ initialDelayMs, maxDelayMs, clock: this.clock, probe: () => void this.recover() });
     this.onError = options.onError;
-    this.lastCheckAt = this.lastSyncAt = performance.now();
+    this.lastCheckAt = performance.now();
 
     const spoolOption = options.spool;
     if (spoolOption === false) {
@@ -464,6 +459,7 @@ class BatchingRecorder implements Recorder {
       this.spool = createSpool({ path: path ?? defaultSpoolPath() });
     }
     const spool = this.spool;
+    this.failover = spool === null ? null : new SpoolFailover(spool, { durable: this.durable, syncEveryMs: this.flushIntervalMs, report: (error) => this.report(error) });
     this.unlistAtExit = spool === null ? () => undefined : spoolAtExit(() => this.spoolAtExit(spool));
 
     this.interval = setInterval(() => this.tick(), this.flushIntervalMs);
@@ -629,7 +625,7 @@ class BatchingRecorder implements Recorder {
     if (this.dropReported) return;
     this.dropReported = true;
     const reason =
-      this.spool === null ? 'is disabled' : this.spoolError === null ? 'could not take them' : `failed: ${errorMessage(this.spoolError)}`;
+      this.spool === null ? 'is disabled' : this.failover!.lastError === null ? 'could not take them' : `failed: ${errorMessage(this.failover!.lastError)}`;
     this.report(new RecordsDroppedError(this.maxQueue, reason));
   }
 
@@ -671,24 +667,9 @@ class BatchingRecorder implements Recorder {
    * is disabled or its disk fails (reported once until it works again).
    */
   private spill(records: readonly ToolExecutionRecord[]): boolean {
-    const spool = this.spool;
-    if (spool === null || records.length === 0) return spool !== null;
-    const now = performance.now();
-    if (this.spoolFailing && now < this.spoolRetryAt) return false;
-    const sync = this.durable || now - this.lastSyncAt >= this.flushIntervalMs;
-    try {
-      spool.spillSync(records, sync);
-    } catch (error) {
-      this.spoolFailing = true;
-      this.spoolRetryAt = now + SPOOL_RETRY_MS;
-      this.spoolError = error;
-      this.reportSpoolError(error);
-      return false;
-    }
-    if (sync) this.lastSyncAt = now;
-    this.unsynced = !sync;
-    this.spoolFailing = false;
-    this.spoolErrorReported = false;
+    const failover = this.failover;
+    if (failover === null || records.length === 0) return failover !== null;
+    if (!failover.append(records)) return false;
     this.spooled += records.length;
     this.spoolPending += records.length;
     this.scheduleReplay();
@@ -753,7 +734,7 @@ class BatchingRecorder implements Recorder {
     } finally {
       this.health.clearProbe();
       this.dropRemaining();
-      if (this.unsynced) this.syncSpill();
+      this.failover?.syncIfUnsynced();
       await this.spool?.close();
       this.unlistAtExit();
     }
@@ -770,21 +751,11 @@ class BatchingRecorder implements Recorder {
     for (const chunk of this.chunks) for (const record of chunk.records) records.push(record);
     for (const waiter of this.waiters) records.push(waiter.record);
     if (records.length === 0) {
-      if (this.unsynced) spool.syncSpilled();
+      if (this.failover?.unsynced === true) spool.syncSpilled();
       return;
     }
     spool.spillSync(records, true);
     this.spooled += records.length;
-  }
-
-  private syncSpill(): void {
-    try {
-      this.spool?.syncSpilled();
-      this.unsynced = false;
-      this.lastSyncAt = performance.now();
-    } catch (error) {
-      this.reportSpoolError(error);
-    }
   }
 
   /** Arms the sweep of waiters that have waited `maxBlockMs`, for the oldest one. */
@@ -828,13 +799,13 @@ class BatchingRecorder implements Recorder {
 
   private tick(): void {
     this.checkWindow(performance.now());
-    if (this.unsynced) this.syncSpill();
+    this.failover?.syncIfUnsynced();
     if (!this.health.healthy && this.health.probeDue()) void this.recover();
     if (this.chunks.length > 0 && this.flushing === null && this.canPersist()) void this.startDrain();
   }
 
   private canPersist(): boolean {
-    return this.health.healthy || this.probeArmed || (this.spool !== null && (!this.spoolFailing || performance.now() >= this.spoolRetryAt));
+    return this.health.healthy || this.probeArmed || (this.failover !== null && this.failover.canTake());
   }
 
   /** Whether the head of the queue is a batch that grows no more: full, or followed by another. */
@@ -1144,7 +1115,7 @@ class BatchingRecorder implements Recorder {
     this.health.recovered();
     this.blockTimeoutReported = false;
     this.dropReported = false;
-    this.spoolFailing = false;
+    this.failover?.retryNow();
     if (this.chunks.length > 0) this.scheduleFlush();
   }
 
@@ -1169,7 +1140,7 @@ class BatchingRecorder implements Recorder {
     this.health.clearProbe();
     try {
       await this.ready;
-      this.spoolFailing = false;
+      this.failover?.retryNow();
       if (!this.health.healthy && this.health.lastStored !== null) {
         const probe = await this.insert([this.health.lastStored]);
         if (!probe.ok) {
@@ -1183,7 +1154,7 @@ class BatchingRecorder implements Recorder {
         const spilled = this.spool?.takeSpilled() ?? null;
         if (spilled !== null) {
           // Its records must be on disk before the replay deletes the file they would otherwise be reread from.
-          this.unsynced = false;
+          if (this.failover !== null) this.failover.unsynced = false;
           this.segments.push({ path: spilled, own: true, doneLines: 0, scannedLines: 0 });
         }
         for (const segment of [...this.segments]) {
@@ -1253,9 +1224,7 @@ class BatchingRecorder implements Recorder {
   }
 
   private reportSpoolError(error: unknown): void {
-    if (this.spoolErrorReported) return;
-    this.spoolErrorReported = true;
-    this.report(error);
+    this.failover?.reportError(error);
   }
 
   private report(error: unknown): void {
