@@ -92,7 +92,8 @@ export interface Dashboard {
   handler(req: IncomingMessage, res: ServerResponse): void;
 }
 
-class HttpError extends Error {
+/** A page the dashboard answers with a status other than 200: a bad link, a missing record, a refused request. */
+class PageError extends Error {
   constructor(
     readonly status: number,
     message: string,
@@ -147,7 +148,7 @@ function idAfter(path: string, prefix: string): string | undefined {
   try {
     return decodeURIComponent(raw);
   } catch {
-    throw new HttpError(400, `invalid id in ${path}: bad percent-encoding`);
+    throw new PageError(400, `invalid id in ${path}: bad percent-encoding`);
   }
 }
 
@@ -171,7 +172,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const reviewDigest = options.reviewToken === undefined ? null : adminTokenDigest(options.reviewToken);
   const reviewSample = options.reviewSample ?? {};
   const trajectories = (): Store & TrajectoryStore => {
-    if (!hasTrajectoryStore(store)) throw new HttpError(404, `the ${store.kind} store holds no trajectories`);
+    if (!hasTrajectoryStore(store)) throw new PageError(404, `the ${store.kind} store holds no trajectories`);
     return store;
   };
   // A bad default window is the caller's mistake, reported now rather than on every request.
@@ -189,12 +190,12 @@ export function createDashboard(options: DashboardOptions): Dashboard {
 
   const runOrThrow = async (id: string) => {
     const run = await runs.get(id);
-    if (run === null) throw new HttpError(404, `no saved FailBench run ${id}`);
+    if (run === null) throw new PageError(404, `no saved FailBench run ${id}`);
     return run;
   };
   const comparison = async (params: URLSearchParams) => {
     const [a, b] = [params.get('a'), params.get('b')];
-    if (a === null || a === '' || b === null || b === '') throw new HttpError(400, 'compare needs two runs: /runs/compare?a=<run id>&b=<run id>');
+    if (a === null || a === '' || b === null || b === '') throw new PageError(400, 'compare needs two runs: /runs/compare?a=<run id>&b=<run id>');
     await runOrThrow(a);
     await runOrThrow(b);
     return runs.compare(a, b);
@@ -202,22 +203,22 @@ export function createDashboard(options: DashboardOptions): Dashboard {
 
   /** `POST /api/review/decisions`: see the module comment for who may. */
   async function decide(req: IncomingMessage, res: ServerResponse, nowMs: number): Promise<void> {
-    if (!sameOrigin(req)) throw new HttpError(403, "refused: a review decision must come from the dashboard's own pages (Origin)");
+    if (!sameOrigin(req)) throw new PageError(403, "refused: a review decision must come from the dashboard's own pages (Origin)");
     if (!bearerTokenMatches(req.headers.authorization, reviewDigest!)) {
       req.resume();
-      throw new HttpError(401, 'review decisions need "Authorization: Bearer <admin token>" (the token the dashboard was started with)');
+      throw new PageError(401, 'review decisions need "Authorization: Bearer <admin token>" (the token the dashboard was started with)');
     }
-    if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) throw new HttpError(415, 'a review decision is JSON (Content-Type: application/json)');
+    if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) throw new PageError(415, 'a review decision is JSON (Content-Type: application/json)');
     const text = await readAdminBody(req, MAX_DECISION_BYTES);
-    if (text === undefined) throw new HttpError(413, `a review decision is at most ${MAX_DECISION_BYTES} bytes`);
+    if (text === undefined) throw new PageError(413, `a review decision is at most ${MAX_DECISION_BYTES} bytes`);
     let body: unknown;
     try {
       body = JSON.parse(text);
     } catch {
-      throw new HttpError(400, 'the body is not JSON');
+      throw new PageError(400, 'the body is not JSON');
     }
     const saved = await saveDecision(trajectories(), parseDecision(body), nowMs);
-    if ('status' in saved) throw new HttpError(saved.status, saved.message);
+    if ('status' in saved) throw new PageError(saved.status, saved.message);
     return sendJson(res, 200, { saved: true, review: saved });
   }
 
@@ -256,19 +257,19 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     }
     if (recordId !== undefined) {
       const record = await store.get(recordId);
-      if (record === null) throw new HttpError(404, `no record ${recordId}`);
+      if (record === null) throw new PageError(404, `no record ${recordId}`);
       return sendJson(res, 200, record);
     }
     if (traceId !== undefined) {
       const trace = await readTrace(store, traceId);
-      if (trace === null) throw new HttpError(404, `no trace ${traceId}`);
+      if (trace === null) throw new PageError(404, `no trace ${traceId}`);
       return sendJson(res, 200, trace);
     }
     if (path === '/api/trajectories') return sendJson(res, 200, await readTrajectoryList(trajectories(), parseTrajectoryFilter(params)));
     const trajectoryId = idAfter(path, '/api/trajectories/');
     if (trajectoryId !== undefined) {
       const t = await trajectories().getTrajectory(trajectoryId);
-      if (t === null) throw new HttpError(404, `no trajectory ${trajectoryId}`);
+      if (t === null) throw new PageError(404, `no trajectory ${trajectoryId}`);
       return sendJson(res, 200, t);
     }
     if (path === '/api/review') return sendJson(res, 200, await readReview(trajectories(), reviewSample, reviewDigest !== null));
@@ -276,7 +277,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     if (path === '/api/runs/compare') return sendJson(res, 200, await comparison(params));
     const runId = idAfter(path, '/api/runs/');
     if (runId !== undefined) return sendJson(res, 200, await runOrThrow(runId));
-    throw new HttpError(
+    throw new PageError(
       404,
       `not found: ${path} (try /api/dashboard, /api/stats, /api/alerts, /api/failures, /api/hourly, /api/signatures, /api/records/<id>, /api/traces/<id>, /api/trajectories, /api/review, /api/runs)`,
     );
@@ -295,14 +296,14 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     const recordId = idAfter(path, '/records/');
     if (recordId !== undefined) {
       const record = await store.get(recordId);
-      if (record === null) throw new HttpError(404, `no record ${recordId}`);
+      if (record === null) throw new PageError(404, `no record ${recordId}`);
       // A stored record does not change: nothing to refresh.
       return page(res, 200, `faultline record ${recordId}`, renderRecord(record, defaultView(nowMs)), null, null, generatedAt, 0);
     }
     const traceId = idAfter(path, '/traces/');
     if (traceId !== undefined) {
       const trace = await readTrace(store, traceId);
-      if (trace === null) throw new HttpError(404, `no trace ${traceId}`);
+      if (trace === null) throw new PageError(404, `no trace ${traceId}`);
       // A trace can still be running: its page follows it.
       return page(res, 200, `faultline trace ${traceId}`, renderTrace(trace), null, null, generatedAt, refreshSeconds);
     }
@@ -314,7 +315,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     const trajectoryId = idAfter(path, '/trajectories/');
     if (trajectoryId !== undefined) {
       const t = await trajectories().getTrajectory(trajectoryId);
-      if (t === null) throw new HttpError(404, `no trajectory ${trajectoryId}`);
+      if (t === null) throw new PageError(404, `no trajectory ${trajectoryId}`);
       return page(res, 200, `faultline trajectory ${trajectoryId}`, renderTrajectory(t), 'trajectories', null, generatedAt, 0);
     }
     if (path === '/review') {
@@ -329,7 +330,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     }
     const runId = idAfter(path, '/runs/');
     if (runId !== undefined) return page(res, 200, `faultline FailBench run ${runId}`, renderRun(runId, await runOrThrow(runId)), 'runs', null, generatedAt, 0);
-    throw new HttpError(404, `not found: ${path}`);
+    throw new PageError(404, `not found: ${path}`);
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -338,19 +339,19 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     const isApi = path === '/api' || path.startsWith('/api/');
     const nowMs = now();
     try {
-      if (!hostAllowed(req.headers.host, allowed)) throw new HttpError(403, `refused: Host ${JSON.stringify(req.headers.host)} is not this dashboard's; open it by 127.0.0.1 or localhost`);
+      if (!hostAllowed(req.headers.host, allowed)) throw new PageError(403, `refused: Host ${JSON.stringify(req.headers.host)} is not this dashboard's; open it by 127.0.0.1 or localhost`);
       if (path === '/api/review/decisions') {
-        if (reviewDigest === null) throw new HttpError(405, 'the dashboard is read-only: start it with --review to save review decisions');
-        if (req.method !== 'POST') throw new HttpError(405, `method ${req.method ?? '?'} not allowed on ${path} (POST)`);
+        if (reviewDigest === null) throw new PageError(405, 'the dashboard is read-only: start it with --review to save review decisions');
+        if (req.method !== 'POST') throw new PageError(405, `method ${req.method ?? '?'} not allowed on ${path} (POST)`);
         return await decide(req, res, nowMs);
       }
-      if (req.method !== 'GET' && req.method !== 'HEAD') throw new HttpError(405, `method ${req.method ?? '?'} not allowed: the dashboard is read-only (GET, HEAD)`);
+      if (req.method !== 'GET' && req.method !== 'HEAD') throw new PageError(405, `method ${req.method ?? '?'} not allowed: the dashboard is read-only (GET, HEAD)`);
       if (path === '/favicon.ico') return void res.writeHead(204, COMMON_HEADERS).end();
       await (isApi ? api(path, url.searchParams, res, nowMs) : pages(path, url.searchParams, res, nowMs));
     } catch (error) {
       let status: number;
       let message: string;
-      if (error instanceof HttpError) [status, message] = [error.status, error.message];
+      if (error instanceof PageError) [status, message] = [error.status, error.message];
       else if (ConfigError.isInstance(error)) [status, message] = [400, error.message];
       else {
         options.onError?.(error, path);
