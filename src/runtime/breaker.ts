@@ -55,6 +55,12 @@ export interface Breaker {
   onNeutral(): void;
   snapshot(): BreakerSnapshot;
   restore(snapshot: BreakerSnapshot): void;
+  /**
+   * Whether this process may send the background probe of the open circuit (see
+   * `breaker-probes.ts`). A breaker shared between processes claims it fleet-wide, so one probe
+   * goes out across the fleet; a local breaker has no such method: the probe is always its own.
+   */
+  claimProbe?(now: number): Promise<boolean>;
 }
 
 export class ConsecutiveBreaker implements Breaker {

@@ -116,6 +116,7 @@ export async function runAttempts(env: CallEnv, call: Call, entry: RegisteredToo
     let tripped = false;
     if (countsAgainstBreaker(classification.category, classification.type)) tripped = breaker.onFailure(attemptEnd);
     else breaker.onNeutral();
+    if (tripped) env.prober?.opened(entry, args);
 
     const decision: ReturnType<typeof decideRetry> = tripped
       ? { kind: 'stop', reason: 'circuit_open' }

@@ -9,6 +9,7 @@ import { uuidv7 } from '../record/uuid-v7.js';
 import type { Clock } from '../core/clock.js';
 import type { RuntimeCorrectionMemory } from './correction-memory.js';
 import type { FeedbackOverrides } from './feedback.js';
+import type { BreakerProber } from './breaker-probes.js';
 import type { LoopGuard } from './loop-guard.js';
 import type { TraceSteps } from '../core/trace-steps.js';
 import type { CredentialRefresher, ExecuteOptions } from './types.js';
@@ -34,6 +35,8 @@ export interface CallEnv {
   emit: (record: ToolExecutionRecord) => Promise<void> | undefined;
   /** Whether agents see the upstream's message and body of auth failures (see auth-disclosure.ts). */
   discloseAuthDetails: boolean;
+  /** Undefined when background breaker probes are off. */
+  prober: BreakerProber | undefined;
   /** Undefined when the loop guard is off. */
   loopGuard: LoopGuard | undefined;
 }

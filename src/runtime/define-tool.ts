@@ -84,6 +84,12 @@ export interface ToolSpec<Args, Output> {
   /** A tool to call instead when this one's circuit is open or its rate limit is exhausted. */
   fallback?: string;
   breaker?: Partial<BreakerOptions>;
+  /**
+   * A cheap call that says whether the tool is up, for the runtime's background probes of an
+   * open circuit (`breakerProbes`); throwing or returning a failure means down. Without it, an
+   * idempotent tool is probed with the call that opened the circuit.
+   */
+  healthCheck?: (ctx: ToolContext) => unknown;
   feedback?: FeedbackOverrides;
   annotations?: ToolAnnotations;
   execute(args: Args, ctx: ToolContext): Promise<Output> | Output;
@@ -107,6 +113,7 @@ export interface Tool<Args = any, Output = unknown> {
   readonly fallback: string | undefined;
   /** Overrides of the runtime's breaker defaults (only what the tool set). */
   readonly breaker: Readonly<Partial<BreakerOptions>>;
+  readonly healthCheck: ((ctx: ToolContext) => unknown) | undefined;
   readonly feedback: FeedbackOverrides | undefined;
   readonly annotations: ToolAnnotations | undefined;
   readonly validateInput: Validator;
@@ -174,6 +181,7 @@ export function defineTool(spec: ToolSpec<any, unknown>): Tool {
   }
   if (typeof spec.description !== 'string' || spec.description.trim() === '') throw new ToolDefinitionError(name, 'description is required');
   if (typeof spec.execute !== 'function') throw new ToolDefinitionError(name, 'execute must be a function');
+  if (spec.healthCheck !== undefined && typeof spec.healthCheck !== 'function') throw new ToolDefinitionError(name, 'healthCheck must be a function');
   if (spec.verify !== undefined && typeof spec.verify !== 'function') throw new ToolDefinitionError(name, 'verify must be a function');
   positive(name, 'timeoutMs', spec.timeoutMs);
   positive(name, 'retry.maxRetries', spec.retry?.maxRetries, true);
@@ -221,6 +229,7 @@ export function defineTool(spec: ToolSpec<any, unknown>): Tool {
     idempotencyKey: spec.idempotencyKey ?? false,
     fallback: spec.fallback,
     breaker: Object.freeze(definedOnly(spec.breaker)),
+    healthCheck: spec.healthCheck,
     feedback: spec.feedback,
     annotations,
     validateInput,

@@ -94,6 +94,7 @@ export async function executeCall(
 
   const breaker = entry.breaker;
   if (breaker.admit(startedAt) === 'reject') {
+    env.prober?.opened(entry, validated.value);
     const state = breaker.snapshot();
     const remaining = state.openedAt === null ? undefined : Math.max(0, state.openedAt + breaker.options.cooldownMs - startedAt);
     const failure: FailureDetails = {

@@ -148,6 +148,7 @@ class SharedBreaker implements Breaker {
     private readonly report: (outcome: 'success' | 'failure', now: number, probe: boolean, breaker: SharedBreaker) => void,
     /** Until the first connection the shared count is unknown, so every success is reported. */
     private readonly beforeFirstConnection: () => boolean,
+    private readonly claim: (ttlMs: number) => Promise<boolean>,
   ) {
     this.local = new ConsecutiveBreaker(options);
   }
@@ -191,6 +192,11 @@ class SharedBreaker implements Breaker {
     const before = this.local.snapshot();
     this.local.onSuccess();
     if (before.state !== 'closed' || before.consecutiveFailures > 0 || this.beforeFirstConnection()) this.report('success', 0, false, this);
+  }
+
+  /** One background probe per cooldown across the fleet: a key set only if absent, expiring with the cooldown. */
+  claimProbe(_now: number): Promise<boolean> {
+    return this.claim(this.options.cooldownMs);
   }
 
   onFailure(now: number): boolean {
@@ -511,7 +517,15 @@ export function createRedisBreakers(options: RedisBreakersOptions = {}): RedisBr
 
   return {
     breakerFor(toolName, breakerOptions) {
-      const breaker = new SharedBreaker(breakerOptions, (kind, now, probe, b) => report(kind, now, probe, b, toolName), beforeFirstConnection);
+      // Without Redis the breakers are local, and so is the probe.
+      const claim = (ttlMs: number) =>
+        client.status !== 'ready'
+          ? Promise.resolve(true)
+          : client.set(`${prefix}:probe:${toolName}`, '1', 'PX', Math.max(1, Math.round(ttlMs)), 'NX').then(
+              (reply) => reply === 'OK',
+              () => true,
+            );
+      const breaker = new SharedBreaker(breakerOptions, (kind, now, probe, b) => report(kind, now, probe, b, toolName), beforeFirstConnection, claim);
       breakers.set(toolName, breaker);
       if (client.status === 'ready') void load([toolName]).catch(onError);
       return breaker;

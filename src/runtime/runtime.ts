@@ -21,6 +21,7 @@ import { createRegistry } from './registry.js';
 import { DEFAULT_RETRY, type RetryOptions } from './retry-policy.js';
 import { recordEmitter } from '../record/record-emitter.js';
 import { createCorrectionMemory, openRuntimeRecording } from './runtime-recording.js';
+import { BreakerProber } from './breaker-probes.js';
 import { LoopGuard } from './loop-guard.js';
 import { retentionFor } from '../store/retention.js';
 import { TraceSteps } from '../core/trace-steps.js';
@@ -75,6 +76,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     reportListenerError,
     emit: recordEmitter(options.onRecord, sink, reportListenerError),
     discloseAuthDetails: options.discloseAuthDetails === true,
+    prober: options.breakerProbes === true ? new BreakerProber(options.clock ?? systemClock, reportListenerError) : undefined,
     loopGuard: options.loopGuard === undefined || options.loopGuard === false ? undefined : new LoopGuard(options.loopGuard === true ? {} : options.loopGuard),
   };
   const scope: CallScope = { env, registry, steps: new TraceSteps() };
@@ -128,6 +130,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
     close() {
       closed = true;
+      env.prober?.stop();
       forgetAtExit?.();
       closing ??= (async () => {
         await retention?.stop();

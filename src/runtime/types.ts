@@ -85,6 +85,12 @@ export interface RuntimeOptions {
    * the defaults (N = 4, duplicate writes refused within 5 minutes unless keyed).
    */
   loopGuard?: LoopGuardOptions | boolean;
+  /**
+   * Background probes of open circuits (off by default): at each cooldown the runtime tries the
+   * tool's `healthCheck`, or the call that opened the circuit when the tool is idempotent, and
+   * closes the circuit on success. With Redis-shared breakers one process probes per cooldown.
+   */
+  breakerProbes?: boolean;
 }
 
 export interface ExecuteOptions {
