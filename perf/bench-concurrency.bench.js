@@ -15,19 +15,20 @@
 // billed to the runner's event loop.
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { createServer } from 'node:http';
-import { defaultSuiteDir } from '../dist/cli/commands/bench.js';
+import { defaultSuiteDir } from '../dist/failbench/default-suite.js';
 import { createRobustAgent, resolveAgent } from '../dist/failbench/agents/index.js';
 import { runSuite } from '../dist/failbench/runner.js';
 import { loadScenarios } from '../dist/failbench/scenario-loader.js';
 import { createToolCatalog } from '../dist/tools/index.js';
-import { table } from './harness.js';
+import { QUICK, table } from './harness.js';
 
-const LATENCY_MS = 200;
-const CONCURRENCY = 16;
+// --quick: fewer, faster runs at a lower concurrency.
+const LATENCY_MS = QUICK ? 50 : 200;
+const CONCURRENCY = QUICK ? 8 : 16;
 /** Scenario runs per measurement: one agent x this many scenarios of the default suite. */
-const RUNS = 48;
+const RUNS = QUICK ? 16 : 48;
 /** Rounds of (concurrency 1, concurrency 16), interleaved so drift in machine load hits both. */
-const ROUNDS = 2;
+const ROUNDS = QUICK ? 1 : 2;
 const CONTROL = new Set(['report_tool_failure', 'wait_seconds', 'finish']);
 
 // ---------------------------------------------------------------------------------------------

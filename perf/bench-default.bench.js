@@ -16,10 +16,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { table } from './harness.js';
+import { QUICK, table } from './harness.js';
 
 const MAIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
-const ROUNDS = 3;
+const ROUNDS = QUICK ? 1 : 3;
+/** --quick: one domain of the default suite instead of all of it. */
+const SUITE = QUICK ? ['--filter', 'files/cascade-*'] : [];
 const GOAL_S = 60;
 const WIRE = process.env['BENCH_DEFAULT_WIRE'] === '1';
 
@@ -31,7 +33,7 @@ export default { name: ${JSON.stringify(name)}, run: async () => ({ status: 'gav
 function cli(dir, args, label) {
   const out = join(dir, `out-${label}`);
   const db = join(dir, `${label}.db`);
-  const argv = args === 'help' ? ['bench', '--help'] : ['bench', ...args, '--db', db, '--out', out];
+  const argv = args === 'help' ? ['bench', '--help'] : ['bench', ...args, ...SUITE, '--db', db, '--out', out];
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
     const child = spawn(process.execPath, [MAIN, ...argv], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });

@@ -4,8 +4,13 @@
 // costs that timer overhead dominates. Here each sample times a batch of calls and divides, and
 // the reported figure is the median over samples, which is what matters on a small, noisy machine.
 
+/** `npm run perf -- --quick`: a fifth of the samples and warm-up, one round (the shape, not the figures). */
+export const QUICK = process.env.FAULTLINE_PERF_QUICK === '1';
+
 /** Runs `fn` (sync or async) in batches; returns ns/op percentiles over samples. */
-export async function measure(fn, { batch = 1000, samples = 150, warmupBatches = 30 } = {}) {
+export async function measure(fn, options = {}) {
+  let { batch = 1000, samples = 150, warmupBatches = 30 } = options;
+  if (QUICK) [batch, samples, warmupBatches] = [Math.max(10, Math.ceil(batch / 5)), Math.max(10, Math.ceil(samples / 5)), Math.max(2, Math.ceil(warmupBatches / 5))];
   for (let i = 0; i < warmupBatches; i++) for (let j = 0; j < batch; j++) await fn();
   const perOp = [];
   for (let s = 0; s < samples; s++) {
@@ -20,6 +25,7 @@ export async function measure(fn, { batch = 1000, samples = 150, warmupBatches =
 
 /** Interleaves contenders over several rounds so drift in machine load hits all of them alike. */
 export async function compare(contenders, options = {}, rounds = 3) {
+  if (QUICK) rounds = 1;
   const results = Object.fromEntries(Object.keys(contenders).map((k) => [k, []]));
   for (let r = 0; r < rounds; r++) {
     for (const [name, fn] of Object.entries(contenders)) results[name].push(await measure(fn, options));

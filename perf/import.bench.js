@@ -10,11 +10,11 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { importFile, importOpenAi, importTauBench } from '../dist/trajectory/index.js';
 import { createSqliteStore } from '../dist/store/sqlite/sqlite-store.js';
-import { table } from './harness.js';
+import { table, QUICK } from './harness.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const TAU = join(here, '..', 'corpora', 'tau-bench', 'gpt-4o-airline.json');
-const LINES = 100_000;
+const LINES = QUICK ? 10_000 : 100_000;
 
 const peakMb = () => (process.resourceUsage().maxRSS / 1024).toFixed(0);
 

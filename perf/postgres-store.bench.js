@@ -18,13 +18,13 @@
 import pg from 'pg';
 import { createPostgresStore } from '../dist/store/postgres/postgres-store.js';
 import { createRuntime } from '../dist/index.js';
-import { table } from './harness.js';
+import { table, QUICK } from './harness.js';
 import { drive, workloadTools } from './workload.js';
 
 const URL_ = process.env.FAULTLINE_PERF_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const N = Number(process.env.FAULTLINE_PERF_PG_N ?? 50_000);
 const BATCH = 1000;
-const ROUNDS = 3;
+const ROUNDS = QUICK ? 1 : 3;
 
 const COLUMNS = [
   'execution_id', 'trace_id', 'step_index', 'tool_name', 'status', 'failure_stage', 'failure_category', 'failure_type',

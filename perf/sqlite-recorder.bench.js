@@ -59,12 +59,12 @@ import { createRuntime } from '../dist/index.js';
 import { createSqliteStore } from '../dist/store.js';
 import { createSqliteWorkerStore } from '../dist/store/sqlite/sqlite-worker-store.js';
 import { migrate } from '../dist/store/sqlite/migrations.js';
-import { table } from './harness.js';
+import { table, QUICK } from './harness.js';
 import { drive, workloadTools } from './workload.js';
 
 const N = Number(process.env.FAULTLINE_PERF_RECORDER_N ?? 200_000);
 const CONCURRENCY = Number(process.env.FAULTLINE_PERF_RECORDER_CONCURRENCY ?? 4);
-const ROUNDS = 3;
+const ROUNDS = QUICK ? 1 : 3;
 // FAULTLINE_PERF_RECORDER_BATCH sets the recorder's batch size on the full path (default: the recorder's, 512).
 const BATCH_OPTION = process.env.FAULTLINE_PERF_RECORDER_BATCH ? { batchSize: Number(process.env.FAULTLINE_PERF_RECORDER_BATCH) } : {};
 const RAW_TXN_ROWS = 1000;

@@ -22,7 +22,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { createSqliteStore } from '../dist/store.js';
-import { table } from './harness.js';
+import { QUICK, table } from './harness.js';
 import { syntheticRecords } from './workload.js';
 
 const N = Number(process.env.FAULTLINE_PERF_STATS_N ?? 10_000_000);
@@ -36,7 +36,7 @@ const DAY_MS = 86_400_000;
 const SPAN_MS = 30 * DAY_MS;
 const MAX_STALE_MS = 6 * 3_600_000;
 const LOAD_BATCH = 20_000;
-const RUNS = 5;
+const RUNS = QUICK ? 2 : 5;
 const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'cli', 'main.js');
 
 const seconds = (start) => Number(process.hrtime.bigint() - start) / 1e9;
