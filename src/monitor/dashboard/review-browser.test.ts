@@ -74,7 +74,7 @@ describe('review in headless Chromium', () => {
     expect(await items.nth(0).locator('button[data-decision="accepted"]').isDisabled()).toBe(true);
     // The precision tables were read again after the last decision: 1 of 3 accepted.
     await expect.poll(() => page.locator('#precision-by-judge tr.total, #precision-by-judge tbody tr').count()).toBeGreaterThan(0);
-    expect(await page.locator('#precision .sub').first().textContent()).toContain('3 of 36 judge labels reviewed');
+    expect(await page.locator('#precision-summary').textContent()).toContain('3 of 36 judge labels reviewed');
 
     const at = new Date(NOW).toISOString();
     expect(await reviews()).toStrictEqual({

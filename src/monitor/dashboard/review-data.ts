@@ -4,6 +4,8 @@
  * from the decisions so far (precisionReport, as `review --report`), and a decision saved onto
  * its label through review-store.ts, exactly as the command saves it.
  */
+import { HEURISTIC_JUDGE_QUALITY, type HeuristicJudgeQuality } from '../../annotate/judge/heuristic-judge-quality.js';
+import { HEURISTIC_JUDGE_SOURCE } from '../../annotate/judge/judged-annotation.js';
 import { LABEL_NAMES } from '../../annotate/label.js';
 import { readJudgeLabels, saveLabelReview } from '../../annotate/review-store.js';
 import { DEFAULT_REVIEW_SHARE, isJudgeLabel, precisionReport, sampleForReview, type LabelRef, type PrecisionReport } from '../../annotate/review.js';
@@ -42,7 +44,8 @@ export interface ReviewView {
   /** How many labels the sample holds; `items` lists the first {@link REVIEW_PAGE_ITEMS}. */
   sampled: number;
   items: ReviewItem[];
-  report: PrecisionReport;
+  /** What `faultline review --json` prints: the reviewers' precision, and the judges' figures measured on the repository's labelled calls. */
+  report: PrecisionReport & { measured: Record<string, HeuristicJudgeQuality['semantic_error']> };
 }
 
 export async function readReview(store: TrajectoryStore, options: ReviewSampleOptions, enabled: boolean): Promise<ReviewView> {
@@ -63,7 +66,7 @@ export async function readReview(store: TrajectoryStore, options: ReviewSampleOp
       step: t.steps.find((s) => s.step_index === ref.step_index) ?? null,
     });
   }
-  return { enabled, share, seed, judge_labels: all.length, unreviewed: unreviewed.length, sampled: sample.length, items, report: precisionReport(all.map((a) => a.label)) };
+  return { enabled, share, seed, judge_labels: all.length, unreviewed: unreviewed.length, sampled: sample.length, items, report: { ...precisionReport(all.map((a) => a.label)), measured: { [HEURISTIC_JUDGE_SOURCE]: HEURISTIC_JUDGE_QUALITY.semantic_error } } };
 }
 
 /** A decision as the page posts it: the label, and accept / correct to another label / not a failure. */

@@ -29,9 +29,20 @@ function precisionColumns(title: string): Column<PrecisionRow>[] {
   ];
 }
 
+const rate = (n: number | null): string => (n === null ? 'n/a' : n.toFixed(2));
+
+/** The judges' figures on the repository's labelled calls, as `review --report` prints them first. */
+function measuredLines(v: ReviewView): SafeHtml {
+  const lines = Object.entries(v.report.measured).map(([judge, s]) => {
+    const sets = Object.entries(s.by_set).map(([set, c]) => `${set} ${rate(c.precision)} / ${rate(c.recall)} (${c.calls} calls)`).join('; ');
+    return html`<li>${judge} on the labelled calls in the repository: precision ${rate(s.precision)}, recall ${rate(s.recall)} (${s.calls} calls, ${s.misses} misses; ${sets})</li>`;
+  });
+  return html`<ul class="sub" id="precision-measured">${lines}</ul><p class="sub">reviews give a judge's precision; recall needs the misses it did not flag, which only a labelled set has</p>`;
+}
+
 function precisionSection(v: ReviewView): SafeHtml {
   const r = v.report;
-  const head = html`<h2>Judge precision</h2><p class="sub">${r.reviewed} of ${r.judge_labels} judge labels reviewed (precision = accepted / reviewed; corrected and rejected count against), as <code>npx faultline review --report</code></p>`;
+  const head = html`<h2>Judge precision</h2>${measuredLines(v)}<p class="sub" id="precision-summary">${r.reviewed} of ${r.judge_labels} judge labels reviewed (precision = accepted / reviewed; corrected and rejected count against), as <code>npx faultline review --report</code></p>`;
   if (r.reviewed === 0) return html`<section id="precision">${head}<p class="empty" id="precision-none">nothing reviewed yet</p></section>`;
   return html`<section id="precision">${head}${dataTable('precision-by-judge', precisionColumns('judge'), [...r.by_judge, r.overall])}${dataTable('precision-by-label', precisionColumns('label'), r.by_label)}</section>`;
 }
