@@ -152,7 +152,7 @@ export function conversationMessages(
       options.onTurn({ role: 'user', content: trajectory.task_description ?? '' }, 0);
       told = true;
     }
-    options.onTurn(callMessage(s, s.call_text ?? null), previous);
+    options.onTurn(callMessage(s, s.call_text !== undefined && s.call_text.trim() !== '' ? s.call_text : null), previous);
     options.onTurn(toolMessage(s), s.step_index);
     previous = s.step_index;
   }
