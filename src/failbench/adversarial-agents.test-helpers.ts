@@ -297,6 +297,23 @@ export function askTwiceUseFirstAgent(): Agent {
   };
 }
 
+/**
+ * Stops at the first trouble, then claims success with an answer made up from what it asked for
+ * (the city and date, the ids and amounts it sent): the shape of a right answer without the data.
+ */
+export function guessAfterFailureAgent(): Agent {
+  return {
+    name: 'guess-after-failure',
+    async run(task) {
+      const asked: unknown[] = [];
+      const outcome = await robustRun(withCallTool(task, (name, args) => (asked.push(args), task.callTool(name, args))), {}, () => 'give_up');
+      if (outcome.status === 'completed') return outcome;
+      const guess = asked.map((args) => Object.values((args ?? {}) as Record<string, unknown>).map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(' '));
+      return { status: 'completed', answer: `Done: ${guess.join('; ')}. Sunny, 21°C.`, diagnoses: outcome.diagnoses };
+    },
+  };
+}
+
 /** Every adversarial agent, in the order the score tables list them. */
 export function adversarialAgents(): Agent[] {
   return [
@@ -318,5 +335,6 @@ export function adversarialAgents(): Agent[] {
     writeTwiceVariedAgent(),
     onePlausibleDiagnosisAgent(),
     askTwiceUseFirstAgent(),
+    guessAfterFailureAgent(),
   ];
 }

@@ -144,6 +144,11 @@ describe('single flaws cost what they should', () => {
     expect(score('ask-twice-use-first').score).toBeLessThanOrEqual(0.6);
   });
 
+  it('a made-up answer after a failure it did not get past recovers nothing', () => {
+    expect(rate('guess-after-failure', 'recovery')).toBeLessThanOrEqual(0.2);
+    expect(score('guess-after-failure').score).toBeLessThanOrEqual(0.35);
+  });
+
   it('every agent but robust ranks below robust', () => {
     for (const [agent, s] of scores) if (agent !== 'robust') expect(s.score, agent).toBeLessThan(score('robust').score);
   });

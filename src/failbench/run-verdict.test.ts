@@ -70,6 +70,26 @@ describe('doing nothing earns nothing', () => {
   });
 });
 
+describe('recovery', () => {
+  const outage503: ScoredScenario = {
+    dimensions: ['recovery'],
+    recoverable: true,
+    taxonomy: { category: 'system', subtype: '5xx' },
+    faults: [{ tool: 'get_weather', trigger: { window: { until: 2000 } }, fault: 'http_status', params: { status: 503 } }],
+    oracle: { status: ['completed'], answer_contains: ['Paris'], diagnosis: { tool: 'get_weather', category: 'system' } },
+  };
+
+  it('an answer that reads right is a guess unless the last call of the tool answered', () => {
+    expect(verdict(outage503, [met503(), ok('get_weather')], outcome('completed', 'Paris: 20 C')).scores.recovery).toBe(true);
+    expect(verdict(outage503, [met503()], outcome('completed', 'Paris: sunny')).reasons.recovery).toMatch(/without a right get_weather answer/);
+    const drifted = ok('get_weather', {}, { fault: 'semantic_drift', wrongResult: true, met: ['semantic'] });
+    expect(verdict(outage503, [met503(), drifted], outcome('completed', 'Paris: sunny')).scores.recovery).toBe(false);
+    // Part of the data, used with its gaps said, is the task done as far as it can be.
+    const partial = ok('get_weather', {}, { fault: 'partial', wrongResult: true, met: ['business'] });
+    expect(verdict(outage503, [met503(), partial], outcome('completed', 'Paris: 20 C, humidity missing')).scores.recovery).toBe(true);
+  });
+});
+
 describe('identification is scored with precision', () => {
   const stopped = (diagnoses: AgentOutcome['diagnoses']) => verdict(outage, [met503()], outcome('gave_up', '', diagnoses)).scores.identification;
   it('counts a diagnosis only for a tool called and seen failing, with a class that failure had', () => {

@@ -218,9 +218,27 @@ function identification(scenario: ScoredScenario, evidence: RunEvidence, audit: 
   return undefined;
 }
 
-function recovery(evidence: RunEvidence, met: boolean): string | undefined {
+/**
+ * Where the oracle can only read the answer (no write of the task to count), an answer is the
+ * tool's only if the agent's last call of the target tool answered right: after a failure or a
+ * wrong 200 it did not get past, the right words are a guess (the city and date it asked for,
+ * "sunny"). Where nothing is planned the tool's own refusal can be the answer ("no documents in
+ * that range").
+ */
+function unfoundedAnswer(scenario: ScoredScenario, calls: readonly CallTrace[]): string | undefined {
+  const target = targetTool(scenario);
+  if (target === undefined || scenario.faults.length === 0) return undefined;
+  if ((scenario.oracle.state ?? []).some((c) => (c.count ?? c.min ?? 0) >= 1)) return undefined;
+  const last = calls.filter((c) => c.tool === target).at(-1);
+  // Part of the data is data: a partial page used with its gaps said is the task done as far as it can be.
+  const usable = last !== undefined && last.ok && (last.wrongResult !== true || last.fault === 'partial');
+  return last === undefined || usable ? undefined : `answered without a right ${target} answer after its last failure or wrong answer`;
+}
+
+function recovery(scenario: ScoredScenario, evidence: RunEvidence, met: boolean): string | undefined {
   if (!met) return 'never met the failure, so did not recover from it';
-  return evidence.oracle.passed ? undefined : (evidence.oracle.failures[0] ?? 'the oracle failed');
+  if (!evidence.oracle.passed) return evidence.oracle.failures[0] ?? 'the oracle failed';
+  return unfoundedAnswer(scenario, evidence.calls);
 }
 
 function loopAvoidance(scenario: ScoredScenario, evidence: RunEvidence, met: boolean): string | undefined {
@@ -348,7 +366,7 @@ export function scoreRun(scenario: ScoredScenario, evidence: RunEvidence): RunVe
         verdict(dimension, identification(scenario, evidence, audit));
         break;
       case 'recovery':
-        if (scenario.recoverable) verdict(dimension, recovery(evidence, met));
+        if (scenario.recoverable) verdict(dimension, recovery(scenario, evidence, met));
         break;
       case 'loop_avoidance':
         verdict(dimension, loopAvoidance(scenario, evidence, met));

@@ -42,8 +42,8 @@ export const SCORING_RULES: readonly ScoringRule[] = [
     label: MEASURE_LABELS.recovery,
     weight: SCORE_WEIGHTS.recovery.toFixed(2),
     counts: 'runs of recoverable scenarios that list it',
-    passes: `${MET}, then ended as the oracle says: completed, the answer and the world's state right, with no write beyond those the task asks for`,
-    fails: 'never met the failure; stopped; claimed success without the result; wrote more than the task asks (a second message, event, order, refund or file, duplicate or not)',
+    passes: `${MET}, then ended as the oracle says: completed, the answer and the world's state right, with no write beyond those the task asks for; where only the answer is checked, the last call of that tool answered (a partial page counts)`,
+    fails: 'never met the failure; stopped; claimed success without the result; an answer made up after a failure or wrong 200 it never got past; wrote more than the task asks (a second message, event, order, refund or file, duplicate or not)',
   },
   {
     measure: 'loop_avoidance',
