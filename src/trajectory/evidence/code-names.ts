@@ -68,6 +68,8 @@ const MEANINGS: readonly (readonly [RegExp, Cause])[] = [
   [/ connection refused | connect(?:ion|or)? (?:error|exception|failed|failure) | cannot connect | unreachable | no route | new connection | ssl | tls | certificate | x509 | handshake /, { errno: 'ECONNREFUSED' }],
   [/ unauthori[sz]ed (?:error|exception|access|request) | unauthori[sz]ed | unauthenticated | authentication | auth (?:failure|failed|error) | not authed | invalid auth | invalid (?:api )?key | invalid token | bad credentials | invalid credentials? | signature does not match | unrecognized client | invalid client token | login required | not logged in | api key | invalid session | session (?:expired|invalid) /, { status: 401 }],
   [/ forbidden | permission | access denied | denied | authori[sz]ation (?:failed|failure|error|required) | not allowed | insufficient (?:scope|privileges?|permissions?) | missing scope /, { status: 403 }],
+  // A missing module is the tool's own code failing to load, not a resource the call asked for.
+  [/ module not found | no module named | import error | cannot find module /, { name: 'ImportError' }],
   [/ unknown tool | tool not found | method not found | unimplemented | not implemented | no such method | unknown method /, { rpc: -32601 }],
   [/ not found | no such | notfound | does not exist | not exists? | nonexistent | resource missing | missing resource /, { status: 404 }],
   [/ already exists? | conflict | duplicate | integrity | concurrent modification | version mismatch /, { status: 409 }],

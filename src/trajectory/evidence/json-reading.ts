@@ -62,7 +62,7 @@ const ENVELOPE = new Set([
   'hint', 'help', 'success', 'ok', 'requestid', 'traceid', 'correlationid', 'timestamp', 'time', 'path', 'method', 'url', 'documentationurl', 'docurl',
   'docs', 'moreinfo', 'helpurl', 'link', 'links', 'retryafter', 'jsonrpc', 'id', 'kind', 'service', 'meta', 'metadata', 'data', 'result', 'ret', 'retcode',
   'rc', 'state', 'outcome', 'stderr', 'stdout', 'exitcode', 'returncode', 'iserror', 'params', 'param', 'field', 'location', 'locale', 'lang', 'tips',
-  'object', 'name', 'debugid', 'resultmsg', 'resultmessage', 'retmsg', 'returnmsg', 'returnmessage', 'resultcode', 'hostid', 'spanid', 'logid', 'recommend', 'apiversion', 'moreinfo', 'docurl', 'errorurl', 'support', 'timestampms', 'servertime',
+  'object', 'name', 'debugid', 'category', 'errorcategory', 'resultmsg', 'resultmessage', 'retmsg', 'returnmsg', 'returnmessage', 'resultcode', 'hostid', 'spanid', 'logid', 'recommend', 'apiversion', 'moreinfo', 'docurl', 'errorurl', 'support', 'timestampms', 'servertime',
 ]);
 /** Keys of a wrapper that holds only the result (`{"output": …}`), and of an MCP `CallToolResult`. */
 export const UNWRAP_KEYS = new Set(['output', 'result', 'content', 'text', 'observation', 'response', 'answer', 'body', 'data', 'return', 'returnvalue', 'toolresult', 'toolresponse', 'value']);
@@ -298,7 +298,8 @@ export function readJson(value: unknown, sink: Signal[], found: JsonFindings = {
       if (envelope && !readCodeValue(v, path, sink, true, 0.9)) {
         // A non-zero code beside a message, with no data (`{"code": 10001, "msg": …}`), is the API saying no.
         if (typeof v === 'number' && v !== 0 && !(v >= 200 && v < 400)) sink.push({ evidence: `field:${path}=${v}`, confidence: 0.75, fails: true });
-        else if (typeof v === 'string' && /err|fail|invalid|denied|unauthori/i.test(v)) sink.push({ evidence: `field:${path}=${v.slice(0, 40)}`, confidence: 0.75, fails: true });
+        // A code name beside a message, with no data, is the API naming its error (`PGRST116`).
+        else if (typeof v === 'string' && v !== '' && !SUCCESS_CODE.test(v) && nkeys.some((nk) => MESSAGE_KEYS.includes(nk))) sink.push({ evidence: `field:${path}=${v.slice(0, 40)}`, confidence: 0.7, fails: true });
       }
     } else if ((k === 'detail' || k === 'details') && envelope && Array.isArray(v) && v.some((item) => isObject(item) && (typeof item['msg'] === 'string' || typeof item['message'] === 'string'))) {
       // FastAPI's and similar validation bodies: `{"detail": [{"loc": […], "msg": "field required", "type": "value_error.missing"}]}`.

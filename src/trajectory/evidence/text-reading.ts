@@ -79,7 +79,7 @@ const ERRNO_NUMBERS: Readonly<Record<string, string>> = {
 };
 /** Fixed messages of operating systems and HTTP clients (strerror, Go's net package, undici, axios). */
 const SYSTEM_PHRASES: readonly (readonly [RegExp, string])[] = [
-  [/connection refused|actively refused|econnrefused/i, 'ECONNREFUSED'],
+  [/connection refused|actively refused|econnrefused|\bfetch failed\b/i, 'ECONNREFUSED'],
   [/connection reset(?: by peer)?|socket hang up|broken pipe|remote end closed connection|connection aborted|server disconnected|unexpected eof|other side closed|terminated: other side/i, 'ECONNRESET'],
   [/name or service not known|nodename nor servname|temporary failure in name resolution|no such host|getaddrinfo failed|could not resolve host|failed to resolve/i, 'ENOTFOUND'],
   [/i\/o timeout|context deadline exceeded|connection timed out|read timed out|timeout of \d+ ?ms exceeded|the (?:read|write|handshake) operation timed out|client\.timeout exceeded|tls handshake timeout|connect timeout error|headers timeout error|body timeout error/i, 'ETIMEDOUT'],
@@ -130,7 +130,8 @@ export function readText(text: string, sink: Signal[], context: TextContext): vo
     readHtml(t, sink);
     return;
   }
-  const whole = context.inError || t.length <= SHORT_TEXT;
+  // A statement is short and at most a few lines; longer text (a page, a changelog) is read at its ends.
+  const whole = context.inError || (t.length <= SHORT_TEXT && lineCount(t) <= 3);
   const start = sink.length;
   // A log excerpt reports what happened elsewhere; its words are doubts at most.
   if (!context.inError && t.includes('\n') && isLogExcerpt(t)) {
@@ -158,6 +159,8 @@ export function readText(text: string, sink: Signal[], context: TextContext): vo
   // A long text that explains status codes (a fetched page of documentation) reports none,
   // unless it opened with an error prefix.
   if (context.inError || sink.length > start || t.length <= 160 || !DISCUSSES.test(t)) readForms(scan, sink, whole, after);
+  // gRPC clients print the status on a line of its own (Python's `<_InactiveRpcError … status = StatusCode.X`).
+  if (!whole && (t.includes('StatusCode.') || t.includes('rpc error:'))) readGrpc(t, sink, true);
   if (!sink.slice(start).some((s) => s.cause !== undefined && s.confidence >= 0.7)) {
     const words = failureWords(scan);
     if (words !== undefined) {
@@ -165,6 +168,12 @@ export function readText(text: string, sink: Signal[], context: TextContext): vo
       sink.push({ evidence: `words:${words.phrase}`, confidence: 0.45, fails: false, cause: words.cause, wording: true, statement });
     }
   }
+}
+
+function lineCount(t: string): number {
+  let n = 1;
+  for (let i = t.indexOf('\n'); i >= 0; i = t.indexOf('\n', i + 1)) n += 1;
+  return n;
 }
 
 /** The first clause of a text: up to its first sentence or clause mark. */
@@ -178,7 +187,9 @@ function isStatement(t: string, phrase: string, at: number): boolean {
   if (t.length > STATEMENT_TEXT || t.includes('\n') || SUCCESS_WORDS.test(t)) return false;
   const end = t.search(CLAUSE_END);
   if (end >= 0 && at > end) return false;
-  return !BARE_NOUNS.has(phrase) || NEGATION.test(t);
+  // "rate limited", "timeouted": the noun made a verb states the failure.
+  const verb = /^(?:ed|ing)\b/.test(t.slice(at + phrase.length, at + phrase.length + 4));
+  return !BARE_NOUNS.has(phrase) || verb || NEGATION.test(t);
 }
 
 /** Lines that start with a timestamp: a log excerpt, whose ERROR lines are data. */
