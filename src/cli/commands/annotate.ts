@@ -85,6 +85,7 @@ export function annotateCommand(ctx: CliContext): Command {
       let trajectories = 0;
       let labelled = 0;
       let marks = 0;
+      const inferredBy = new Map<string, number>();
       // Replaced only once every trajectory is annotated: a store that fails midway leaves the file as it was.
       const out = outFile === undefined ? undefined : openReplacingOutput(outFile.path, outFile.shown);
       let done = false;
@@ -101,6 +102,8 @@ export function annotateCommand(ctx: CliContext): Command {
             annotated.push({ ...result.trajectory, labels });
             trajectories++;
             marks += result.marks.length;
+            const basis = result.trajectory.outcome_basis;
+            if (basis?.source === 'inferred') inferredBy.set(basis.by ?? 'a judge', (inferredBy.get(basis.by ?? 'a judge') ?? 0) + 1);
             if (labels.length > 0) labelled++;
             for (const label of labels) counts.set(label.name, (counts.get(label.name) ?? 0) + 1);
             if (opts.json === true) io.stdout.write(jsonLineOf(stored.trajectory_id, stored.source_id, labels));
@@ -120,6 +123,10 @@ export function annotateCommand(ctx: CliContext): Command {
       const total = [...counts.values()].reduce((a, b) => a + b, 0);
       writeLine(io.stdout, `faultline annotate: ${trajectories} trajectories, ${labelled} with labels, ${total} labels, ${marks} decisions marked by the backtrace`);
       for (const [name, count] of counts) writeLine(io.stdout, `  ${name.padEnd(18)} ${count}`);
+      if (inferredBy.size > 0) {
+        const by = [...inferredBy].map(([who, n]) => `${n} by ${who}`).join(', ');
+        writeLine(io.stdout, `outcomes inferred from the final answers (the logs stated none): ${by}; export --exclude-inferred-outcomes leaves them out`);
+      }
       if (judge.stats !== undefined) {
         const { requests, cache_hits, errors } = judge.stats;
         writeLine(io.stdout, `judge ${judge.source}: ${requests} requests, ${cache_hits} verdicts from the cache (${opts.judgeCache}), ${errors} steps without a verdict`);

@@ -32,7 +32,9 @@ describe('a plain OpenAI log with failures and no metadata', () => {
     expect(before.code).toBe(3);
     expect(before.stderr).toMatch(/^faultline export: no sft examples written:\n {2}66 of 66 trajectories: outcome is unknown \(the log states none, and nothing has inferred one\): run `faultline annotate`/);
 
-    expect((await runCapture(['annotate', '--db', db], dir)).code).toBe(0);
+    const annotated = await runCapture(['annotate', '--db', db], dir);
+    expect(annotated.code).toBe(0);
+    expect(annotated.stdout).toMatch(/\noutcomes inferred from the final answers \(the logs stated none\): 66 by judge:heuristic; /);
 
     const sft = await runCapture(['export', '--format', 'sft', '--db', db, '--out', 'sft.jsonl', '--val-fraction', '0'], dir);
     expect(sft).toMatchObject({ code: 0, stderr: '' });
