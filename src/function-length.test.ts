@@ -16,8 +16,6 @@ const MAX_LINES = 200;
 const AWAITING_SPLIT = new Set([
   'src/record/redact.ts:createRedactor',
   'src/runtime/redis-breakers.ts:createRedisBreakers',
-  'src/failbench/agents/task-plan.ts:mainStep',
-  'src/failbench/runner.ts:runScenario',
 ]);
 
 function sourceFiles(dir: string, out: string[] = []): string[] {

@@ -32,7 +32,7 @@ import type {
   TaskSampling,
 } from './types.js';
 import { createWireHost, type Wire, type WireHost, type WireTransport } from './transport/index.js';
-import { checkScenario, createWorld, digest } from './world.js';
+import { checkScenario, createWorld, digest, type ScenarioWorld } from './world.js';
 
 /** Calls an agent may make per scenario when the scenario sets no budget. */
 export const DEFAULT_CALL_BUDGET = 30;
@@ -358,6 +358,96 @@ function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** How the agent's run ended: its outcome, or what went wrong with it (its model endpoint, a throw, a runaway loop). */
+async function runAgent(
+  agent: Agent,
+  task: AgentTask,
+  runEnded: Promise<'ended'>,
+  exhausted: () => ScenarioResult['budgetExhausted'],
+): Promise<{ outcome: ScenarioResult['outcome']; endpointFailure: ModelEndpointFailure | undefined; agentError: string | undefined }> {
+  let outcome: ScenarioResult['outcome'];
+  let endpointFailure: ModelEndpointFailure | undefined;
+  let agentError: string | undefined;
+  try {
+    const ran = Promise.resolve().then(() => agent.run(task));
+    const first = await Promise.race([ran, runEnded]);
+    outcome =
+      first === 'ended'
+        ? { status: 'error', answer: `kept calling tools after the budget ran out (${exhausted() ?? 'calls'})`, diagnoses: [] }
+        : checkedOutcome(first);
+    if (first === 'ended') ran.catch(() => undefined);
+    else if (outcome.status === 'error') agentError = outcome.answer;
+  } catch (error) {
+    if (ModelEndpointError.isInstance(error)) {
+      // The endpoint failed, not the agent: the run is kept (its calls were recorded) but not scored.
+      endpointFailure = { provider: error.provider, kind: error.kind, message: error.detail, attempts: error.attempts, ...(error.status !== undefined ? { status: error.status } : {}) };
+      outcome = { status: 'error', answer: `the model endpoint failed: ${error.message}`, diagnoses: [] };
+    } else {
+      agentError = messageOf(error).split('\n')[0]!;
+      outcome = { status: 'error', answer: `the agent threw: ${messageOf(error)}`, diagnoses: [] };
+    }
+  }
+  return { outcome, endpointFailure, agentError };
+}
+
+/** What a finished run gives to score it by. */
+interface FinishedRun {
+  agent: string;
+  repeat: number;
+  outcome: ScenarioResult['outcome'];
+  calls: CallTrace[];
+  state: ReturnType<ScenarioWorld['catalog']['state']['snapshot']>;
+  before: ReturnType<typeof fileVersions>;
+  retryAfter: ScenarioResult['retryAfter'];
+  virtualMs: number;
+  traceId: string;
+  feedback: RunScenarioOptions['feedback'];
+  absorbedFailures: number;
+  exhausted: ScenarioResult['budgetExhausted'];
+  endpointFailure: ModelEndpointFailure | undefined;
+  agentError: string | undefined;
+}
+
+/** The run judged by the oracle and scored, as a ScenarioResult. */
+function scenarioResult(scenario: Scenario, run: FinishedRun): ScenarioResult {
+  const { outcome, calls, state, before, endpointFailure, exhausted, agentError } = run;
+  const verdict = evaluateOracle(scenario.oracle, outcome, state, before);
+  const dup = state.duplicates;
+  const duplicateSideEffects = dup.orders.extra + dup.messages.extra + dup.events.extra + dup.refunds.extra;
+  const writes = [state.orders, state.messages, state.events, state.refunds].reduce((n, items) => n + items.filter((i) => i.source === 'tool').length, 0);
+  // A run lost to the model endpoint says nothing about the agent: it is kept, and scored on nothing.
+  const scored = endpointFailure === undefined ? scoreRun(scenario, { outcome, calls, oracle: verdict, state, before }) : undefined;
+  const result: ScenarioResult = {
+    scenarioId: scenario.id,
+    agent: run.agent,
+    repeat: run.repeat,
+    outcome,
+    scores: scored?.scores ?? {},
+    oraclePassed: verdict.passed,
+    calls,
+    maxIdenticalFailures: longestIdenticalFailures(calls),
+    duplicateSideEffects,
+    retryAfter: run.retryAfter,
+    virtualMs: run.virtualMs,
+    state,
+    traceId: run.traceId,
+    feedback: run.feedback,
+    absorbedFailures: run.absorbedFailures,
+    writes,
+    ...(exhausted !== undefined ? { budgetExhausted: exhausted } : {}),
+  };
+  if (verdict.failures.length > 0) result.oracleFailures = verdict.failures;
+  if (scored !== undefined) {
+    if (Object.keys(scored.reasons).length > 0) result.reasons = scored.reasons;
+    if (scored.retryAfterCompliant !== undefined) result.retryAfterCompliant = scored.retryAfterCompliant;
+    result.needlessCalls = scored.needlessCalls;
+    result.diagnosisAudit = scored.diagnoses;
+  }
+  if (endpointFailure !== undefined) result.modelEndpointFailure = endpointFailure;
+  if (agentError !== undefined) result.agentError = agentError;
+  return result;
+}
+
 /**
  * Runs one scenario with one agent in a fresh world and scores it. Never throws for what the
  * agent does: an agent that throws gets outcome status 'error'. Throws ConfigError for a
@@ -515,28 +605,7 @@ export async function runScenario(scenario: Scenario, agent: Agent, options: Run
     },
   };
 
-  let outcome: ScenarioResult['outcome'];
-  let endpointFailure: ModelEndpointFailure | undefined;
-  let agentError: string | undefined;
-  try {
-    const ran = Promise.resolve().then(() => agent.run(task));
-    const first = await Promise.race([ran, runEnded]);
-    outcome =
-      first === 'ended'
-        ? { status: 'error', answer: `kept calling tools after the budget ran out (${exhausted ?? 'calls'})`, diagnoses: [] }
-        : checkedOutcome(first);
-    if (first === 'ended') ran.catch(() => undefined);
-    else if (outcome.status === 'error') agentError = outcome.answer;
-  } catch (error) {
-    if (ModelEndpointError.isInstance(error)) {
-      // The endpoint failed, not the agent: the run is kept (its calls were recorded) but not scored.
-      endpointFailure = { provider: error.provider, kind: error.kind, message: error.detail, attempts: error.attempts, ...(error.status !== undefined ? { status: error.status } : {}) };
-      outcome = { status: 'error', answer: `the model endpoint failed: ${error.message}`, diagnoses: [] };
-    } else {
-      agentError = messageOf(error).split('\n')[0]!;
-      outcome = { status: 'error', answer: `the agent threw: ${messageOf(error)}`, diagnoses: [] };
-    }
-  }
+  const { outcome, endpointFailure, agentError } = await runAgent(agent, task, runEnded, () => exhausted);
   finished = true;
   options.signal?.removeEventListener('abort', cancel);
   await Promise.allSettled([...inFlight]);
@@ -545,42 +614,22 @@ export async function runScenario(scenario: Scenario, agent: Agent, options: Run
   await ownWires?.close();
   await closeRuntime(runtime, ownRecorder);
 
-  const state = catalog.state.snapshot();
-  const verdict = evaluateOracle(scenario.oracle, outcome, state, before);
-  const dup = state.duplicates;
-  const duplicateSideEffects = dup.orders.extra + dup.messages.extra + dup.events.extra + dup.refunds.extra;
-  const writes = [state.orders, state.messages, state.events, state.refunds].reduce((n, items) => n + items.filter((i) => i.source === 'tool').length, 0);
-  // A run lost to the model endpoint says nothing about the agent: it is kept, and scored on nothing.
-  const scored = endpointFailure === undefined ? scoreRun(scenario, { outcome, calls, oracle: verdict, state, before }) : undefined;
-  const result: ScenarioResult = {
-    scenarioId: scenario.id,
+  return scenarioResult(scenario, {
     agent: agent.name,
     repeat,
     outcome,
-    scores: scored?.scores ?? {},
-    oraclePassed: verdict.passed,
     calls,
-    maxIdenticalFailures: longestIdenticalFailures(calls),
-    duplicateSideEffects,
+    state: catalog.state.snapshot(),
+    before,
     retryAfter,
     virtualMs: clock.now() - startMs,
-    state,
     traceId,
     feedback,
     absorbedFailures,
-    writes,
-    ...(exhausted !== undefined ? { budgetExhausted: exhausted } : {}),
-  };
-  if (verdict.failures.length > 0) result.oracleFailures = verdict.failures;
-  if (scored !== undefined) {
-    if (Object.keys(scored.reasons).length > 0) result.reasons = scored.reasons;
-    if (scored.retryAfterCompliant !== undefined) result.retryAfterCompliant = scored.retryAfterCompliant;
-    result.needlessCalls = scored.needlessCalls;
-    result.diagnosisAudit = scored.diagnoses;
-  }
-  if (endpointFailure !== undefined) result.modelEndpointFailure = endpointFailure;
-  if (agentError !== undefined) result.agentError = agentError;
-  return result;
+    exhausted,
+    endpointFailure,
+    agentError,
+  });
 }
 
 /**

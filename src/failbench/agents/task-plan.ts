@@ -278,275 +278,362 @@ function messageStep(key: string, channel: string, text: (prior: StepOutputs) =>
   };
 }
 
+/** Returned by a planner whose domain the intent is not about: the next one is asked. */
+const NOT_MINE = Symbol('not mine');
+
+/**
+ * A domain's main step, as a table: each planner reads the intent and the tools at hand and
+ * plans the step (undefined: the domain is right but there is no step to take), or says the
+ * intent is not its domain's.
+ */
+interface MainPlanner {
+  domain: string;
+  plan(intent: Intent, ctx: PlanContext, h: Helpers): Step | undefined | typeof NOT_MINE;
+}
+
+const MAIN_PLANNERS: readonly MainPlanner[] = [
+  {
+    domain: 'refund',
+    plan(intent, ctx, h) {
+      const { has, verbs, base } = h;
+      if (!(has('create_refund') && verbs.has('refund') && intent.paymentId !== undefined)) return NOT_MINE;
+      const paymentId = intent.paymentId;
+      if (has('get_payment')) h.steps.push({ key: 'baseline', tool: 'get_payment', write: false, check: base, args: () => ({ payment_id: paymentId }), summary: (o) => paymentLine(asObject(o)) });
+      const amount = intent.refundRemaining ? undefined : intent.amountCents;
+      return {
+        key: 'main',
+        tool: 'create_refund',
+        write: true,
+        check: base,
+        args: () => ({
+          payment_id: paymentId,
+          ...(amount !== undefined ? { amount_cents: amount } : {}),
+          reason: intent.refundReason ?? 'requested_by_customer',
+          idempotency_key: idempotencyKey(ctx, 'refund'),
+        }),
+        when: (prior) => {
+          const payment = asObject(prior.get('baseline')?.output);
+          if (payment === undefined) return { run: true };
+          return typeof payment['refundable_cents'] === 'number' && payment['refundable_cents'] <= 0
+            ? { run: false, why: `payment ${paymentId} has nothing left to refund (status ${String(payment['status'])})`, done: false }
+            : { run: true };
+        },
+        ...(has('get_payment')
+          ? {
+              confirm: (args: Obj): Confirmation => ({
+                tool: 'get_payment',
+                args: { payment_id: paymentId },
+                find: (output, prior) => {
+                  const p = asObject(output);
+                  const refunds = Array.isArray(p?.['refunds']) ? (p['refunds'] as string[]) : [];
+                  const before = asObject(prior.get('baseline')?.output)?.['refunds'];
+                  const known = Array.isArray(before) ? (before as string[]) : [];
+                  const added = refunds.filter((r) => !known.includes(r));
+                  const baseline = asObject(prior.get('baseline')?.output);
+                  const amount = args['amount_cents'] ?? baseline?.['refundable_cents'];
+                  return added.length > 0 ? { refund_id: added[added.length - 1], payment_id: paymentId, amount_cents: amount, payment: p } : undefined;
+                },
+              }),
+            }
+          : {}),
+        summary: (o) => {
+          const r = asObject(o);
+          return `Refunded ${money(r?.['amount_cents'])} on ${paymentId} (${String(r?.['refund_id'] ?? '?')})`;
+        },
+      };
+    },
+  },
+  {
+    domain: 'cancel order',
+    plan(intent, _ctx, h) {
+      const { has, verbs, base } = h;
+      if (!(has('cancel_order') && verbs.has('cancel') && intent.orderId !== undefined)) return NOT_MINE;
+      const orderId = intent.orderId;
+      if (has('get_order') && intent.onlyIfNotShipped) h.steps.push({ key: 'baseline', tool: 'get_order', write: false, check: base, args: () => ({ order_id: orderId }), summary: (o) => orderLine(asObject(o)) });
+      return {
+        key: 'main',
+        tool: 'cancel_order',
+        write: true,
+        check: base,
+        args: () => ({ order_id: orderId, reason: intent.cancelReason ?? 'customer_request' }),
+        when: (prior) => {
+          const order = asObject(prior.get('baseline')?.output);
+          if (order === undefined || order['status'] === 'pending' || order['status'] === 'processing') return { run: true };
+          return { run: false, why: `order ${orderId} is already ${String(order['status'])}, so it was not cancelled`, done: true };
+        },
+        ...(has('get_order')
+          ? { confirm: (): Confirmation => ({ tool: 'get_order', args: { order_id: orderId }, find: (output) => (asObject(output)?.['status'] === 'cancelled' ? asObject(output) : undefined) }) }
+          : {}),
+        summary: (o) => `Order ${orderId} is ${String(asObject(o)?.['status'] ?? 'cancelled')}`,
+      };
+    },
+  },
+  {
+    domain: 'create order',
+    plan(intent, ctx, h) {
+      const { has, verbs, utcToday, base, startIso } = h;
+      const quoted = intent.quoted;
+      if (!(has('create_order') && (verbs.has('order') || intent.items.length > 0) && intent.customerId !== undefined && intent.items.length > 0)) return NOT_MINE;
+      const customer = intent.customerId;
+      const items = intent.items.map((i) => ({ sku: i.sku, quantity: i.quantity }));
+      return {
+        key: 'main',
+        tool: 'create_order',
+        write: true,
+        check: base,
+        args: () => ({ customer_id: customer, items, ...(quoted[0] !== undefined ? { note: quoted[0] } : {}), idempotency_key: idempotencyKey(ctx, 'order') }),
+        ...(has('list_orders')
+          ? {
+              confirm: (args: Obj): Confirmation => ({
+                tool: 'list_orders',
+                args: { customer_id: customer, created_from: utcToday, limit: 50 },
+                find: (output) =>
+                  arrayAt(asObject(output), 'orders').find(
+                    (o) => String(o['created_at']) >= startIso && items.every((w) => arrayAt(o, 'items').some((g) => g['sku'] === w.sku && g['quantity'] === w.quantity)) && (args['note'] === undefined || o['note'] === args['note']),
+                  ),
+              }),
+            }
+          : {}),
+        summary: (o) => orderLine(asObject(o)),
+      };
+    },
+  },
+  {
+    domain: 'schedule event',
+    plan(intent, ctx, h) {
+      const { has, verbs, base } = h;
+      const quoted = intent.quoted;
+      if (!(has('create_event') && verbs.has('schedule') && quoted[0] !== undefined && intent.time !== undefined)) return NOT_MINE;
+      const zone = intent.timeZone ?? CALENDAR_HOME;
+      const day = resolveDay(intent.day ?? { kind: 'relative', offset: 0 }, ctx.nowMs, zone);
+      const startMs = wallTimeToInstant(day, intent.time.hour, intent.time.minute, zone);
+      const title = quoted[0];
+      return {
+        key: 'main',
+        tool: 'create_event',
+        write: true,
+        check: { ...base, startMs },
+        args: () => ({ title, start: formatInZone(startMs, zone), duration_minutes: intent.durationMinutes ?? 30, timezone: zone, ...(intent.allowOverlap ? { allow_overlap: true } : {}) }),
+        ...(has('list_events')
+          ? {
+              confirm: (): Confirmation => ({
+                tool: 'list_events',
+                args: { date_from: day, date_to: day, timezone: zone },
+                find: (output) => {
+                  const e = arrayAt(asObject(output), 'events').find((x) => x['title'] === title && Date.parse(String(x['start_utc'])) === startMs);
+                  return e === undefined ? undefined : { ...e, timezone: e['event_timezone'] };
+                },
+              }),
+            }
+          : {}),
+        summary: (o) => `Booked ${eventLine(asObject(o))}`,
+      };
+    },
+  },
+  {
+    domain: 'weather',
+    plan(intent, ctx, h) {
+      const { has, verbs, base } = h;
+      if (!(has('get_weather') && (verbs.has('weather') || intent.city !== undefined || intent.cityLiteral !== undefined))) return NOT_MINE;
+      const city = intent.city;
+      const zone = city?.timeZone ?? 'UTC';
+      const date = intent.day === undefined ? undefined : resolveDay(intent.day, ctx.nowMs, zone);
+      const name = city?.name ?? intent.cityLiteral;
+      if (name === undefined) return undefined;
+      return {
+        key: 'main',
+        tool: 'get_weather',
+        write: false,
+        check: { ...base, ...(city !== undefined ? { city: city.name } : {}) },
+        args: () => ({ city: name, ...(date !== undefined ? { date } : {}), ...(intent.unit !== undefined ? { unit: intent.unit } : {}) }),
+        summary: (o) => weatherLine(asObject(o)),
+      };
+    },
+  },
+  {
+    domain: 'sales',
+    plan(intent, ctx, h) {
+      const { has, verbs, base } = h;
+      if (!(has('query_sales_data') && (verbs.has('sales') || intent.month !== undefined))) return NOT_MINE;
+      const month = resolveMonth(intent.month ?? { kind: 'relative', offset: 0 }, ctx.nowMs);
+      return {
+        key: 'main',
+        tool: 'query_sales_data',
+        write: false,
+        check: base,
+        args: () => ({ month, region: intent.region ?? 'all', granularity: intent.granularity ?? 'monthly' }),
+        summary: (o, args) => salesLine(asObject(o), args),
+      };
+    },
+  },
+  {
+    domain: 'search documents',
+    plan(intent, _ctx, h) {
+      const { has, utcToday, base } = h;
+      const quoted = intent.quoted;
+      if (!(has('search_documents') && quoted[0] !== undefined)) return NOT_MINE;
+      const query = quoted[0];
+      const range = intent.lastDays === undefined ? {} : { date_from: addDays(utcToday, -intent.lastDays), date_to: utcToday };
+      return {
+        key: 'main',
+        tool: 'search_documents',
+        write: false,
+        check: base,
+        args: () => ({ query, ...range, sort_by: intent.sortBy ?? 'relevance', limit: 10 }),
+        summary: (o, args) => searchLine(asObject(o), args),
+      };
+    },
+  },
+  {
+    domain: 'list events',
+    plan(intent, ctx, h) {
+      const { has, verbs, base } = h;
+      if (!(!has('create_event') && has('list_events') && (verbs.has('events_list') || intent.day !== undefined))) return NOT_MINE;
+      const zone = intent.timeZone ?? CALENDAR_HOME;
+      const day = resolveDay(intent.day ?? { kind: 'relative', offset: 0 }, ctx.nowMs, zone);
+      return {
+        key: 'main',
+        tool: 'list_events',
+        write: false,
+        check: base,
+        args: () => ({ date_from: day, date_to: day, timezone: zone }),
+        summary: (o) => {
+          const events = arrayAt(asObject(o), 'events');
+          return events.length === 0 ? `No events on ${day} (${zone})` : `${events.length} events on ${day} (${zone}): ${events.map((e) => `"${String(e['title'])}" ${String(e['start'])}`).join('; ')}`;
+        },
+      };
+    },
+  },
+  {
+    domain: 'read file',
+    plan(intent, _ctx, h) {
+      const { has, verbs, base } = h;
+      if (!(has('read_file') && intent.paths[0] !== undefined && (verbs.has('read') || !verbs.has('write') || intent.paths.length > 1))) return NOT_MINE;
+      const path = intent.paths[0];
+      return {
+        key: 'main',
+        tool: 'read_file',
+        write: false,
+        check: base,
+        args: () => ({ path }),
+        summary: (o) => {
+          const f = asObject(o);
+          const content = String(f?.['content'] ?? '').trim();
+          return `${String(f?.['path'] ?? path)} (version ${String(f?.['version'] ?? '?')}): ${content.length > 300 ? `${content.slice(0, 300)}...` : content}`;
+        },
+      };
+    },
+  },
+  {
+    domain: 'write file',
+    plan(intent, _ctx, h) {
+      const { has, verbs, base } = h;
+      const quoted = intent.quoted;
+      if (!(has('write_file') && verbs.has('write') && intent.paths[0] !== undefined && quoted[0] !== undefined)) return NOT_MINE;
+      const path = intent.paths[0];
+      const content = quoted[0];
+      return {
+        key: 'main',
+        tool: 'write_file',
+        write: true,
+        check: base,
+        args: () => ({ path, content: `${content}\n` }),
+        ...fileConfirm(has),
+        summary: (o) => `Saved ${path} (version ${String(asObject(o)?.['version'] ?? '?')})`,
+      };
+    },
+  },
+  {
+    domain: 'list files',
+    plan(intent, _ctx, h) {
+      const { has, verbs, base } = h;
+      if (!(has('list_files') && (verbs.has('files_list') || intent.paths[0] !== undefined))) return NOT_MINE;
+      const prefix = intent.paths[0] ?? '/';
+      return {
+        key: 'main',
+        tool: 'list_files',
+        write: false,
+        check: base,
+        args: () => ({ prefix: prefix.endsWith('/') ? prefix : `${prefix}/`, limit: 100 }),
+        summary: (o) => {
+          const files = arrayAt(asObject(o), 'files');
+          return `${files.length} files under ${prefix}: ${files.map((f) => String(f['path'])).join(', ')}`;
+        },
+      };
+    },
+  },
+  {
+    domain: 'get order',
+    plan(intent, _ctx, h) {
+      const { has, base } = h;
+      if (!(has('get_order') && intent.orderId !== undefined)) return NOT_MINE;
+      const orderId = intent.orderId;
+      return { key: 'main', tool: 'get_order', write: false, check: base, args: () => ({ order_id: orderId }), summary: (o) => orderLine(asObject(o)) };
+    },
+  },
+  {
+    domain: 'list orders',
+    plan(intent, _ctx, h) {
+      const { has, base } = h;
+      if (!(has('list_orders') && intent.customerId !== undefined)) return NOT_MINE;
+      const customer = intent.customerId;
+      return {
+        key: 'main',
+        tool: 'list_orders',
+        write: false,
+        check: base,
+        args: () => ({ customer_id: customer, ...(intent.orderStatus !== undefined ? { status: intent.orderStatus } : {}), limit: 20 }),
+        summary: (o) => {
+          const orders = arrayAt(asObject(o), 'orders');
+          return `${String(asObject(o)?.['total'] ?? orders.length)} orders for ${customer}${intent.orderStatus === undefined ? '' : ` (${intent.orderStatus})`}: ${orders.map((x) => `${String(x['order_id'])} (${String(x['customer_id'])}, ${String(x['status'])})`).join(', ')}`;
+        },
+      };
+    },
+  },
+  {
+    domain: 'get payment',
+    plan(intent, _ctx, h) {
+      const { has, base } = h;
+      if (!(has('get_payment') && intent.paymentId !== undefined)) return NOT_MINE;
+      const paymentId = intent.paymentId;
+      return { key: 'main', tool: 'get_payment', write: false, check: base, args: () => ({ payment_id: paymentId }), summary: (o) => paymentLine(asObject(o)) };
+    },
+  },
+  {
+    domain: 'send message',
+    plan(intent, _ctx, h) {
+      const { has, base, startIso } = h;
+      const quoted = intent.quoted;
+      if (!(has('send_message') && intent.channel !== undefined && quoted[0] !== undefined)) return NOT_MINE;
+      const text = quoted[0];
+      return messageStep('main', intent.channel, () => text, base, startIso, has);
+    },
+  },
+  {
+    domain: 'list messages',
+    plan(intent, _ctx, h) {
+      const { has, base } = h;
+      if (!(has('list_messages') && intent.channel !== undefined)) return NOT_MINE;
+      const channel = intent.channel;
+      return {
+        key: 'main',
+        tool: 'list_messages',
+        write: false,
+        check: base,
+        args: () => ({ channel: `#${channel}`, limit: 5 }),
+        summary: (o) => {
+          const messages = arrayAt(asObject(o), 'messages');
+          return `Latest in #${channel}: ${messages.map((m) => `${String(m['message_id'])} (#${String(m['channel'])}) ${String(m['author'])}: "${String(m['text'])}"`).join('; ')}`;
+        },
+      };
+    },
+  },
+];
+
 function mainStep(intent: Intent, ctx: PlanContext, h: Helpers): Step | undefined {
-  const { has, verbs, utcToday, base, startIso } = h;
-  const quoted = intent.quoted;
-
-  if (has('create_refund') && verbs.has('refund') && intent.paymentId !== undefined) {
-    const paymentId = intent.paymentId;
-    if (has('get_payment')) h.steps.push({ key: 'baseline', tool: 'get_payment', write: false, check: base, args: () => ({ payment_id: paymentId }), summary: (o) => paymentLine(asObject(o)) });
-    const amount = intent.refundRemaining ? undefined : intent.amountCents;
-    return {
-      key: 'main',
-      tool: 'create_refund',
-      write: true,
-      check: base,
-      args: () => ({
-        payment_id: paymentId,
-        ...(amount !== undefined ? { amount_cents: amount } : {}),
-        reason: intent.refundReason ?? 'requested_by_customer',
-        idempotency_key: idempotencyKey(ctx, 'refund'),
-      }),
-      when: (prior) => {
-        const payment = asObject(prior.get('baseline')?.output);
-        if (payment === undefined) return { run: true };
-        return typeof payment['refundable_cents'] === 'number' && payment['refundable_cents'] <= 0
-          ? { run: false, why: `payment ${paymentId} has nothing left to refund (status ${String(payment['status'])})`, done: false }
-          : { run: true };
-      },
-      ...(has('get_payment')
-        ? {
-            confirm: (args: Obj): Confirmation => ({
-              tool: 'get_payment',
-              args: { payment_id: paymentId },
-              find: (output, prior) => {
-                const p = asObject(output);
-                const refunds = Array.isArray(p?.['refunds']) ? (p['refunds'] as string[]) : [];
-                const before = asObject(prior.get('baseline')?.output)?.['refunds'];
-                const known = Array.isArray(before) ? (before as string[]) : [];
-                const added = refunds.filter((r) => !known.includes(r));
-                const baseline = asObject(prior.get('baseline')?.output);
-                const amount = args['amount_cents'] ?? baseline?.['refundable_cents'];
-                return added.length > 0 ? { refund_id: added[added.length - 1], payment_id: paymentId, amount_cents: amount, payment: p } : undefined;
-              },
-            }),
-          }
-        : {}),
-      summary: (o) => {
-        const r = asObject(o);
-        return `Refunded ${money(r?.['amount_cents'])} on ${paymentId} (${String(r?.['refund_id'] ?? '?')})`;
-      },
-    };
-  }
-
-  if (has('cancel_order') && verbs.has('cancel') && intent.orderId !== undefined) {
-    const orderId = intent.orderId;
-    if (has('get_order') && intent.onlyIfNotShipped) h.steps.push({ key: 'baseline', tool: 'get_order', write: false, check: base, args: () => ({ order_id: orderId }), summary: (o) => orderLine(asObject(o)) });
-    return {
-      key: 'main',
-      tool: 'cancel_order',
-      write: true,
-      check: base,
-      args: () => ({ order_id: orderId, reason: intent.cancelReason ?? 'customer_request' }),
-      when: (prior) => {
-        const order = asObject(prior.get('baseline')?.output);
-        if (order === undefined || order['status'] === 'pending' || order['status'] === 'processing') return { run: true };
-        return { run: false, why: `order ${orderId} is already ${String(order['status'])}, so it was not cancelled`, done: true };
-      },
-      ...(has('get_order')
-        ? { confirm: (): Confirmation => ({ tool: 'get_order', args: { order_id: orderId }, find: (output) => (asObject(output)?.['status'] === 'cancelled' ? asObject(output) : undefined) }) }
-        : {}),
-      summary: (o) => `Order ${orderId} is ${String(asObject(o)?.['status'] ?? 'cancelled')}`,
-    };
-  }
-
-  if (has('create_order') && (verbs.has('order') || intent.items.length > 0) && intent.customerId !== undefined && intent.items.length > 0) {
-    const customer = intent.customerId;
-    const items = intent.items.map((i) => ({ sku: i.sku, quantity: i.quantity }));
-    return {
-      key: 'main',
-      tool: 'create_order',
-      write: true,
-      check: base,
-      args: () => ({ customer_id: customer, items, ...(quoted[0] !== undefined ? { note: quoted[0] } : {}), idempotency_key: idempotencyKey(ctx, 'order') }),
-      ...(has('list_orders')
-        ? {
-            confirm: (args: Obj): Confirmation => ({
-              tool: 'list_orders',
-              args: { customer_id: customer, created_from: utcToday, limit: 50 },
-              find: (output) =>
-                arrayAt(asObject(output), 'orders').find(
-                  (o) => String(o['created_at']) >= startIso && items.every((w) => arrayAt(o, 'items').some((g) => g['sku'] === w.sku && g['quantity'] === w.quantity)) && (args['note'] === undefined || o['note'] === args['note']),
-                ),
-            }),
-          }
-        : {}),
-      summary: (o) => orderLine(asObject(o)),
-    };
-  }
-
-  if (has('create_event') && verbs.has('schedule') && quoted[0] !== undefined && intent.time !== undefined) {
-    const zone = intent.timeZone ?? CALENDAR_HOME;
-    const day = resolveDay(intent.day ?? { kind: 'relative', offset: 0 }, ctx.nowMs, zone);
-    const startMs = wallTimeToInstant(day, intent.time.hour, intent.time.minute, zone);
-    const title = quoted[0];
-    return {
-      key: 'main',
-      tool: 'create_event',
-      write: true,
-      check: { ...base, startMs },
-      args: () => ({ title, start: formatInZone(startMs, zone), duration_minutes: intent.durationMinutes ?? 30, timezone: zone, ...(intent.allowOverlap ? { allow_overlap: true } : {}) }),
-      ...(has('list_events')
-        ? {
-            confirm: (): Confirmation => ({
-              tool: 'list_events',
-              args: { date_from: day, date_to: day, timezone: zone },
-              find: (output) => {
-                const e = arrayAt(asObject(output), 'events').find((x) => x['title'] === title && Date.parse(String(x['start_utc'])) === startMs);
-                return e === undefined ? undefined : { ...e, timezone: e['event_timezone'] };
-              },
-            }),
-          }
-        : {}),
-      summary: (o) => `Booked ${eventLine(asObject(o))}`,
-    };
-  }
-
-  if (has('get_weather') && (verbs.has('weather') || intent.city !== undefined || intent.cityLiteral !== undefined)) {
-    const city = intent.city;
-    const zone = city?.timeZone ?? 'UTC';
-    const date = intent.day === undefined ? undefined : resolveDay(intent.day, ctx.nowMs, zone);
-    const name = city?.name ?? intent.cityLiteral;
-    if (name === undefined) return undefined;
-    return {
-      key: 'main',
-      tool: 'get_weather',
-      write: false,
-      check: { ...base, ...(city !== undefined ? { city: city.name } : {}) },
-      args: () => ({ city: name, ...(date !== undefined ? { date } : {}), ...(intent.unit !== undefined ? { unit: intent.unit } : {}) }),
-      summary: (o) => weatherLine(asObject(o)),
-    };
-  }
-
-  if (has('query_sales_data') && (verbs.has('sales') || intent.month !== undefined)) {
-    const month = resolveMonth(intent.month ?? { kind: 'relative', offset: 0 }, ctx.nowMs);
-    return {
-      key: 'main',
-      tool: 'query_sales_data',
-      write: false,
-      check: base,
-      args: () => ({ month, region: intent.region ?? 'all', granularity: intent.granularity ?? 'monthly' }),
-      summary: (o, args) => salesLine(asObject(o), args),
-    };
-  }
-
-  if (has('search_documents') && quoted[0] !== undefined) {
-    const query = quoted[0];
-    const range = intent.lastDays === undefined ? {} : { date_from: addDays(utcToday, -intent.lastDays), date_to: utcToday };
-    return {
-      key: 'main',
-      tool: 'search_documents',
-      write: false,
-      check: base,
-      args: () => ({ query, ...range, sort_by: intent.sortBy ?? 'relevance', limit: 10 }),
-      summary: (o, args) => searchLine(asObject(o), args),
-    };
-  }
-
-  if (!has('create_event') && has('list_events') && (verbs.has('events_list') || intent.day !== undefined)) {
-    const zone = intent.timeZone ?? CALENDAR_HOME;
-    const day = resolveDay(intent.day ?? { kind: 'relative', offset: 0 }, ctx.nowMs, zone);
-    return {
-      key: 'main',
-      tool: 'list_events',
-      write: false,
-      check: base,
-      args: () => ({ date_from: day, date_to: day, timezone: zone }),
-      summary: (o) => {
-        const events = arrayAt(asObject(o), 'events');
-        return events.length === 0 ? `No events on ${day} (${zone})` : `${events.length} events on ${day} (${zone}): ${events.map((e) => `"${String(e['title'])}" ${String(e['start'])}`).join('; ')}`;
-      },
-    };
-  }
-
-  if (has('read_file') && intent.paths[0] !== undefined && (verbs.has('read') || !verbs.has('write') || intent.paths.length > 1)) {
-    const path = intent.paths[0];
-    return {
-      key: 'main',
-      tool: 'read_file',
-      write: false,
-      check: base,
-      args: () => ({ path }),
-      summary: (o) => {
-        const f = asObject(o);
-        const content = String(f?.['content'] ?? '').trim();
-        return `${String(f?.['path'] ?? path)} (version ${String(f?.['version'] ?? '?')}): ${content.length > 300 ? `${content.slice(0, 300)}...` : content}`;
-      },
-    };
-  }
-
-  if (has('write_file') && verbs.has('write') && intent.paths[0] !== undefined && quoted[0] !== undefined) {
-    const path = intent.paths[0];
-    const content = quoted[0];
-    return {
-      key: 'main',
-      tool: 'write_file',
-      write: true,
-      check: base,
-      args: () => ({ path, content: `${content}\n` }),
-      ...fileConfirm(has),
-      summary: (o) => `Saved ${path} (version ${String(asObject(o)?.['version'] ?? '?')})`,
-    };
-  }
-
-  if (has('list_files') && (verbs.has('files_list') || intent.paths[0] !== undefined)) {
-    const prefix = intent.paths[0] ?? '/';
-    return {
-      key: 'main',
-      tool: 'list_files',
-      write: false,
-      check: base,
-      args: () => ({ prefix: prefix.endsWith('/') ? prefix : `${prefix}/`, limit: 100 }),
-      summary: (o) => {
-        const files = arrayAt(asObject(o), 'files');
-        return `${files.length} files under ${prefix}: ${files.map((f) => String(f['path'])).join(', ')}`;
-      },
-    };
-  }
-
-  if (has('get_order') && intent.orderId !== undefined) {
-    const orderId = intent.orderId;
-    return { key: 'main', tool: 'get_order', write: false, check: base, args: () => ({ order_id: orderId }), summary: (o) => orderLine(asObject(o)) };
-  }
-
-  if (has('list_orders') && intent.customerId !== undefined) {
-    const customer = intent.customerId;
-    return {
-      key: 'main',
-      tool: 'list_orders',
-      write: false,
-      check: base,
-      args: () => ({ customer_id: customer, ...(intent.orderStatus !== undefined ? { status: intent.orderStatus } : {}), limit: 20 }),
-      summary: (o) => {
-        const orders = arrayAt(asObject(o), 'orders');
-        return `${String(asObject(o)?.['total'] ?? orders.length)} orders for ${customer}${intent.orderStatus === undefined ? '' : ` (${intent.orderStatus})`}: ${orders.map((x) => `${String(x['order_id'])} (${String(x['customer_id'])}, ${String(x['status'])})`).join(', ')}`;
-      },
-    };
-  }
-
-  if (has('get_payment') && intent.paymentId !== undefined) {
-    const paymentId = intent.paymentId;
-    return { key: 'main', tool: 'get_payment', write: false, check: base, args: () => ({ payment_id: paymentId }), summary: (o) => paymentLine(asObject(o)) };
-  }
-
-  if (has('send_message') && intent.channel !== undefined && quoted[0] !== undefined) {
-    const text = quoted[0];
-    return messageStep('main', intent.channel, () => text, base, startIso, has);
-  }
-
-  if (has('list_messages') && intent.channel !== undefined) {
-    const channel = intent.channel;
-    return {
-      key: 'main',
-      tool: 'list_messages',
-      write: false,
-      check: base,
-      args: () => ({ channel: `#${channel}`, limit: 5 }),
-      summary: (o) => {
-        const messages = arrayAt(asObject(o), 'messages');
-        return `Latest in #${channel}: ${messages.map((m) => `${String(m['message_id'])} (#${String(m['channel'])}) ${String(m['author'])}: "${String(m['text'])}"`).join('; ')}`;
-      },
-    };
+  for (const planner of MAIN_PLANNERS) {
+    const step = planner.plan(intent, ctx, h);
+    if (step !== NOT_MINE) return step;
   }
   return undefined;
 }
