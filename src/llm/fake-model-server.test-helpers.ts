@@ -9,6 +9,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Clock } from '../core/clock.js';
 
 export type WireFormat = 'openai' | 'anthropic';
 
@@ -390,4 +391,20 @@ export function instructionOf(request: RecordedRequest): string | undefined {
 /** The API key the request authenticated with. */
 export function apiKeyOf(request: RecordedRequest): string | undefined {
   return request.format === 'openai' ? request.headers['authorization']?.replace(/^Bearer /, '') : request.headers['x-api-key'];
+}
+
+/** An API key shaped like a real one, so the tests see it scrubbed from what is reported. */
+export const TEST_KEY = 'sk-test-0123456789abcdef';
+
+/** A clock whose sleeps return at once and are recorded, for asserting model-side waits. */
+export function recordingClock(): Clock & { waits: number[] } {
+  const waits: number[] = [];
+  return {
+    waits,
+    now: () => Date.now(),
+    sleep: async (ms, signal) => {
+      if (signal?.aborted) throw signal.reason;
+      waits.push(ms);
+    },
+  };
 }

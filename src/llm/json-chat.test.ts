@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { reply, startFakeModelServer, type FakeModelServer } from './fake-model-server.test-helpers.js';
 import { completionText, createJsonChat } from './json-chat.js';
-import { recordingClock, TEST_KEY } from '../failbench/agents/model-agent-contract.test-helpers.js';
+import { recordingClock, TEST_KEY } from './fake-model-server.test-helpers.js';
 
 const request = { system: 's', user: 'u', schemaName: 'answer', schema: { type: 'object', properties: { a: { type: 'number' } }, required: ['a'], additionalProperties: false } };
 

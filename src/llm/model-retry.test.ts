@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelAttemptResult, ModelFailure } from './model-endpoint-error.js';
 import { DEFAULT_MODEL_RETRY, modelRetryDelay, withModelRetry, type ModelRetryEvent } from './model-retry.js';
-import { recordingClock } from '../failbench/agents/model-agent-contract.test-helpers.js';
+import { recordingClock } from './fake-model-server.test-helpers.js';
 
 const half = () => 0.5;
 const fail = (kind: ModelFailure['kind'], extra: Partial<ModelFailure> = {}): ModelFailure => ({ kind, message: kind, ...extra });

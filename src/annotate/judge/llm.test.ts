@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ModelEndpointError } from '../../llm/model-endpoint-error.js';
 import { reply, startFakeModelServer, type FakeModelServer, type OpenAIRequestBody, type RecordedRequest } from '../../llm/fake-model-server.test-helpers.js';
-import { recordingClock, TEST_KEY } from '../../failbench/agents/model-agent-contract.test-helpers.js';
+import { recordingClock, TEST_KEY } from '../../llm/fake-model-server.test-helpers.js';
 import { trajectory } from '../trajectory.test-helpers.js';
 import { fileJudgeCache, memoryJudgeCache } from './judge-cache.js';
 import { createLlmJudge, type LlmJudgeOptions } from './llm.js';

@@ -5,7 +5,6 @@
  */
 import { inspect } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Clock } from '../../core/clock.js';
 import type { Agent, AgentTask, AgentTool, AgentToolResult, FeedbackMode } from '../types.js';
 import {
   apiKeyOf,
@@ -22,8 +21,9 @@ import {
 import { ModelEndpointError } from '../../llm/model-endpoint-error.js';
 import type { ModelRetryEvent } from '../../llm/model-retry.js';
 import type { ModelAgentOptions } from './tool-call-loop.js';
+import { recordingClock, TEST_KEY } from '../../llm/fake-model-server.test-helpers.js';
 
-export const TEST_KEY = 'sk-test-0123456789abcdef';
+export { recordingClock, TEST_KEY };
 
 export const WEATHER_TOOL: AgentTool = {
   name: 'get_weather',
@@ -86,19 +86,6 @@ export function makeTask(options: FakeTaskOptions = {}): FakeTask {
     },
     async sleep(ms) {
       sleeps.push(ms);
-    },
-  };
-}
-
-/** A clock whose sleeps return at once and are recorded, for asserting model-side waits. */
-export function recordingClock(): Clock & { waits: number[] } {
-  const waits: number[] = [];
-  return {
-    waits,
-    now: () => Date.now(),
-    sleep: async (ms, signal) => {
-      if (signal?.aborted) throw signal.reason;
-      waits.push(ms);
     },
   };
 }
