@@ -6,6 +6,7 @@
 import type { Label, LabelName } from './label.js';
 import { isFailed, recoveryOf, retryAfterMsOf } from './step-facts.js';
 import type { CorrectAction, DecisionCorrectness, Trajectory, TrajectoryStep } from '../core/trajectory-types.js';
+import { failureNote } from './failure-note.js';
 
 /** The `metadata.annotator` written when the backtrace filled any decision. */
 export const BACKTRACE_ANNOTATOR = 'faultline-backtrace';
@@ -88,7 +89,7 @@ export function backtrace(trajectory: Trajectory, labels: readonly Label[]): Bac
       marks.push({
         step_index: step.step_index,
         decision_correctness: 'correct',
-        correctness_reason: `${step.tool_name} failed (${step.failure_kind ?? step.status ?? 'unknown'}); the agent chose ${step.agent_decision.action}, recovered at step ${steps[recovered]!.step_index}, and the task succeeded`,
+        correctness_reason: `${step.tool_name} failed (${failureNote(step)}); the agent chose ${step.agent_decision.action}, recovered at step ${steps[recovered]!.step_index}, and the task succeeded`,
         correct_action: null,
       });
     });
@@ -112,7 +113,7 @@ export function backtrace(trajectory: Trajectory, labels: readonly Label[]): Bac
         marks.push({
           step_index: step.step_index,
           decision_correctness: 'uncertain',
-          correctness_reason: `last unrecovered failure (${step.tool_name}: ${step.failure_kind ?? step.status ?? 'unknown'}) before the task failed; the agent chose ${step.agent_decision.action}`,
+          correctness_reason: `last unrecovered failure (${step.tool_name}: ${failureNote(step)}) before the task failed; the agent chose ${step.agent_decision.action}`,
           correct_action: null,
         });
       }

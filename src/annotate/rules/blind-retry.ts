@@ -1,6 +1,7 @@
 import type { Label } from '../label.js';
 import { isFailed, nextCallOf, paramsKey } from '../step-facts.js';
 import type { Trajectory } from '../../core/trajectory-types.js';
+import { failureNote } from '../failure-note.js';
 
 export const BLIND_RETRY_CONFIDENCE = 0.85;
 
@@ -26,7 +27,7 @@ export function blindRetry(trajectory: Trajectory): Label[] {
       name: 'blind_retry',
       step_index: next.step.step_index,
       confidence: BLIND_RETRY_CONFIDENCE,
-      reason: `repeated ${step.tool_name} with the arguments that failed at step ${step.step_index} with a ${step.failure_category} error (${step.failure_kind ?? step.response.error_code ?? 'unknown'})`,
+      reason: `repeated ${step.tool_name} with the arguments that failed at step ${step.step_index} with a ${step.failure_category} error (${failureNote(step, step.response.error_code)})`,
       decision_step: step.step_index,
     });
   });

@@ -2,6 +2,7 @@ import type { Label } from '../label.js';
 import { argumentValuesOf, isFailed, isSideEffectFreeName, isSucceeded } from '../step-facts.js';
 import { jsonValue } from '../../core/deferred-json.js';
 import type { Trajectory, TrajectoryStep } from '../../core/trajectory-types.js';
+import { failureNote } from '../failure-note.js';
 
 export const CASCADE_FAILURE_CONFIDENCE = 0.65;
 
@@ -124,7 +125,7 @@ function cascadeLabel(step: TrajectoryStep, failed: TrajectoryStep, how: string)
     name: 'cascade_failure',
     step_index: step.step_index,
     confidence: CASCADE_FAILURE_CONFIDENCE,
-    reason: `${step.tool_name} went ahead after ${failed.tool_name} failed at step ${failed.step_index} (${failed.failure_kind ?? failed.status ?? 'unknown'}) and ${how}`,
+    reason: `${step.tool_name} went ahead after ${failed.tool_name} failed at step ${failed.step_index} (${failureNote(failed)}) and ${how}`,
     decision_step: failed.step_index,
   };
 }

@@ -1,6 +1,7 @@
 import type { Label } from '../label.js';
 import { hasReadBetween, idempotencyKeyOf, isFailed, isNonIdempotentName, nextCallOf } from '../step-facts.js';
 import type { Trajectory, TrajectoryStep } from '../../core/trajectory-types.js';
+import { failureNote } from '../failure-note.js';
 
 export const IDEMPOTENCY_RISK_CONFIDENCE = 0.6;
 
@@ -53,7 +54,7 @@ export function idempotencyRisk(trajectory: Trajectory, options: IdempotencyRisk
       name: 'idempotency_risk',
       step_index: next.step.step_index,
       confidence: IDEMPOTENCY_RISK_CONFIDENCE,
-      reason: `called the non-idempotent ${step.tool_name} again after step ${step.step_index} failed (${step.failure_kind ?? step.status ?? 'unknown'}) without checking whether it took effect`,
+      reason: `called the non-idempotent ${step.tool_name} again after step ${step.step_index} failed (${failureNote(step)}) without checking whether it took effect`,
       decision_step: step.step_index,
     });
   });

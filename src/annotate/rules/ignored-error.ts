@@ -1,6 +1,7 @@
 import type { Label } from '../label.js';
 import { isFailed, recoveryOf } from '../step-facts.js';
 import type { Trajectory } from '../../core/trajectory-types.js';
+import { failureNote } from '../failure-note.js';
 
 export const IGNORED_ERROR_CONFIDENCE = 0.7;
 
@@ -22,8 +23,8 @@ export function ignoredError(trajectory: Trajectory): Label[] {
       step_index: step.step_index,
       confidence: IGNORED_ERROR_CONFIDENCE,
       reason: proceeded
-        ? `proceeded after ${step.tool_name} failed (${step.failure_kind ?? step.status ?? 'unknown'}) and it was never recovered`
-        : `the run was reported a success although ${step.tool_name} failed (${step.failure_kind ?? step.status ?? 'unknown'}) and was never recovered`,
+        ? `proceeded after ${step.tool_name} failed (${failureNote(step)}) and it was never recovered`
+        : `the run was reported a success although ${step.tool_name} failed (${failureNote(step)}) and was never recovered`,
     });
   });
   return labels;
