@@ -3,11 +3,13 @@
  * heuristic judge's outcome inference; DESIGN.md "Outcomes"). A closing answer is a speech act:
  * the agent reports the task done ("I've cancelled order #W123", "已为您预订成功"), or it says it
  * could not ("I wasn't able to…", "暂时无法…"), apologises, hands the user over to someone else,
- * or asks for what it would need to go on. Each sentence is read for those acts, not for words
- * of one domain: the patterns are the grammar of inability, apology, hand-over, error reports and
- * completion (a perfect or passive of a verb, a state word such as "confirmed"), in English and
- * Chinese. Closing formulas ("let me know if…", "还有什么可以帮您") say nothing either way and are
- * dropped. The calls add a weaker prior: an unrecovered failure at the end leans to failure.
+ * reports part of the job done ("100 of 200 so far"), or asks for what it would need to go on.
+ * Each sentence is read for those acts, not for words of one domain: the patterns are the
+ * grammar of inability, refusal, apology, hand-over, error reports, partial progress, questions
+ * back and completion (a perfect or passive of a verb, a state word such as "confirmed"), in
+ * English and Chinese. Closing formulas ("let me know if…", "还有什么可以帮您") say nothing either
+ * way and are dropped; bracketed asides and what comes before a "but" weigh less. The calls add
+ * a weaker prior: an unrecovered failure at the end leans to failure.
  */
 import type { Trajectory } from '../../core/trajectory-types.js';
 import { isFailed, recoveryOf } from '../step-facts.js';
@@ -133,7 +135,7 @@ const ASIDE = /\([^()]*\)|（[^（）]*）/g;
 // one: "the status of ticket OPS-4412" asks for data the agent must be able to read.
 const STATE_QUESTION = /\b(?:is|are|was|were)\b[^?.]*\b(?:up|down|reachable|available|online|offline|running|working|responding|healthy)\b|\bwhether\b[^.]*\b(?:up|down|reachable|available|online|running|working|responding)\b|\b(?:check|ping|probe)\b[^.]*\b(?:up|down|reachable|available|alive|health|uptime)\b|prüfe? den (?:status|zustand)|(?:服务|系统|接口|网站)(?:是否|有没有)(?:正常|可用|在线|挂)|能否访问|是否可以访问/i;
 
-/** The agent's closing answer: its last assistant turn after the calls, else the last call's own text. */
+/** The agent's closing answer: its last assistant turn after the last call's result, if it wrote one. */
 export function closingAnswer(trajectory: Trajectory): string | null {
   const closing = trajectory.closing_turns ?? [];
   for (let i = closing.length - 1; i >= 0; i--) if (closing[i]!.role === 'assistant') return closing[i]!.content;
@@ -151,18 +153,16 @@ export function inferOutcomeFromConversation(trajectory: Trajectory): InferredOu
   const answer = closingAnswer(trajectory);
   if (answer === null || answer.trim() === '') return null;
   const signals: Signal[] = [];
-  {
-    const sentences = sentencesOf(answer);
-    // The last sentences say how it ended; a problem solved on the way ("the first card was
-    // declined, so I used…") is told before them, so later sentences weigh more.
-    sentences.forEach((sentence, i) => {
-      const late = i >= sentences.length - 2 ? 1 : 0.75;
-      const asides = sentence.match(ASIDE) ?? [];
-      const main = sentence.replace(ASIDE, ' ');
-      for (const clause of clausesOf(main)) for (const s of signalsOf(clause.text)) signals.push({ ...s, weight: s.weight * late * clause.share });
-      for (const aside of asides) for (const s of signalsOf(aside.slice(1, -1))) signals.push({ ...s, act: `aside_${s.act}`, weight: s.weight * 0.25 });
-    });
-  }
+  const sentences = sentencesOf(answer);
+  // The last sentences say how it ended; a problem solved on the way ("the first card was
+  // declined, so I used…") is told before them, so later sentences weigh more.
+  sentences.forEach((sentence, i) => {
+    const late = i >= sentences.length - 2 ? 1 : 0.75;
+    const asides = sentence.match(ASIDE) ?? [];
+    const main = sentence.replace(ASIDE, ' ');
+    for (const clause of clausesOf(main)) for (const s of signalsOf(clause.text)) signals.push({ ...s, weight: s.weight * late * clause.share });
+    for (const aside of asides) for (const s of signalsOf(aside.slice(1, -1))) signals.push({ ...s, act: `aside_${s.act}`, weight: s.weight * 0.25 });
+  });
   // A task that asks whether something is up is answered by reporting that it is down, too:
   // errors reported then, and a call that met them, are the answer.
   const aboutState = STATE_QUESTION.test(trajectory.task_description ?? '');
@@ -188,6 +188,6 @@ export function inferOutcomeFromConversation(trajectory: Trajectory): InferredOu
   // Agreement sets the confidence: one-sided strong signals high, a close call near 0.5.
   const against = score > 0 ? -negative : positive;
   const confidence = clamp(0.5 + Math.min(Math.abs(score), 4) * 0.1 - against * 0.05);
-  const shown = [...signals].sort((a, b) => Math.abs(b.weight) - Math.abs(a.weight)).map((s) => `${s.act}:${JSON.stringify(s.text)}`);
+  const shown = signals.filter((s) => s.weight !== 0).sort((a, b) => Math.abs(b.weight) - Math.abs(a.weight)).map((s) => `${s.act}:${JSON.stringify(s.text)}`);
   return { outcome, confidence, evidence: shown.join(', ') };
 }
