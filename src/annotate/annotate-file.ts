@@ -2,7 +2,7 @@
  * Annotation of a log file without a store (`faultline annotate --input`): the file streams
  * through its importer, and each trajectory through the rules, the semantic judge and the outcome
  * backtrace as it comes, so memory holds one trajectory (and the importer's own state: see
- * DESIGN.md "Importers") whatever the file size. `rare_failure` marks a failure signature's first
+ * DESIGN.md "Importers and annotation") whatever the file size. `rare_failure` marks a failure signature's first
  * occurrence in the file, in file order (the index keeps one entry per distinct signature).
  */
 import { readTrajectories, type ReadTrajectoriesOptions } from '../trajectory/import-file.js';

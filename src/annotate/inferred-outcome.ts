@@ -1,5 +1,5 @@
 /**
- * Outcomes a judge infers for logs that state none (DESIGN.md "Outcomes"). A stated outcome is
+ * Outcomes a judge infers for logs that state none (DESIGN.md "Importers and annotation"). A stated outcome is
  * never replaced; an inferred one is inferred again on re-annotation, since the judge may have
  * changed, and the trajectory says it was inferred, by whom and how sure (`outcome_basis`).
  */

@@ -38,7 +38,7 @@ export type OutcomeSource = 'stated' | 'inferred' | 'unstated';
 
 export const OUTCOME_SOURCES: readonly OutcomeSource[] = ['stated', 'inferred', 'unstated'];
 
-/** Where a trajectory's `final_outcome` came from (DESIGN.md "Importers and streaming"). */
+/** Where a trajectory's `final_outcome` came from (DESIGN.md "Importers and annotation"). */
 export interface OutcomeBasis {
   source: OutcomeSource;
   /** In [0, 1]: 1 for a stated outcome, the judge's own for an inferred one, 0 while unstated. */

@@ -38,7 +38,7 @@ export interface DatasetCard {
   /** For formats whose examples carry a label (`predictor`: `failed` / `succeeded`): examples per class and split. */
   examples_by_class?: Record<Split, Record<string, number>>;
   /**
-   * How the outcomes were known (DESIGN.md "Outcomes"): per trajectory read and exported, stated
+   * How the outcomes were known (DESIGN.md "Importers and annotation"): per trajectory read and exported, stated
    * by the log, inferred by a judge from the conversation, or unstated; and for the exported
    * inferred ones, how sure the judges were and which judge it was.
    */

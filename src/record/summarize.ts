@@ -1,5 +1,5 @@
 /**
- * Summary records (DESIGN.md "Success records can be stored as summaries only"): high-volume tools
+ * Summary records (DESIGN.md "The record" (`summary_only`)): high-volume tools
  * that succeed first time would otherwise flood the store with payloads nobody trains or alerts on.
  */
 import type { ToolExecutionRecord } from '../core/record-types.js';

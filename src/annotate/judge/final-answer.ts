@@ -1,6 +1,6 @@
 /**
  * How a task ended, read from the agent's closing answer when the log states no outcome (the
- * heuristic judge's outcome inference; DESIGN.md "Outcomes"). A closing answer is a speech act:
+ * heuristic judge's outcome inference; DESIGN.md "Importers and annotation"). A closing answer is a speech act:
  * the agent reports the task done ("I've cancelled order #W123", "已为您预订成功"), or it says it
  * could not ("I wasn't able to…", "暂时无法…"), apologises, hands the user over to someone else,
  * reports part of the job done ("100 of 200 so far"), or asks for what it would need to go on.

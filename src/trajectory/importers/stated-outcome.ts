@@ -4,7 +4,7 @@
  * or a reward in [0, 1]; at the top of the record or under `metadata`, `info` (tau-bench,
  * gym-style harnesses), `meta`, `evaluation` or `eval`. Nothing here guesses: a log that states
  * none of these has no stated outcome, and the trajectory is marked `unstated` for an inference
- * to fill in (DESIGN.md "Importers and streaming").
+ * to fill in (DESIGN.md "Importers and annotation").
  */
 import type { FinalOutcome, OutcomeBasis } from '../../core/trajectory-types.js';
 import { isRecord } from './json-lines.js';
