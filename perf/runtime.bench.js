@@ -36,6 +36,18 @@ export async function run() {
     recorder: sink,
   });
 
+  // The same call with the runtime's optional checks on: the loop guard (the call carries a trace,
+  // so it is watched), a post-condition (the answer must echo the city), an adaptive timeout and
+  // background breaker probes. A build without them ignores the options.
+  const checkedOutput = { ...outputSchema, properties: { ...outputSchema.properties, city: { type: 'string', 'x-echoes': 'city' } } };
+  const rtChecks = createRuntime({
+    tools: [defineTool({ name: 'get_weather', description: 'w', input: inputSchema, output: checkedOutput, idempotent: true, timeoutMs: 10_000, adaptiveTimeout: true, execute: weather })],
+    recorder: sink,
+    loopGuard: true,
+    breakerProbes: true,
+  });
+  const traced = { traceId: 'bench-trace' };
+
   const policy = wrap(
     retry(handleAll, { maxAttempts: 3, backoff: new ExponentialBackoff() }),
     circuitBreaker(handleAll, { halfOpenAfter: 10_000, breaker: new ConsecutiveBreaker(5) }),
@@ -68,6 +80,10 @@ export async function run() {
       const r = await rt.execute('get_weather', args);
       if (!r.ok) throw new Error(`unexpected failure: ${r.error.message}`);
     },
+    'faultline full path, checks on (loop guard, post-condition, adaptive timeout, probes)': async () => {
+      const r = await rtChecks.execute('get_weather', args, traced);
+      if (!r.ok) throw new Error(`unexpected failure: ${r.error.message}`);
+    },
   });
 
   const failure = await compare({
@@ -89,6 +105,7 @@ export async function run() {
   });
 
   await rt.close();
+  await rtChecks.close();
   const cockatiel = success['cockatiel wrap(retry, breaker, timeout) + ajv'].medianNs;
   const rows = Object.entries(success).map(([name, m]) => [name, fmtNs(m.medianNs), fmtNs(m.p95Ns), (cockatiel / m.medianNs).toFixed(2) + 'x']);
   const failRows = Object.entries(failure).map(([name, m]) => [name, fmtNs(m.medianNs), fmtNs(m.p95Ns)]);

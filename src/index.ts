@@ -37,6 +37,9 @@ export type { Admission, Breaker, BreakerOptions, BreakerProvider, BreakerSnapsh
 export { parseRetryAfter } from './runtime/retry-after.js';
 export type { ValidationIssue, ValidationIssueCode } from './runtime/validate.js';
 export type { FaultCallInfo, FaultInjector, PlannedFault } from './runtime/fault-injector.js';
+export type { LoopGuardOptions } from './runtime/loop-guard.js';
+export type { PostConditionIssue, Verify, VerifyContext } from './runtime/post-conditions.js';
+export type { AdaptiveTimeoutOptions } from './runtime/adaptive-timeout.js';
 
 // Redaction and recording, as the runtime's `redact` and `recording` options take them.
 export { createRedactor, defaultRedactor, BUILTIN_RULES } from './record/redact.js';
@@ -72,6 +75,7 @@ export { RECORD_SCHEMA_VERSION } from './core/record-types.js';
 export type {
   AttemptOutcome,
   AttemptRecord,
+  AttemptTimeout,
   BreakerStateName,
   CorrectionAction,
   CorrectionRecovery,
