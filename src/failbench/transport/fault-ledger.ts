@@ -84,8 +84,15 @@ function firstFault(call: CallFaults): InjectedFault | null {
   return first?.fault ?? null;
 }
 
+/**
+ * One scope for every ledger: Node runs each enabled AsyncLocalStorage on every new promise, and
+ * a storage stays enabled once used, so one per run made each call of a suite cost more than the
+ * one before (a 1352-run suite over the MCP wire took minutes). The store names its ledger.
+ */
+const scope = new AsyncLocalStorage<{ ledger: object; call: CallFaults }>();
+
 export function createFaultLedger(inner: FaultPlan): FaultLedger {
-  const scope = new AsyncLocalStorage<CallFaults>();
+  const self = {};
   // Tickets whose record may still come, in the order they were opened.
   const pending: PendingTicket[] = [];
 
@@ -142,7 +149,7 @@ export function createFaultLedger(inner: FaultPlan): FaultLedger {
     plan,
     async track(fn) {
       const call: CallFaults = { tickets: [], met: [] };
-      const value = await scope.run(call, fn);
+      const value = await scope.run({ ledger: self, call }, fn);
       await known(call);
       return { value, fault: firstFault(call) };
     },
@@ -156,7 +163,8 @@ export function createFaultLedger(inner: FaultPlan): FaultLedger {
       drop(ticket);
     },
     open(toolName, key) {
-      const call = scope.getStore();
+      const store = scope.getStore();
+      const call = store?.ledger === self ? store.call : undefined;
       const ticket: PendingTicket = { toolName, key, call, open: true, awaited: false, done: false, settled: undefined, settle: () => undefined };
       pending.push(ticket);
       call?.tickets.push(ticket);
