@@ -13,7 +13,7 @@
  * listing that failed) is data. Empty values (`"error": null`, `"errors": []`) say nothing.
  */
 import { meaningOfName } from './code-names.js';
-import type { Cause, Signal } from './signal.js';
+import type { Signal } from './signal.js';
 import { readText } from './text-reading.js';
 
 type Loose = Record<string, unknown>;
@@ -69,7 +69,7 @@ export const UNWRAP_KEYS = new Set(['output', 'result', 'content', 'text', 'obse
 export const MCP_KEYS = new Set(['content', 'structuredcontent', 'iserror', 'meta']);
 
 /** Keys inside an error object that name its kind. */
-const ERROR_NAME_KEYS = new Set(['code', 'status', 'statuscode', 'httpstatus', 'httpcode', 'errorcode', 'errcode', 'type', 'name', 'reason', 'kind', 'errortype', 'class', 'exception', 'exceptiontype', 'type', 'errno', 'faultcode', 'grpccode', 'grpcstatus', 'subcode', 'errorname', 'key']);
+const ERROR_NAME_KEYS = new Set(['code', 'status', 'statuscode', 'httpstatus', 'httpcode', 'errorcode', 'errcode', 'type', 'name', 'reason', 'kind', 'errortype', 'class', 'exception', 'exceptiontype', 'errno', 'faultcode', 'grpccode', 'grpcstatus', 'subcode', 'errorname', 'key']);
 const ERROR_MESSAGE_KEYS = new Set(['message', 'msg', 'detail', 'description', 'title', 'errormessage', 'errmsg', 'text', 'faultstring', 'localizedmessage', 'usermessage', 'displaymessage', 'summary']);
 const ERROR_NESTED_KEYS = new Set(['error', 'errors', 'cause', 'details', 'extensions', 'data', 'innererror', 'inner', 'errordetails', 'fielderrors', 'violations', 'body', 'response', 'detail']);
 
@@ -400,4 +400,3 @@ function readContainerCauses(value: unknown, path: string, sink: Signal[], found
   }
 }
 
-export type { Cause };

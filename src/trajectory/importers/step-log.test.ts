@@ -52,6 +52,8 @@ describe('step-log importer (seed 000 section 2.1)', () => {
     });
     // No next_action logged: derived from the 6 s gap against the 5 s Retry-After.
     expect(t!.steps[1]).toMatchObject({ failure_kind: 'rate_limited', response: { error_code: 'HTTP_429' }, agent_decision: { wait_seconds: 6 } });
+    // The logged status is the evidence; the body's words are not read once it tells the cause.
+    expect(t!.steps[1]!.failure_evidence).toEqual({ confidence: 0.95, evidence: ['field:status_code=429', 'field:error'] });
     expect(trajectories[1]!.final_outcome).toBe('unknown');
     expect(t!.outcome_basis).toEqual({ source: 'stated', confidence: 1, evidence: 'final_outcome=success' });
     expect(trajectories[1]!.outcome_basis).toMatchObject({ source: 'unstated' });
