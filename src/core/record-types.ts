@@ -39,7 +39,7 @@ export interface AttemptTimeout {
   reason: string;
 }
 
-/** What recovered a failure, as the correction memory keeps it (seed 004 section 6). */
+/** What recovered a failure, as the correction memory keeps it. */
 export type CorrectionAction = 'retry_with_fixed_params' | 'wait_and_retry' | 'retry' | 'switch_tool' | 'refresh_credential';
 
 export interface CorrectionRecovery {
@@ -61,7 +61,7 @@ export interface LastRecovery extends CorrectionRecovery {
   uses: number;
 }
 
-/** Machine-readable feedback for the agent (seed 001 section 3.5). */
+/** Machine-readable feedback for the agent. */
 export interface RecordFeedback {
   action: FeedbackAction;
   hint: string;

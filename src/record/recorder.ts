@@ -1,24 +1,13 @@
 /**
- * The batching recorder: the processor half of the processor / exporter split (STYLE.md habit 4),
- * with the {@link Store} as the exporter. The hot path only pushes onto a bounded queue; batches
- * go to the store asynchronously. What the store cannot take yet goes to the spool file instead:
- * the batches of a store that fails, the oldest records once memory is full, and records held
- * longer than `maxUnsavedMs`. A backoff probe looks for a failing store, and the spool is replayed
- * once the store accepts writes. Replays may repeat safely because `Store.insert` is idempotent by
- * `execution_id`, which is what makes "nothing lost, nothing doubled" cheap to guarantee.
+ * The batching recorder (DESIGN.md "The recorder"): the processor of a processor / exporter
+ * split, the Store its exporter. The hot path only enqueues onto a bounded queue; batches go to
+ * the store asynchronously, and what it cannot take yet goes to the spool (spool-failover.ts),
+ * replayed once it answers (store-health.ts probes it). Replays may repeat safely because
+ * `Store.insert` is idempotent by `execution_id`.
  *
- * The window of records that exist only in memory is bounded by count (`maxQueue`) and by age
- * (`maxUnsavedMs`) whatever the caller does: both are enforced on the enqueue path itself, with
- * synchronous writes to the spool, because a caller that awaits tools answering in microtasks
- * never lets the event loop turn, and then no timer, no store reply and no asynchronous file
- * write ever runs. A store that can tell its finished writes synchronously (`Store.poll`, the
- * SQLite writer thread) keeps being written to meanwhile. DESIGN.md "The recorder".
- *
- * Idempotency also gives a free health check: re-inserting a record the store already holds is a
- * no-op that succeeds exactly when the store takes writes. It lets the recorder tell an outage from
- * a record the store will never accept (a poison record, e.g. a non-UUID id in PostgreSQL), which
- * would otherwise keep the store "down" forever: such records are isolated by bisecting the batch,
- * set aside in a `rejected-*.jsonl` file next to the spool, and reported.
+ * Both bounds on what lives only in memory (`maxQueue`, `maxUnsavedMs`) are enforced on the
+ * enqueue path itself, with synchronous spool writes: a caller that awaits tools answering in
+ * microtasks never lets the event loop turn, so no timer or store reply would ever run.
  */
 import { ConfigError, FaultlineError } from '../core/errors.js';
 import type { BatchEncoding, Store } from '../core/store-types.js';

@@ -72,7 +72,7 @@ export interface RuntimeOptions {
   /** Injects faults into tool attempts (chaos testing, FailBench); see `createFaultPlan`. */
   faults?: FaultInjector;
   /**
-   * The correction memory (seed 004 section 6): recoveries that worked, per failure signature,
+   * The correction memory: recoveries that worked, per failure signature,
    * surfaced as `feedback.last_recovery` when the same failure comes back. On by default (kept in
    * the store when it has one, else in process); `false` turns it off. Bounds: `capacity`
    * (default 100) and `perSignature` (default 5).

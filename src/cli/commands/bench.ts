@@ -120,7 +120,7 @@ async function runBench(io: CliIo, opts: BenchOptions, version: string): Promise
   const runId = uuidv7();
   const outShown = opts.out ?? join('.faultline', 'bench', runId);
   const outDir = resolve(io.cwd, outShown);
-  // A file there (or above) used to fail the report's write only after the whole run, its records stored.
+  // Checked now: a file there (or above) would fail the report's write only after the whole run, its records stored.
   assertWritableDirectory(outDir, outShown);
 
   const agents: Agent[] = [];

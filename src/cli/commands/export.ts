@@ -125,7 +125,7 @@ export function exportCommand(ctx: CliContext): Command {
       const out = isAbsolute(opts.out) ? opts.out : resolve(io.cwd, opts.out);
       const files = { train: opts.out, validation: `${opts.out}.val.${encoding}` };
       const targets = { train: out, validation: `${out}.val.${encoding}`, cardJson: `${out}.card.json`, cardMd: `${out}.card.md` };
-      // All four are checked before the store is read: a directory at the card's path used to fail only at its rename, after the other files had been replaced.
+      // All four are checked before the store is read: a directory at the card's path would fail only at its rename, after the other files had been replaced.
       const shown = { ...files, cardJson: `${opts.out}.card.json`, cardMd: `${opts.out}.card.md` };
       for (const key of Object.keys(targets) as (keyof typeof targets)[]) assertWritableFile(targets[key], shown[key]);
       const suffix = `.partial-${randomUUID()}`;

@@ -41,12 +41,11 @@ import { hostAllowed, hostAllowlist, refusedHostMessage, type HostAllowlist } fr
 import { listen } from '../../net/listen.js';
 
 /**
- * Records per batch of the recorder the proxy owns. Encoding a batch for the store runs on the
- * proxy's event loop, and every request in flight waits it out: 512 records (the recorder's
- * default) took about 1.25 ms, which showed up whole in the p99 latency the proxy adds at 32
- * connections. 32 records cost about 80 us a batch; the SQLite writer thread still commits the
- * batches that queue up together, so the store's cost per record barely moves (perf/RESULTS.md,
- * "HTTP fault proxy").
+ * Records per batch of the recorder the proxy owns, well below the recorder's default: encoding a
+ * batch for the store runs on the proxy's event loop, and every request in flight waits it out,
+ * so a large batch shows up whole in the latency the proxy adds. The SQLite writer thread still
+ * commits the small batches that queue up together, so the store's cost per record barely moves
+ * (figures: perf/RESULTS.md, "HTTP fault proxy").
  */
 export const PROXY_RECORDER_BATCH_SIZE = 32;
 

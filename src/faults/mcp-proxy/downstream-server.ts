@@ -62,7 +62,7 @@ export interface Session extends CallSession {
 /** Any request's params, as far as progress relaying reads them. */
 export type ParamsWithMeta = { _meta?: { progressToken?: string | number | undefined } | undefined } | undefined;
 
-/** Only what the proxy relays; see the module comment. */
+/** Only what the proxy relays: not `tasks`, since a task-augmented tools/call would bypass the fault plan. */
 export function mirroredCapabilities(upstream: ServerCapabilities | undefined): ServerCapabilities {
   const caps: ServerCapabilities = {};
   if (upstream?.tools !== undefined) caps.tools = upstream.tools;

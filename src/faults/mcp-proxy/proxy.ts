@@ -1,38 +1,14 @@
 /**
- * The MCP fault proxy: an SDK Server per downstream client, each with its own SDK Client facing
- * the real server, so that any MCP client can be pointed at any MCP server through a fault plan.
- *
- * Transparent by construction: a client's upstream connection is opened when the client sends
- * `initialize`, with exactly the capabilities it declared there (read from the raw message, so
- * experimental and future ones go too; initialize-gate.ts), and the client is answered with what
- * the server told that connection (serverInfo, instructions, and its capabilities for tools,
- * resources, prompts, logging, completions and experimental features; `tasks` is not mirrored,
- * since a task-augmented tools/call would bypass the fault plan). So a server that lists tools only
- * to clients that can sample or elicit lists them through the proxy exactly as it would straight,
- * and requests it sends its client (sampling, elicitation, roots, ...) go to that one client,
- * for what it declared (client-requests.ts). The proxy introduces itself to the server under its
- * own name (`PROXY_CLIENT_INFO`) and with the SDK's protocol version.
+ * The MCP fault proxy (DESIGN.md "Fault plans and proxies"): an SDK Server per downstream client
+ * (downstream-server.ts), each with its own SDK Client facing the real server, opened at the
+ * client's `initialize` with exactly the capabilities it declared (initialize-gate.ts), so a
+ * server offers each client through the proxy what it would offer it straight. Every tools/call
+ * goes through the fault plan and is recorded (tool-call.ts); everything else passes through.
  *
  * At start the proxy connects once, declaring no capabilities, to check that the server starts and
  * to learn what it is; that connection is handed to the first client that also declares none, and
- * closed when the first client gets its own.
- *
- * tools/list, resources (list, templates, read, subscribe), prompts (list, get), completions and
- * logging levels pass through untouched, and so does any other request or notification, in both
- * directions; progress and cancellations are relayed. Every tools/call goes through the fault plan
- * and is recorded (tool-call.ts).
- *
- * When a client's server goes away on its own (it exits or is killed), the proxy stays up:
- * calls that were upstream and every later tools/call get a JSON-RPC error and are recorded as
- * failures (upstream-loss.ts), tools/list answers from the last list, and other requests get the
- * same connection-closed error. With `restart` (stdio servers only), the server is started again
- * (upstream-link.ts). A Streamable HTTP server that answers a request with "unknown session" gets a
- * new session and the request once more.
- *
- * A SQLite file store is created only after the start-up handshake succeeded, so a server that
- * cannot be started leaves no empty database behind. Any other store (PostgreSQL, memory) is
- * opened first, so that a bad store spec or an unreachable database is reported without starting
- * the server.
+ * closed when the first client gets its own. A server that goes away leaves the proxy up
+ * (upstream-loss.ts; with `restart`, upstream-link.ts starts a stdio server again).
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';

@@ -56,8 +56,8 @@ export function encodeRowBatch(rows: readonly (readonly SqliteValue[])[]): Uint8
   let k = 0;
   for (const row of rows) {
     if (row.length !== width) throw new TypeError(`row of ${row.length} values in a batch of rows of ${width}`);
-    // A row's strings are written with one call, joined: one write per string cost about 1 us more
-    // per row (perf/RESULTS.md, session 6). A string is stored as ASCII when its UTF-8 takes as many
+    // A row's strings are written with one call, joined: a write per string costs more per row
+    // than the joining (perf/RESULTS.md). A string is stored as ASCII when its UTF-8 takes as many
     // bytes as it has characters, which holds for the joined text exactly when it holds for each.
     const first = k;
     let text = '';

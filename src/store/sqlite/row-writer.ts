@@ -3,10 +3,8 @@
  *
  * Why several per statement: in better-sqlite3 a statement call costs about as much in the binding
  * (each array element read through V8's API, the result object built) as SQLite spends inserting
- * the row and its five index entries. Measured with callgrind on 20,000 workload rows into the
- * store's schema (`perf/RESULTS.md`, session 5): one row per call with an array 58.9k instructions
- * per row inside `Statement#run`; the values spread as arguments 47.3k; eight rows per call, spread,
- * 39.5k (32 rows per call: 41.0k, the bigger statement binds slower).
+ * the row and its five index entries. Eight rows per call, the values spread as arguments, cost
+ * the least per row; a bigger statement binds slower (figures: perf/RESULTS.md).
  *
  * Inserts skip a row whose `execution_id` is already stored (a spooled batch replayed, a repeated
  * id) with `ON CONFLICT (execution_id) DO NOTHING`, and only the rows really written may reach the

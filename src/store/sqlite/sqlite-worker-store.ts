@@ -1,8 +1,8 @@
 /**
  * The SQLite store with its writer in a worker thread. `insert` and the trajectory writes are
  * posted (a batch per message) to a `node:worker_threads` Worker that owns its own better-sqlite3
- * connection and runs the real {@link createSqliteStore} there, so a 512-record transaction (4-30
- * ms) no longer stalls the caller's event loop and the runtime and the writer use two cores.
+ * connection and runs the real {@link createSqliteStore} there, so a batch's transaction (several
+ * milliseconds) does not stall the caller's event loop, and the runtime and the writer use two cores.
  *
  * Reads run on a second, read-only connection in the calling thread (WAL lets readers run beside
  * the writer; a write's promise resolves after its commit, so reads see it). A `:memory:` database
