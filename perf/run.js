@@ -40,6 +40,9 @@ const QUICK = {
   FAULTLINE_PERF_BURST_ROUNDS: '1',
   FAULTLINE_PERF_RECORDER_N: '5000',
   FAULTLINE_PERF_STATS_N: '100000',
+  FAULTLINE_PERF_BURST_N: '20000',
+  FAULTLINE_PERF_BURST_ROUNDS: '1',
+  FAULTLINE_PERF_IMPORT_ROUNDS: '5',
 };
 if (quick) for (const [name, value] of Object.entries(QUICK)) process.env[name] ??= value;
 
