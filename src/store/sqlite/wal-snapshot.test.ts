@@ -158,11 +158,15 @@ describeMounted('a WAL store in a read-only directory', () => {
     for (const argv of [
       ['stats', '--json', '--db', path, '--since', '2020-01-01T00:00Z'],
       ['alerts', '--db', path],
-      ['export', '--format', 'trajectories', '--db', path, '--out', join(root, 'leftover.jsonl')],
     ]) {
       const run = await runCapture(argv, root);
       expect({ argv, stderr: run.stderr, code: run.code }).toStrictEqual({ argv, stderr: '', code: 0 });
     }
+    // The store holds records and no trajectories, so export reads it and says it had nothing to
+    // write (exit 3), which is not a store error (exit 2).
+    const exported = await runCapture(['export', '--format', 'trajectories', '--db', path, '--out', join(root, 'leftover.jsonl')], root);
+    expect(exported.code).toBe(3);
+    expect(exported.stderr).toMatch(/^faultline export: no trajectories examples written:\n\s*no trajectories in the store/);
     const tail = await runCapture(['tail', '--once', '--all', '--json', '--db', path], root);
     expect(tail.stderr).toBe('');
     expect(tail.stdout.trimEnd().split('\n').map((line) => (JSON.parse(line) as { execution_id: string }).execution_id)).toEqual(
