@@ -15,7 +15,6 @@ const MAX_LINES = 200;
 /** `path:function` of the functions still awaiting their split. */
 const AWAITING_SPLIT = new Set([
   'src/record/redact.ts:createRedactor',
-  'src/runtime/redis-breakers.ts:createRedisBreakers',
 ]);
 
 function sourceFiles(dir: string, out: string[] = []): string[] {

@@ -251,6 +251,225 @@ function checkDatabaseIndex(url: string): void {
   throw new ConfigError(`invalid Redis URL ${maskUrlPassword(url)}: the database index must be a whole number (0-15 on a default server), got "${db}"`, 'url');
 }
 
+/** ioredis emits 'error' on every failed reconnect: the first of an outage is reported, and a connection that is ready again ends the outage. */
+function reportOutagesOnce(connections: readonly Redis[], onError: (error: unknown) => void, warning: { rearm: () => void }): void {
+  let reported = false;
+  for (const connection of connections) {
+    connection.on('error', (error: unknown) => {
+      if (reported) return;
+      reported = true;
+      onError(error);
+    });
+    connection.on('ready', () => {
+      reported = false;
+      warning.rearm();
+    });
+  }
+}
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** What the connections' errors said: the last one, and a failed SELECT. */
+class ConnectionErrors {
+  last: unknown;
+  /**
+   * ioredis sends SELECT on connecting and only emits its error: a database the server does not
+   * have would otherwise leave the connection on database 0.
+   */
+  select: unknown;
+  constructor(connections: readonly Redis[]) {
+    for (const connection of connections) {
+      connection.on('error', (error: unknown) => {
+        this.last = error;
+        if ((error as { command?: { name?: unknown } }).command?.name === 'select') this.select ??= error;
+      });
+    }
+  }
+}
+
+/** Connects both connections and subscribes; rejects with the cause (a failed SELECT first). */
+async function firstConnection(client: Redis, subscriber: Redis, ownsClient: boolean, channel: string, errors: ConnectionErrors): Promise<void> {
+  try {
+    if (ownsClient) await client.connect();
+    await subscriber.connect();
+    // Its reply came before the ready check's, so a failed SELECT has been reported by now.
+    if (errors.select !== undefined) throw errors.select;
+    await subscriber.subscribe(channel);
+  } catch (error) {
+    throw errors.select ?? errors.last ?? error;
+  }
+}
+
+/**
+ * ioredis retries a first connection that failed (unless its retryStrategy says not), and renews
+ * only subscriptions that were made: the one the first connection did not get to is made when the
+ * client gets through, and the mirror reloaded after it.
+ */
+class LateSubscription {
+  firstConnectionFailed = false;
+  /** The subscription under way, if any. */
+  pending: Promise<void> | undefined;
+  constructor(
+    private readonly client: Redis,
+    private readonly subscriber: Redis,
+    private readonly channel: string,
+    private readonly hooks: { reload: () => Promise<void>; mayTry: () => boolean; onError: (error: unknown) => void },
+  ) {}
+
+  tryNow(): void {
+    if (!this.firstConnectionFailed || this.pending !== undefined || !this.hooks.mayTry() || this.client.status !== 'ready') return;
+    const subscriber = this.subscriber;
+    const subscribing = (async () => {
+      if (subscriber.status === 'wait' || subscriber.status === 'end') await subscriber.connect();
+      else if (subscriber.status !== 'ready') await new Promise((resolve) => subscriber.once('ready', resolve));
+      await subscriber.subscribe(this.channel);
+      await this.hooks.reload();
+    })();
+    this.pending = subscribing;
+    subscribing.catch((error: unknown) => {
+      this.pending = undefined; // tried again when the client next gets through
+      this.hooks.onError(error);
+    });
+  }
+}
+
+/** Reports made before the first connection, in order, to be sent once it is up. */
+class EarlyReports {
+  readonly #reports: QueuedReport[] = [];
+  readonly #last = new Map<string, 'success' | 'failure'>();
+
+  /** False when there was no room for it (the caller counts it dropped). */
+  add(report: QueuedReport): boolean {
+    // Successes in a row leave the shared count as one does.
+    if (report.kind === 'success' && this.#last.get(report.tool) === 'success') return true;
+    if (this.#reports.length >= MAX_QUEUED_REPORTS) return false;
+    this.#reports.push(report);
+    this.#last.set(report.tool, report.kind);
+    return true;
+  }
+
+  /** Every report queued, in order; the queue is left empty. */
+  take(): QueuedReport[] {
+    const reports = this.#reports.splice(0);
+    this.#last.clear();
+    return reports;
+  }
+}
+
+/** The default for `onError`: one process warning per outage. */
+function outageWarning(): { report: (error: unknown) => void; rearm: () => void } {
+  let warned = false;
+  return {
+    report(error) {
+      if (warned) return;
+      warned = true;
+      process.emitWarning(`faultline: shared breakers: Redis unreachable, breakers are local until it is back (${error instanceof Error ? error.message : String(error)})`);
+    },
+    rearm() {
+      warned = false;
+    },
+  };
+}
+
+/** The client for commands and scripts and the subscriber for the channel, with the options they were made with. */
+function openConnections(options: RedisBreakersOptions): { client: Redis; subscriber: Redis; connectionOptions: RedisOptions; ownsClient: boolean } {
+  const connectionOptions: RedisOptions = {
+    // Never queue commands while Redis is away: a report that cannot go now is dropped.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    lazyConnect: true,
+    ...options.redis,
+  };
+  const ownsClient = options.client === undefined;
+  if (ownsClient && options.url !== undefined) checkDatabaseIndex(options.url);
+  const client = options.client ?? new Redis(options.url ?? 'redis://127.0.0.1:6379', connectionOptions);
+  const subscriber = options.client !== undefined ? options.client.duplicate({ ...connectionOptions }) : client.duplicate();
+  return { client, subscriber, connectionOptions, ownsClient };
+}
+
+type OutcomeKind = 'success' | 'failure' | 'reset';
+
+/** Runs the outcome script for one tool: the shared state after it, as the script replies. */
+function outcomeScript(
+  client: Redis,
+  keyOf: (tool: string) => string,
+  channel: string,
+): (tool: string, kind: OutcomeKind, now: number, options: BreakerOptions | undefined, probe: boolean) => Promise<unknown[]> {
+  client.defineCommand('faultlineBreakerOutcome', { numberOfKeys: 2, lua: OUTCOME_SCRIPT });
+  return (tool, kind, now, options, probe) =>
+    (client as unknown as { faultlineBreakerOutcome(...args: unknown[]): Promise<unknown[]> }).faultlineBreakerOutcome(
+      keyOf(tool),
+      channel,
+      kind,
+      now,
+      options?.failureThreshold ?? 1,
+      probe ? 1 : 0,
+      tool,
+      options?.cooldownMs ?? '',
+    );
+}
+
+/** Loads the shared state of these tools into their mirrors; a tool never shared keeps its own. */
+async function loadStates(client: Redis, keyOf: (tool: string) => string, names: readonly string[], breakers: ReadonlyMap<string, SharedBreaker>): Promise<void> {
+  if (names.length === 0) return;
+  const pipeline = client.pipeline();
+  for (const name of names) pipeline.hmget(keyOf(name), 'state', 'failures', 'openedAt', 'trips', 'version');
+  const replies = (await pipeline.exec()) ?? [];
+  replies.forEach(([error, reply], i) => {
+    if (error !== null) throw error;
+    const fields = reply as (string | null)[];
+    if (fields[4] === null) return; // never shared yet
+    breakers.get(names[i]!)?.adopt(parseState(fields.map((f) => f ?? '')));
+  });
+}
+
+/** Every tool's shared state under the prefix, as stored in Redis. */
+async function readSharedStates(client: Redis, prefix: string): Promise<Record<string, SharedBreakerState>> {
+  const out: Record<string, SharedBreakerState> = {};
+  let cursor = '0';
+  do {
+    const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}:breaker:*`, 'COUNT', 100);
+    cursor = next;
+    for (const key of keys) {
+      const fields = await client.hmget(key, 'state', 'failures', 'openedAt', 'trips', 'version', 'cooldown');
+      const s = parseState(fields.slice(0, 5).map((f) => f ?? ''));
+      const cooldown = fields[5] ?? '';
+      out[key.slice(`${prefix}:breaker:`.length)] = {
+        state: s.state,
+        consecutiveFailures: s.failures,
+        openedAt: s.openedAt,
+        trips: s.trips,
+        cooldownMs: cooldown === '' ? null : Number(cooldown),
+      };
+    }
+  } while (cursor !== '0');
+  return out;
+}
+
+/** One probe per cooldown across the fleet (`SET NX PX`); without Redis the breakers are local, and so is the probe. */
+function probeClaim(client: Redis, prefix: string, toolName: string): (ttlMs: number) => Promise<boolean> {
+  return (ttlMs) =>
+    client.status !== 'ready'
+      ? Promise.resolve(true)
+      : client.set(`${prefix}:probe:${toolName}`, '1', 'PX', Math.max(1, Math.round(ttlMs)), 'NX').then(
+          (reply) => reply === 'OK',
+          () => true,
+        );
+}
+
+/**
+ * `work`, or a FaultlineError when it has not settled within `timeoutMs` (0: no bound). ioredis's
+ * connectTimeout ends a TCP connect that hangs, not the wait for the server's answers.
+ */
+function withAnswerTimeout<T>(work: Promise<T>, timeoutMs: number, where: string): Promise<T> {
+  if (!(timeoutMs > 0)) return work;
+  let timer: NodeJS.Timeout | undefined;
+  const silence = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new FaultlineError(`could not connect to Redis at ${where}: no answer within ${timeoutMs / 1000} s`)), timeoutMs);
+  });
+  return Promise.race([work, silence]).finally(() => clearTimeout(timer));
+}
+
 /**
  * Breakers shared through Redis, for `createRuntime({ breakers })`.
  *
@@ -267,54 +486,15 @@ export function createRedisBreakers(options: RedisBreakersOptions = {}): RedisBr
   const prefix = options.prefix ?? 'faultline';
   const channel = `${prefix}:breakers`;
   const keyOf = (tool: string) => `${prefix}:breaker:${tool}`;
-  const connectionOptions: RedisOptions = {
-    // Never queue commands while Redis is away: a report that cannot go now is dropped.
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    lazyConnect: true,
-    ...options.redis,
-  };
-  const ownsClient = options.client === undefined;
-  if (ownsClient && options.url !== undefined) checkDatabaseIndex(options.url);
-  const client = options.client ?? new Redis(options.url ?? 'redis://127.0.0.1:6379', connectionOptions);
-  const subscriber = options.client !== undefined ? options.client.duplicate({ ...connectionOptions }) : client.duplicate();
-  client.defineCommand('faultlineBreakerOutcome', { numberOfKeys: 2, lua: OUTCOME_SCRIPT });
-  const outcome = (tool: string, kind: 'success' | 'failure' | 'reset', now: number, options: BreakerOptions | undefined, probe: boolean): Promise<unknown[]> =>
-    (client as unknown as { faultlineBreakerOutcome(...args: unknown[]): Promise<unknown[]> }).faultlineBreakerOutcome(
-      keyOf(tool),
-      channel,
-      kind,
-      now,
-      options?.failureThreshold ?? 1,
-      probe ? 1 : 0,
-      tool,
-      options?.cooldownMs ?? '',
-    );
+  const { client, subscriber, connectionOptions, ownsClient } = openConnections(options);
+  const outcome = outcomeScript(client, keyOf, channel);
 
   const breakers = new Map<string, SharedBreaker>();
   let dropped = 0;
-  let warned = false;
   let closed = false;
-  const onError =
-    options.onError ??
-    ((error: unknown) => {
-      if (warned) return;
-      warned = true;
-      process.emitWarning(`faultline: shared breakers: Redis unreachable, breakers are local until it is back (${error instanceof Error ? error.message : String(error)})`);
-    });
-  // ioredis emits 'error' on every failed reconnect; the first of an outage is reported.
-  let connectionErrorReported = false;
-  for (const connection of [client, subscriber]) {
-    connection.on('error', (error: unknown) => {
-      if (connectionErrorReported) return;
-      connectionErrorReported = true;
-      onError(error);
-    });
-    connection.on('ready', () => {
-      connectionErrorReported = false;
-      warned = false;
-    });
-  }
+  const warning = outageWarning();
+  const onError = options.onError ?? warning.report;
+  reportOutagesOnce([client, subscriber], onError, warning);
 
   // Reports sent and not answered yet, and whether MAX_PENDING_REPORTS was reached since the last answer.
   let pending = 0;
@@ -326,7 +506,7 @@ export function createRedisBreakers(options: RedisBreakersOptions = {}): RedisBr
         pending--;
         if (unanswered) {
           unanswered = false;
-          warned = false; // the silence is over: the next outage is reported again
+          warning.rearm(); // the silence is over: the next outage is reported again
         }
         breaker.adopt(parseState(reply));
       },
@@ -341,8 +521,7 @@ export function createRedisBreakers(options: RedisBreakersOptions = {}): RedisBr
   }
 
   // Reports made before the first connection, in order; null once it is up (or has failed).
-  let queued: QueuedReport[] | null = client.status === 'ready' ? null : [];
-  const lastQueued = new Map<string, 'success' | 'failure'>();
+  let queued: EarlyReports | null = client.status === 'ready' ? null : new EarlyReports();
   // Settles when the queued reports have been answered.
   let flushed: Promise<unknown> = Promise.resolve();
   // Registered before the listener that reloads the mirror: the queued outcomes reach Redis
@@ -350,40 +529,17 @@ export function createRedisBreakers(options: RedisBreakersOptions = {}): RedisBr
   // closed again by the load until the reply to the trip came).
   client.once('ready', () => {
     if (queued === null) return;
-    const reports = queued;
+    const reports = queued.take();
     queued = null;
-    lastQueued.clear();
     // On a database other than the one asked for (its SELECT failed), they are dropped.
-    if (selectError !== undefined) {
+    if (errors.select !== undefined) {
       dropped += reports.length;
       return;
     }
     flushed = Promise.all(reports.map((r) => send(r.tool, r.kind, r.now, r.probe, r.breaker)));
   });
 
-  function enqueue(queue: QueuedReport[], report: QueuedReport): void {
-    // Successes in a row leave the shared count as one does.
-    if (report.kind === 'success' && lastQueued.get(report.tool) === 'success') return;
-    if (queue.length >= MAX_QUEUED_REPORTS) {
-      dropped++;
-      return;
-    }
-    queue.push(report);
-    lastQueued.set(report.tool, report.kind);
-  }
-
-  async function load(names: readonly string[]): Promise<void> {
-    if (names.length === 0) return;
-    const pipeline = client.pipeline();
-    for (const name of names) pipeline.hmget(keyOf(name), 'state', 'failures', 'openedAt', 'trips', 'version');
-    const replies = (await pipeline.exec()) ?? [];
-    replies.forEach(([error, reply], i) => {
-      if (error !== null) throw error;
-      const fields = reply as (string | null)[];
-      if (fields[4] === null) return; // never shared yet
-      breakers.get(names[i]!)?.adopt(parseState(fields.map((f) => f ?? '')));
-    });
-  }
+  const load = (names: readonly string[]) => loadStates(client, keyOf, names, breakers);
 
   subscriber.on('message', (_channel: string, message: string) => {
     try {
@@ -397,74 +553,38 @@ export function createRedisBreakers(options: RedisBreakersOptions = {}): RedisBr
   // lost, so the mirror is reloaded.
   client.on('ready', () => void load([...breakers.keys()]).catch(onError));
 
-  let lastConnectionError: unknown;
-  // ioredis sends SELECT on connecting and only emits its error: a database the server does not
-  // have would otherwise leave the connection on database 0.
-  let selectError: unknown;
-  for (const connection of [client, subscriber]) {
-    connection.on('error', (error: unknown) => {
-      lastConnectionError = error;
-      if ((error as { command?: { name?: unknown } }).command?.name === 'select') selectError ??= error;
-    });
-  }
+  const errors = new ConnectionErrors([client, subscriber]);
   const where = options.url === undefined ? (options.client === undefined ? 'redis://127.0.0.1:6379' : 'the given client') : maskUrlPassword(options.url);
-  const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
   const connectError = (cause: unknown) => new FaultlineError(`could not connect to Redis at ${where}: ${messageOf(cause)}`, { cause });
   // ioredis's connectTimeout (default 10 s; 0 turns it off) ends a TCP connect that hangs, not
   // the wait for the server's first answer (the ready check) or any later one.
   const answerTimeoutMs = (options.client === undefined ? connectionOptions.connectTimeout : options.client.options.connectTimeout) ?? 10_000;
   /** `work`, or a FaultlineError when it has not settled within the connect timeout. */
-  function answered<T>(work: Promise<T>): Promise<T> {
-    if (!(answerTimeoutMs > 0)) return work;
-    let timer: NodeJS.Timeout | undefined;
-    const silence = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new FaultlineError(`could not connect to Redis at ${where}: no answer within ${answerTimeoutMs / 1000} s`)), answerTimeoutMs);
-    });
-    return Promise.race([work, silence]).finally(() => clearTimeout(timer));
-  }
+  const answered = <T>(work: Promise<T>): Promise<T> => withAnswerTimeout(work, answerTimeoutMs, where);
   // ioredis retries a first connection that failed (unless its retryStrategy says not), and
   // renews only subscriptions that were made: the one the first connection did not get to is
   // made when the client gets through, and the mirror reloaded after it.
-  let firstConnectionFailed = false;
-  let lateSubscription: Promise<void> | undefined;
-  function subscribeLate(): void {
-    if (!firstConnectionFailed || lateSubscription !== undefined || closed || client.status !== 'ready' || selectError !== undefined) return;
-    const subscribing = (async () => {
-      if (subscriber.status === 'wait' || subscriber.status === 'end') await subscriber.connect();
-      else if (subscriber.status !== 'ready') await new Promise((resolve) => subscriber.once('ready', resolve));
-      await subscriber.subscribe(channel);
-      await load([...breakers.keys()]);
-    })();
-    lateSubscription = subscribing;
-    subscribing.catch((error: unknown) => {
-      lateSubscription = undefined; // tried again when the client next gets through
+  const late = new LateSubscription(client, subscriber, channel, {
+    reload: () => load([...breakers.keys()]),
+    mayTry: () => !closed && errors.select === undefined,
+    onError: (error) => {
       if (!closed) onError(error);
-    });
-  }
+    },
+  });
+  const subscribeLate = () => late.tryNow();
   client.on('ready', subscribeLate);
   // A server that never answers leaves the connections as they are: should it answer later, they
   // go on as a first connection that failed and was retried.
-  const connecting = answered(
-    (async () => {
-      try {
-        if (ownsClient) await client.connect();
-        await subscriber.connect();
-        // Its reply came before the ready check's, so a failed SELECT has been reported by now.
-        if (selectError !== undefined) throw selectError;
-        await subscriber.subscribe(channel);
-      } catch (error) {
-        throw connectError(selectError ?? lastConnectionError ?? error);
-      }
-    })(),
-  );
+  const connecting = answered(firstConnection(client, subscriber, ownsClient, channel, errors).catch((error: unknown) => {
+    throw connectError(error);
+  }));
   connecting.catch(() => {
-    firstConnectionFailed = true;
+    late.firstConnectionFailed = true;
     subscribeLate();
     // Redis was not there: the reports waiting for it are dropped, as they are in an outage.
     if (queued === null || client.status === 'ready') return;
-    dropped += queued.length;
+    dropped += queued.take().length;
     queued = null;
-    lastQueued.clear();
   });
 
   /** Waits for the first connection and the reports queued before it; then Redis must be there. */
@@ -473,10 +593,10 @@ export function createRedisBreakers(options: RedisBreakersOptions = {}): RedisBr
       await connecting;
     } catch (error) {
       // A first connection that failed and has been retried since, successfully, will do.
-      if (selectError !== undefined || client.status !== 'ready') throw error;
+      if (errors.select !== undefined || client.status !== 'ready') throw error;
     }
     await answered(flushed);
-    if (client.status !== 'ready') throw connectError(lastConnectionError ?? 'the connection is closed');
+    if (client.status !== 'ready') throw connectError(errors.last ?? 'the connection is closed');
   }
 
   /**
@@ -489,17 +609,17 @@ export function createRedisBreakers(options: RedisBreakersOptions = {}): RedisBr
       return await answered(run());
     } catch (error) {
       if (FaultlineError.isInstance(error)) throw error;
-      if (!(error instanceof ReplyError)) throw connectError(lastConnectionError ?? 'the connection is closed');
+      if (!(error instanceof ReplyError)) throw connectError(errors.last ?? 'the connection is closed');
       throw new FaultlineError(`could not ${what} at ${where}: ${messageOf(error)}`, { cause: error });
     }
   }
 
   function report(kind: 'success' | 'failure', now: number, probe: boolean, breaker: SharedBreaker, tool: string): void {
     if (queued !== null && !closed) {
-      enqueue(queued, { tool, kind, now, probe, breaker });
+      if (!queued.add({ tool, kind, now, probe, breaker })) dropped++;
       return;
     }
-    if (closed || client.status !== 'ready' || selectError !== undefined) {
+    if (closed || client.status !== 'ready' || errors.select !== undefined) {
       dropped++;
       return;
     }
@@ -517,15 +637,7 @@ export function createRedisBreakers(options: RedisBreakersOptions = {}): RedisBr
 
   return {
     breakerFor(toolName, breakerOptions) {
-      // Without Redis the breakers are local, and so is the probe.
-      const claim = (ttlMs: number) =>
-        client.status !== 'ready'
-          ? Promise.resolve(true)
-          : client.set(`${prefix}:probe:${toolName}`, '1', 'PX', Math.max(1, Math.round(ttlMs)), 'NX').then(
-              (reply) => reply === 'OK',
-              () => true,
-            );
-      const breaker = new SharedBreaker(breakerOptions, (kind, now, probe, b) => report(kind, now, probe, b, toolName), beforeFirstConnection, claim);
+      const breaker = new SharedBreaker(breakerOptions, (kind, now, probe, b) => report(kind, now, probe, b, toolName), beforeFirstConnection, probeClaim(client, prefix, toolName));
       breakers.set(toolName, breaker);
       if (client.status === 'ready') void load([toolName]).catch(onError);
       return breaker;
@@ -534,9 +646,9 @@ export function createRedisBreakers(options: RedisBreakersOptions = {}): RedisBr
       try {
         await connecting;
       } catch (error) {
-        if (lateSubscription === undefined) throw error;
-        await answered(lateSubscription).catch((late: unknown) => {
-          throw FaultlineError.isInstance(late) ? late : connectError(late);
+        if (late.pending === undefined) throw error;
+        await answered(late.pending).catch((cause: unknown) => {
+          throw FaultlineError.isInstance(cause) ? cause : connectError(cause);
         });
       }
       await overRedis('load the shared breakers from Redis', () => load([...breakers.keys()]));
@@ -545,27 +657,7 @@ export function createRedisBreakers(options: RedisBreakersOptions = {}): RedisBr
       return dropped;
     },
     sharedStates() {
-      return overRedis('read the shared breakers from Redis', async () => {
-        const out: Record<string, SharedBreakerState> = {};
-        let cursor = '0';
-        do {
-          const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}:breaker:*`, 'COUNT', 100);
-          cursor = next;
-          for (const key of keys) {
-            const fields = await client.hmget(key, 'state', 'failures', 'openedAt', 'trips', 'version', 'cooldown');
-            const s = parseState(fields.slice(0, 5).map((f) => f ?? ''));
-            const cooldown = fields[5] ?? '';
-            out[key.slice(`${prefix}:breaker:`.length)] = {
-              state: s.state,
-              consecutiveFailures: s.failures,
-              openedAt: s.openedAt,
-              trips: s.trips,
-              cooldownMs: cooldown === '' ? null : Number(cooldown),
-            };
-          }
-        } while (cursor !== '0');
-        return out;
-      });
+      return overRedis('read the shared breakers from Redis', () => readSharedStates(client, prefix));
     },
     async reset(toolName) {
       const reply = await overRedis(`reset the shared circuit of ${toolName} in Redis`, () => outcome(toolName, 'reset', 0, breakers.get(toolName)?.options, false));
