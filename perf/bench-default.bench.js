@@ -9,8 +9,8 @@
 // Contenders are interleaved over rounds so drift in machine load hits all of them alike.
 //
 // The same command over the wire (`--transport http`, `--transport mcp`) runs only with
-// BENCH_DEFAULT_WIRE=1: over the whole suite, the MCP row alone takes minutes a round on a
-// shared machine, and the in-process command is the one the goal is about.
+// BENCH_DEFAULT_WIRE=1: the two rows take several times the in-process one each round, and the
+// in-process command is the one the goal is about.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
