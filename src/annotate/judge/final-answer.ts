@@ -142,16 +142,14 @@ export function closingAnswer(trajectory: Trajectory): string | null {
   return null;
 }
 
-const clamp = (n: number): number => Math.round(Math.min(0.95, Math.max(0.5, n)) * 100) / 100;
+// Assistants close with stock sentences ("Done. Anything else?") across a whole log: an
+// answer's reading is kept (bounded) so that each distinct answer is read once.
+const answerCache = new Map<string, readonly Signal[]>();
 
-/**
- * The outcome the closing answer and the calls imply, or null when nothing says either way: no
- * closing answer (a conversation cut off after a call tells nothing of how it ended), or
- * signals that cancel out.
- */
-export function inferOutcomeFromConversation(trajectory: Trajectory): InferredOutcome | null {
-  const answer = closingAnswer(trajectory);
-  if (answer === null || answer.trim() === '') return null;
+/** The signals an answer's text gives, by sentence and clause, before the calls' prior. */
+function answerSignals(answer: string): readonly Signal[] {
+  const cached = answerCache.get(answer);
+  if (cached !== undefined) return cached;
   const signals: Signal[] = [];
   const sentences = sentencesOf(answer);
   // The last sentences say how it ended; a problem solved on the way ("the first card was
@@ -163,6 +161,22 @@ export function inferOutcomeFromConversation(trajectory: Trajectory): InferredOu
     for (const clause of clausesOf(main)) for (const s of signalsOf(clause.text)) signals.push({ ...s, weight: s.weight * late * clause.share });
     for (const aside of asides) for (const s of signalsOf(aside.slice(1, -1))) signals.push({ ...s, act: `aside_${s.act}`, weight: s.weight * 0.25 });
   });
+  if (answerCache.size >= 4096) answerCache.clear();
+  answerCache.set(answer, signals);
+  return signals;
+}
+
+const clamp = (n: number): number => Math.round(Math.min(0.95, Math.max(0.5, n)) * 100) / 100;
+
+/**
+ * The outcome the closing answer and the calls imply, or null when nothing says either way: no
+ * closing answer (a conversation cut off after a call tells nothing of how it ended), or
+ * signals that cancel out.
+ */
+export function inferOutcomeFromConversation(trajectory: Trajectory): InferredOutcome | null {
+  const answer = closingAnswer(trajectory);
+  if (answer === null || answer.trim() === '') return null;
+  const signals = answerSignals(answer).map((s) => ({ ...s }));
   // A task that asks whether something is up is answered by reporting that it is down, too:
   // errors reported then, and a call that met them, are the answer.
   const aboutState = STATE_QUESTION.test(trajectory.task_description ?? '');
