@@ -78,6 +78,7 @@ async function checkRestart(store: string): Promise<void> {
   const delays = Array.from({ length: 30 }, (_, i) => 80 + (i % 10) * 10); // 80..170 ms
   const first = createRuntime({ tools: [search({ minSamples: 20 }, delays)], store, clock: createVirtualClock() });
   for (let i = 0; i < 30; i++) await first.execute('search', { q: String(i) });
+  // The p99 is taken again every 10 successes (a twentieth of the 200-success window).
   const before = first.adaptiveTimeouts.current('search');
   expect(before).toMatchObject({ basis: 'adaptive', samples: 30, p99_ms: 170, ms: 510 });
   await first.close();

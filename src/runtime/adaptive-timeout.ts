@@ -51,6 +51,8 @@ export class AdaptiveTimeout {
   private readonly ring: number[] = [];
   private next = 0;
   private cached: AttemptTimeout | undefined;
+  /** Successes since the p99 was last taken. */
+  private sinceComputed = 0;
   /** Settles when the history has been read from the store (at once without one). */
   loaded: Promise<void> = Promise.resolve();
 
@@ -87,7 +89,15 @@ export class AdaptiveTimeout {
     if (this.ring.length < this.options.window) this.ring.push(durationMs);
     else this.ring[this.next] = durationMs;
     this.next = (this.next + 1) % this.options.window;
+    // The p99 of a window moves slowly: taken again every twentieth of the window (10 successes
+    // of 200), not on every call, where sorting the window would cost more than the call itself.
+    this.sinceComputed++;
+    if (this.ring.length <= this.options.minSamples || this.sinceComputed >= Math.max(1, Math.floor(this.options.window / 20))) this.invalidate();
+  }
+
+  private invalidate(): void {
     this.cached = undefined;
+    this.sinceComputed = 0;
   }
 
   /** Reads the tool's most recent successes back from the store; store errors leave the fixed timeout. */
@@ -106,6 +116,7 @@ export class AdaptiveTimeout {
         this.next = 0;
         for (const d of durations.reverse()) this.observe(d);
         for (const d of seen) this.observe(d);
+        this.invalidate();
       }, onError);
     return this.loaded;
   }
