@@ -32,7 +32,7 @@
 // rounds; perf_hooks.monitorEventLoopDelay, 1 ms resolution).
 //
 // A second raw contender inserts the same rows into the store's own schema (`migrate()`: the table,
-// the seed's three indexes and the trace index; no rollups): what SQLite alone costs for the rows
+// the monitoring design's three indexes and the trace index; no rollups): what SQLite alone costs for the rows
 // and indexes the issue requires, so the ceiling of any recorder that keeps them.
 //
 // Both for (a) UUIDv7 ids, as the runtime mints them, and (b) random UUIDv4 ids (crypto.randomUUID:
@@ -403,7 +403,7 @@ export async function run() {
     full('(a) UUIDv7', `full path, same thread, agent yields every ${YIELD_EVERY} calls`, 'yieldV7', 'rawV7'),
     ['(a) UUIDv7', `full path as createRuntime({ store: 'sqlite:PATH' }) opens it (writer thread, opened on first use), agent yields every ${YIELD_EVERY} calls`, fmtRate(m.specYieldV7), usPer(m.specYieldV7), rounds('specYieldV7'), '-', vs(m.specYieldV7, m.rawV7)],
     ['(a) UUIDv7', 'raw better-sqlite3, plain table', fmtRate(m.rawV7), usPer(m.rawV7), rounds('rawV7'), RAW_TXN_ROWS, '1.00x'],
-    ['(a) UUIDv7', "raw better-sqlite3 into the store's own schema (its table and four indexes as migrate() makes them; no rollups): the ceiling of any recorder that keeps the seed's indexes", fmtRate(m.rawSchemaV7), usPer(m.rawSchemaV7), rounds('rawSchemaV7'), RAW_TXN_ROWS, vs(m.rawSchemaV7, m.rawV7)],
+    ['(a) UUIDv7', "raw better-sqlite3 into the store's own schema (its table and four indexes as migrate() makes them; no rollups): the ceiling of any recorder that keeps the monitoring design's indexes", fmtRate(m.rawSchemaV7), usPer(m.rawSchemaV7), rounds('rawSchemaV7'), RAW_TXN_ROWS, vs(m.rawSchemaV7, m.rawV7)],
     full('(b) UUIDv4', 'full path, SQLite writer thread', 'workerV4', 'rawV4'),
     full('(b) UUIDv4', 'full path, same thread', 'fullV4', 'rawV4'),
     ['(b) UUIDv4', 'raw better-sqlite3, plain table', fmtRate(m.rawV4), usPer(m.rawV4), rounds('rawV4'), RAW_TXN_ROWS, '1.00x'],

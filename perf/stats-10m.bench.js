@@ -1,5 +1,5 @@
 // `faultline stats` over 10M stored records: the CLI end to end and `store.toolStats()` (both read
-// the hourly rollups), vs seed 001's plain-SQL 24 h failure-rate query over `tool_executions`.
+// the hourly rollups), vs the monitoring design's plain-SQL 24 h failure-rate query over `tool_executions`.
 //
 // The database: N synthetic records (perf/workload.js `syntheticRecords`: 20 tools, per-tool failure
 // rates of 2-30%, ten failure shapes, retries, the odd breaker trip), spread evenly over the 30 days
@@ -232,8 +232,8 @@ export async function run() {
   const rows = [
     [`faultline stats ${anchored ? '--since/--until (24 h)' : '--since 24h'} (spawned CLI, end to end)`, fmtMs(m.cli), all('cli'), x(m.plainDefault, m.cli), x(m.plain, m.cli)],
     ['store.toolStats() alone (hourly rollups)', fmtMs(m.toolStats), all('toolStats'), x(m.plainDefault, m.toolStats), x(m.plain, m.toolStats)],
-    ["seed's plain-SQL 24 h failure rate, as SQLite plans it", fmtMs(m.plainDefault), `${all('plainDefault')} (${times.plainDefault.length} runs)`, '1.00x', x(m.plain, m.plainDefault)],
-    ["seed's plain-SQL 24 h failure rate, INDEXED BY idx_created_at", fmtMs(m.plain), all('plain'), x(m.plainDefault, m.plain), '1.00x'],
+    ["the monitoring design's plain-SQL 24 h failure rate, as SQLite plans it", fmtMs(m.plainDefault), `${all('plainDefault')} (${times.plainDefault.length} runs)`, '1.00x', x(m.plain, m.plainDefault)],
+    ["the monitoring design's plain-SQL 24 h failure rate, INDEXED BY idx_created_at", fmtMs(m.plain), all('plain'), x(m.plainDefault, m.plain), '1.00x'],
     ['reference: spawning `node -e 0`', fmtMs(m.startup), all('startup'), '-', '-'],
   ];
   const header = (cliOut.split('\n')[0] ?? '').trim();
