@@ -3,7 +3,7 @@
 // recorded). Both legs use the SDK's InMemoryTransport, so the figures are the proxy's own cost:
 // one more JSON-RPC hop, the plan's decision and building the record, without pipes or sockets.
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { createFaultPlan } from '../dist/faults/index.js';
+import { createFaultPlan } from '../dist/faults.js';
 import { startMcpProxy } from '../dist/faults/mcp-proxy/index.js';
 import { compare, fmtNs, table } from './harness.js';
 import { connectedClient, weatherArgs as args, weatherServer } from './mcp-weather-server.js';

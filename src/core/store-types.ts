@@ -8,6 +8,7 @@
 import type { CallStatus, FailureCategory, FailureStage } from './taxonomy.js';
 import type { CorrectionAction, CorrectionRecovery, ToolExecutionRecord } from './record-types.js';
 import type { Trajectory, TrajectorySource } from './trajectory-types.js';
+import type { FailureSignatureKey } from './failure-signature.js';
 
 export type StoreKind = 'memory' | 'sqlite' | 'postgres';
 
@@ -82,14 +83,8 @@ export interface HourlyPoint {
   p95_ms: number | null;
 }
 
-/** A distinct failure shape: tool + stage + type + error code + normalized message. */
-export interface FailureSignature {
-  signature: string;
-  tool_name: string;
-  failure_stage: FailureStage;
-  failure_type: string;
-  error_code: string | null;
-  normalized_message: string;
+/** A distinct failure shape (tool + stage + type + error code + normalized message) and how often it was seen. */
+export interface FailureSignature extends FailureSignatureKey {
   /** UTC ISO-8601 */
   first_seen: string;
   last_seen: string;

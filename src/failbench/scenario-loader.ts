@@ -11,7 +11,7 @@ import { ConfigError } from '../core/errors.js';
 import { readInputText } from '../io/read-input-file.js';
 import { fileErrorReason } from '../io/replace-files.js';
 import { globMatcher } from '../faults/glob.js';
-import { validateFaultPlan } from '../faults/index.js';
+import { validateFaultPlan } from '../faults/plan-validate.js';
 import { isIsoTimestamp } from '../faults/timestamps.js';
 import { CATALOG_TOOL_NAMES } from '../tools/index.js';
 import { parseYamlText } from '../io/yaml-text.js';

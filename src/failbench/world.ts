@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ConfigError, DuplicateToolError } from '../core/errors.js';
-import { createFaultPlan, type FaultPlan } from '../faults/index.js';
+import { createFaultPlan, type FaultPlan } from '../faults/plan.js';
 import { createVirtualClock, type VirtualClock } from '../core/clock.js';
 import { defineTool, type Tool, type ToolContext } from '../runtime/define-tool.js';
 import type { RecordSink } from '../core/record-sink.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createFaultPlan } from '../faults/index.js';
+import { createFaultPlan } from '../faults/plan.js';
 import { makeFailureRecord, makeRecord } from '../record/fixture.js';
 import type { ToolExecutionRecord } from '../core/record-types.js';
 import { createVirtualClock } from '../core/clock.js';

@@ -36,11 +36,16 @@ export interface CallState {
 
 /** The proxy's request counters, as `stats()` and the admin API show them. */
 export interface ExchangeCounters {
+  /** Requests proxied (admin requests excluded). */
   requests: number;
+  /** Requests that got a fault. */
   injected: number;
   inFlight: number;
+  /** Records handed to the sink. */
   recorded: number;
+  /** Requests relayed on the fast path (fast-path.ts) rather than through node:http. */
   fastPath: number;
+  /** Requests refused for a Host name the proxy does not answer to (not proxied, not recorded). */
   refusedHosts: number;
 }
 

@@ -32,7 +32,7 @@ import type { Store } from '../../core/store-types.js';
 import { sendAdminInternalError, sendAdminNoRoute } from '../admin-http.js';
 import type { FaultPlan } from '../plan.js';
 import { ADMIN_PREFIX, createAdminApi, type AdminHandler } from './admin-api.js';
-import { createExchangeBook, pathOnly, requestPath, type CallState } from './exchange.js';
+import { createExchangeBook, pathOnly, requestPath, type CallState, type ExchangeCounters } from './exchange.js';
 import { createFastPath, type FastPath, type FastPathHost } from './fast-path.js';
 import { clientErrorAnswer, errorCode, errorMessage, gatewayReply, handleOnNodePath, JSON_HEADERS, markGone, type Live, type NodePathEnv } from './node-path.js';
 import { compileRoutes, type ProxyRoute } from './routes.js';
@@ -122,18 +122,7 @@ export interface HttpFaultProxyOptions {
   fastPath?: boolean;
 }
 
-export interface HttpFaultProxyStats {
-  /** Requests proxied (admin requests excluded). */
-  requests: number;
-  /** Requests that got a fault. */
-  injected: number;
-  inFlight: number;
-  /** Records handed to the sink. */
-  recorded: number;
-  /** Requests relayed on the fast path (fast-path.ts) rather than through node:http. */
-  fastPath: number;
-  /** Requests refused for a Host name the proxy does not answer to (not proxied, not recorded). */
-  refusedHosts: number;
+export interface HttpFaultProxyStats extends ExchangeCounters {
   /** Where the records are (stored, spooled, in memory, dropped), when the proxy owns its recorder (`store`); else null. */
   recording: RecordingStats | null;
 }
