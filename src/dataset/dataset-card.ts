@@ -29,9 +29,9 @@ export interface DatasetCard {
   splits: Record<Split, SplitCounts>;
   /** Exported trajectories per source. */
   by_source: Record<string, number>;
-  /** Failed steps of exported trajectories by seed 000 label (`type/subtype`; `unlabelled` when none). */
+  /** Failed steps of exported trajectories by training-taxonomy label (`type/subtype`; `unlabelled` when none). */
   by_failure_type: Record<string, number>;
-  /** Failed steps of exported trajectories by seed 001 category. */
+  /** Failed steps of exported trajectories by runtime-taxonomy category. */
   by_failure_category: Record<string, number>;
   /** Annotation labels (`faultline annotate`) on exported trajectories, by name. */
   by_label: Record<string, number>;

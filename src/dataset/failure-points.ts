@@ -28,7 +28,7 @@ export interface FailurePoint {
 /**
  * A step is a failure point when its decision was judged (`decision_correctness` set) and it
  * failed, or an annotator gave a `correct_action` for it (a semantic failure looks like a
- * success: seed 000's weather example).
+ * success: the training taxonomy's weather example).
  */
 export function isFailurePoint(step: TrajectoryStep): boolean {
   if (step.decision_correctness === null) return false;

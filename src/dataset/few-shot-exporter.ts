@@ -1,6 +1,6 @@
 /**
  * `--format few-shot`: the most frequent failures per tool, each with a fix that worked, ready to
- * paste into a prompt (seed 001 section 4.3: frequent failure cases as few-shot examples, so the
+ * paste into a prompt (the monitoring design's advice: frequent failure cases as few-shot examples, so the
  * agent knows which arguments fail and how to pass them instead). Snippets are meant to be sent
  * to a model, so every example is redacted (src/record/redact.ts) before it is written.
  *
@@ -12,7 +12,7 @@
  * and the ranking is of failures that happened.
  *
  * Grouping: every failed step (status `failure`, `timeout` or `rejected`) is counted under
- * (tool, seed 000 label, seed 001 category, seed 001 kind). The groups of a tool are ranked by
+ * (tool, training-taxonomy label, runtime-taxonomy category and kind). The groups of a tool are ranked by
  * failed steps (then by key), and the `top` (default 3) highest that have an observed fix are
  * written. A group with no observed fix is left out: a snippet without a fix teaches the model
  * nothing it can do, and the card's counts still show the failures.
@@ -32,8 +32,8 @@
  *
  * ```
  * { "tool": "get_weather", "rank": 1,                     // 1 = the tool's most frequent failure
- *   "failure_type": "parameter/syntactic" | null,          // seed 000 label, null when unlabelled
- *   "category": "parameter" | null, "kind": "invalid_date" | null,   // seed 001
+ *   "failure_type": "parameter/syntactic" | null,          // training-taxonomy label, null when unlabelled
+ *   "category": "parameter" | null, "kind": "invalid_date" | null,   // runtime taxonomy
  *   "count": 12,                  // failed steps in the group (in this split)
  *   "trajectory_count": 9,        // trajectories they came from
  *   "snippet": "<ready-to-paste text: the call, the error, the fix, the outcome>",

@@ -1,5 +1,5 @@
 /**
- * `--format grpo`: FISSION groups (seed 004 section 4) for GRPO, one JSONL row per group. The
+ * `--format grpo`: FISSION groups (DESIGN.md, "FailBench") for GRPO, one JSONL row per group. The
  * members are the trajectories `faultline bench --fission K` stored with `metadata.fission`; K
  * continuations of one run that share every step up to and including an injected fault.
  *

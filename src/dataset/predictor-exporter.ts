@@ -1,5 +1,5 @@
 /**
- * `--format predictor`: rows for a failure predictor (seed 001 section 4.3: pair each call's
+ * `--format predictor`: rows for a failure predictor (the monitoring design's pre-flight predictor: pair each call's
  * `input_params` with whether it failed, and train a small tabular model to predict a failure
  * before the call is made). One row per step whose outcome is known (`status` not null); flat,
  * typed columns; JSONL, or CSV when `--out` ends in `.csv` (see src/dataset/output-files.ts).
@@ -26,8 +26,8 @@
  * | `repeats_previous_call` | boolean | same tool and same arguments as the step before |
  * | `failed` | boolean | **the label**: the call did not succeed (`status` is not `success`) |
  * | `status` | string | `success`, `failure`, `timeout`, `rejected` |
- * | `failure_category` / `failure_stage` / `failure_kind` | string or null | seed 001's classification (null for successes) |
- * | `failure_type` | string or null | seed 000's label as `type/subtype`, null when unlabelled |
+ * | `failure_category` / `failure_stage` / `failure_kind` | string or null | the runtime taxonomy's classification (null for successes) |
+ * | `failure_type` | string or null | the training taxonomy's label as `type/subtype`, null when unlabelled |
  *
  * Then, for each top-level argument `<name>` the call sent, these columns (in this order):
  *

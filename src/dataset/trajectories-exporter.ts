@@ -1,5 +1,5 @@
 /**
- * `--format trajectories`: the trajectories themselves, seed 000 section 3's JSON, one per line
+ * `--format trajectories`: the trajectories themselves, the trajectory JSON of DESIGN.md, one per line
  * (JSONL rather than one JSON array, so an export streams and a reader can stop anywhere).
  *
  * Each line is a {@link Trajectory} exactly as stored: `trajectory_id`, `source_id`,

@@ -1,5 +1,5 @@
 /**
- * `faultline alerts`: evaluates seed 001's alert rules over a window and prints the firing ones.
+ * `faultline alerts`: evaluates the monitoring rules over a window and prints the firing ones.
  * Exit code 1 when any fires, so it can gate a cron job or a CI step.
  */
 import { Command } from 'commander';

@@ -1,5 +1,5 @@
 /**
- * `faultline corrections`: shows the correction memory (seed 004 section 6), newest first, and
+ * `faultline corrections`: shows the correction memory, newest first, and
  * with `--learn` first fills it from the stored trajectories: every failed step whose decision is
  * marked correct (`faultline annotate`'s outcome backtrace, a log's grading, a reviewer) and
  * names a recovery. Learning twice adds nothing: a recovery already remembered at the same time

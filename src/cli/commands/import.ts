@@ -1,6 +1,6 @@
 /**
  * `faultline import`: reads trajectories from a file (OpenAI or Anthropic chat logs, tau-bench
- * results, seed 000 step logs, OTLP GenAI spans) into the store, streaming: they are written in
+ * results, faultline's step logs, OTLP GenAI spans) into the store, streaming: they are written in
  * batches of 1000 as the file is read, so memory does not grow with the file. Re-importing a file
  * stores nothing new: trajectories are keyed by source and source id. `--strict` (and a tau-bench
  * file, which is one JSON document) is validated in full before the first write, so a bad file

@@ -1,5 +1,5 @@
 /**
- * `faultline review`: the human spot-check of the semantic judges (seed 000 2.2). Samples a share
+ * `faultline review`: the human spot-check of the semantic judges. Samples a share
  * (default 5 %) of the judge labels nobody has reviewed yet, shows each one in the terminal
  * (instruction, step, arguments, output excerpt, the judge's verdict and reason) and asks to
  * accept it, correct it to another label or to "not a failure", skip it, or quit. Each decision

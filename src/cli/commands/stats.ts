@@ -1,6 +1,6 @@
 /**
  * `faultline stats`: per-tool failure analytics over a window, read from the hourly rollups
- * (seed 001 section 4.4's metrics): calls, failure and retry rates, latency percentiles, breaker
+ * (the monitoring design's metrics): calls, failure and retry rates, latency percentiles, breaker
  * trips, parameter-validation failures; then the top failure types per tool and where failures
  * happen (stage) against why (category).
  */
