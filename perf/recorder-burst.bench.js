@@ -174,7 +174,7 @@ export async function run() {
       ),
       '',
       table(
-        ['contender', 'records/s (best)', 'rounds', 'vs raw, seed indexes'],
+        ['contender', 'records/s (best)', 'rounds', 'vs raw, design indexes'],
         [
           ['full path, every default (best round)', fmtRate(bestBurst.rate), rounds(bursts.map((b) => b.rate)), vs(bestBurst.rate, bestSeed)],
           ["raw better-sqlite3, the monitoring design's three indexes", fmtRate(bestSeed), rounds(seed), '1.00x'],
