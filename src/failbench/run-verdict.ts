@@ -10,6 +10,7 @@ import type { CatalogSnapshot } from '../tools/index.js';
 import type { DiagnosisCategory } from './fault-effects.js';
 import { globMatcher } from '../faults/glob.js';
 import { checkState, extraWrites, type FileVersions, type OracleVerdict } from './oracle.js';
+import { LOOP_START, loopStep } from './call-trace-reducers.js';
 import { readShows, toolTraits } from './tool-traits.js';
 import type { CallTrace, Diagnosis, Dimension, Scenario, ScenarioResult } from './types.js';
 
@@ -83,19 +84,7 @@ export function metScenarioFailure(scenario: ScoredScenario, calls: readonly Cal
 
 /** The longest run of identical failing calls (same tool, same arguments) since that call last succeeded. */
 export function maxIdenticalFailures(calls: readonly CallTrace[]): number {
-  const streaks = new Map<string, number>();
-  let max = 0;
-  for (const call of calls) {
-    const key = keyOf(call);
-    if (call.ok) {
-      streaks.delete(key);
-      continue;
-    }
-    const streak = (streaks.get(key) ?? 0) + 1;
-    streaks.set(key, streak);
-    max = Math.max(max, streak);
-  }
-  return max;
+  return calls.reduce((state, call) => loopStep(state, call, keyOf(call)), LOOP_START).longest;
 }
 
 /** The longest run, among one tool's calls, of failures with one error code, whatever the arguments. */

@@ -31,7 +31,9 @@ import type {
   ScenarioResult,
   TaskSampling,
 } from './types.js';
-import { createWireHost, type Wire, type WireHost, type WireTransport } from './transport/index.js';
+import { createWireHost, type WireHost } from './transport/index.js';
+import { checkedTransport, runTransport, type Transport } from './transport/run-transport.js';
+import { BUDGET_START, budgetStep, RETRY_AFTER_START, retryAfterStep, type BudgetEvent } from './call-trace-reducers.js';
 import { checkScenario, createWorld, digest, type ScenarioWorld } from './world.js';
 
 /** Calls an agent may make per scenario when the scenario sets no budget. */
@@ -41,12 +43,7 @@ export const DEFAULT_VIRTUAL_BUDGET_MS = 600_000;
 /** The error code of calls made after the budget ran out. */
 export const BUDGET_EXHAUSTED = 'BUDGET_EXHAUSTED';
 
-/**
- * How agents reach the tools: in process, over HTTP through the HTTP fault proxy in front of the
- * mock tool server, or over MCP through the MCP fault proxy (see transport/).
- */
-export type Transport = 'inprocess' | WireTransport;
-export const TRANSPORTS: readonly Transport[] = ['inprocess', 'http', 'mcp'];
+export { TRANSPORTS, type Transport } from './transport/run-transport.js';
 
 export interface RunScenarioOptions {
   feedback: FeedbackMode;
@@ -343,12 +340,6 @@ function checkedOutcome(value: unknown): ScenarioResult['outcome'] {
   return { status: o.status!, answer: o.answer, diagnoses };
 }
 
-function checkedTransport(transport: Transport | undefined): Transport {
-  const t = transport ?? 'inprocess';
-  if (!TRANSPORTS.includes(t)) throw new ConfigError(`transport ${JSON.stringify(t)} is not one of ${TRANSPORTS.join(', ')}`, 'transport');
-  return t;
-}
-
 async function closeRuntime(runtime: { close(): Promise<void> }, recorder: Recorder | undefined): Promise<void> {
   await runtime.close();
   if (recorder !== undefined) await recorder.close();
@@ -462,10 +453,7 @@ function scenarioResult(scenario: Scenario, run: FinishedRun): ScenarioResult {
  * result.scores.loop_avoidance; // true, false, or undefined when the scenario does not score it
  */
 export async function runScenario(scenario: Scenario, agent: Agent, options: RunScenarioOptions): Promise<ScenarioResult> {
-  const transport = checkedTransport(options.transport);
-  if (options.wires !== undefined && options.wires.transport !== transport) {
-    throw new ConfigError(`the run asks for transport ${transport} but was given ${options.wires.transport} servers`, 'transport');
-  }
+  const transport = runTransport(options.transport, options.wires);
   const runId = options.runId ?? uuidv7();
   const repeat = options.repeat ?? 0;
   const feedback = options.feedback;
@@ -477,30 +465,13 @@ export async function runScenario(scenario: Scenario, agent: Agent, options: Run
     sink = ownRecorder;
   }
   const context = { failbench_run_id: runId, scenario_id: scenario.id, agent: agent.name, repeat, feedback_mode: feedback };
-  // Over a wire the proxy records every request; the runtime records only the calls it refused
-  // before any request went out (invalid arguments, an unknown tool, an open circuit).
-  let wire: Wire | undefined;
-  const world = createWorld(scenario, {
-    feedback,
-    seed: options.seed,
-    repeat,
-    // The runtime closes its recorder on close(); a shared one must outlive this run.
-    ...(sink !== undefined
-      ? { sink: { enqueue: (record) => (transport === 'inprocess' || record.attempts.length === 0 ? sink.enqueue(record) : undefined) } }
-      : {}),
-    context: transport === 'inprocess' ? context : { ...context, transport },
-    ...(transport === 'inprocess' ? {} : { remote: (tool, args, ctx) => wire!.call(tool, args, ctx) }),
-  });
-  const ownWires = transport !== 'inprocess' && options.wires === undefined ? createWireHost(transport) : undefined;
-  if (transport !== 'inprocess') {
-    const wires = options.wires ?? ownWires!;
-    try {
-      wire = await wires.open(world, { traceId, context: { ...context, transport }, ...(sink !== undefined ? { sink } : {}) });
-    } catch (error) {
-      await ownWires?.close();
-      await closeRuntime(world.runtime, ownRecorder);
-      throw error;
-    }
+  // The runtime closes its recorder on close(); a shared one must outlive this run.
+  const world = createWorld(scenario, { feedback, seed: options.seed, repeat, ...transport.worldOptions(context, sink) });
+  try {
+    await transport.connect(world, traceId, context, sink);
+  } catch (error) {
+    await closeRuntime(world.runtime, ownRecorder);
+    throw error;
   }
   const { clock, runtime, catalog, startMs } = world;
   // What fileVersions(catalog.state.snapshot()) gives, without copying the whole state.
@@ -513,14 +484,16 @@ export async function runScenario(scenario: Scenario, agent: Agent, options: Run
   const cancel = () => budget.abort(options.signal?.reason);
   if (options.signal?.aborted === true) cancel();
   else options.signal?.addEventListener('abort', cancel, { once: true });
-  let exhausted: ScenarioResult['budgetExhausted'];
-  const exhaust = (why: NonNullable<ScenarioResult['budgetExhausted']>) => {
-    if (exhausted !== undefined) return;
-    exhausted = why;
-    budget.abort(new DOMException(why === 'calls' ? `the budget of ${callBudget} tool calls is used up` : `the budget of ${timeBudget} ms of virtual time is used up`, 'AbortError'));
+  const limits = { calls: callBudget, deadline };
+  let budgetState = BUDGET_START;
+  const advance = (event: BudgetEvent) => {
+    const was = budgetState.exhausted;
+    budgetState = budgetStep(budgetState, event, limits);
+    const why = budgetState.exhausted;
+    if (was === undefined && why !== undefined) {
+      budget.abort(new DOMException(why === 'calls' ? `the budget of ${callBudget} tool calls is used up` : `the budget of ${timeBudget} ms of virtual time is used up`, 'AbortError'));
+    }
   };
-  // The first call past the budget is answered, so the agent can wrap up; a second one ends the run.
-  let overBudgetCalls = 0;
   let endRun: () => void = () => undefined;
   const runEnded = new Promise<'ended'>((resolve) => (endRun = () => resolve('ended')));
   let finished = false;
@@ -529,39 +502,25 @@ export async function runScenario(scenario: Scenario, agent: Agent, options: Run
   const inFlight = new Set<Promise<unknown>>();
   let step = 0;
   let absorbedFailures = 0;
-  const retryAfterDue = new Map<string, { at: number; waitMs: number }>();
-  const retryAfter = { honored: 0, due: 0 };
+  let retryAfter = RETRY_AFTER_START;
 
   const budgetError = (): AgentToolResult => ({
     ok: false,
-    error: { code: BUDGET_EXHAUSTED, message: `the scenario's budget is used up (${exhausted === 'calls' ? 'tool calls' : 'virtual time'}); finish now` },
+    error: { code: BUDGET_EXHAUSTED, message: `the scenario's budget is used up (${budgetState.exhausted === 'calls' ? 'tool calls' : 'virtual time'}); finish now` },
   });
 
   async function execute(name: string, args: Record<string, unknown>): Promise<AgentToolResult> {
     const started = clock.now();
-    const pending = retryAfterDue.get(name);
-    if (pending !== undefined) {
-      retryAfterDue.delete(name);
-      retryAfter.due++;
-      if (started - pending.at >= pending.waitMs) retryAfter.honored++;
-    }
+    retryAfter = retryAfterStep(retryAfter, { type: 'call', tool: name, at: started });
     const run = () => runtime.execute(name, args, { traceId, stepIndex: step++, intent: scenario.instruction });
-    let result: ExecuteResult;
-    let fault: ToolExecutionRecord['fault'];
-    if (wire === undefined) {
-      result = await run();
-      fault = result.record.fault ?? result.fallbackFrom?.record.fault ?? null;
-    } else {
-      // The proxy decided the faults: the ledger knows which of them this call's requests met.
-      ({ value: result, fault } = await wire.track(run));
-    }
+    const { value: result, fault } = await transport.track(run);
     const ended = clock.now();
     const absorbed = absorbedOf(result);
-    calls.push(traceOf(name, args, result, fault, absorbed, started - startMs, ended - startMs));
+    const trace = traceOf(name, args, result, fault, absorbed, started - startMs, ended - startMs);
+    calls.push(trace);
     absorbedFailures += absorbed;
-    if (!result.ok && result.error.retryAfterMs !== undefined) retryAfterDue.set(name, { at: ended, waitMs: result.error.retryAfterMs });
-    if (calls.length >= callBudget) exhaust('calls');
-    if (ended >= deadline) exhaust('virtual_ms');
+    retryAfter = retryAfterStep(retryAfter, { type: 'answer', call: trace, at: ended });
+    advance({ type: 'answer', at: ended, answered: calls.length });
     return toAgentResult(result, feedback);
   }
 
@@ -577,15 +536,12 @@ export async function runScenario(scenario: Scenario, agent: Agent, options: Run
       // A call that never settles stops a runaway agent for good; one answered at once would let
       // a `for (;;) await callTool()` loop spin on microtasks and starve the whole process.
       if (finished) return new Promise<never>(() => undefined);
-      if (exhausted === undefined && clock.now() >= deadline) exhaust('virtual_ms');
-      if (exhausted !== undefined || step >= callBudget) {
-        exhaust('calls');
-        if (++overBudgetCalls > 1) {
-          endRun();
-          return new Promise<never>(() => undefined);
-        }
-        return Promise.resolve(budgetError());
+      advance({ type: 'request', at: clock.now(), started: step });
+      if (budgetState.verdict === 'end_run') {
+        endRun();
+        return new Promise<never>(() => undefined);
       }
+      if (budgetState.verdict === 'budget_error') return Promise.resolve(budgetError());
       // Copied now: the agent may mutate its arguments after the call, and the trace must not change.
       const copy = (args !== null && typeof args === 'object' ? structuredClone(args) : args) as Record<string, unknown>;
       const call = execute(String(name), copy);
@@ -598,20 +554,19 @@ export async function runScenario(scenario: Scenario, agent: Agent, options: Run
       const remaining = deadline - clock.now();
       if (wait >= remaining) {
         await clock.sleep(Math.max(0, remaining));
-        exhaust('virtual_ms');
+        advance({ type: 'slept_to_deadline' });
         return;
       }
       await clock.sleep(wait);
     },
   };
 
-  const { outcome, endpointFailure, agentError } = await runAgent(agent, task, runEnded, () => exhausted);
+  const { outcome, endpointFailure, agentError } = await runAgent(agent, task, runEnded, () => budgetState.exhausted);
   finished = true;
   options.signal?.removeEventListener('abort', cancel);
   await Promise.allSettled([...inFlight]);
-  // The wire first: the proxy records what was still in flight into the sink.
-  await wire?.close();
-  await ownWires?.close();
+  // The transport first: a proxy records what was still in flight into the sink.
+  await transport.close();
   await closeRuntime(runtime, ownRecorder);
 
   return scenarioResult(scenario, {
@@ -621,12 +576,12 @@ export async function runScenario(scenario: Scenario, agent: Agent, options: Run
     calls,
     state: catalog.state.snapshot(),
     before,
-    retryAfter,
+    retryAfter: { honored: retryAfter.honored, due: retryAfter.due },
     virtualMs: clock.now() - startMs,
     traceId,
     feedback,
     absorbedFailures,
-    exhausted,
+    exhausted: budgetState.exhausted,
     endpointFailure,
     agentError,
   });
