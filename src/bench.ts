@@ -29,11 +29,12 @@ export type {
 export { DIMENSIONS } from './failbench/types.js';
 
 export { createNaiveAgent } from './failbench/agents/naive.js';
+export { createFeedbackFollowingAgent } from './failbench/agents/follow-feedback.js';
 export { createRobustAgent } from './failbench/agents/robust.js';
 export type { RobustAgentOptions } from './failbench/agents/robust.js';
 export { createSamplingAgent } from './failbench/agents/sampler.js';
 export type { SamplingAgentOptions } from './failbench/agents/sampler.js';
-export { NAIVE_RULES, ROBUST_RULES } from './failbench/agents/playbook.js';
+export { FEEDBACK_RULES, NAIVE_RULES, ROBUST_RULES } from './failbench/agents/playbook.js';
 export type { PlaybookRules } from './failbench/agents/playbook.js';
 export { createOpenAIAgent } from './failbench/agents/openai.js';
 export type { OpenAIAgentOptions } from './failbench/agents/openai.js';

@@ -7,6 +7,7 @@ import type { Agent } from '../types.js';
 import { createAnthropicAgent } from './anthropic.js';
 import type { FetchLike } from '../../llm/model-http.js';
 import { loadModuleAgent } from './module-agent.js';
+import { createFeedbackFollowingAgent } from './follow-feedback.js';
 import { createNaiveAgent } from './naive.js';
 import { createOpenAIAgent } from './openai.js';
 import { createRobustAgent } from './robust.js';
@@ -26,12 +27,13 @@ export type { ModelRetryEvent, ModelRetryOptions } from '../../llm/model-retry.j
 export type { ModelAgentOptions } from './tool-call-loop.js';
 export { buildSystemPrompt } from './system-prompt.js';
 export { createNaiveAgent } from './naive.js';
+export { createFeedbackFollowingAgent } from './follow-feedback.js';
 export { createRobustAgent } from './robust.js';
 export type { RobustAgentOptions } from './robust.js';
 export { createSamplingAgent, SAMPLER_CHOICES } from './sampler.js';
 export type { SamplingAgentOptions } from './sampler.js';
 export { DEFAULT_SAMPLING_TEMPERATURE } from './branch-sampling.js';
-export { NAIVE_RULES, ROBUST_RULES } from './playbook.js';
+export { FEEDBACK_RULES, NAIVE_RULES, ROBUST_RULES } from './playbook.js';
 export type { PlaybookChoice, PlaybookRules } from './playbook.js';
 
 /** Settings for `openai:` and `anthropic:` specs (flags such as --base-url, --max-turns). */
@@ -54,14 +56,16 @@ export interface ResolveAgentOptions {
 }
 
 /**
- * The reference agents, by the bare name a spec uses for them (`naive`, `robust`, and `sampler`,
- * the robust playbook that can branch for `bench --fission`). Each entry
+ * The reference agents, by the bare name a spec uses for them (`naive`, `robust`, `sampler`, the
+ * robust playbook that can branch for `bench --fission`, and `follow-feedback`, naive habits that
+ * do what the runtime's feedback says). Each entry
  * builds a fresh agent.
  */
 const REFERENCE_AGENTS: Readonly<Record<string, () => Agent>> = {
   naive: () => createNaiveAgent(),
   robust: () => createRobustAgent(),
   sampler: () => createSamplingAgent(),
+  'follow-feedback': () => createFeedbackFollowingAgent(),
 };
 
 /**

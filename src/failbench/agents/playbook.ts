@@ -7,7 +7,7 @@
  * per scenario.
  */
 import type { FailureCategory } from '../../core/taxonomy.js';
-import type { AgentOutcome, AgentTask, AgentTool, Diagnosis } from '../types.js';
+import type { AgentOutcome, AgentTask, AgentTool, AssistedInfo, Diagnosis } from '../types.js';
 import { checkResult, missingParts, type Mismatch } from './check-result.js';
 import { numberWord, parseIntent, type Language } from './intent.js';
 import { readFailure, type FailureView, type Issue } from './read-failure.js';
@@ -38,8 +38,16 @@ export interface PlaybookRules {
   stopOnFailure: boolean;
   /** Ends with gave_up / escalated when the task could not be done; false always claims completion. */
   honestOutcome: boolean;
-  /** Diagnoses from the evidence; 'guess' blames its own parameters, as seed 004 describes. */
-  diagnoses: 'evidence' | 'guess';
+  /**
+   * Diagnoses from the evidence; 'guess' blames its own parameters, as seed 004 describes;
+   * 'feedback' names the runtime's classification when a failure carries one, else guesses.
+   */
+  diagnoses: 'evidence' | 'guess' | 'feedback';
+  /**
+   * Does what an assisted failure's feedback says (`action`, `retryable`, `retryAfterMs`) instead
+   * of the rules above; a failure without feedback (raw mode) is handled by the rules.
+   */
+  followFeedback?: boolean;
 }
 
 export const ROBUST_RULES: Readonly<PlaybookRules> = {
@@ -72,6 +80,12 @@ export const NAIVE_RULES: Readonly<PlaybookRules> = {
 };
 
 /**
+ * The naive agent's habits, but every failure that carries the runtime's feedback is handled as
+ * that feedback says: what the feedback is worth to an agent with no judgement of its own.
+ */
+export const FEEDBACK_RULES: Readonly<PlaybookRules> = { ...NAIVE_RULES, diagnoses: 'feedback', followFeedback: true };
+
+/**
  * What a sampling agent may do at one decision instead of what its rules say (see sampler.ts):
  * `playbook` follows the rules, `naive` applies {@link NAIVE_RULES} to this decision, `retry`
  * repeats the call at once, `give_up` / `escalate` end the task there.
@@ -96,7 +110,13 @@ const asObject = (value: unknown): Obj | undefined => (value !== null && typeof 
 
 type StepEnd =
   | { ok: true; output: unknown; args: Obj; notes: string[] }
-  | { ok: false; outcome: 'gave_up' | 'escalated'; reason: string; args: Obj | undefined };
+  | { ok: false; outcome: 'gave_up' | 'escalated'; reason: string; args: Obj | undefined; byFeedback?: true };
+
+/** What following a failure's feedback comes to: call again with these arguments, or end the step. */
+type Obeyed = { kind: 'again'; args: Obj } | { kind: 'end'; end: StepEnd };
+
+/** The wait when feedback says to wait but not for how long. */
+const UNSTATED_WAIT_MS = 1_000;
 
 const TEXT: Record<Language, { done: string; gaveUp: string; escalated: string; missing: string; skipped: string; unverified: string }> = {
   en: { done: 'Done.', gaveUp: 'I could not finish the task.', escalated: 'This needs your action before I can continue.', missing: 'Not available in the result (partial data)', skipped: 'Skipped', unverified: 'Checked and corrected' },
@@ -205,8 +225,9 @@ export class PlaybookRun {
     await this.task.sleep(ms);
   }
 
-  private diagnose(tool: string, category: FailureCategory | 'semantic', type: string, note: string): void {
-    if (this.rules.diagnoses === 'guess') {
+  /** `classified`: the category and type are the runtime's (an assisted failure), not the agent's reading. */
+  private diagnose(tool: string, category: FailureCategory | 'semantic', type: string, note: string, classified = false): void {
+    if (this.rules.diagnoses === 'guess' || (this.rules.diagnoses === 'feedback' && !classified)) {
       // Seed 004: without reading the error, the agent makes up a cause, usually its own arguments.
       if (category === 'semantic') return;
       category = 'parameter';
@@ -232,7 +253,7 @@ export class PlaybookRun {
     const notes: string[] = [];
     let failure: Extract<StepEnd, { ok: false }> | undefined;
     for (const step of plan.steps) {
-      if (failure !== undefined && this.rules.stopOnFailure) break;
+      if (failure !== undefined && (this.rules.stopOnFailure || failure.byFeedback === true)) break;
       const gate = step.when?.(this.outputs);
       if (gate !== undefined && !gate.run) {
         if (gate.done) notes.push(`${text.skipped}: ${gate.why}.`);
@@ -258,7 +279,8 @@ export class PlaybookRun {
     if (failure === undefined) {
       return { status: 'completed', answer: [text.done, ...lines, ...notes].join('\n'), diagnoses };
     }
-    if (!this.rules.honestOutcome) return { status: 'completed', answer: [text.done, ...lines].join('\n'), diagnoses };
+    // Feedback that says to stop or to escalate is followed to the end: the outcome says so.
+    if (!this.rules.honestOutcome && failure.byFeedback !== true) return { status: 'completed', answer: [text.done, ...lines].join('\n'), diagnoses };
     const head = failure.outcome === 'escalated' ? text.escalated : text.gaveUp;
     return { status: failure.outcome, answer: [head, failure.reason, ...lines, ...notes].join('\n'), diagnoses };
   }
@@ -357,8 +379,15 @@ export class PlaybookRun {
 
       const f = readFailure(result, this.now());
       if (f.code === 'BUDGET_EXHAUSTED') return { ok: false, outcome: 'gave_up', reason: 'the call budget ran out', args };
-      this.diagnose(step.tool, f.category, f.type, `${f.code}${f.status !== undefined ? ` / HTTP ${f.status}` : ''}`);
+      this.diagnose(step.tool, f.category, f.type, `${f.code}${f.status !== undefined ? ` / HTTP ${f.status}` : ''}`, result.assisted !== undefined);
       identical++;
+      if (this.rules.followFeedback === true && result.assisted !== undefined) {
+        if (identical >= this.rules.maxIdenticalFailures) return { ok: false, outcome: 'gave_up', reason: `${step.tool} failed ${identical} times in a row: ${categoryLabel(f)}`, args };
+        const next = await this.obey(step, args, result.assisted, f, tried);
+        if (next.kind === 'end') return next.end;
+        args = next.args;
+        continue;
+      }
       const choice = this.choose?.({ tool: step.tool, kind: 'failure' });
       if (choice === 'retry') continue;
       if (choice === 'give_up' || choice === 'escalate') return this.stopHere(choice, step.tool, categoryLabel(f), args);
@@ -453,6 +482,49 @@ export class PlaybookRun {
   }
 
   /**
+   * Does what a failure's feedback says, and nothing of the agent's own: no backoff of its own,
+   * no check of its own, no other tool than the feedback points to. An action it cannot carry
+   * out (fix arguments nothing names, try an alternative it is not told) ends the step, as the
+   * feedback asks by not saying "call again".
+   */
+  private async obey(step: Step, args: Obj, feedback: AssistedInfo, f: FailureView, tried: ReadonlySet<string>): Promise<Obeyed> {
+    const stop = (outcome: 'gave_up' | 'escalated', why: string): Obeyed => ({ kind: 'end', end: { ok: false, outcome, reason: `${step.tool}: ${categoryLabel(f)}; ${why}`, args, byFeedback: true } });
+    const again = async (next: Obj, waitMs: number | undefined): Promise<Obeyed> => {
+      if (waitMs !== undefined && waitMs > 0) await this.sleep(waitMs);
+      return { kind: 'again', args: next };
+    };
+    switch (feedback.action) {
+      case 'retry_with_fixed_params': {
+        const fixed = fixArguments(args, f.issues, this.tool(step.tool));
+        if (fixed === undefined || tried.has(JSON.stringify(fixed))) return stop('gave_up', 'the arguments need a change the error does not name.');
+        return again(fixed, undefined);
+      }
+      case 'retry':
+        return feedback.retryable ? again(args, feedback.retryAfterMs) : stop('gave_up', 'calling again cannot help.');
+      case 'wait_and_retry':
+        return again(args, feedback.retryAfterMs ?? UNSTATED_WAIT_MS);
+      case 'verify_state': {
+        // The feedback asks for the state before anything else; the step knows which read shows it.
+        const state = step.write ? await this.checkState(step, args) : ({ kind: 'unknown' } as const);
+        if (state.kind === 'found') return { kind: 'end', end: { ok: true, output: state.value, args, notes: [`${step.tool} failed with ${categoryLabel(f)} but had gone through; it was not repeated.`] } };
+        if (state.kind === 'missing' && feedback.retryable) return again(args, feedback.retryAfterMs);
+        return stop('escalated', 'it may have taken effect and the state could not settle it, so it was not repeated. Please check it.');
+      }
+      case 'use_partial':
+        if (f.partial !== undefined) return { kind: 'end', end: { ok: true, output: f.partial, args, notes: [`${TEXT[this.language()].missing}: ${step.tool}.`] } };
+        return stop('gave_up', 'only part of the result came back, and none of it with the failure.');
+      case 'refresh_credential':
+      case 'escalate_to_user':
+        return stop('escalated', 'this needs your action.');
+      case 'use_fallback':
+      case 'try_alternative':
+      case 'skip':
+      case 'abort':
+        return stop('gave_up', 'the step was left out, as the runtime advised.');
+    }
+  }
+
+  /**
    * A write was sent again because reading the state back did not show it: either the first one
    * never took effect (a 200 for nothing), or it had and the read served an old copy.
    */
@@ -523,7 +595,7 @@ export class PlaybookRun {
       const f = readFailure(result, this.now());
       // Nothing at that path yet is an answer, not a failure.
       if (f.type === 'not_found') return { kind: 'missing' };
-      this.diagnose(confirmation.tool, f.category, f.type, f.code);
+      this.diagnose(confirmation.tool, f.category, f.type, f.code, result.assisted !== undefined);
       if (f.code === 'BUDGET_EXHAUSTED') return { kind: 'unknown' };
       if (this.rules.backoff) await this.sleep(f.retryAfterMs ?? BACKOFF_MS[0]!);
     }
