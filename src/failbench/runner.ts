@@ -6,7 +6,7 @@
 import { setMaxListeners } from 'node:events';
 import { ConfigError, FaultlineError } from '../core/errors.js';
 import { canonicalJson } from '../core/params-hash.js';
-import { createRecorder, type Recorder } from '../record/recorder.js';
+import { openRecording, type Recording, type RecordingTarget } from '../record/open-recording.js';
 import type { ToolExecutionRecord } from '../core/record-types.js';
 import { uuidv7 } from '../record/uuid-v7.js';
 import type { RecordSink } from '../core/record-sink.js';
@@ -340,9 +340,14 @@ function checkedOutcome(value: unknown): ScenarioResult['outcome'] {
   return { status: o.status!, answer: o.answer, diagnoses };
 }
 
-async function closeRuntime(runtime: { close(): Promise<void> }, recorder: Recorder | undefined): Promise<void> {
+async function closeRuntime(runtime: { close(): Promise<void> }, recording: Recording): Promise<void> {
   await runtime.close();
-  if (recorder !== undefined) await recorder.close();
+  await recording.close();
+}
+
+/** A run's records go through a recorder over the caller's store, with no spool file of its own. */
+function recordingOver(store: Store | undefined, onError: ((error: unknown) => void) | undefined): RecordingTarget {
+  return { store, recording: { spool: false, ...(onError !== undefined ? { onError } : {}) } };
 }
 
 function messageOf(error: unknown): string {
@@ -458,19 +463,15 @@ export async function runScenario(scenario: Scenario, agent: Agent, options: Run
   const repeat = options.repeat ?? 0;
   const feedback = options.feedback;
   const traceId = options.traceId ?? traceIdOf(runId, agent.name, scenario.id, repeat);
-  let ownRecorder: Recorder | undefined;
-  let sink = options.sink;
-  if (sink === undefined && options.store !== undefined) {
-    ownRecorder = createRecorder({ store: options.store, spool: false, ...(options.onRecordError !== undefined ? { onError: options.onRecordError } : {}) });
-    sink = ownRecorder;
-  }
+  const recording = openRecording(options.sink !== undefined ? { recorder: options.sink } : recordingOver(options.store, options.onRecordError));
+  const { sink } = recording;
   const context = { failbench_run_id: runId, scenario_id: scenario.id, agent: agent.name, repeat, feedback_mode: feedback };
   // The runtime closes its recorder on close(); a shared one must outlive this run.
   const world = createWorld(scenario, { feedback, seed: options.seed, repeat, ...transport.worldOptions(context, sink) });
   try {
     await transport.connect(world, traceId, context, sink);
   } catch (error) {
-    await closeRuntime(world.runtime, ownRecorder);
+    await closeRuntime(world.runtime, recording);
     throw error;
   }
   const { clock, runtime, catalog, startMs } = world;
@@ -567,7 +568,7 @@ export async function runScenario(scenario: Scenario, agent: Agent, options: Run
   await Promise.allSettled([...inFlight]);
   // The transport first: a proxy records what was still in flight into the sink.
   await transport.close();
-  await closeRuntime(runtime, ownRecorder);
+  await closeRuntime(runtime, recording);
 
   return scenarioResult(scenario, {
     agent: agent.name,
@@ -618,10 +619,8 @@ export async function runSuite(options: RunSuiteOptions): Promise<SuiteResult> {
   const watch = watchModelEndpoints(options.endpointFailureLimit ?? DEFAULT_ENDPOINT_FAILURE_LIMIT, () => jobs.length);
 
   const runId = options.runId ?? uuidv7();
-  const recorder =
-    options.store === undefined
-      ? undefined
-      : createRecorder({ store: options.store, spool: false, ...(options.onRecordError !== undefined ? { onError: options.onRecordError } : {}) });
+  const recording = openRecording(recordingOver(options.store, options.onRecordError));
+  const recorder = recording.sink;
   const wires = transport === 'inprocess' ? undefined : createWireHost(transport);
   const results: ScenarioResult[] = new Array<ScenarioResult>(jobs.length);
   let next = 0;
@@ -654,7 +653,7 @@ export async function runSuite(options: RunSuiteOptions): Promise<SuiteResult> {
     await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, jobs.length)) }, worker));
   } finally {
     await wires?.close();
-    await recorder?.close();
+    await recording.close();
   }
   if (watch.stopped !== undefined) throw watch.stopped;
   return {

@@ -55,7 +55,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   }
   const redactor = options.redact === false ? undefined : createRedactor(options.redact ?? {});
   const recording = openRuntimeRecording(options);
-  const { store, ownedStore, ownRecorder, sink, reportListenerError } = recording;
+  const { store, sink, reportListenerError } = recording;
   const corrections = createCorrectionMemory(options, store, recording.reportStoreError);
   const clock = options.clock ?? systemClock;
   const retention = retentionFor(options.retention, store, { onError: recording.reportStoreError, now: () => clock.now() });
@@ -123,7 +123,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
     tools: registry.infos,
     breakers: registry.breakers,
-    stats: () => ownRecorder?.recording(),
+    stats: () => recording.recorder?.recording(),
     async flush() {
       await sink?.flush?.();
       await corrections?.flush();
@@ -135,8 +135,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       closing ??= (async () => {
         await retention?.stop();
         await corrections?.flush();
-        await sink?.close?.();
-        await ownedStore?.close();
+        // A sink of the caller's is closed too: `rt.close()` is where its last records are flushed.
+        await options.recorder?.close?.();
+        await recording.close();
       })();
       return closing;
     },

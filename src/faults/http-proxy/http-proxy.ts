@@ -21,7 +21,8 @@ import { createServer, request as httpRequest, Agent as HttpAgent, type Incoming
 import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { ConfigError } from '../../core/errors.js';
-import { createRecorder, type RecorderOptions, type RecordingStats } from '../../record/recorder.js';
+import { openRecording } from '../../record/open-recording.js';
+import type { RecorderOptions, RecordingStats } from '../../record/recorder.js';
 import { createRedactor, type RedactOptions } from '../../record/redact.js';
 import { DEFAULT_MAX_OUTPUT_CHARS } from '../../record/truncate.js';
 import { retentionFor } from '../../store/retention.js';
@@ -186,7 +187,6 @@ function parseTarget(target: string | URL): URL {
  */
 export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promise<HttpFaultProxy> {
   const target = parseTarget(options.target);
-  if (options.store !== undefined && options.recorder !== undefined) throw new ConfigError('pass either store or recorder, not both', 'store');
   const { plan } = options;
   const clock = options.clock ?? systemClock;
   const host = options.host ?? '127.0.0.1';
@@ -196,8 +196,7 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
   // Enough of a streamed body to fill raw_output even after multi-byte characters and redaction.
   const captureBytes = Math.max(8192, maxOutputChars * 4);
   const redactor = options.redact === false ? undefined : createRedactor(options.redact ?? {});
-  const ownedRecorder =
-    options.store === undefined ? undefined : createRecorder({ batchSize: PROXY_RECORDER_BATCH_SIZE, ...options.recording, store: options.store });
+  const recording = openRecording({ store: options.store, recorder: options.recorder, recording: { batchSize: PROXY_RECORDER_BATCH_SIZE, ...options.recording } });
   const retention = retentionFor(options.retention, options.store, {
     onError: options.recording?.onError ?? ((error) => process.emitWarning(`faultline proxy: retention: ${error instanceof Error ? error.message : String(error)}`)),
     now: () => clock.now(),
@@ -213,7 +212,7 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
       maxOutputChars,
       ...(options.context === undefined ? {} : { context: options.context }),
     },
-    sink: options.recorder ?? ownedRecorder,
+    sink: recording.sink,
     onRecord: options.onRecord,
   });
   const { counters } = book;
@@ -273,7 +272,7 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
     fast?.closeAll();
     np.agent.destroy();
     await retention?.stop();
-    await ownedRecorder?.close();
+    await recording.close();
   };
   let address: AddressInfo;
   try {
@@ -310,7 +309,7 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
     port: address.port,
     host: address.address,
     adminUrl,
-    stats: () => ({ ...counters, recording: ownedRecorder?.recording() ?? null }),
+    stats: () => ({ ...counters, recording: recording.recorder?.recording() ?? null }),
     close() {
       closing ??= (async () => {
         np.closing = true;

@@ -6,18 +6,15 @@
 import type { Clock } from '../../core/clock.js';
 import { parseDurationMs } from '../../core/duration-text.js';
 import { ConfigError } from '../../core/errors.js';
-import type { Store } from '../../core/store-types.js';
-import { createRecorder, type Recorder } from '../../record/recorder.js';
-import { openStore, sqlitePathOf } from '../../store/open-store.js';
+import { checkRecordingTarget, openRecordingNow, type Recording, type RecordingTarget } from '../../record/open-recording.js';
+import { DEFAULT_SQLITE_PATH, sqlitePathOf } from '../../store/open-store.js';
 import { retentionFor, type Retention } from '../../store/retention.js';
 import type { McpProxyOptions } from './proxy.js';
 import type { RecordSink } from './tool-call.js';
 import { openUpstream, type UpstreamConnection } from './upstream.js';
 
-export interface ProxyRecording {
+export interface ProxyRecording extends Recording {
   sink: RecordSink;
-  recorder?: Recorder;
-  ownedStore?: Store;
   retention?: Retention;
 }
 
@@ -30,22 +27,26 @@ export function checkRetention(options: McpProxyOptions): void {
   if (options.recorder !== undefined) throw new ConfigError('retention needs a store: only records in a store are pruned', 'retention');
 }
 
+/** Without a sink of the caller's, records go to a store: the one given, else the default SQLite file. */
+const recordingTarget = (options: McpProxyOptions, log: (line: string) => void): RecordingTarget =>
+  options.recorder !== undefined
+    ? { store: options.store, recorder: options.recorder }
+    : {
+        store: options.store ?? DEFAULT_SQLITE_PATH,
+        recording: { ...options.recording, onError: (error) => log(`recording: ${errorText(error)}`) },
+        open: options.cwd === undefined ? {} : { cwd: options.cwd },
+      };
+
 async function openRecording(options: McpProxyOptions, log: (line: string) => void, clock: Clock): Promise<ProxyRecording> {
-  if (options.recorder !== undefined) return { sink: options.recorder };
-  const store = typeof options.store === 'object' ? options.store : await openStore(options.store, options.cwd === undefined ? {} : { cwd: options.cwd });
-  const recorder = createRecorder({
-    ...options.recording,
-    store,
-    onError: (error) => log(`recording: ${errorText(error)}`),
-  });
+  const recording = await openRecordingNow(recordingTarget(options, log));
+  const { store } = recording;
   const retention = retentionFor(options.retention, store, { onError: (error) => log(`retention: ${errorText(error)}`), now: () => clock.now() });
-  return { sink: recorder, recorder, ...(typeof options.store === 'object' ? {} : { ownedStore: store }), ...(retention === undefined ? {} : { retention }) };
+  return Object.assign(recording, { sink: recording.sink!, ...(retention === undefined ? {} : { retention }) });
 }
 
 async function closeRecording(r: ProxyRecording | undefined): Promise<void> {
   await r?.retention?.stop();
-  await r?.recorder?.close();
-  await r?.ownedStore?.close();
+  await r?.close();
 }
 
 /**
@@ -59,6 +60,7 @@ export async function openRecordingAndUpstream(
   clock: Clock,
   handshakeTimeoutMs: number,
 ): Promise<{ recording: ProxyRecording; startup: UpstreamConnection }> {
+  checkRecordingTarget(recordingTarget(options, log));
   const createsFile = options.recorder === undefined && typeof options.store !== 'object' && sqlitePathOf(options.store, options.cwd) !== undefined;
   let recording = createsFile ? undefined : await openRecording(options, log, clock);
   let startup: UpstreamConnection;

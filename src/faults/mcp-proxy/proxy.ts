@@ -200,7 +200,7 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
 
   checkRetention(options);
   const { recording, startup } = await openRecordingAndUpstream(options, log, clock, Math.min(upstreamTimeoutMs, DEFAULT_HANDSHAKE_TIMEOUT_MS));
-  const { sink, recorder, ownedStore } = recording;
+  const { sink, recorder } = recording;
   /** The start-up connection, until a client takes it or gets its own. */
   let spare: UpstreamConnection | undefined = startup;
 
@@ -373,8 +373,7 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
         await Promise.allSettled(open.flatMap((s) => [...s.inflight]));
         await Promise.allSettled([...links].map((link) => link.close()));
         await spare?.client.close().catch((error: unknown) => log(`closing the upstream failed: ${errorText(error)}`));
-        await recorder?.close();
-        await ownedStore?.close();
+        await recording.close();
         resolveUpstreamClosed();
       })();
       return closing;
