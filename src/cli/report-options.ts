@@ -20,7 +20,6 @@ import { parseInteger } from './integer-option.js';
 import type { CliIo } from './io.js';
 import { assertWritableFile } from './output-paths.js';
 
-export const DB_OPTION_HELP = 'store to read: a SQLite path (default .faultline/faultline.db) or a postgres:// URL (?schema=NAME)';
 
 /** The environment variable that sets {@link readBoundMs}: milliseconds, 0 for no bound. */
 export const READ_TIMEOUT_ENV = 'FAULTLINE_PG_READ_TIMEOUT_MS';

@@ -2,6 +2,7 @@
  * The CLI entry: parses argv with commander, runs one command, and turns user mistakes into one
  * line on stderr and exit code 2. Nothing here reads process globals; main.ts passes them in.
  */
+import { useHelpFormat } from './help-format.js';
 import { Command, CommanderError } from 'commander';
 import { ConfigError, FaultlineError } from '../core/errors.js';
 import { CliError } from './cli-error.js';
@@ -83,6 +84,7 @@ function buildProgram(ctx: CliContext, factories: readonly CommandFactory[]): Co
     command.configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s), outputError: () => undefined });
     program.addCommand(command);
   }
+  useHelpFormat(program);
   return program;
 }
 

@@ -56,8 +56,8 @@ describe('faultline alerts', () => {
     // Commander wraps the description to the terminal width.
     const text = help.stdout.replace(/\s+/g, ' ');
     expect(text).toContain('(failure types and breaker trips: the last day)');
-    expect(text).toContain('rules.breaker_trip.windowHours (default 24)');
-    expect(text).toContain('baselineHours (the hours before, default 168)');
+    expect(text).toContain('rules.breaker_trip.windowHours (default: 24)');
+    expect(text).toContain('baselineHours (the hours before; default: 168)');
     // The demo's tools fail on 2 calls each: the rate rules need more before they judge.
     expect(text).toContain('each only with at least 20 calls there (minCalls in the --config file, per rule or for all)');
   });

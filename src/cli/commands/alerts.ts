@@ -8,7 +8,9 @@ import { isoWindow, parseSince, parseUntil } from '../../monitor/time-window.js'
 import type { TimeWindow } from '../../core/store-types.js';
 import { formatTable } from '../format-table.js';
 import { writeLine, type CliContext } from '../io.js';
-import { DB_OPTION_HELP, openReportStore } from '../report-options.js';
+import { openReportStore } from '../report-options.js';
+import { optionDefaultShown } from '../help-format.js';
+import { storeOption } from '../store-option.js';
 
 interface AlertsOptions {
   db?: string;
@@ -29,10 +31,10 @@ export interface AlertsReport {
 export function alertsCommand(ctx: CliContext): Command {
   return new Command('alerts')
     .description('Evaluate the alert rules over the last hour or so (failure types and breaker trips: the last day) and print the firing ones; exit 1 when any fires')
-    .option('--db <store>', DB_OPTION_HELP)
+    .addOption(storeOption('store to read'))
     .option('--config <file>', 'alert thresholds and per-tool timeouts, YAML or JSON')
-    .option('--since <time>', 'window start: 90m, 24h, 7d, or an ISO date (default: the last complete hour and the current one)')
-    .option('--until <time>', 'window end, an ISO date (default now)')
+    .addOption(optionDefaultShown('--since <time>', 'window start: 90m, 24h, 7d, or an ISO date', 'the last complete hour and the current one'))
+    .addOption(optionDefaultShown('--until <time>', 'window end, an ISO date', 'now'))
     .option('--tool <name>', 'only this tool')
     .option('--json', 'print the alerts as JSON')
     .addHelpText(
@@ -44,8 +46,8 @@ export function alertsCommand(ctx: CliContext): Command {
         'tool that failed a handful of times does not page anyone.',
         'As the monitoring rules define them, the failure type distribution and breaker trips are read per day: over the last',
         '24 hours up to the window\'s end (or the whole window when longer). In the --config file,',
-        'rules.failure_type_jump.windowHours (default 24) and baselineHours (the hours before, default 168)',
-        'and rules.breaker_trip.windowHours (default 24) change that.',
+        'rules.failure_type_jump.windowHours (default: 24) and baselineHours (the hours before; default: 168)',
+        'and rules.breaker_trip.windowHours (default: 24) change that.',
       ].join('\n'),
     )
     .action(async (opts: AlertsOptions) => {

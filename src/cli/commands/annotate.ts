@@ -23,6 +23,8 @@ import { openExistingStore } from '../report-options.js';
 import { IMPORT_FORMATS, type ImportFormat } from '../../trajectory/importers/import-types.js';
 import { annotateInput } from './annotate-input.js';
 import { NO_SEMANTIC_JUDGE } from '../../annotate/annotate-file.js';
+import { optionDefaultShown } from '../help-format.js';
+import { storeOption } from '../store-option.js';
 
 interface AnnotateCommandOptions {
   db?: string;
@@ -54,17 +56,17 @@ const PAGE = 500;
 export function annotateCommand(ctx: CliContext): Command {
   return new Command('annotate')
     .description('Label stored trajectories (or a log file, --input): rule annotators, a semantic judge (heuristic or an LLM), rare failures, and the outcome backtrace')
-    .option('--db <store>', 'store to read: a SQLite path (default .faultline/faultline.db) or a postgres:// URL (?schema=NAME)')
+    .addOption(storeOption('store to read'))
     .addOption(new Option('--source <source>', 'only trajectories from this source').choices(TRAJECTORY_SOURCES))
     .option('--json', 'print one JSON object per trajectory per line: { trajectory_id, source_id, labels }')
     .option('--out <file>', 'also write the annotated trajectories (decisions filled in, labels alongside) as JSONL')
     .option('--judge <judge>', "semantic judge: 'heuristic' (offline), 'llm:<model>' (an OpenAI-compatible endpoint) or 'none' (rules and backtrace only)", 'heuristic')
-    .option('--base-url <url>', "the LLM judge's endpoint, including /v1 (default $OPENAI_BASE_URL, then https://api.openai.com/v1)")
+    .addOption(optionDefaultShown('--base-url <url>', "the LLM judge's endpoint, including /v1", "$OPENAI_BASE_URL, then https://api.openai.com/v1"))
     .option('--api-key-env <name>', "environment variable holding the LLM judge's API key", 'OPENAI_API_KEY')
     .option('--judge-cache <file>', "the LLM judge's verdict cache (JSONL)", DEFAULT_JUDGE_CACHE_PATH)
     .option('--input <file>', 'annotate a log file instead of the store, streaming (needs --format; nothing is stored)')
     .addOption(new Option('--format <format>', 'the --input file\'s format').choices(IMPORT_FORMATS))
-    .option('--threads <n>', 'worker threads for an --input file in the openai or anthropic format (default: one per core for a file of 16 MB or more; 1 keeps one thread)')
+    .addOption(optionDefaultShown('--threads <n>', 'worker threads for an --input file in the openai or anthropic format', 'one per core for a file of 16 MB or more; 1 keeps one thread'))
     .action(async (opts: AnnotateCommandOptions) => {
       const { io } = ctx;
       if ((opts.input === undefined) !== (opts.format === undefined)) throw new CliError('--input and --format go together: --input <file> --format <format>');

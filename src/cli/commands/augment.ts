@@ -15,6 +15,8 @@ import { TRAJECTORY_SOURCES, type Trajectory, type TrajectorySource } from '../.
 import { CliError } from '../cli-error.js';
 import { writeLine, type CliContext } from '../io.js';
 import { openExistingStore } from '../report-options.js';
+import { optionDefaultShown } from '../help-format.js';
+import { storeOption } from '../store-option.js';
 
 interface AugmentCommandOptions {
   db?: string;
@@ -86,13 +88,13 @@ async function variantsFor(page: readonly Trajectory[], make: (t: Trajectory) =>
 export function augmentCommand(ctx: CliContext): Command {
   return new Command('augment')
     .description('Store deterministic variants of failure trajectories: renamed tools and fields, another domain, perturbed values (source "augmented")')
-    .option('--db <store>', 'store to read and write: a SQLite path (default .faultline/faultline.db) or a postgres:// URL (?schema=NAME)')
+    .addOption(storeOption('store to read and write'))
     .addOption(new Option('--source <source>', 'only augment trajectories from this source').choices(TRAJECTORY_SOURCES))
     .option('--variants <n>', 'variants per kind and trajectory', '1')
     .option('--seed <n>', 'seed of the variants (a non-negative integer); the same seed gives the same variants', String(DEFAULT_SEED))
     .option('--kinds <list>', `comma-separated kinds: ${AUGMENT_KINDS.join(', ')}`, AUGMENT_KINDS.join(','))
     .option('--llm <model>', 'reword each variant\'s instruction and error messages with this model (OpenAI-compatible chat.completions; key from OPENAI_API_KEY)')
-    .option('--base-url <url>', 'with --llm: the endpoint, including /v1 (default OPENAI_BASE_URL, then https://api.openai.com/v1)')
+    .addOption(optionDefaultShown('--base-url <url>', 'with --llm: the endpoint, including /v1', 'OPENAI_BASE_URL, then https://api.openai.com/v1'))
     .option('--json', 'print the summary as JSON')
     .action(async (opts: AugmentCommandOptions) => {
       const { io } = ctx;

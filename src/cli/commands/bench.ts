@@ -5,7 +5,7 @@
  */
 import { join, resolve } from 'node:path';
 import cliProgress from 'cli-progress';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { DEFAULT_SEED } from '../../core/seeded-random.js';
 import { resolveAgent } from '../../failbench/agents/index.js';
 import { compareRuns, runDifferences, type RunComparison } from '../../failbench/compare.js';
@@ -29,6 +29,8 @@ import { probeModelEndpoints } from '../probe-endpoint.js';
 import { assertSqliteStoreCreatable, parseCount } from '../report-options.js';
 import { parseFissionK, runFissionBench } from './bench-fission.js';
 import { stoppedMessage } from './bench-stopped.js';
+import { optionDefaultShown } from '../help-format.js';
+import { storeOption } from '../store-option.js';
 
 interface BenchOptions {
   agent: string[];
@@ -241,7 +243,7 @@ export function benchCommand(ctx: CliContext): Command {
   const { io } = ctx;
   const bench = new Command('bench')
     .description('Run FailBench: scenarios whose tools fail on purpose, scored on identification, recovery, loop avoidance, semantic verification and idempotency safety')
-    .option('--agent <spec>', 'agent under test: robust, naive, sampler, openai:<model>, anthropic:<model> or module:<path> (repeatable; default naive and robust, or sampler with --fission)', collect, [])
+    .addOption(new Option('--agent <spec>', 'agent under test: robust, naive, sampler, openai:<model>, anthropic:<model> or module:<path> (repeatable)').argParser(collect).default([], 'naive and robust, or sampler with --fission'))
     .option('--suite <suite>', '"default" or a directory of scenario YAML files', 'default')
     .option('--filter <term>', 'only scenarios matching a dimension, a scenario kind, a fault kind, or an id glob (repeatable, or comma-separated)', collect, [])
     .option('--repeat <k>', 'runs per scenario and agent (reports pass^1..pass^k)', '1')
@@ -249,10 +251,10 @@ export function benchCommand(ctx: CliContext): Command {
     .option('--seed <n>', 'seed of the fault plans and retry jitter (same seed, same run)', String(DEFAULT_SEED))
     .option('--transport <transport>', 'how agents reach the tools: inprocess, http (HTTP fault proxy and mock tool server on loopback) or mcp (MCP fault proxy over Streamable HTTP)', 'inprocess')
     .option('--feedback <mode>', 'raw: what a real API client sees; assisted: plus the runtime\'s classification, feedback and automatic retries', 'raw')
-    .option('--db <store>', `where to store the records: a SQLite path or a postgres:// URL (default ${DEFAULT_SQLITE_PATH})`)
-    .option('--out <dir>', 'where to write report.md, report.html and results.json (default .faultline/bench/<run id>/)')
+    .addOption(storeOption('where to store the records'))
+    .addOption(optionDefaultShown('--out <dir>', 'where to write report.md, report.html and results.json', '.faultline/bench/<run id>/'))
     .option('--json', 'print { run_id, agent, scenarios, dimensions, retry_after_compliance, score } per agent (an array for several agents)')
-    .option('--fission <k>', 'branch each run at its injected faults into K sampled continuations and store them as GRPO groups (export with: npx faultline export --format grpo); needs an agent that can sample (default sampler)')
+    .addOption(optionDefaultShown('--fission <k>', 'branch each run at its injected faults into K sampled continuations and store them as GRPO groups (export with: npx faultline export --format grpo); needs an agent that can sample', 'sampler'))
     .action(async (opts: BenchOptions, command: Command) => {
       await runBench(io, opts, command.parent?.version() ?? 'unknown');
     });

@@ -9,6 +9,7 @@ import { maskUrlPassword } from '../../core/mask-url-password.js';
 import { CliError } from '../cli-error.js';
 import { formatTable } from '../format-table.js';
 import { writeLine, type CliContext } from '../io.js';
+import { optionDefaultShown } from '../help-format.js';
 
 interface BreakersOptions {
   redis?: string;
@@ -27,7 +28,7 @@ function describeState(s: SharedBreakerState, now: number): string {
 export function breakersCommand(ctx: CliContext): Command {
   return new Command('breakers')
     .description('Show the circuit breakers shared through Redis (exit 1 when one is open); --reset closes one for every process')
-    .option('--redis <url>', 'Redis URL (default: $FAULTLINE_REDIS_URL, else redis://127.0.0.1:6379)')
+    .addOption(optionDefaultShown('--redis <url>', 'Redis URL', '$FAULTLINE_REDIS_URL, else redis://127.0.0.1:6379'))
     .option('--prefix <prefix>', 'the prefix the runtimes use', 'faultline')
     .option('--reset <tool>', "close this tool's shared circuit")
     .option('--json', 'print one object per tool as JSON')

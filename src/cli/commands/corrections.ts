@@ -15,7 +15,8 @@ import { TRAJECTORY_SOURCES, type TrajectorySource } from '../../core/trajectory
 import { CliError } from '../cli-error.js';
 import { formatTable } from '../format-table.js';
 import { writeLine, type CliContext } from '../io.js';
-import { DB_OPTION_HELP, openExistingStore, openReportStore, parseCount } from '../report-options.js';
+import { openExistingStore, openReportStore, parseCount } from '../report-options.js';
+import { storeOption } from '../store-option.js';
 
 interface CorrectionsOptions {
   db?: string;
@@ -67,7 +68,7 @@ async function learnFromTrajectories(store: Store & CorrectionMemoryStore, sourc
 export function correctionsCommand(ctx: CliContext): Command {
   return new Command('corrections')
     .description('Show the correction memory (recoveries that worked, per failure signature); --learn fills it from annotated trajectories')
-    .option('--db <store>', DB_OPTION_HELP)
+    .addOption(storeOption('store to read'))
     .option('--learn', 'first add the recoveries that stored trajectories mark as correct (run `npx faultline annotate` before)')
     .addOption(new Option('--source <source>', 'with --learn: only trajectories from this source').choices(TRAJECTORY_SOURCES))
     .option('--signature <signature>', 'only this failure signature')

@@ -23,8 +23,10 @@ import { CliError } from '../cli-error.js';
 import { parseDuration } from '../duration-option.js';
 import { writeLine, type CliContext } from '../io.js';
 import { isLoopback, parsePort, serveUntilInterrupted } from '../listen-options.js';
-import { DB_OPTION_HELP, openExistingStore, openReportStore, parseCount } from '../report-options.js';
+import { openExistingStore, openReportStore, parseCount } from '../report-options.js';
 import { parseShare } from './review.js';
+import { optionDefaultShown } from '../help-format.js';
+import { storeOption } from '../store-option.js';
 
 interface DashboardOptions {
   db?: string;
@@ -47,16 +49,16 @@ export const DEFAULT_DASHBOARD_PORT = 4319;
 export function dashboardCommand(ctx: CliContext): Command {
   return new Command('dashboard')
     .description('Serve a web dashboard over the store: tools, alerts, failures, traces, trajectories, judge review, FailBench runs (read-only unless --review; Ctrl-C stops)')
-    .option('--db <store>', DB_OPTION_HELP)
+    .addOption(storeOption('store to read'))
     .option('--port <port>', 'port to listen on (0 picks a free one)', String(DEFAULT_DASHBOARD_PORT))
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--since <time>', 'the window shown first: 90m, 24h, 7d, or an ISO date (the page offers 1h, 24h, 7d)', '24h')
-    .option('--until <time>', 'the window\'s end, an ISO date, as on stats (default now)')
+    .addOption(optionDefaultShown('--until <time>', "the window's end, an ISO date, as on stats", 'now'))
     .option('--config <file>', 'alert thresholds and per-tool timeouts, YAML or JSON (as `faultline alerts --config`)')
     .option('--refresh <duration>', 'how often pages refresh themselves: 5s, 1m (0: never)', '5s')
-    .option('--runs <dir>', `where saved FailBench runs are (default ${BENCH_RUNS_DIR})`)
+    .addOption(optionDefaultShown('--runs <dir>', `where saved FailBench runs are`, `${BENCH_RUNS_DIR}`))
     .option('--review', "take review decisions on the review page (opens the store for writing; needs the admin token)")
-    .option('--admin-token <token>', `bearer token review decisions need (default $${ADMIN_TOKEN_ENV}, else one is generated and printed)`)
+    .addOption(optionDefaultShown('--admin-token <token>', `bearer token review decisions need`, `$${ADMIN_TOKEN_ENV}, else one is generated and printed`))
     .option('--share <fraction>', 'share of the unreviewed judge labels the review page samples, in (0, 1] (as `faultline review`)', String(DEFAULT_REVIEW_SHARE))
     .option('--seed <n>', 'seed of the review sample (as `faultline review`)', String(DEFAULT_REVIEW_SEED))
     .option('--json', 'print the address as JSON once listening')

@@ -13,11 +13,12 @@ import { createDemoTools, DEMO_CALLS, type DemoState } from '../demo-tools.js';
 import { formatTable } from '../format-table.js';
 import { writeLine, type CliContext } from '../io.js';
 import { assertSqliteStoreCreatable } from '../report-options.js';
+import { storeOption } from '../store-option.js';
 
 export function demoCommand(ctx: CliContext): Command {
   return new Command('demo')
     .description('Run a short agent session whose tools fail in different ways, and show what the runtime makes of each call')
-    .option('--db <store>', `where to store the records: a SQLite path or a postgres:// URL (default ${DEFAULT_SQLITE_PATH})`)
+    .addOption(storeOption('where to store the records'))
     .option('--json', 'print the records as JSON lines')
     .action(async (opts: { json?: boolean; db?: string }) => {
       const { io } = ctx;

@@ -31,6 +31,8 @@ import { fileErrorReason, replaceFiles } from '../../io/replace-files.js';
 import { writeLine, type CliContext } from '../io.js';
 import { assertWritableFile, openOutputStream, type OutputStream } from '../output-paths.js';
 import { openReportStore } from '../report-options.js';
+import { optionDefaultShown } from '../help-format.js';
+import { storeOption } from '../store-option.js';
 
 interface ExportCommandOptions {
   format: ExportFormat;
@@ -103,11 +105,11 @@ export function exportCommand(ctx: CliContext): Command {
     .description('Export stored trajectories as training data: trajectories, sft, dpo-openai, dpo-trl, kto, few-shot, predictor or grpo (FISSION groups from bench --fission), with a dataset card')
     .addOption(new Option('--format <format>', 'dataset format').choices(EXPORT_FORMATS).makeOptionMandatory())
     .requiredOption('--out <file>', 'training split file (JSONL; .csv for predictor, .md for few-shot); also writes <file>.val.<ext>, <file>.card.json and <file>.card.md')
-    .option('--db <store>', 'store to read: a SQLite path (default .faultline/faultline.db) or a postgres:// URL (?schema=NAME)')
+    .addOption(storeOption('store to read'))
     .addOption(new Option('--source <source>', 'only trajectories from this source').choices(TRAJECTORY_SOURCES))
     .option('--val-fraction <fraction>', 'share of trajectories for the validation split, in [0, 1)', '0.1')
     .option('--seed <n>', 'seed of the split (a non-negative integer)', String(DEFAULT_SEED))
-    .option('--top <n>', 'few-shot: failures per tool (default 3)')
+    .addOption(optionDefaultShown('--top <n>', 'few-shot: failures per tool', '3'))
     .option('--exclude-inferred-outcomes', "leave out trajectories whose outcome a judge inferred from the conversation (the log stated none); the card counts them")
     .option('--json', 'print the dataset card as JSON')
     .addHelpText(

@@ -20,6 +20,7 @@ import { CliError } from '../cli-error.js';
 import { HeldWarnings } from '../held-warnings.js';
 import { printable, writeLine, type CliContext } from '../io.js';
 import { assertSqliteStoreCreatable } from '../report-options.js';
+import { storeOption } from '../store-option.js';
 
 interface ImportCommandOptions {
   format: ImportFormat;
@@ -51,7 +52,7 @@ export function importCommand(ctx: CliContext): Command {
     .description('Import agent trajectories from a file into the store (openai, anthropic, tau-bench, step-log, otel)')
     .argument('<file>', 'the file to import (JSONL; tau-bench: its JSON array of results)')
     .addOption(new Option('--format <format>', 'input format').choices(IMPORT_FORMATS).makeOptionMandatory())
-    .option('--db <store>', 'store to write: a SQLite path (default .faultline/faultline.db) or a postgres:// URL (?schema=NAME)')
+    .addOption(storeOption('store to write'))
     .option('--strict', 'fail on the first malformed line (exit 2, nothing written) instead of skipping it')
     .option('--json', 'print the summary as JSON')
     .action(async (file: string, opts: ImportCommandOptions) => {

@@ -28,6 +28,8 @@ import { CliError } from '../cli-error.js';
 import { parseDuration } from '../duration-option.js';
 import type { CliContext, CliIo } from '../io.js';
 import { collectAllowedHost } from '../listen-options.js';
+import { optionDefaultShown } from '../help-format.js';
+import { storeOption } from '../store-option.js';
 
 interface McpProxyOptions {
   retention?: string;
@@ -120,16 +122,16 @@ export function mcpProxyCommand(ctx: CliContext): Command {
     .usage('[--plan <file>] [options] -- <server command...>  |  [--plan <file>] --upstream <url> [options]')
     .argument('[command...]', 'the upstream MCP server to start, after --')
     .option('--plan <file>', 'fault plan, YAML (or JSON for .json); without one the proxy only records (the admin API can set one)')
-    .option('--db <store>', `where to store the records: a SQLite path (default ${DEFAULT_SQLITE_PATH}) or a postgres:// URL`)
+    .addOption(storeOption('where to store the records'))
     .option('--upstream <url>', 'proxy a Streamable HTTP MCP server instead of starting one')
     .option('--header <line>', 'HTTP header sent to --upstream, "Name: value" (repeatable)', collect, [])
     .option('--port <port>', 'serve Streamable HTTP on 127.0.0.1:<port>/mcp instead of stdio (0 picks a free port)')
     .option('--allow-host <name>', 'with --port: a Host name besides 127.0.0.1/localhost that requests may carry (repeatable)', collectAllowedHost, [])
     .option('--admin-port <port>', 'serve GET/PUT /plan and GET /state on 127.0.0.1:<port> (0 picks a free port)')
-    .option('--admin-token <token>', 'bearer token for the admin endpoint (default $FAULTLINE_ADMIN_TOKEN, else one is generated and printed to stderr)')
+    .addOption(optionDefaultShown('--admin-token <token>', 'bearer token for the admin endpoint', '$FAULTLINE_ADMIN_TOKEN, else one is generated and printed to stderr'))
     .option('--upstream-timeout <duration>', 'how long an upstream request may go without an answer or progress (30s, 5m, 1h)', '5m')
     .option('--restart', 'start the server command again when it exits (backoff from 0.5 s, doubling, at most 30 s)')
-    .option('--max-restarts <n>', `with --restart: start attempts per outage before the server is left down (default ${DEFAULT_MAX_RESTARTS}); a server that came back and answered gets them all again`)
+    .addOption(optionDefaultShown('--max-restarts <n>', 'with --restart: start attempts per outage before the server is left down; a server that came back and answered gets them all again', String(DEFAULT_MAX_RESTARTS)))
     .option('--retention <age>', 'delete records older than this (30d, 24h, 90m) from the store at start and then every hour, with their share of the stats')
     .option('--json', 'at exit, print where the records went as one JSON line on stderr (stdout may be the MCP stream)')
     .addHelpText(

@@ -11,7 +11,8 @@ import { createStoreMetrics, DEFAULT_MAX_TOOLS, OTHER_TOOLS_LABEL } from '../../
 import { CliError } from '../cli-error.js';
 import type { CliContext } from '../io.js';
 import { loopbackHostAllowed, parsePort, serveUntilInterrupted } from '../listen-options.js';
-import { DB_OPTION_HELP, openReportStore, parseCount } from '../report-options.js';
+import { openReportStore, parseCount } from '../report-options.js';
+import { storeOption } from '../store-option.js';
 
 interface MetricsOptions {
   db?: string;
@@ -26,7 +27,7 @@ export const DEFAULT_METRICS_PORT = 9464;
 export function metricsCommand(ctx: CliContext): Command {
   return new Command('metrics')
     .description('Serve Prometheus metrics at /metrics, computed from the store on every scrape (Ctrl-C stops)')
-    .option('--db <store>', DB_OPTION_HELP)
+    .addOption(storeOption('store to read'))
     .option('--port <port>', 'port to listen on (0 picks a free one)', String(DEFAULT_METRICS_PORT))
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--max-tools <n>', `distinct tool labels at most, for the tools with the most calls; the rest are summed as tool="${OTHER_TOOLS_LABEL}"`, String(DEFAULT_MAX_TOOLS))

@@ -23,6 +23,8 @@ import { collectAllowedHost, parsePort } from '../listen-options.js';
 import { assertSqliteStoreCreatable } from '../report-options.js';
 import { probeTarget } from '../probe-endpoint.js';
 import { noteStartLeftovers } from '../start-leftovers.js';
+import { optionDefaultShown } from '../help-format.js';
+import { storeOption } from '../store-option.js';
 
 interface ProxyOptions {
   retention?: string;
@@ -71,9 +73,9 @@ export function proxyCommand(ctx: CliContext): Command {
     .option('--plan <file>', 'fault plan, YAML (or JSON for .json); without one only X-Inject-Error and the admin API inject faults')
     .option('--port <port>', 'port to listen on (0 picks a free one)', String(DEFAULT_PROXY_PORT))
     .option('--host <host>', 'address to bind', '127.0.0.1')
-    .option('--db <store>', `where to store the records: a SQLite path (default ${DEFAULT_SQLITE_PATH}) or a postgres:// URL`)
+    .addOption(storeOption('where to store the records'))
     .option('--routes <file>', 'YAML mapping requests to tool names, e.g. routes: [{ match: "GET /v1/weather", tool: get_weather }]')
-    .option('--admin-token <token>', `bearer token of the admin API (default $${ADMIN_TOKEN_ENV}, else one is generated and printed)`)
+    .addOption(optionDefaultShown('--admin-token <token>', `bearer token of the admin API`, `$${ADMIN_TOKEN_ENV}, else one is generated and printed`))
     .option('--admin-port <port>', 'serve the admin API on its own port instead of under /__faultline/ on the proxy port')
     .option('--admin-host <host>', 'also serve the admin API to non-loopback clients: the address they reach it on (0.0.0.0 for any)')
     .option('--allow-host <name>', 'a Host name besides 127.0.0.1/localhost that requests may carry while bound to loopback (repeatable)', collectAllowedHost, [])

@@ -10,7 +10,8 @@ import { displayStoreSpec, DEFAULT_SQLITE_PATH } from '../../store/open-store.js
 import { canPrune, pruneBefore } from '../../store/retention.js';
 import { CliError } from '../cli-error.js';
 import { writeLine, type CliContext } from '../io.js';
-import { DB_OPTION_HELP, openExistingStore } from '../report-options.js';
+import { openExistingStore } from '../report-options.js';
+import { storeOption } from '../store-option.js';
 
 interface PruneCommandOptions {
   db?: string;
@@ -22,7 +23,7 @@ interface PruneCommandOptions {
 export function pruneCommand(ctx: CliContext): Command {
   return new Command('prune')
     .description('Delete records older than an age (and their share of the rollups), e.g. prune --older-than 30d')
-    .option('--db <store>', DB_OPTION_HELP)
+    .addOption(storeOption('store to read'))
     .option('--older-than <age>', 'delete records created before this: a duration back from now (90m, 24h, 30d) or an ISO date (required)')
     .option('--dry-run', 'only count the records that would be deleted')
     .option('--json', 'print the result as one JSON line')

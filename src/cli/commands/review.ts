@@ -32,6 +32,7 @@ import { CliError } from '../cli-error.js';
 import { formatTable } from '../format-table.js';
 import { writeLine, type CliContext, type CliIo } from '../io.js';
 import { openExistingStore, openReportStore, parseCount } from '../report-options.js';
+import { storeOption } from '../store-option.js';
 
 interface ReviewCommandOptions {
   db?: string;
@@ -204,7 +205,7 @@ async function session(io: CliIo, store: Store & TrajectoryStore, sample: readon
 export function reviewCommand(ctx: CliContext): Command {
   return new Command('review')
     .description('Spot-check the semantic judges: review a sample of judge labels (accept / correct / not a failure) and report their precision')
-    .option('--db <store>', 'store to read: a SQLite path (default .faultline/faultline.db) or a postgres:// URL (?schema=NAME)')
+    .addOption(storeOption('store to read'))
     .option('--share <fraction>', 'share of the unreviewed judge labels to review, in (0, 1]; at least one', String(DEFAULT_REVIEW_SHARE))
     .option('--seed <n>', 'seed of the sample (a non-negative integer): the same seed picks the same labels', String(DEFAULT_SEED))
     .option('--report', "print the judges' precision from the decisions so far instead of reviewing")

@@ -12,7 +12,9 @@ import type { StatsFilter } from '../../core/store-types.js';
 import { FAILURE_CATEGORIES, FAILURE_STAGES, type FailureCategory, type FailureStage } from '../../core/taxonomy.js';
 import { formatTable } from '../format-table.js';
 import { writeLine, type CliContext } from '../io.js';
-import { DB_OPTION_HELP, openReportStore, parseCount } from '../report-options.js';
+import { openReportStore, parseCount } from '../report-options.js';
+import { optionDefaultShown } from '../help-format.js';
+import { storeOption } from '../store-option.js';
 
 export type { StatsReport };
 
@@ -51,9 +53,9 @@ function emptyWindowLine(newest: string | undefined, since: number): string {
 export function statsCommand(ctx: CliContext): Command {
   return new Command('stats')
     .description('Per-tool failure analytics: calls, failure/retry/validation rates, p50/p95, breaker trips, top failure types')
-    .option('--db <store>', DB_OPTION_HELP)
+    .addOption(storeOption('store to read'))
     .option('--since <time>', 'window start: 90m, 24h, 7d, or an ISO date (stats cover every UTC hour the window touches)', '24h')
-    .option('--until <time>', 'window end, an ISO date (default now)')
+    .addOption(optionDefaultShown('--until <time>', 'window end, an ISO date', 'now'))
     .option('--tool <name>', 'only this tool')
     .option('--top <n>', 'failure types shown per tool', '3')
     .option('--json', 'print the report as JSON')

@@ -32,7 +32,8 @@ import type { CallStatus } from '../../core/taxonomy.js';
 import { CliError } from '../cli-error.js';
 import { parseDuration } from '../duration-option.js';
 import { printable, writeLine, type CliContext } from '../io.js';
-import { DB_OPTION_HELP, openReportStore, parseCount } from '../report-options.js';
+import { openReportStore, parseCount } from '../report-options.js';
+import { storeOption } from '../store-option.js';
 
 interface TailOptions {
   db?: string;
@@ -94,7 +95,7 @@ export function formatTailLine(r: ToolExecutionRecord): string {
 export function tailCommand(ctx: CliContext): Command {
   return new Command('tail')
     .description('Print the latest failures and follow new ones as they are recorded (Ctrl-C stops)')
-    .option('--db <store>', DB_OPTION_HELP)
+    .addOption(storeOption('store to read'))
     .option('--tool <name>', 'only this tool')
     .option('--all', 'include successful calls')
     .option('--interval <duration>', 'how often to poll the store: 500ms, 1s, 2m', '1s')
