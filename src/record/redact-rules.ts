@@ -384,10 +384,19 @@ const KEY_WORD_BREAK = /[-_\s.]+|(?<=[a-z0-9])(?=[A-Z])/;
 
 /** Whether a key names metadata about a secret (see {@link METADATA_KEY_QUALIFIERS}). */
 export function isSecretMetadataKey(raw: string): boolean {
-  const words = raw.split(KEY_WORD_BREAK).filter((word) => word !== '');
+  const words = keyWords(raw);
   if (words.length < 2) return false;
-  return METADATA_KEY_QUALIFIERS.has(words[words.length - 1]!.toLowerCase()) || METADATA_KEY_PREFIXES.has(words[0]!.toLowerCase());
+  const last = words[words.length - 1]!.toLowerCase();
+  if (METADATA_KEY_QUALIFIERS.has(last) || METADATA_KEY_PREFIXES.has(words[0]!.toLowerCase())) return true;
+  // `user_secrets_id`, `client_secret_id`: the id of a stored secret. A secret word and `id` alone
+  // (Vault's `secret_id`) is the credential, and a session's id is its cookie.
+  return last === 'id' && words.length >= 3 && !/^sess(?:ion)?$/i.test(words[words.length - 2]!);
 }
+
+function keyWords(raw: string): string[] {
+  return raw.split(KEY_WORD_BREAK).filter((word) => word !== '');
+}
+
 
 /**
  * `session_id` is how the runtime groups calls in `context_snapshot`, so these spellings are a
@@ -755,7 +764,10 @@ export const BUILTIN_RULES: readonly BuiltinRule[] = [
   {
     id: 'slack-token',
     needs: F_SLACK,
-    pattern: /\b(?:xox[abeoprs]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,})/g,
+    // Every Slack token type numbers its first part (a team or user id, or a version) and runs
+    // past twenty characters after it: `xoxb-12345-abcd`, `xoxo-indieweb` in a file name, and
+    // `xoxp-1234567890` with nothing after the id are not tokens.
+    pattern: /\b(?:xox[abeoprs]-\d+-[A-Za-z0-9-]{20,}|xapp-\d-[A-Za-z0-9-]{10,})/g,
     mask: keepPrefix(/^x[a-z]{3}-/),
   },
   {
@@ -931,8 +943,9 @@ export const BUILTIN_RULES: readonly BuiltinRule[] = [
   {
     id: 'sentry-token',
     needs: F_SAAS | F_JWT,
-    // User auth tokens (`sntryu_` and 64 hex digits) and organization tokens (`sntrys_` and base64 JSON).
-    pattern: /\bsntry(?:u_[a-f0-9]{64}(?![A-Za-z0-9])|s_eyJ[A-Za-z0-9+/=_]{60,})/g,
+    // User auth tokens (`sntryu_` and 64 hex digits) and organization tokens (`sntrys_`, base64
+    // JSON, `_` and the 43-character secret).
+    pattern: /\bsntry(?:u_[a-f0-9]{64}(?![A-Za-z0-9])|s_eyJ[A-Za-z0-9+/=]{56,}_[A-Za-z0-9+/]{43}(?![A-Za-z0-9+/]))/g,
     mask: keepPrefix(/^sntry[su]_/),
   },
   {
@@ -967,7 +980,8 @@ export const BUILTIN_RULES: readonly BuiltinRule[] = [
     // and `"bot_token":` are key rules. The bot's numeric id is its public user id and stays.
     // An id glued to letters (`clm08764:AgencyIdentificationCode…`, an XML type name) is no bot id,
     // except after the Bot API's `/bot`.
-    pattern: /(?:(?<=\/bot)|(?<![A-Za-z0-9_]))[0-9]{5,16}:A[A-Za-z0-9_-]{32,40}(?![A-Za-z0-9_-])/g,
+    // The part after the colon is 35 characters, `A` first; a longer run is some other word.
+    pattern: /(?:(?<=\/bot)|(?<![A-Za-z0-9_]))[0-9]{5,16}:A[A-Za-z0-9_-]{34}(?![A-Za-z0-9_-])/g,
     validate: (match) => looksRandom(match.slice(match.indexOf(':') + 1)),
     mask: (match) => `${match.slice(0, match.indexOf(':') + 1)}${REDACTED}`,
   },
@@ -1128,7 +1142,7 @@ const PLACEHOLDER_WORDS = new Set([
  * filler character (`xxxx`, `****`, `....`).
  */
 const PLACEHOLDER_SHAPE =
-  /^(?:\$(?:[A-Z_][A-Z0-9_]*|[a-z_][a-z0-9_]*|\d|\{[^{}]*\}?|\{\{[\s\S]*\}\}|\([^()]*\)?)|\{\{[\s\S]*\}\}|\{%[\s\S]*%\}|\{[A-Za-z_][\w.-]*\}|%[A-Za-z_]\w*%|%\([\w.-]+\)s|#\{[^{}]*\}|<[^<>\n]{1,80}>|\[[A-Za-z_ .-]{1,40}\]|@[A-Za-z_]\w*@|(?:var|local|data|module|each|self|process\.env|os\.environ|settings|secrets|vars|env|ENV)[.[][\w.[\]'"-]*|[\w.]*(?:getenv|get_env|environ\.get|getProperty|getSecret|get_secret|env)\([^)]*\)?|[xX*.#•…_-]{3,}|ENC\[[\s\S]*|new [\w.]+\([\s\S]*|`[^`]*`|\{[A-Za-z_][\w.]*\([^{}\"\n]{0,80}\)?\}?)$/;
+  /^(?:\$(?:[A-Z_][A-Z0-9_]*|[a-z_][a-z0-9_]*|\d|\{[^{}]*\}?|\{\{[\s\S]*\}\}|\([^()]*\)?)|\{\{[\s\S]*\}\}|\{%[\s\S]*%\}|\{[A-Za-z_][\w.-]*\}|%[A-Za-z_]\w*%|%\([\w.-]+\)s|#\{[^{}]*\}|<[^<>\n]{1,80}>|\[[A-Za-z_ .-]{1,40}\]|@[A-Za-z_]\w*@|(?:var|local|data|module|each|self|process\.env|os\.environ|settings|secrets|vars|env|ENV)[.[][\w.[\]'"-]*|[\w.]*(?:getenv|get_env|environ\.get|getProperty|getSecret|get_secret|env)\([^)]*\)?|[xX*.#•…_-]{3,}|ENC\[[\s\S]*|new [\w.]+\([\s\S]*|`[^`]*`?|\{[A-Za-z_][\w.]*\([^{}\"\n]{0,80}\)?\}?)$/;
 
 /** Words inside a value that mark it as a stand-in: `<your-api-key>`, `PUT_YOUR_TOKEN_HERE`, `AKIA…EXAMPLE`. */
 const PLACEHOLDER_PHRASE = /\[redacted\]|your[-_ ]?(?:own[-_ ]?)?(?:api[-_ ]?|access[-_ ]?|secret[-_ ]?|auth[-_ ]?)?(?:key|token|secret|password|pass|pwd)|_here(?![a-z])|replace[-_ ]?(?:me|this|with)|change[-_ ]?me|placeholder|example|insert[-_ ](?:your|key|token)|x{5,}|X{5,}|\*{4,}|#{4,}|(?:token|key|secret|string|password)[-_ ]?here(?![a-z])|random[-_ ]?string|(?<![a-z])my[-_](?:[a-z]+[-_])?(?:token|key|secret)(?![a-z])/i;
@@ -1167,8 +1181,28 @@ export function isPlaceholder(value: string, key?: string): boolean {
   // Markup or a label where a value was expected (`"<xsd:element name="`, `"token:"`): a quoted
   // value cut at a quote inside it.
   if (MARKUP_OR_LABEL.test(v)) return true;
-  // `aaaaaaaa`, `11111111`, `abababab`: too few characters to be random.
-  return v.length >= 4 && distinctChars(v, 2) <= 2;
+  // Shown cut short (`ops_eyJzaWdu…`, `AKIA...`, `..[redacted]`): a prefix put there to be seen.
+  if (ELIDED.test(v)) return true;
+  // `yyy`, `aaaaaaaa`, `11111111`, `abababab`: too few characters to be random (`999` may be a
+  // card code).
+  if (REPEATED_LETTER.test(v) || (v.length >= 4 && distinctChars(v, 2) <= 2)) return true;
+  return hasFillerTail(v);
+}
+
+const REPEATED_LETTER = /^([A-Za-z])\1{2,}$/;
+/** A value that ends in an ellipsis, perhaps with a label after it (`..[Redacted]`). */
+const ELIDED = /(?:\.{2,}|…)(?:\[[A-Za-z ]{0,20}\]?)?$/;
+const FILLER_TAIL = 16;
+const MIN_FILLER_VALUE = 12;
+
+/**
+ * Whether a value ends in filler where a real credential is random: a tail of one or two
+ * characters (`AIzaaaaa…`, `glc_1111…=`, `XXXX-XXXX`). Sequences and repeated patterns
+ * (`abcdefgh`, `Zx9Zx9…`) are not filler: the project's tests and docs write real-shaped secrets
+ * that way.
+ */
+function hasFillerTail(v: string): boolean {
+  return v.length >= MIN_FILLER_VALUE && distinctChars(v.slice(-FILLER_TAIL), 2) <= 2;
 }
 
 function alphanumeric(s: string): string {
@@ -1181,8 +1215,14 @@ function alphanumeric(s: string): string {
  * a real token is random. Sequences such as `abcdefgh` or `Zx9Zx9…` are not taken for examples:
  * test suites and docs write real-shaped fixtures that way, and a record must not keep one.
  */
-export function isPlaceholderToken(match: string): boolean {
+export function isPlaceholderToken(match: string, after = ''): boolean {
   if (PLACEHOLDER_PHRASE.test(match)) return true;
+  // The token runs on into filler or an ellipsis (`xoxp-5723…-####`, `ops_eyJz…...`): a template
+  // or a value shown cut short.
+  if (after !== '' && FILLER_AFTER.test(after)) return true;
   const tail = match.slice(-16);
   return tail.length >= 8 && distinctChars(tail, 2) <= 2;
 }
+
+/** Text right after a token that makes it a stand-in: a run of filler, or an ellipsis. */
+const FILLER_AFTER = /^(?:[#*xX]{4,}|\.{2,}|…)/;

@@ -505,11 +505,11 @@ const NOT_REDACTED_BARE = new Set(['null', 'undefined', 'None', 'nil', 'true', '
 const XML_ELEMENT = /<([A-Za-z_][\w.:-]{0,63})(?:\s[^<>]*)?>([^<]{1,4096})<\/\1>/g;
 /**
  * A `key=value` pair percent-encoded inside a URL (`redirect=https%3A%2F%2Fx%2F%3Faccess_token%3D…`),
- * or encoded twice (`%253Faccess_token%253D…`): the value runs to the next encoded or plain `&`,
+ * or encoded twice (`%253Faccess_token%253D…`): the value runs to the next encoded or plain `&`, space, line break,
  * `=` or the end of the URL. The name starts after an escape, so `%3Fsig` is `sig`, not `Fsig`.
  */
 const ENCODED_PAIR =
-  /(?<=%(?:25)?[0-9A-Fa-f]{2}|^|[^\w.%-])([A-Za-z][\w.-]{0,63})(%(?:25)?3[Dd])((?:(?!%(?:25)?(?:26|3[Dd]|20))[^&\s"'<>#\\])+)/g;
+  /(?<=%(?:25)?[0-9A-Fa-f]{2}|^|[^\w.%-])([A-Za-z][\w.-]{0,63})(%(?:25)?3[Dd])((?:(?!%(?:25)?(?:26|3[Dd]|20|0[9AaDd]))[^&\s"'<>#\\])+)/g;
 /** A query parameter whose value holds percent escapes (see redactEncodedQuery). */
 const ENCODED_QUERY_VALUE = /([?&;][A-Za-z0-9_.~[\]-]{1,64}=)([^&#\s"<>\\]*%[0-9A-Fa-f]{2}[^&#\s"<>\\]*)/g;
 const ENCODED_MASK = /%5BREDACTED%5D/g;
@@ -655,14 +655,25 @@ const BUILTIN_RUNNERS: readonly (RuleRunner & { needs: number })[] = BUILTIN_RUL
   return {
     pattern: rule.pattern,
     needs: rule.needs,
-    replacer: (match: string) => {
-      if ((validate !== undefined && !validate(match)) || isPlaceholderToken(match)) return match;
+    replacer: (match: string, ...rest: unknown[]) => {
+      if ((validate !== undefined && !validate(match)) || isPlaceholderToken(match, textAfter(match, rest))) return match;
       const masked = mask(match);
       if (collecting !== undefined) foundHidden(match, masked);
       return masked;
     },
   };
 });
+
+/** The few characters after a match, from the offset and whole string `replace` passes after the groups. */
+function textAfter(match: string, rest: readonly unknown[]): string {
+  let i = rest.length - 1;
+  if (typeof rest[i] === 'object') i--;
+  const whole = rest[i];
+  const offset = rest[i - 1];
+  if (typeof whole !== 'string' || typeof offset !== 'number') return '';
+  const end = offset + match.length;
+  return end >= whole.length ? '' : whole.slice(end, end + 4);
+}
 
 // ---------------------------------------------------------------------------------------------
 // Secrets found in one record (or trajectory), to scrub from its other fields: an API that
