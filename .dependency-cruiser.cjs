@@ -7,7 +7,7 @@
  */
 const LAYERS = [
   ['core'],
-  ['io', 'net', 'stats'],
+  ['io', 'net', 'stats', 'predict'],
   ['store'],
   ['record'],
   ['runtime'],

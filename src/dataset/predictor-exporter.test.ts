@@ -29,12 +29,12 @@ describe('predictor exporter', () => {
       trajectory_id: 'traj_test', step_index: 1, source: 'step-log', tool: 'get_weather', params_kind: 'object',
       param_count: 6, param_names: 'city,date,days,extra,note,unit', null_count: 1, empty_string_count: 1,
       string_count: 4, number_count: 1, boolean_count: 0, array_count: 0, object_count: 0, date_count: 1, invalid_date_count: 1,
-      max_string_length: 10, nesting_depth: 1, prior_calls_same_tool: 0, prior_failures_same_tool: 0, repeats_previous_call: false,
+      max_string_length: 10, nesting_depth: 1, prior_calls_same_tool: 0, prior_failures_same_tool: 0, repeats_previous_call: false, hour_utc: 14, last_failure_category: null,
       failed: true, status: 'rejected', failure_category: 'parameter', failure_stage: 'execution', failure_kind: 'invalid_date', failure_type: 'parameter/syntactic',
     });
     expect(bad!.params_hash).toMatch(/^[0-9a-f]{16}$/);
     expect(bad!.params_hash).not.toBe(good!.params_hash);
-    expect(good).toMatchObject({ failed: false, status: 'success', failure_category: null, failure_type: null, prior_calls_same_tool: 1, prior_failures_same_tool: 1, date_count: 1, invalid_date_count: 0 });
+    expect(good).toMatchObject({ failed: false, status: 'success', failure_category: null, failure_type: null, prior_calls_same_tool: 1, prior_failures_same_tool: 1, last_failure_category: 'parameter', date_count: 1, invalid_date_count: 0 });
   });
 
   it('writes per-argument columns: type, length, buckets, enums and dates relative to the step', () => {
