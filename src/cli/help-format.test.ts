@@ -28,7 +28,7 @@ async function helpOf(path: string[]): Promise<string> {
 }
 
 describe('--help defaults', () => {
-  it('every command and subcommand shows defaults one way: "(default: X)", unquoted, never "[]"', async () => {
+  it('every command and subcommand offers --json and shows defaults one way: "(default: X)"', async () => {
     const root = await helpOf([]);
     const paths = subcommands(root).map((name) => [name]);
     let optionsSeen = 0;
@@ -43,6 +43,8 @@ describe('--help defaults', () => {
       // Any mention of a default in an option's text is the one suffix form.
       expect(options.match(/\(default(?!: )|default [a-z0-9$.]|default: "|default: \[\]/gi), where).toBeNull();
       defaultsSeen += (options.match(/\(default: /g) ?? []).length;
+      // Every command reports something, and scripts read it as JSON.
+      expect(options, where).toContain('--json');
     }
     // The walk reached the commands' real options, not only the program's.
     expect(optionsSeen).toBeGreaterThan(100);
