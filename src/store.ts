@@ -1,6 +1,6 @@
 /**
  * `faultline/store`: the stores (SQLite, in-memory; PostgreSQL is `faultline/postgres`), opening
- * one by spec, the Store interface and the recorder that batches records into a store. The
+ * one by spec, the Store interface and its capabilities, and the recorder that batches records into a store. The
  * SQLite driver loads on the first open.
  */
 export { openStore, DEFAULT_SQLITE_PATH } from './store/open-store.js';
@@ -22,9 +22,15 @@ export type {
   FailureSignature,
   HourlyPoint,
   NewCorrection,
+  PruneOptions,
   RecordQuery,
+  RecordReader,
+  RecordRetention,
+  RecordWriter,
   StatsFilter,
+  StatsReader,
   Store,
+  StoreHandle,
   StoreKind,
   TimeWindow,
   ToolStats,

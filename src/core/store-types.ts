@@ -1,6 +1,8 @@
 /**
- * The Store: where records live. One interface, three adapters (memory, sqlite, postgres), one
- * contract suite (`contract.test-helpers.ts`) that every adapter passes.
+ * The Store: where records live. One interface, the intersection of its capabilities (writer,
+ * reader, stats, retention, trajectories, correction memory), three adapters (memory, sqlite,
+ * postgres), and one contract suite per capability that every adapter passes or skips with a
+ * stated reason.
  *
  * Analytics come from hourly rollups that each adapter maintains on insert (see `rollup.ts`), so
  * they stay fast at tens of millions of records. Only `query` and `get` read raw records.
@@ -182,14 +184,14 @@ export interface CorrectionMemoryStore {
   listCorrections(query?: CorrectionQuery): Promise<CorrectionEntry[]>;
 }
 
-/** How a store encodes insert batches (see {@link Store.batchEncoding}). */
+/** How a store encodes insert batches (see {@link RecordWriter.batchEncoding}). */
 export interface BatchEncoding {
   encode(records: readonly ToolExecutionRecord[]): Uint8Array;
   /** The records of an encoded batch (as the store would read them back). */
   decode(batch: Uint8Array): ToolExecutionRecord[];
 }
 
-/** Options of {@link Store.prune}. */
+/** Options of {@link RecordRetention.prune}. */
 export interface PruneOptions {
   /**
    * Deletes at most this many records, the oldest first, so that a large prune can run as short
@@ -198,8 +200,15 @@ export interface PruneOptions {
   limit?: number;
 }
 
-export interface Store extends Partial<TrajectoryStore>, Partial<CorrectionMemoryStore> {
+/** What every store is, whatever it can do: which adapter, and how to let it go. */
+export interface StoreHandle {
   readonly kind: StoreKind;
+  /** Releases connections / file handles, once the writes in flight are done. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+/** Takes records in: what the recorder needs of a store. */
+export interface RecordWriter extends StoreHandle {
   /**
    * Inserts records and updates the rollups in one transaction. Idempotent by `execution_id`:
    * a record already stored is skipped and not counted twice in the rollups.
@@ -230,25 +239,50 @@ export interface Store extends Partial<TrajectoryStore>, Partial<CorrectionMemor
    * yields to the event loop (tools answering in microtasks) still sees writes complete.
    */
   poll?(): void;
+}
+
+/** Reads raw records back: by id, or a page of a filtered, id-ordered scan. */
+export interface RecordReader {
   get(executionId: string): Promise<ToolExecutionRecord | null>;
   query(query: RecordQuery): Promise<ToolExecutionRecord[]>;
   count(query?: Omit<RecordQuery, 'afterId' | 'limit' | 'order'>): Promise<number>;
+}
+
+/** Aggregates over a window, read from the hourly rollups (never from raw records). */
+export interface StatsReader {
   toolStats(filter: StatsFilter): Promise<ToolStats[]>;
   failureBreakdown(filter: StatsFilter): Promise<FailureBreakdownRow[]>;
   hourly(filter: StatsFilter): Promise<HourlyPoint[]>;
   /** Signatures last seen in the window, each with its first-seen time over all history. */
   signatures(filter: StatsFilter): Promise<FailureSignature[]>;
+}
+
+/** Retention: old records out, with their share of the rollups. */
+export interface RecordRetention {
   /**
-   * Retention: deletes the records created before `beforeMs` (epoch ms) and takes exactly what
-   * they added out of the rollups, in the same transaction, so every stats read afterwards equals
-   * one computed from the records that remain. Rollup rows of hours wholly before the cutoff and
+   * Deletes the records created before `beforeMs` (epoch ms) and takes exactly what they added
+   * out of the rollups, in the same transaction, so every stats read afterwards equals one
+   * computed from the records that remain. Rollup rows of hours wholly before the cutoff and
    * signatures last seen before it go too, once no such record is left (a prune with a `limit`
    * that stopped early keeps them). A signature that still has records keeps its first-seen time:
    * it is when the failure first appeared, and resetting it would announce an old failure as new.
    * Stored trajectories and the correction memory are left alone (see DESIGN.md "Retention").
-   * Returns how many records were deleted. Optional: the built-in stores all have it.
+   * Returns how many records were deleted.
    */
-  prune?(beforeMs: number, options?: PruneOptions): Promise<number>;
-  /** Releases connections / file handles. Safe to call twice. */
-  close(): Promise<void>;
+  prune(beforeMs: number, options?: PruneOptions): Promise<number>;
 }
+
+/**
+ * A whole store: the intersection of its capabilities. Writing, reading and stats are required;
+ * retention, trajectories and the correction memory are optional (the built-in adapters have all
+ * three; wrappers and test doubles may not), so a caller that needs one checks for it
+ * (`canPrune`, `hasTrajectoryStore`, `hasCorrectionMemory`). A caller that needs only one
+ * capability takes its narrow type.
+ */
+export interface Store
+  extends RecordWriter,
+    RecordReader,
+    StatsReader,
+    Partial<RecordRetention>,
+    Partial<TrajectoryStore>,
+    Partial<CorrectionMemoryStore> {}

@@ -25,7 +25,7 @@ import { createRecorder } from '../record/recorder.js';
 import type { ToolExecutionRecord } from '../core/record-types.js';
 import { uuidv7 } from '../record/uuid-v7.js';
 import type { RecordSink } from '../core/record-sink.js';
-import type { Store } from '../core/store-types.js';
+import type { RecordWriter, TrajectoryStore } from '../core/store-types.js';
 import { trajectoryFromRecords } from '../trajectory/from-records.js';
 import { hasTrajectoryStore } from '../store/trajectory-row.js';
 import type { FissionInfo, Trajectory } from '../core/trajectory-types.js';
@@ -61,7 +61,7 @@ export interface FissionOptions {
   /** The run seed: the same for the base run and every continuation (fault plans, jitter). */
   seed: number;
   /** Records go here; continuations are stored as trajectories when the store keeps them. */
-  store?: Store;
+  store?: RecordWriter & Partial<TrajectoryStore>;
   /** Runs in flight at once. Default 1. */
   concurrency?: number;
   /** Branch points per base run, counted from the first fault. Default {@link DEFAULT_MAX_BRANCH_POINTS}. */

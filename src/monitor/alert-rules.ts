@@ -16,7 +16,7 @@ import { ConfigError } from '../core/errors.js';
 import { readInputTextSync } from '../io/read-input-file.js';
 import { parseJsonText, parseYamlText } from '../io/yaml-text.js';
 import { HOUR_MS, hourStartMs } from '../store/rollup.js';
-import type { FailureBreakdownRow, StatsFilter, Store, TimeWindow, ToolStats } from '../core/store-types.js';
+import type { FailureBreakdownRow, StatsFilter, StatsReader, TimeWindow, ToolStats } from '../core/store-types.js';
 import { p95Trends, type P95TrendConfig } from './p95-trend.js';
 
 export const ALERT_RULES = [
@@ -382,7 +382,7 @@ const SEVERITY_ORDER: Record<AlertSeverity, number> = { critical: 0, warning: 1 
  * @example
  * const alerts = await evaluateAlerts(store, { window: defaultAlertWindow(Date.now()), config: { timeouts: { search: 3000 } } });
  */
-export async function evaluateAlerts(store: Store, options: EvaluateAlertsOptions): Promise<Alert[]> {
+export async function evaluateAlerts(store: StatsReader, options: EvaluateAlertsOptions): Promise<Alert[]> {
   const config = resolveAlertConfig(options.config ?? {});
   const { rules } = config;
   const filter: StatsFilter = { ...options.window, ...(options.toolName === undefined ? {} : { toolName: options.toolName }) };
@@ -436,7 +436,7 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 const span = (hours: number): string => (hours % 24 === 0 && hours > 24 ? `${hours / 24} days` : `${hours} h`);
 const seconds = (ms: number): string => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${Math.round(ms)} ms`);
 
-async function successRateAlerts(store: Store, filter: StatsFilter, rule: Full<RateRuleConfig>): Promise<Alert[]> {
+async function successRateAlerts(store: StatsReader, filter: StatsFilter, rule: Full<RateRuleConfig>): Promise<Alert[]> {
   const alerts: Alert[] = [];
   for (const point of await store.hourly(filter)) {
     if (point.total < rule.minCalls) continue;
@@ -552,7 +552,7 @@ function failuresByType(rows: readonly FailureBreakdownRow[]): Map<string, { tot
   return byTool;
 }
 
-async function failureTypeJumpAlerts(store: Store, filter: StatsFilter, rule: Full<FailureTypeJumpConfig>): Promise<Alert[]> {
+async function failureTypeJumpAlerts(store: StatsReader, filter: StatsFilter, rule: Full<FailureTypeJumpConfig>): Promise<Alert[]> {
   // Rollups are hour-granular, so the baseline ends where the window's first hour starts; it
   // would otherwise share that hour with the window and dilute the jump. (dailyFilter starts
   // the window on the hour.)
@@ -588,7 +588,7 @@ async function failureTypeJumpAlerts(store: Store, filter: StatsFilter, rule: Fu
   return alerts;
 }
 
-async function newSignatureAlerts(store: Store, filter: StatsFilter, rule: Full<NewSignatureConfig>): Promise<Alert[]> {
+async function newSignatureAlerts(store: StatsReader, filter: StatsFilter, rule: Full<NewSignatureConfig>): Promise<Alert[]> {
   const alerts: Alert[] = [];
   for (const sig of await store.signatures(filter)) {
     const firstSeen = Date.parse(sig.first_seen);
@@ -634,7 +634,7 @@ function loopAlerts(rows: readonly FailureBreakdownRow[], window: StatsFilter, r
   return alerts;
 }
 
-async function p95TrendAlerts(store: Store, filter: StatsFilter, config: ResolvedAlertConfig): Promise<Alert[]> {
+async function p95TrendAlerts(store: StatsReader, filter: StatsFilter, config: ResolvedAlertConfig): Promise<Alert[]> {
   const rule = config.rules.p95_trend;
   const trends = await p95Trends(store, filter, rule);
   return trends.map((t) => {

@@ -19,7 +19,7 @@ import { ConfigError } from '../core/errors.js';
 import type { ToolExecutionRecord } from '../core/record-types.js';
 import { uuidv7UpperBound } from '../record/uuid-v7.js';
 import { failureCell, HOUR_MS, hourStartMs, parseIsoMs } from '../store/rollup.js';
-import type { FailureBreakdownRow, Store, TimeWindow, ToolStats } from '../core/store-types.js';
+import type { FailureBreakdownRow, RecordReader, StatsReader, TimeWindow, ToolStats } from '../core/store-types.js';
 import { OTHER_TOOLS_LABEL, UNKNOWN_TOOL_LABEL, UNKNOWN_TOOL_TYPE } from './tool-labels.js';
 
 export const METRIC_NAMES = {
@@ -387,7 +387,7 @@ function storeToolLabels(totals: Totals, maxTools: number): Map<string, string> 
  * counters and duration sum and count, and its breaker is open if any of theirs is; it has no
  * recent percentiles, since percentiles of several tools cannot be made from each one's.
  */
-export function createStoreMetrics(store: Store, options: StoreMetricsOptions = {}): StoreMetrics {
+export function createStoreMetrics(store: RecordReader & StatsReader, options: StoreMetricsOptions = {}): StoreMetrics {
   const now = options.now ?? Date.now;
   const breakerWindowMs = options.breakerWindowMs ?? 5 * 60_000;
   const rereadMs = options.rereadMs ?? 10 * 60_000;

@@ -6,7 +6,7 @@
  * `minRise` times the first. Read from the hourly rollups, like every rule.
  */
 import { HOUR_MS, hourStartMs } from '../store/rollup.js';
-import type { HourlyPoint, StatsFilter, Store } from '../core/store-types.js';
+import type { HourlyPoint, StatsFilter, StatsReader } from '../core/store-types.js';
 
 export interface P95TrendConfig {
   enabled?: boolean;
@@ -57,7 +57,7 @@ function trendOf(points: readonly HourlyPoint[], rule: Required<Omit<P95TrendCon
 }
 
 /** Every tool whose hourly P95 rose steadily over the last `rule.hours` hours up to `filter.until`. */
-export async function p95Trends(store: Store, filter: StatsFilter, rule: Required<Omit<P95TrendConfig, 'enabled' | 'severity'>>): Promise<P95Trend[]> {
+export async function p95Trends(store: StatsReader, filter: StatsFilter, rule: Required<Omit<P95TrendConfig, 'enabled' | 'severity'>>): Promise<P95Trend[]> {
   const byTool = new Map<string, HourlyPoint[]>();
   for (const point of await store.hourly(trendFilter(filter, rule.hours))) {
     const list = byTool.get(point.tool_name) ?? [];

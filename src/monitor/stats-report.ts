@@ -4,7 +4,7 @@
  * (category). The stats command prints it; the dashboard serves and renders the same object.
  */
 import { hourRange } from '../store/rollup.js';
-import type { FailureBreakdownRow, StatsFilter, Store, ToolStats } from '../core/store-types.js';
+import type { FailureBreakdownRow, StatsFilter, StatsReader, ToolStats } from '../core/store-types.js';
 import { FAILURE_CATEGORIES, FAILURE_STAGES, type FailureCategory, type FailureStage } from '../core/taxonomy.js';
 import { isoWindow } from './time-window.js';
 
@@ -38,7 +38,7 @@ export interface StatsReport {
 }
 
 /** Reads the report for `filter`, with `top` failure types per tool. */
-export async function buildStatsReport(store: Store, filter: StatsFilter, top: number): Promise<StatsReport> {
+export async function buildStatsReport(store: StatsReader, filter: StatsFilter, top: number): Promise<StatsReport> {
   const [tools, breakdown] = await Promise.all([store.toolStats(filter), store.failureBreakdown(filter)]);
   const { fromHourMs, untilHourMs } = hourRange(filter);
   return {

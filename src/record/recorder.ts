@@ -10,7 +10,7 @@
  * microtasks never lets the event loop turn, so no timer or store reply would ever run.
  */
 import { ConfigError, FaultlineError } from '../core/errors.js';
-import type { BatchEncoding, Store } from '../core/store-types.js';
+import type { BatchEncoding, RecordWriter } from '../core/store-types.js';
 import { spoolAtExit } from './spool-at-exit.js';
 import { createSpool, defaultSpoolPath, readSpoolBatches, unlinkIfPresent, type Spool } from './spool.js';
 import { SpoolFailover } from './spool-failover.js';
@@ -19,7 +19,8 @@ import { summarizeSuccess } from './summarize.js';
 import type { ToolExecutionRecord } from '../core/record-types.js';
 
 export interface RecorderOptions {
-  store: Store;
+  /** Any store, or anything else that takes records as a store does (only its writer side is used). */
+  store: RecordWriter;
   /**
    * `batched` (default): `enqueue` returns at once and records are written in the background.
    * `durable`: the promise from `enqueue` resolves only once the record is in the store or fsync'd
@@ -268,7 +269,7 @@ type InsertResult = { ok: true } | { ok: false; error: unknown };
 
 /**
  * A batch on its way to the store. When the store has its own batch encoding
- * (`Store.batchEncoding`, the SQLite writer thread), only the encoded bytes are held while the
+ * (`RecordWriter.batchEncoding`, the SQLite writer thread), only the encoded bytes are held while the
  * write is in flight, and the records are decoded back only if it fails (to spool, isolate or
  * requeue them): a pipelined store has many batches in flight, and thousands of live record
  * objects would make every garbage collection of the agent's thread dearer, while one buffer per
@@ -322,7 +323,7 @@ type WriteResult = { ok: true; stored: number } | { ok: false; error: unknown };
 const MAX_CHECK_EVERY = 64;
 
 class BatchingRecorder implements Recorder {
-  private readonly store: Store;
+  private readonly store: RecordWriter;
   private readonly batchSize: number;
   private readonly maxQueue: number;
   private readonly maxUnsavedMs: number;

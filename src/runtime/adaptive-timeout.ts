@@ -8,7 +8,7 @@
  */
 import { ConfigError } from '../core/errors.js';
 import type { AttemptTimeout } from '../core/record-types.js';
-import type { Store } from '../core/store-types.js';
+import type { RecordReader } from '../core/store-types.js';
 
 export interface AdaptiveTimeoutOptions {
   /** The multiple of the p99. Default 3. */
@@ -101,7 +101,7 @@ export class AdaptiveTimeout {
   }
 
   /** Reads the tool's most recent successes back from the store; store errors leave the fixed timeout. */
-  load(store: Store, onError: (error: unknown) => void): Promise<void> {
+  load(store: RecordReader, onError: (error: unknown) => void): Promise<void> {
     this.loaded = store
       .query({ toolName: this.toolName, statuses: ['success'], order: 'desc', limit: this.options.window })
       .then((records) => {

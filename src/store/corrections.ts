@@ -6,7 +6,7 @@
  */
 import { canonicalJson } from '../core/params-hash.js';
 import { cloneJson } from '../core/clone-json.js';
-import type { CorrectionEntry, CorrectionLimits, CorrectionMemoryStore, CorrectionQuery, NewCorrection, Store } from '../core/store-types.js';
+import type { CorrectionEntry, CorrectionLimits, CorrectionMemoryStore, CorrectionQuery, NewCorrection } from '../core/store-types.js';
 
 export const DEFAULT_CORRECTION_LIMITS: CorrectionLimits = { capacity: 100, perSignature: 5 };
 export const DEFAULT_CORRECTION_LIST_LIMIT = 100;
@@ -74,7 +74,7 @@ export function listLimit(query: CorrectionQuery): number {
 }
 
 /** Whether `store` keeps a correction memory. */
-export function hasCorrectionMemory(store: Store | undefined): store is Store & CorrectionMemoryStore {
+export function hasCorrectionMemory<S extends Partial<CorrectionMemoryStore>>(store: S | undefined): store is S & CorrectionMemoryStore {
   return (
     store !== undefined &&
     typeof store.pushCorrection === 'function' &&

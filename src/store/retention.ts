@@ -1,21 +1,24 @@
 /**
  * Retention: records older than an age are deleted, with what they added to the rollups
- * (`Store.prune`). `faultline prune` runs it once; a runtime or proxy given `retention` runs it
+ * (`RecordRetention.prune`). `faultline prune` runs it once; a runtime or proxy given `retention` runs it
  * when it starts and then every hour, for as long as it runs.
  */
 import { parseDurationMs } from '../core/duration-text.js';
 import { ConfigError } from '../core/errors.js';
-import type { Store } from '../core/store-types.js';
+import type { RecordRetention, StoreHandle } from '../core/store-types.js';
 
 /** Records deleted per transaction: short enough that the recorder's inserts interleave with a large prune. */
 export const PRUNE_CHUNK = 10_000;
 /** How often a running runtime or proxy prunes. Records are counted in hourly rollups: an hour is the grain anyway. */
 export const RETENTION_INTERVAL_MS = 3_600_000;
 
-/** A store that can prune. */
-export type PrunableStore = Store & Required<Pick<Store, 'prune'>>;
+/** A store that may be able to prune: what retention is given. */
+export type MaybePrunable = StoreHandle & Partial<RecordRetention>;
 
-export function canPrune(store: Store): store is PrunableStore {
+/** A store that can prune. */
+export type PrunableStore = StoreHandle & RecordRetention;
+
+export function canPrune<S extends MaybePrunable>(store: S): store is S & RecordRetention {
   return typeof store.prune === 'function';
 }
 
@@ -23,7 +26,7 @@ export function canPrune(store: Store): store is PrunableStore {
  * Deletes every record created before `beforeMs`, {@link PRUNE_CHUNK} per transaction; returns
  * how many were deleted. `stopped`, when it says so between transactions, ends it early.
  */
-export async function pruneBefore(store: PrunableStore, beforeMs: number, until: { stopped?: () => boolean } = {}): Promise<number> {
+export async function pruneBefore(store: RecordRetention, beforeMs: number, until: { stopped?: () => boolean } = {}): Promise<number> {
   let deleted = 0;
   for (;;) {
     const n = await store.prune(beforeMs, { limit: PRUNE_CHUNK });
@@ -54,7 +57,7 @@ export interface Retention {
  * process alive.
  * @throws ConfigError when the store cannot prune.
  */
-export function startRetention(store: Store, options: RetentionOptions): Retention {
+export function startRetention(store: MaybePrunable, options: RetentionOptions): Retention {
   if (!canPrune(store)) throw new ConfigError(`retention needs a store that can prune; the ${store.kind} store given has no prune()`, 'retention');
   const now = options.now ?? Date.now;
   let running: Promise<void> | undefined;
@@ -88,7 +91,7 @@ export function startRetention(store: Store, options: RetentionOptions): Retenti
  */
 export function retentionFor(
   value: string | number | undefined,
-  store: Store | undefined,
+  store: MaybePrunable | undefined,
   options: Omit<RetentionOptions, 'maxAgeMs'>,
 ): Retention | undefined {
   if (value === undefined) return undefined;

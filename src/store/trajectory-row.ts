@@ -2,7 +2,7 @@
  * The columns every store keeps for a trajectory (besides the full JSON), and the batch
  * deduplication they share, so the three adapters agree on what "already stored" means.
  */
-import type { Store, TrajectoryStore } from '../core/store-types.js';
+import type { TrajectoryStore } from '../core/store-types.js';
 import type { Trajectory } from '../core/trajectory-types.js';
 
 export interface TrajectoryRow {
@@ -59,7 +59,7 @@ export function uniqueTrajectoryRows(trajectories: readonly Trajectory[]): Traje
 }
 
 /** Whether `store` keeps trajectories (all three adapters do; wrappers and test doubles may not). */
-export function hasTrajectoryStore(store: Store): store is Store & TrajectoryStore {
+export function hasTrajectoryStore<S extends Partial<TrajectoryStore>>(store: S): store is S & TrajectoryStore {
   return (
     typeof store.insertTrajectories === 'function' &&
     typeof store.updateTrajectories === 'function' &&

@@ -4,7 +4,7 @@
  */
 import type { ToolExecutionRecord } from '../core/record-types.js';
 import { backoffCeiling, DEFAULT_BACKOFF } from '../runtime/backoff.js';
-import type { Store } from '../core/store-types.js';
+import type { RecordReader } from '../core/store-types.js';
 import { assembleTrajectory, NO_FAILURE, stepFailure } from './assemble.js';
 import { deriveDecisions, type DecisionCall } from './decide.js';
 import type { FinalOutcome, Trajectory, TrajectoryStep } from '../core/trajectory-types.js';
@@ -139,7 +139,7 @@ const PAGE = 1000;
  * Reads each trace from the store (paging with the execution_id cursor) and builds its
  * trajectory; traces with no records are left out.
  */
-export async function trajectoriesFromStore(store: Store, traceIds: readonly string[], options: FromRecordsOptions = {}): Promise<Trajectory[]> {
+export async function trajectoriesFromStore(store: RecordReader, traceIds: readonly string[], options: FromRecordsOptions = {}): Promise<Trajectory[]> {
   const out: Trajectory[] = [];
   for (const traceId of traceIds) {
     const records: ToolExecutionRecord[] = [];

@@ -27,7 +27,7 @@ import { formatMs } from '../../monitor/format-figures.js';
 import type { ToolExecutionRecord } from '../../core/record-types.js';
 import { uuidv7LowerBound, uuidv7Time } from '../../record/uuid-v7.js';
 import { sqlitePathOf } from '../../store/open-store.js';
-import type { RecordQuery, Store } from '../../core/store-types.js';
+import type { RecordQuery, RecordReader, Store } from '../../core/store-types.js';
 import type { CallStatus } from '../../core/taxonomy.js';
 import { CliError } from '../cli-error.js';
 import { parseDuration } from '../duration-option.js';
@@ -142,8 +142,8 @@ function fileIdentity(path: string): string | undefined {
 
 async function follow(
   ctx: CliContext,
-  first: Store,
-  current: () => Promise<Store>,
+  first: RecordReader,
+  current: () => Promise<RecordReader>,
   opts: { tool?: string; all?: boolean; json?: boolean; once?: boolean; intervalMs: number; lines: number; limit: number },
 ): Promise<void> {
   const { io } = ctx;

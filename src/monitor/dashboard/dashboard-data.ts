@@ -7,7 +7,7 @@
  */
 import type { ToolExecutionRecord } from '../../core/record-types.js';
 import { hourRange, hourStartMs, HOUR_MS } from '../../store/rollup.js';
-import type { FailureSignature, HourlyPoint, StatsFilter, Store, TimeWindow } from '../../core/store-types.js';
+import type { FailureSignature, HourlyPoint, RecordReader, StatsFilter, StatsReader, TimeWindow, TrajectoryStore } from '../../core/store-types.js';
 import type { CallStatus } from '../../core/taxonomy.js';
 import { trajectoryIdOf } from '../../trajectory/assemble.js';
 import type { Trajectory } from '../../core/trajectory-types.js';
@@ -109,7 +109,7 @@ function filterOf(view: DashboardView): StatsFilter {
   return { ...view.window, ...(view.tool === null ? {} : { toolName: view.tool }) };
 }
 
-export function readStats(store: Store, view: DashboardView): Promise<StatsReport> {
+export function readStats(store: StatsReader, view: DashboardView): Promise<StatsReport> {
   return buildStatsReport(store, filterOf(view), TOP_FAILURE_TYPES);
 }
 
@@ -126,12 +126,12 @@ export function alertReach(window: TimeWindow, config: ResolvedAlertConfig): num
 }
 
 /** Evaluates the alert rules over `window` (the command's default: the last complete hour and the current one). */
-export async function readAlerts(store: Store, window: TimeWindow, config: ResolvedAlertConfig, tool: string | null): Promise<AlertsView> {
+export async function readAlerts(store: StatsReader, window: TimeWindow, config: ResolvedAlertConfig, tool: string | null): Promise<AlertsView> {
   const alerts = await evaluateAlerts(store, { window, config, ...(tool === null ? {} : { toolName: tool }) });
   return { window: isoWindow(window.since, window.until), firing: alerts.length, alerts, config };
 }
 
-export async function readFailures(store: Store, view: DashboardView): Promise<FailuresView> {
+export async function readFailures(store: RecordReader, view: DashboardView): Promise<FailuresView> {
   const records = await store.query({
     statuses: FAILED_STATUSES,
     since: view.window.since,
@@ -160,12 +160,12 @@ export function chartHours(window: TimeWindow, points: readonly HourlyPoint[]): 
   return hours;
 }
 
-export async function readHourly(store: Store, view: DashboardView): Promise<HourlyView> {
+export async function readHourly(store: StatsReader, view: DashboardView): Promise<HourlyView> {
   const points = await store.hourly(filterOf(view));
   return { window: isoWindow(view.window.since, view.window.until), hours: chartHours(view.window, points), points };
 }
 
-export async function readSignatures(store: Store, view: DashboardView): Promise<SignaturesView> {
+export async function readSignatures(store: StatsReader, view: DashboardView): Promise<SignaturesView> {
   const { since, until } = view.window;
   const signatures = (await store.signatures(filterOf(view)))
     .map((s): SignatureView => {
@@ -178,7 +178,7 @@ export async function readSignatures(store: Store, view: DashboardView): Promise
 
 /** Everything the overview shows; alerts over `alertWindow`, the rest over the view's window. */
 export async function readSnapshot(
-  store: Store,
+  store: RecordReader & StatsReader,
   view: DashboardView,
   alerts: { window: TimeWindow; config: ResolvedAlertConfig },
   nowMs: number,
@@ -207,7 +207,7 @@ export async function readSnapshot(
 }
 
 /** The trace's calls, or null when the store knows nothing of it. */
-export async function readTrace(store: Store, traceId: string): Promise<TraceView | null> {
+export async function readTrace(store: RecordReader & Partial<Pick<TrajectoryStore, 'getTrajectory'>>, traceId: string): Promise<TraceView | null> {
   const calls = await store.query({ traceId, order: 'asc', limit: TRACE_CALL_LIMIT + 1 });
   // `faultline annotate` stores a trace's trajectory under the id its source and trace id hash to.
   const trajectory = (await store.getTrajectory?.(trajectoryIdOf('faultline', traceId, () => ''))) ?? null;

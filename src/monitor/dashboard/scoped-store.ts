@@ -9,7 +9,7 @@
 import { ConfigError } from '../../core/errors.js';
 import type { ToolExecutionRecord } from '../../core/record-types.js';
 import { createMemoryStore } from '../../store/memory/memory-store.js';
-import type { Store, TimeWindow } from '../../core/store-types.js';
+import type { RecordReader, Store, TimeWindow } from '../../core/store-types.js';
 
 /** The most records an agent or run view reads. */
 export const MAX_SCOPED_RECORDS = 100_000;
@@ -37,7 +37,7 @@ export function inScope(record: ToolExecutionRecord, scope: RecordScope): boolea
  * A memory store holding the records of `window` that are in `scope`.
  * @throws ConfigError when the window holds more than `max` records (answered with 400).
  */
-export async function scopedStore(store: Store, window: TimeWindow, scope: RecordScope, max: number = MAX_SCOPED_RECORDS): Promise<Store> {
+export async function scopedStore(store: RecordReader, window: TimeWindow, scope: RecordScope, max: number = MAX_SCOPED_RECORDS): Promise<Store> {
   const total = await store.count({ since: window.since, until: window.until });
   if (total > max) {
     throw new ConfigError(
