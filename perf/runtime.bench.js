@@ -3,6 +3,7 @@
 import Ajv from 'ajv';
 import { ConsecutiveBreaker, ExponentialBackoff, TimeoutStrategy, circuitBreaker, handleAll, handleWhen, retry, timeout, wrap } from 'cockatiel';
 import { createRuntime, defineTool, HttpError } from '../dist/index.js';
+import { createHash, randomUUID } from 'node:crypto';
 import { compare, fmtNs, table } from './harness.js';
 
 const inputSchema = {
@@ -20,6 +21,38 @@ const weather = async (a) => ({ city: a.city, temperature: 18, condition: 'cloud
 const badRequest = async () => {
   throw new HttpError(400, 'unknown city');
 };
+
+/**
+ * What any runtime that validates and records must do per call, written as directly as JS allows:
+ * copy and validate the arguments, run the tool, validate its answer, and build and hand over a
+ * record with the same fields the runtime stores (an id, timestamps, the arguments, a params hash,
+ * the output's JSON text, one attempt). No breaker, no deadline, no redaction, no classification:
+ * the floor the full path is measured against.
+ */
+function recordFloor(validateIn, validateOut, sink) {
+  return async () => {
+    const started = Date.now();
+    const a = { ...args };
+    if (!validateIn(a)) throw new Error('invalid');
+    const out = await weather(a);
+    if (!validateOut(out)) throw new Error('bad output');
+    const id = randomUUID();
+    const at = new Date(started).toISOString();
+    const rawOutput = JSON.stringify(out);
+    const duration = Date.now() - started;
+    sink.enqueue({
+      execution_id: id, trace_id: id, step_index: 0, tool_name: 'get_weather', status: 'success',
+      failure_stage: null, failure_category: null, failure_type: null, error_code: null,
+      input_params: { ...a }, params_hash: createHash('sha1').update(JSON.stringify(a)).digest('hex').slice(0, 16),
+      raw_output: rawOutput, output_length: rawOutput.length, error_message: null, error_stack: null,
+      duration_ms: duration, retry_count: 0,
+      attempts: [{ attempt: 0, started_at: at, duration_ms: duration, outcome: 'success', failure_type: null, error_code: null, delay_before_ms: 0 }],
+      breaker_state: 'closed', idempotent: true, fault: null, feedback: null, recovery: 'none', fallback: null,
+      context_snapshot: {}, created_at: at, schema_version: 1, summary_only: false,
+    });
+    return out;
+  };
+}
 
 export async function run() {
   const ajv = new Ajv.default({ allErrors: true, coerceTypes: true, useDefaults: true, strict: false });
@@ -76,6 +109,7 @@ export async function run() {
         if (!validateOut(out)) throw new Error('bad output');
         return out;
       }),
+    'floor: validate + build and hand over the record': recordFloor(validateIn, validateOut, sink),
     'faultline full path': async () => {
       const r = await rt.execute('get_weather', args);
       if (!r.ok) throw new Error(`unexpected failure: ${r.error.message}`);
@@ -110,6 +144,7 @@ export async function run() {
   const rows = Object.entries(success).map(([name, m]) => [name, fmtNs(m.medianNs), fmtNs(m.p95Ns), (cockatiel / m.medianNs).toFixed(2) + 'x']);
   const failRows = Object.entries(failure).map(([name, m]) => [name, fmtNs(m.medianNs), fmtNs(m.p95Ns)]);
   const full = success['faultline full path'].medianNs;
+  const floorNs = success['floor: validate + build and hand over the record'].medianNs;
   return {
     title: 'Runtime: one call through the full path',
     markdown: [
@@ -117,7 +152,7 @@ export async function run() {
       '',
       table(['failure path (HTTP 400, not retried)', 'median', 'p95'], failRows),
       '',
-      `faultline full path vs cockatiel composite: ${(cockatiel / full).toFixed(2)}x faster (goal >= 5x); median ${fmtNs(full)} (goal < 3 us).`,
+      `faultline full path vs cockatiel composite: ${(cockatiel / full).toFixed(2)}x faster (goal >= 5x); median ${fmtNs(full)} (goal <= 2.5 us); ${(full / floorNs).toFixed(2)}x the floor (${fmtNs(floorNs)}).`,
     ].join('\n'),
   };
 }
