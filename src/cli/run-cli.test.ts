@@ -11,8 +11,8 @@ describe('faultline (the program)', () => {
   it('--help lists every command, the main one first', async () => {
     const run = await runCapture(['--help'], dir);
     expect(run.code).toBe(0);
-    const listed = [...run.stdout.matchAll(/^ {2}([a-z-]+) \[/gm)].map((m) => m[1]).filter((name) => name !== 'help');
-    expect(listed).toEqual(['bench', 'demo', 'stats', 'alerts', 'tail', 'metrics', 'dashboard', 'mock-tools', 'proxy', 'mcp-proxy', 'import', 'annotate', 'corrections', 'breakers', 'review', 'export', 'augment', 'prune']);
+    const listed = [...run.stdout.matchAll(/^ {2}([a-z][a-z-]*) /gm)].map((m) => m[1]).filter((name) => name !== 'help');
+    expect(listed).toEqual(['bench', 'demo', 'stats', 'alerts', 'tail', 'metrics', 'dashboard', 'mock-tools', 'proxy', 'mcp-proxy', 'import', 'annotate', 'corrections', 'breakers', 'review', 'export', 'augment', 'prune', 'predictor']);
   });
 
   it('an unknown command is one line with a suggestion, exit 2', async () => {

@@ -37,6 +37,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<CommandFactory>>> = {
   export: async () => (await import('./commands/export.js')).exportCommand,
   augment: async () => (await import('./commands/augment.js')).augmentCommand,
   prune: async () => (await import('./commands/prune.js')).pruneCommand,
+  predictor: async () => (await import('./commands/predictor.js')).predictorCommand,
 };
 
 /** The factories a command line needs: just its command when the first word names one, else all. */
