@@ -59,24 +59,24 @@ export function isGrpcName(name: string): boolean {
 const MEANINGS: readonly (readonly [RegExp, Cause])[] = [
   [/ (?:expired?|expiry) (?:token|credentials?|session|key|signature|jwt) | (?:token|credentials?|session|jwt|key|signature|password) (?:is |has )?expired? /, { status: 401, type: 'credential_expired' }],
   [/ insufficient quota | quota | billing | credit balance | out of credits /, { status: 429, type: 'quota_exhausted' }],
-  [/ rate ?limit| ratelimit| throttl| (?:flow|limit) control | too many requests | slow ?down | request limit | limit exceeded | provisioned throughput | resource exhausted /, { status: 429 }],
+  [/ rate ?limit| ratelimit| throttl| (?:flow|limit) control | too many requests | slow ?down | (?:request|query|call|qps|daily|frequency) limit | limit (?:exceeded|reached) | over ?limit | provisioned throughput | resource exhausted /, { status: 429 }],
   [/ gateway time ?out /, { status: 504 }],
   [/ time ?out| timed ?out | deadline exceeded /, { errno: 'ETIMEDOUT' }],
   [/ dns | name resolution | unknown host | no such host | gaierror | name not resolved | could not resolve /, { errno: 'ENOTFOUND' }],
   [/ connection reset | reset by peer | hang up | broken pipe | disconnected | connection closed | remote (?:end )?closed | connection aborted | incomplete read | chunked encoding | unexpected eof /, { errno: 'ECONNRESET' }],
   [/ proxy /, { errno: 'ERR_TUNNEL_CONNECTION_FAILED' }],
   [/ connection refused | connect(?:ion|or)? (?:error|exception|failed|failure) | cannot connect | unreachable | no route | new connection | ssl | tls | certificate | x509 | handshake /, { errno: 'ECONNREFUSED' }],
-  [/ unauthori[sz]ed (?:error|exception|access|request) | unauthori[sz]ed | unauthenticated | authentication | auth (?:failure|failed|error) | not authed | invalid auth | invalid (?:api )?key | invalid token | bad credentials | invalid credentials? | signature does not match | unrecognized client | invalid client token | login required | not logged in | api key | invalid session | session (?:expired|invalid) /, { status: 401 }],
+  [/ unauthori[sz]ed (?:error|exception|access|request) | unauthori[sz]ed | unauthenticated | authentication | auth (?:failure|failed|error) | not authed | invalid auth | (?:invalid|unknown|bad|wrong) (?:api |access |user |secret |app )?key(?: id)? | invalid token | sign(?:ature)? (?:error|not match|mismatch|invalid|failure|failed) | invalid sign(?:ature)? | invalid (?:grant|client) | unauthorized client | bad credentials | invalid credentials? | signature does not match | unrecognized client | invalid client token | login required | not logged in | api key | invalid session | session (?:expired|invalid) /, { status: 401 }],
   [/ forbidden | permission | access denied | denied | authori[sz]ation (?:failed|failure|error|required) | not allowed | insufficient (?:scope|privileges?|permissions?) | missing scope /, { status: 403 }],
   // A missing module is the tool's own code failing to load, not a resource the call asked for.
-  [/ module not found | no module named | import error | cannot find module /, { name: 'ImportError' }],
+  [/ module not found | no module named | import error | cannot find module | command not found /, { name: 'ImportError' }],
   [/ unknown tool | tool not found | method not found | unimplemented | not implemented | no such method | unknown method /, { rpc: -32601 }],
   [/ not found | no such | notfound | does not exist | not exists? | nonexistent | resource missing | missing resource /, { status: 404 }],
   [/ already exists? | conflict | duplicate | integrity | concurrent modification | version mismatch /, { status: 409 }],
   [/ precondition | conditional check | invalid state | wrong state /, { status: 412 }],
   [/ too large | too long | payload | out of range | context length | length exceeded | max(?:imum)? length /, { status: 413 }],
   [/ card (?:error|declined) | declined | payment required | insufficient (?:funds|balance) /, { status: 402 }],
-  [/ invalid | validation | bad request | malformed | bad user input | unprocessable | missing | required | illegal argument | argument | graphql parse | graphql validation | unknown (?:field|parameter|param|argument) /, { status: 400 }],
+  [/ param(?:eter)?s? (?:error|err|invalid|missing|wrong) | invalid | validation | bad request | malformed | bad user input | unprocessable | missing | required | illegal argument | argument | graphql parse | graphql validation | unknown (?:field|parameter|param|argument) /, { status: 400 }],
   [/ overloaded | unavailable | service down | maintenance | temporarily | capacity | busy /, { status: 503 }],
   [/ bad gateway | upstream /, { status: 502 }],
   [/ internal | server error | api error | unknown error | data loss /, { status: 500 }],
@@ -133,11 +133,17 @@ function meaningUncached(name: string): NameMeaning {
   if (ERRNO_SHAPE.test(bare) && classifyCause({ errno: bare }) !== null) return { cause: { errno: bare } };
   // The names the runtime itself classifies (DOM's TimeoutError and AbortError).
   if (bare === 'TimeoutError' || bare === 'AbortError') return { cause: { name: bare } };
+  // Dotted error codes put the class first (`InvalidAccessKeyId.NotFound`, `AuthFailure.SignatureFailure`),
+  // where a qualified exception name puts its module first (`requests.exceptions.ReadTimeout`).
+  const trimmed = name.trim();
+  if (bare !== trimmed && /^[A-Z][A-Za-z]+\./.test(trimmed)) {
+    const all = nameWords(trimmed);
+    for (const [pattern, cause] of MEANINGS) if (pattern.test(all)) return { cause };
+  }
   const grpc = isGrpcName(bare) ? grpcCause(bare) : undefined;
   if (grpc !== undefined) return grpc === null ? null : { cause: grpc };
   const words = nameWords(bare);
   for (const [pattern, cause] of MEANINGS) if (pattern.test(words)) return { cause };
-  // Dotted error codes put the class first (`Throttling.User`, `AuthFailure.SignatureFailure`).
   if (bare !== name.trim()) {
     const all = nameWords(name.trim());
     for (const [pattern, cause] of MEANINGS) if (pattern.test(all)) return { cause };

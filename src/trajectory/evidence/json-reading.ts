@@ -12,9 +12,10 @@
  * or an MCP `content` list) speaks for the call: an `error` deep inside the data (one job of a
  * listing that failed) is data. Empty values (`"error": null`, `"errors": []`) say nothing.
  */
-import { meaningOfName } from './code-names.js';
+import { meaningOfName, nameWords } from './code-names.js';
 import type { Signal } from './signal.js';
 import { readText } from './text-reading.js';
+import { SUCCESS_WORDS } from './wording.js';
 
 type Loose = Record<string, unknown>;
 
@@ -58,7 +59,7 @@ const MORE_TEXT_KEYS = ['description', 'title', 'hint', 'details', 'stderr', 'er
  * key outside these (data) is a result, whose status words describe the data, not the call.
  */
 const ENVELOPE = new Set([
-  'status', 'statuscode', 'httpstatus', 'httpcode', 'code', 'message', 'msg', 'detail', 'details', 'description', 'reason', 'title', 'type', 'instance',
+  'status', 'statuscode', 'httpstatus', 'httpcode', 'code', 'cod', 'message', 'info', 'infocode', 'msg', 'detail', 'details', 'description', 'reason', 'title', 'type', 'instance',
   'hint', 'help', 'success', 'ok', 'requestid', 'traceid', 'correlationid', 'timestamp', 'time', 'path', 'method', 'url', 'documentationurl', 'docurl',
   'docs', 'moreinfo', 'helpurl', 'link', 'links', 'retryafter', 'jsonrpc', 'id', 'kind', 'service', 'meta', 'metadata', 'data', 'result', 'ret', 'retcode',
   'rc', 'state', 'outcome', 'stderr', 'stdout', 'exitcode', 'returncode', 'iserror', 'params', 'param', 'field', 'location', 'locale', 'lang', 'tips',
@@ -94,7 +95,7 @@ function noteRetry(key: string, value: unknown, found: JsonFindings): void {
   else if (k === 'retryafterms' && typeof value === 'number') found.retryAfter ??= String(value / 1000);
 }
 
-const ENTITY_ID = /^(?:id|uuid|guid|[a-z]+(?:_id|Id|ID))$/;
+const ENTITY_ID = /^(?:id|sid|uuid|guid|[a-z]+(?:_id|Id|ID|_sid|Sid))$/;
 const ENTITY_STATE = new Set(['status', 'state', 'phase']);
 
 /** A body that describes a thing with an id and a state of its own (a job, an order), not the call. */
@@ -126,10 +127,14 @@ const httpStatus = (v: unknown): number | undefined => {
   return typeof n === 'number' && Number.isInteger(n) && n >= 100 && n <= 599 ? n : undefined;
 };
 
+const BROAD = { broad: true } as const;
+/** Error types that name a whole class of requests (`invalid_request_error`, `api_error`), not a cause. */
+const UMBRELLA = /^ (?:invalid request|bad request|request|client|api|invalid|card)(?: error| exception)? $/;
+
 const SUCCESS_CODE = /^(?:0|ok|success|succeeded|none|null|normal|200)$/i;
 
 /** A code's value: an HTTP status, a JSON-RPC code, or a name (errno, gRPC status, error type). */
-function readCodeValue(value: unknown, path: string, sink: Signal[], fails: boolean, confidence: number): boolean {
+function readCodeValue(value: unknown, path: string, sink: Signal[], fails: boolean, confidence: number, broad = false): boolean {
   if (typeof value === 'number' || (typeof value === 'string' && /^-?\d+$/.test(value))) {
     const n = Number(value);
     if (n === 0) return false;
@@ -140,7 +145,7 @@ function readCodeValue(value: unknown, path: string, sink: Signal[], fails: bool
       return true;
     }
     if (n <= -32000 && n >= -32768) {
-      sink.push({ evidence: `jsonrpc:${n}`, confidence: 0.9, fails, cause: { rpc: n } });
+      sink.push({ evidence: `jsonrpc:${n}`, confidence: 0.9, fails, cause: { rpc: n }, ...(n >= -32099 ? BROAD : {}) });
       return true;
     }
     return false;
@@ -153,7 +158,7 @@ function readCodeValue(value: unknown, path: string, sink: Signal[], fails: bool
   }
   const meaning = meaningOfName(value);
   if (meaning !== null && meaning !== 'wrapper') {
-    sink.push({ evidence: `field:${path}=${value.length > 60 ? `${value.slice(0, 60)}…` : value}`, confidence, fails, cause: meaning.cause });
+    sink.push({ evidence: `field:${path}=${value.length > 60 ? `${value.slice(0, 60)}…` : value}`, confidence, fails, cause: meaning.cause, ...(broad ? BROAD : {}) });
     return true;
   }
   return false;
@@ -172,8 +177,9 @@ function readErrorObject(obj: Loose, path: string, sink: Signal[], found: JsonFi
         if (name !== undefined) readCodeValue(name, `${path}.${key}`, sink, true, 0.85);
         continue;
       }
-      // A `type` is often a broad class (`invalid_request_error`) beside a specific `code`.
-      readCodeValue(value, `${path}.${key}`, sink, true, k === 'type' || k === 'kind' ? 0.8 : 0.85);
+      // A `type` is often a broad class (`invalid_request_error`) beside a specific `code`; an umbrella one says less than the message.
+      const type = k === 'type' || k === 'kind';
+      readCodeValue(value, `${path}.${key}`, sink, true, type ? 0.8 : 0.85, type && typeof value === 'string' && UMBRELLA.test(nameWords(value)));
     } else if (ERROR_MESSAGE_KEYS.has(k) && typeof value === 'string') {
       found.message ??= value;
       later(found, value, true);
@@ -226,8 +232,29 @@ function readContainer(value: unknown, path: string, sink: Signal[], found: Json
   }
   if (isObject(value)) {
     sink.push({ evidence: `field:${path}`, confidence: 0.85, fails: true });
+    if (norm(path) === 'errors' && isFieldErrors(value)) {
+      // Rails' and Jira's `{"errors": {"title": ["can't be blank"]}}`: messages by input field are a validation failure.
+      const field = Object.keys(value)[0]!;
+      sink.push({ evidence: `field:${path}.${field}`, confidence: 0.8, fails: true, cause: { status: 422 } });
+      for (const messages of Object.values(value)) for (const m of Array.isArray(messages) ? messages : [messages]) later(found, m as string, true);
+      found.message ??= `${field}: ${String(Array.isArray(value[field]) ? value[field][0] : value[field])}`;
+      return;
+    }
     readErrorObject(value, path, sink, found, 1);
   }
+}
+
+/** An object of input fields, each with its message or messages, and nothing an error object would hold. */
+function isFieldErrors(value: Loose): boolean {
+  const keys = Object.keys(value);
+  if (keys.length === 0 || keys.length > 50) return false;
+  for (const key of keys) {
+    const k = norm(key);
+    if (ERROR_NAME_KEYS.has(k) || ERROR_NESTED_KEYS.has(k) || (ERROR_MESSAGE_KEYS.has(k) && k !== 'title' && k !== 'summary') || ENTITY_ID.test(key) || k.endsWith('id')) return false;
+    const v = value[key];
+    if (typeof v === 'string' ? v === '' : !(Array.isArray(v) && v.length > 0 && v.every((m) => typeof m === 'string'))) return false;
+  }
+  return true;
 }
 
 /** The text parts of an MCP `content` list (or any list of `{ type: 'text', text }`), joined. */
@@ -273,6 +300,7 @@ export function readJson(value: unknown, sink: Signal[], found: JsonFindings = {
         later(found, v, true);
       }
     } else if (ERROR_CODES.has(k) || (RETURN_CODES.has(k) && envelope)) {
+      if (entity) continue;
       if (!readCodeValue(v, path, sink, true, 0.9) && v !== null && v !== undefined && v !== '' && !(typeof v === 'string' && SUCCESS_CODE.test(v)) && Number(v) !== 0) {
         // A non-zero code that is no HTTP status (`errcode: 40001`, `error_code: 110`) still says it
         // failed; an exception class there (`errorType: TypeError`) is the tool crashing.
@@ -280,7 +308,8 @@ export function readJson(value: unknown, sink: Signal[], found: JsonFindings = {
         if (typeof v === 'number' || typeof v === 'string') sink.push({ evidence: `field:${path}=${String(v).slice(0, 40)}`, confidence: 0.8, fails: true, ...(crash ? { cause: { name: v as string } } : {}) });
       }
     } else if (EXIT_CODES.has(k)) {
-      if (typeof v === 'number' && v !== 0) sink.push({ evidence: `field:${path}=${v}`, confidence: 0.8, fails: true });
+      // A shell's 126 and 127 say the command could not be run at all: the tool itself is broken.
+      if (typeof v === 'number' && v !== 0) sink.push({ evidence: `field:${path}=${v}`, confidence: 0.8, fails: true, ...(v === 126 || v === 127 ? { cause: { name: 'CommandNotFound' } } : {}) });
     } else if (STATUS_KEYS.has(k)) {
       const status = httpStatus(v);
       if (status !== undefined) {
@@ -294,7 +323,7 @@ export function readJson(value: unknown, sink: Signal[], found: JsonFindings = {
         readErrorObject(v, path, inner, found, 1);
         if (inner.some((s) => s.cause !== undefined)) sink.push(...inner);
       }
-    } else if (k === 'code') {
+    } else if (k === 'code' || k === 'cod') {
       if (envelope && !readCodeValue(v, path, sink, true, 0.9)) {
         // A non-zero code beside a message, with no data (`{"code": 10001, "msg": …}`), is the API saying no.
         if (typeof v === 'number' && v !== 0 && !(v >= 200 && v < 400)) sink.push({ evidence: `field:${path}=${v}`, confidence: 0.75, fails: true });
@@ -323,6 +352,10 @@ export function readJson(value: unknown, sink: Signal[], found: JsonFindings = {
     } else if (OUTCOME_KEYS.has(k) && jsend && typeof v === 'string' && FAILED_WORD.test(v)) {
       sink.push({ evidence: `field:${path}=${v}`, confidence: 0.85, fails: true });
     }
+  }
+  if (depth === 0 && !sink.slice(start).some((s) => s.fails)) {
+    readZeroStatus(obj, keys, nkeys, sink, found);
+    readMutationErrors(obj['data'], sink, found);
   }
   const failedHere = inError || sink.slice(start).some((s) => s.fails);
   if (failedHere || envelope) {
@@ -370,6 +403,42 @@ export function readJson(value: unknown, sink: Signal[], found: JsonFindings = {
   return found;
 }
 
+/**
+ * `{"status": "0", "info": "INVALID_USER_KEY", "infocode": "10001"}`: in the APIs where a status of
+ * 0 is the failure (Amap, Baidu's older web APIs), an `info` beside it that is no success word
+ * says so, and names the error. A bare `{"status": 0, "result": …}` is a success elsewhere.
+ */
+function readZeroStatus(obj: Loose, keys: readonly string[], nkeys: readonly string[], sink: Signal[], found: JsonFindings): void {
+  const status = nkeys.indexOf('status');
+  const info = nkeys.indexOf('info');
+  if (status < 0 || info < 0) return;
+  const s = obj[keys[status]!];
+  const text = obj[keys[info]!];
+  if ((s !== 0 && s !== '0') || typeof text !== 'string' || text === '' || SUCCESS_CODE.test(text) || SUCCESS_WORDS.test(text)) return;
+  sink.push({ evidence: `field:${keys[status]}=0`, confidence: 0.75, fails: true });
+  found.message ??= text;
+  if (/\s/.test(text.trim()) || !readCodeValue(text, keys[info]!, sink, true, 0.8)) later(found, text, true);
+}
+
+/**
+ * A GraphQL mutation's payload that states `userErrors` (Shopify's, Saleor's convention): the
+ * mutation was refused, usually for its input, and each error's message says why.
+ */
+function readMutationErrors(data: unknown, sink: Signal[], found: JsonFindings): void {
+  if (!isObject(data)) return;
+  for (const key of Object.keys(data)) {
+    const payload = data[key];
+    if (!isObject(payload)) continue;
+    for (const inner of Object.keys(payload)) {
+      const errors = payload[inner];
+      if (norm(inner) !== 'usererrors' || !Array.isArray(errors) || errors.length === 0) continue;
+      const path = `data.${key}.${inner}`;
+      sink.push({ evidence: `field:${path}[0]`, confidence: 0.85, fails: true, cause: { status: 422 }, broad: true });
+      readContainer(errors, path, sink, found);
+    }
+  }
+}
+
 function later(found: JsonFindings, text: string, inError: boolean): void {
   (found.texts ??= []).push({ text, inError });
 }
@@ -383,7 +452,7 @@ function readLater(sink: Signal[], found: JsonFindings): void {
   let caused = false;
   for (const s of sink) {
     if (s.fails) fails = true;
-    if (s.cause !== undefined && s.wording !== true && s.confidence >= 0.8) caused = true;
+    if (s.cause !== undefined && s.wording !== true && s.broad !== true && s.confidence >= 0.8) caused = true;
   }
   if (fails && caused) return;
   for (const { text, inError } of texts) readText(text, sink, { inError: inError || fails });

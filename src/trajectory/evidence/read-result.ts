@@ -53,11 +53,12 @@ const DOUBT = 0.2;
 
 /**
  * Keys and values a failing JSON body holds somewhere in its text, as one expression: error-ish
- * keys or words, `false`, a failing status or a non-zero code after its key, a message key (a bare
- * envelope speaks through its message), an escape (which could spell any of these).
+ * keys or words, `false`, a failing status or a non-zero code after its key, a status of 0 (which
+ * fails in some APIs' convention), a message key (a bare envelope speaks through its message), an
+ * escape (which could spell any of these).
  */
 const JSON_FAILURE_CUE =
-  /rror|RROR|"[eE]rr|xception|ailed|ailure|[fF]ault|FAIL|[fF]ail"|atal"|alse|\\u|[tT]imeout|TIMEOUT|timed_out|[dD]enied|essage"|"msg"|"detail|"reason"|tatus\w*"\s*:\s*(?:"?[45]\d\d|"[A-Z]{4})|ode"\s*:\s*(?:"?(?:-\d|[13-9]|2(?!\d\d\D))|"[A-Za-z])|"ret\w*"\s*:\s*"?-?[1-9]|"rc"\s*:\s*-?[1-9]|xit\w*"\s*:\s*[1-9]/;
+  /rror|RROR|"[eE]rr|xception|ailed|ailure|[fF]ault|FAIL|[fF]ail"|atal"|alse|\\u|[tT]imeout|TIMEOUT|timed_out|[dD]enied|essage"|"msg"|"detail|"reason"|tatus\w*"\s*:\s*(?:"?[45]\d\d|"[A-Z]{4}|"?0\b)|"cod"\s*:\s*"?[45]|ode"\s*:\s*(?:"?(?:-\d|[13-9]|2(?!\d\d\D))|"[A-Za-z])|"ret\w*"\s*:\s*"?-?[1-9]|"rc"\s*:\s*-?[1-9]|xit\w*"\s*:\s*[1-9]/;
 /** Index of the first character of `text` that is not JSON whitespace. */
 function firstNonSpace(text: string): number {
   let i = 0;
@@ -143,7 +144,8 @@ export function readResult(text: string, options: ReadOptions = {}, body?: unkno
     }
     if (value !== null && typeof value === 'object' && !Array.isArray(value)) found = readJson(value, sink, {}, isError);
     else if (Array.isArray(value) && isErrorList(value)) found = readJson({ errors: value }, sink, {}, isError);
-    else readText(text, sink, { inError: isError });
+    // A list of records (search hits, issues) is data, whatever its items say.
+    else if (!Array.isArray(value) || isError || !value.every((item) => item !== null && typeof item === 'object')) readText(text, sink, { inError: isError });
   } else readText(text, sink, { inError: isError });
   return decide(sink, found, text);
 }
@@ -200,7 +202,8 @@ function bestCause(sink: readonly Signal[]): { signal: Signal; reading: CauseRea
   return best;
 }
 
-const rank = (s: Signal): number => (s.wording === true ? 0 : 1) + s.confidence;
+/** Stated specific structure, then words, then broad classes; within a tier, confidence. */
+const rank = (s: Signal): number => (s.broad === true ? 0 : s.wording === true ? 1 : 2) + s.confidence;
 
 function evidenceOf(sink: readonly Signal[], ...first: (Signal | undefined)[]): string[] {
   const ordered = [...sink].sort((a, b) => rank(b) - rank(a));

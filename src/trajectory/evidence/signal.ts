@@ -31,6 +31,12 @@ export interface Signal {
   /** Read from wording, not from a stated code or form. */
   wording?: boolean;
   /**
+   * A stated class too broad to tell the cause by itself (`"type": "invalid_request_error"`, which
+   * Stripe and OpenAI send with 400, 401 and 404; JSON-RPC's implementation-defined -32000..-32099):
+   * the error's own message, even in words, says more, so it ranks below them.
+   */
+  broad?: boolean;
+  /**
    * For wording: the words are a short statement of their own (no longer than a sentence or two,
    * not reporting success), so they may fail a result that states nothing else.
    */

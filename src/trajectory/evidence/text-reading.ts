@@ -61,7 +61,7 @@ const XML_MESSAGE = /<(?:[\w-]+:)?(?:Message|faultstring|ErrorMessage)>\s*([^<]{
 /** After a status: it is being discussed ("HTTP 500 errors are ...", "a 404 means ..."). */
 const DISCUSSED = /^\s*(?:[A-Za-z'-]+\s+){0,3}?(?:errors\b|error pages\b|status codes\b|responses\b|(?:is|are|means|indicates|occurs|happens|refers to)\b)/i;
 
-const ERROR_PREFIX = /^\W{0,3}(?:curl: \(\d+\)|(?:ERR|WRONGTYPE|NOAUTH|NOPERM|NOSCRIPT) |(?:error|err|fatal|exception|failure|failed|erreur|fehler|erro)\s*[:：\-–—!|\]]|\[(?:error|err|fatal)\]|(?:error|fehler|erreur|erro)\s+(?:executing|calling|invoking|running|while|when|during|in|occurred|from|processing|fetching|getting|code|response|\d{3,6})\b|(?:tool|function|api|request|call) (?:execution )?(?:error|failed|failure)\b|(?:错误|錯誤|异常|異常|失败|失敗|出错了?|报错|エラー|오류|실패)\s*[:：,，!！\s]|(?:调用|请求|执行|操作|查询|连接|登录|支付|下单|上传|下载|保存|发送|处理|获取)(?:失败|出错|异常|超时))/i;
+const ERROR_PREFIX = /^\W{0,3}(?:curl: \(\d+\)|(?:ERR|WRONGTYPE|NOAUTH|NOPERM|NOSCRIPT|OOM|BUSY|LOADING|READONLY|CLUSTERDOWN|MISCONF|EXECABORT|MASTERDOWN) |(?:error|err|fatal|exception|failure|failed|erreur|fehler|erro)\s*[:：\-–—!|\]]|\[(?:error|err|fatal)\]|(?:error|fehler|erreur|erro)\s+(?:executing|calling|invoking|running|sending|connecting|reading|writing|decoding|parsing|opening|loading|resolving|uploading|downloading|while|when|during|in|occurred|from|processing|fetching|getting|code|response|\d{3,6})\b|(?:tool|function|api|request|call) (?:execution )?(?:error|failed|failure)\b|(?:错误|錯誤|异常|異常|失败|失敗|出错了?|报错|エラー|오류|실패)\s*[:：,，!！\s]|(?:调用|请求|执行|操作|查询|连接|登录|支付|下单|上传|下载|保存|发送|处理|获取)(?:失败|出错|异常|超时))/i;
 const SOFT_PREFIX = /^\W{0,3}(?:failed|unable|could not|couldn't|cannot|can't) (?:to )?\w/i;
 
 const JSON_RPC = [/\b(?:MCP|JSON-?RPC)\s+error\s*[:(]?\s*(-32\d{3})\b/gi, /["']?code["']?\s*[:=]\s*(-32\d{3})\b/gi];
@@ -82,7 +82,7 @@ const SYSTEM_PHRASES: readonly (readonly [RegExp, string])[] = [
   [/connection refused|actively refused|econnrefused|\bfetch failed\b/i, 'ECONNREFUSED'],
   [/connection reset(?: by peer)?|socket hang up|broken pipe|remote end closed connection|connection aborted|server disconnected|unexpected eof|other side closed|terminated: other side/i, 'ECONNRESET'],
   [/name or service not known|nodename nor servname|temporary failure in name resolution|no such host|getaddrinfo failed|could not resolve host|failed to resolve/i, 'ENOTFOUND'],
-  [/i\/o timeout|context deadline exceeded|connection timed out|read timed out|timeout of \d+ ?ms exceeded|the (?:read|write|handshake) operation timed out|client\.timeout exceeded|tls handshake timeout|connect timeout error|headers timeout error|body timeout error/i, 'ETIMEDOUT'],
+  [/i\/o timeout|context deadline exceeded|connection timed out|read timed out|operation timed out|timeout of \d+ ?ms exceeded|the (?:read|write|handshake) operation timed out|client\.timeout exceeded|tls handshake timeout|connect timeout error|headers timeout error|body timeout error/i, 'ETIMEDOUT'],
   [/network is unreachable|no route to host|host is unreachable/i, 'EHOSTUNREACH'],
   [/certificate verify failed|x509: |ssl: |self[- ]signed certificate/i, 'ECONNREFUSED'],
 ];
@@ -103,6 +103,8 @@ const GO_CLIENT = /^(?:Get|Post|Put|Patch|Delete|Head) "https?:\/\/[^"]*": /;
 const HTML_START = /^\s*<(?:!doctype|html|head|body|\?xml|center|h1|title)\b/i;
 const STACK_FRAME = /^\s+at\s|^\s+File "|^goroutine \d+ \[|^Caused by: |^\s+\.\.\. \d+ more/m;
 const PY_TRACEBACK = 'Traceback (most recent call last)';
+/** Go's `panic: …` and Rust's `thread 'main' panicked at …`, as the text opens. */
+const PANIC = /^(?:(panic): |thread '[^'\n]{1,80}' (panicked) at )/;
 
 const clip = (s: string, n = 60): string => {
   const one = s.trim().replace(/\s+/g, ' ');
@@ -140,6 +142,9 @@ export function readText(text: string, sink: Signal[], context: TextContext): vo
     return;
   }
   readPrefix(t, sink);
+  const panic = PANIC.exec(t);
+  // Go's and Rust's crash of the tool's own code: what the panic message names is the bug, not the call's cause.
+  if (panic !== null) sink.push({ evidence: `exception:${panic[1] ?? panic[2]!}`, confidence: 0.85, fails: true, cause: { name: 'Panic' } });
   const stack = t.includes('\n') && (t.includes(PY_TRACEBACK) || STACK_FRAME.test(t));
   if (stack) readStack(t, sink);
   // The part of the text where a failure would be reported: all of a short one, the first and
@@ -280,7 +285,11 @@ function readForms(scan: string, sink: Signal[], whole: boolean, after: (end: nu
     }
     for (const form of JSON_RPC) {
       form.lastIndex = 0;
-      for (let m = form.exec(scan); m !== null; m = form.exec(scan)) sink.push({ evidence: `jsonrpc:${m[1]}`, confidence: 0.9, fails, cause: { rpc: Number(m[1]) } });
+      for (let m = form.exec(scan); m !== null; m = form.exec(scan)) {
+        const rpc = Number(m[1]);
+        // -32000..-32099 are the server's own codes: its message says what they mean.
+        sink.push({ evidence: `jsonrpc:${m[1]}`, confidence: 0.9, fails, cause: { rpc }, ...(rpc >= -32099 ? { broad: true } : {}) });
+      }
     }
   }
   const bare = BARE_PHRASE.exec(scan);
@@ -379,6 +388,26 @@ function readXmlError(t: string, sink: Signal[]): void {
   if (message !== null) readText(message[1]!, sink, { inError: true });
 }
 
+/**
+ * A CDN's own error or challenge page (Cloudflare's): its error number tells the status the edge
+ * sent. Cloudflare's 1015 is its rate limit (429), its other 1xxx numbers refuse the client (403),
+ * its 52x are the origin failing; a challenge ("Just a moment...", "Attention Required!") is a 403.
+ */
+const CDN_PAGE = /cf-error-code|cf-error-details|Cloudflare Ray ID:\s*(?:<[^>]+>\s*)*[0-9a-f]{16}|challenge-error-text|_cf_chl_opt|<title>Attention Required! \| Cloudflare/i;
+const CDN_CODE = /cf-error-code[^>]*>\s*(\d{3,4})\s*<|\bError(?: code)?\s+(\d{4}|5\d\d)\b|\|\s*(5\d\d):/i;
+/** Prose that explains a status code rather than reports one. */
+const DISCUSSES_STATUS = /\b(?:status code|response code|status response)\b[^.]{0,80}\b(?:indicates|means|is returned|is sent)\b|\bindicates that the server\b/i;
+
+function readCdnPage(t: string, sink: Signal[]): boolean {
+  if (!CDN_PAGE.test(t)) return false;
+  const m = CDN_CODE.exec(t);
+  const code = m === null ? undefined : Number(m[1] ?? m[2] ?? m[3]);
+  const status = code === undefined ? 403 : code === 1015 ? 429 : code >= 1000 ? 403 : code;
+  if (status < 400 || status > 599) return false;
+  sink.push({ evidence: `text:cdn ${code === undefined ? 'challenge' : `error ${code}`}`, confidence: 0.85, fails: true, cause: { status } });
+  return true;
+}
+
 const TITLE = /<title[^>]*>([^<]{1,200})<\/title>|<h1[^>]*>([^<]{1,200})<\/h1>/gi;
 const HTML_STATUS = /^\s*(?:HTTP\s+)?(?:(?:Status|Error)\s*)?([45]\d\d)\b|\|\s*([45]\d\d)\s*:|\bError\s+([45]\d\d)\b/i;
 
@@ -388,6 +417,7 @@ const HTML_STATUS = /^\s*(?:HTTP\s+)?(?:(?:Status|Error)\s*)?([45]\d\d)\b|\|\s*(
  * short and its title or heading reads as a failure.
  */
 function readHtml(t: string, sink: Signal[]): void {
+  if (readCdnPage(t, sink)) return;
   TITLE.lastIndex = 0;
   const headings: string[] = [];
   for (let m = TITLE.exec(t); m !== null && headings.length < 4; m = TITLE.exec(t)) headings.push((m[1] ?? m[2] ?? '').trim());
@@ -395,6 +425,8 @@ function readHtml(t: string, sink: Signal[]): void {
     const m = HTML_STATUS.exec(heading);
     const status = m === null ? PHRASE_STATUS.get(heading.toLowerCase()) : Number(m[1] ?? m[2] ?? m[3]);
     if (status !== undefined && status >= 400 && status <= 599) {
+      // A page that explains the status it is titled with (MDN's "503 Service Unavailable - HTTP") is documentation.
+      if (DISCUSSES_STATUS.test(t)) return;
       sink.push({ evidence: `text:<title>${clip(heading, 50)}`, confidence: 0.85, fails: true, cause: { status } });
       return;
     }
