@@ -717,7 +717,8 @@ export const BUILTIN_RULES: readonly BuiltinRule[] = [
   {
     id: 'anthropic-api-key',
     needs: F_SK,
-    pattern: /\bsk-ant-[A-Za-z0-9_-]{20,}/g,
+    // `sk-ant-api03-`, 93 characters, `AA`: a much shorter run, or one that ends otherwise, is not one.
+    pattern: /\bsk-ant-(?:[a-z]+\d\d-)?[A-Za-z0-9_-]{80,}AA(?![A-Za-z0-9_-])/g,
     mask: keepPrefix(/^sk-ant-(?:[a-z]+\d\d-)?/),
   },
   {

@@ -499,14 +499,16 @@ class KeyCursor {
   }
 }
 
-// Booleans are never secret (one bit hides nothing), like the absent values.
-const NOT_REDACTED_BARE = new Set(['null', 'undefined', 'None', 'nil', 'true', 'false', 'True', 'False']);
+// Booleans are never secret (one bit hides nothing), like the absent values; nor are the `0` and
+// `1` that INI files, the registry and `.env` files write for them (`SavePassword=0`).
+const NOT_REDACTED_BARE = new Set(['null', 'undefined', 'None', 'nil', 'true', 'false', 'True', 'False', '0', '1']);
 /** `<password>…</password>`, the key/value pair of XML and SOAP bodies. */
 const XML_ELEMENT = /<([A-Za-z_][\w.:-]{0,63})(?:\s[^<>]*)?>([^<]{1,4096})<\/\1>/g;
 /**
  * A `key=value` pair percent-encoded inside a URL (`redirect=https%3A%2F%2Fx%2F%3Faccess_token%3D…`),
- * or encoded twice (`%253Faccess_token%253D…`): the value runs to the next encoded or plain `&`, space, line break,
- * `=` or the end of the URL. The name starts after an escape, so `%3Fsig` is `sig`, not `Fsig`.
+ * or encoded twice (`%253Faccess_token%253D…`): the value runs to the next encoded or plain `&`,
+ * `=`, space or line break, or the end of the URL. The name starts after an escape, so `%3Fsig`
+ * is `sig`, not `Fsig`.
  */
 const ENCODED_PAIR =
   /(?<=%(?:25)?[0-9A-Fa-f]{2}|^|[^\w.%-])([A-Za-z][\w.-]{0,63})(%(?:25)?3[Dd])((?:(?!%(?:25)?(?:26|3[Dd]|20|0[9AaDd]))[^&\s"'<>#\\])+)/g;

@@ -59,6 +59,13 @@ export interface PositionRates {
   /** False positives that no other rule of their set reports, and how many of those changed. */
   fpAlone: number;
   changedAlone: number;
+  /**
+   * False positives whose text is not also a true positive of the corpus (gitleaks tests some
+   * texts as a secret of one rule and as a false positive of another, or of the same rule on
+   * another file type), and how many of those changed: text alone cannot get both right.
+   */
+  fpDistinct: number;
+  changedDistinct: number;
   leaks: { rule: string; sample: string }[];
   changes: { rule: string; sample: string; got: string }[];
 }
@@ -106,10 +113,16 @@ function spellings(secret: string, position: Position): string[] {
   return [secret];
 }
 
-export async function measureCorpus(samples: readonly CorpusSample[], redact: RedactOptions = {}): Promise<CorpusRates> {
+/**
+ * `trueTexts`: the texts of every true positive in the corpus (not only in `samples`), for
+ * {@link PositionRates.fpDistinct}.
+ */
+export async function measureCorpus(samples: readonly CorpusSample[], trueTexts: ReadonlySet<string> = new Set(), redact: RedactOptions = {}): Promise<CorpusRates> {
   const on = runtimeFor(redact);
   const off = runtimeFor(false);
-  const rates = Object.fromEntries(POSITIONS.map((p) => [p, { tp: 0, leaked: 0, fp: 0, changed: 0, fpAlone: 0, changedAlone: 0, leaks: [], changes: [] }])) as unknown as CorpusRates;
+  const rates = Object.fromEntries(
+    POSITIONS.map((p) => [p, { tp: 0, leaked: 0, fp: 0, changed: 0, fpAlone: 0, changedAlone: 0, fpDistinct: 0, changedDistinct: 0, leaks: [], changes: [] }]),
+  ) as unknown as CorpusRates;
   for (const s of samples) {
     for (const position of POSITIONS) {
       await place(on.rt, position, s.sample);
@@ -125,12 +138,15 @@ export async function measureCorpus(samples: readonly CorpusSample[], redact: Re
       } else {
         r.fp++;
         const alone = s.reported_by === undefined;
+        const distinct = !trueTexts.has(s.sample);
         if (alone) r.fpAlone++;
+        if (distinct) r.fpDistinct++;
         await place(off.rt, position, s.sample);
         const plain = field(off.last(), position);
         if (got !== plain) {
           r.changed++;
           if (alone) r.changedAlone++;
+          if (distinct) r.changedDistinct++;
           r.changes.push({ rule: s.rule, sample: s.sample, got });
         }
       }
@@ -147,6 +163,9 @@ const percent = (n: number, of: number) => (of === 0 ? '-' : `${((100 * n) / of)
 export function describeRates(name: string, rates: CorpusRates): string {
   return POSITIONS.map((p) => {
     const r = rates[p];
-    return `${name} ${p}: ${percent(r.leaked, r.tp)} of ${r.tp} true positives leak; ${percent(r.changed, r.fp)} of ${r.fp} false positives changed (${percent(r.changedAlone, r.fpAlone)} of the ${r.fpAlone} no other rule reports)`;
+    return (
+      `${name} ${p}: ${percent(r.leaked, r.tp)} of ${r.tp} true positives leak; ${percent(r.changed, r.fp)} of ${r.fp} false positives changed ` +
+      `(${percent(r.changedAlone, r.fpAlone)} of the ${r.fpAlone} no other rule reports, ${percent(r.changedDistinct, r.fpDistinct)} of the ${r.fpDistinct} not also a true positive)`
+    );
   }).join('\n');
 }

@@ -23,31 +23,41 @@ describe('redaction corpus', () => {
     }
   });
 
-  function check(rates: CorpusRates, bounds: { leak: number; changed: number; changedAlone: number }): void {
+  const trueTexts = new Set(corpus.filter((s) => s.kind === 'tp').map((s) => s.sample));
+
+  interface Bounds {
+    leak: number;
+    changed: number;
+    changedAlone: number;
+    changedDistinct: number;
+  }
+
+  function check(rates: CorpusRates, bounds: Bounds): void {
     for (const p of POSITIONS) {
       const r = rates[p];
       const first = r.leaks.slice(0, 5).map((l) => `${l.rule}: ${l.sample.slice(0, 60)}`);
       expect(share(r.leaked, r.tp), `${p}: leaks such as ${first.join(' | ')}`).toBeLessThanOrEqual(bounds.leak);
       expect(share(r.changed, r.fp), `${p}: false positives changed`).toBeLessThanOrEqual(bounds.changed);
       expect(share(r.changedAlone, r.fpAlone), `${p}: false positives no other rule reports, changed`).toBeLessThanOrEqual(bounds.changedAlone);
+      expect(share(r.changedDistinct, r.fpDistinct), `${p}: false positives not also a true positive, changed`).toBeLessThanOrEqual(bounds.changedDistinct);
     }
   }
 
   // The goals are at most 2% of true positives leaked and at most 10% of false positives changed.
-  // Leaks meet theirs on both slices; the false positives are bounded where they stand (15% tuned,
-  // 18-19% held out), short of the goal: 20 of the 50 tuned ones left are real formats that
-  // gitleaks lists as false positives of another rule, or published keys, and most of the rest are
-  // typed examples (`sk_abcdefgh…`) that the project's own tests use as secrets
-  // (corpora/secrets/README.md).
+  // Leaks meet theirs on both slices, and so do the false positives whose text is not also a true
+  // positive of the corpus. Counting every false positive, the rates stand at 11% tuned and 12-13%
+  // held out, bounded there: most of those left are real formats (published Google keys, keys of
+  // another rule's format) or typed examples (`sk_abcdefgh…`) that the project's own tests use as
+  // secrets (corpora/secrets/README.md).
   it('leaks at most 2% of the tuned true positives in any position', async () => {
-    const rates = await measureCorpus(tuned);
+    const rates = await measureCorpus(tuned, trueTexts);
     console.log(describeRates('tuned', rates));
-    check(rates, { leak: 0.02, changed: 0.16, changedAlone: 0.13 });
+    check(rates, { leak: 0.02, changed: 0.11, changedAlone: 0.1, changedDistinct: 0.1 });
   }, 240_000);
 
-  it('on the held-out rules, leaks at most 2% and changes at most a fifth of the false positives', async () => {
-    const rates = await measureCorpus(heldOut);
+  it('on the held-out rules, leaks at most 2% and changes at most a tenth of the false positives not also true ones', async () => {
+    const rates = await measureCorpus(heldOut, trueTexts);
     console.log(describeRates('held-out', rates));
-    check(rates, { leak: 0.02, changed: 0.2, changedAlone: 0.12 });
+    check(rates, { leak: 0.02, changed: 0.14, changedAlone: 0.05, changedDistinct: 0.1 });
   }, 240_000);
 });
