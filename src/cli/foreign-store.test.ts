@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { contractDataset } from '../store/contract.test-helpers.js';
+import { contractDataset } from '../store/contracts/contract-data.test-helpers.js';
 import { writeDamagedStore } from '../store/sqlite/damaged-store.test-helpers.js';
 import { describePostgres, PG_URL, useTestSchema } from '../store/postgres/test-server.test-helpers.js';
 import { runCapture } from './run-cli.test-helpers.js';

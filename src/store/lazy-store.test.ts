@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { makeRecord } from '../record/fixture.js';
 import { lazyStore } from './lazy-store.js';
+import { runStoreContracts } from './contracts/run-store-contracts.test-helpers.js';
 import { createMemoryStore } from './memory/memory-store.js';
 import type { BatchEncoding, Store } from '../core/store-types.js';
 
@@ -9,6 +10,9 @@ const jsonEncoding: BatchEncoding = {
   encode: (records) => utf8.encoder.encode(JSON.stringify(records)),
   decode: (bytes) => JSON.parse(utf8.decoder.decode(bytes)),
 };
+
+// Every call forwards to the store once it is open, so the lazy store keeps each capability's contract.
+runStoreContracts('lazy (a memory store opened on first use)', async () => lazyStore('memory', async () => createMemoryStore()));
 
 describe('lazyStore', () => {
   it('declares what it is told before the open, and hands encoded batches to a store that lacks insertEncoded as records', async () => {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { FaultlineError } from '../../core/errors.js';
 import { makeRecord } from '../../record/fixture.js';
-import { runStoreContract } from '../contract.test-helpers.js';
+import { runStoreContracts } from '../contracts/run-store-contracts.test-helpers.js';
 import { createMemoryStore } from './memory-store.js';
 
-runStoreContract('memory', async () => createMemoryStore());
+runStoreContracts('memory', async () => createMemoryStore());
 
 describe('memory store', () => {
   it('refuses use after close with a typed error', async () => {

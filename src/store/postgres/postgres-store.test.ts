@@ -8,7 +8,8 @@ import { ConfigError, FaultlineError } from '../../core/errors.js';
 import { makeFailureRecord, makeRecord } from '../../record/fixture.js';
 import { createRecorder, type Recorder } from '../../record/recorder.js';
 import type { ToolExecutionRecord } from '../../core/record-types.js';
-import { CONTRACT_T0, contractDataset, contractTrajectory, runStoreContract } from '../contract.test-helpers.js';
+import { CONTRACT_T0, contractDataset, contractTrajectory } from '../contracts/contract-data.test-helpers.js';
+import { runStoreContracts } from '../contracts/run-store-contracts.test-helpers.js';
 import type { Store } from '../../core/store-types.js';
 import { LATEST_VERSION, MIGRATIONS } from './migrations.js';
 import { createPostgresStore, INSERT_CHUNK_ROWS } from './postgres-store.js';
@@ -90,11 +91,8 @@ async function lockWaiters(schema: string): Promise<number> {
 }
 
 describePg('postgres', () => {
-  runStoreContract(
-    'postgres',
-    () => createPostgresStore({ url: PG_URL, schema: freshSchema('contract'), max: 4 }),
-    dropSchemas,
-  );
+  // Each test's store is a schema of its own, on the real server.
+  runStoreContracts('postgres', () => createPostgresStore({ url: PG_URL, schema: freshSchema('contract'), max: 4 }), { cleanup: dropSchemas });
 });
 
 describePg('postgres store', () => {

@@ -5,7 +5,7 @@
  */
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { contractDataset } from '../contract.test-helpers.js';
+import { contractDataset } from '../contracts/contract-data.test-helpers.js';
 import { migrate } from './migrations.js';
 import { recordParams, type SqliteValue } from './record-row.js';
 import { createRowWriter, ROWS_PER_STATEMENT } from './row-writer.js';

@@ -5,7 +5,8 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../core/errors.js';
 import { makeFailureRecord, makeRecord } from '../../record/fixture.js';
-import { contractDataset, runStoreContract } from '../contract.test-helpers.js';
+import { contractDataset } from '../contracts/contract-data.test-helpers.js';
+import { runStoreContracts } from '../contracts/run-store-contracts.test-helpers.js';
 import { writeDamagedStore } from './damaged-store.test-helpers.js';
 import { migrate, schemaVersion, SQLITE_MIGRATIONS, type SqliteMigration } from './migrations.js';
 import { createSqliteRowStore, createSqliteStore, encodeRecordRows } from './sqlite-store.js';
@@ -16,8 +17,8 @@ const freshPath = () => join(root, `db-${process.pid}-${++counter}`, 'faultline.
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-runStoreContract('sqlite (temp file)', async () => createSqliteStore({ path: freshPath() }));
-runStoreContract('sqlite (:memory:)', async () => createSqliteStore({ path: ':memory:' }));
+runStoreContracts('sqlite (temp file)', async () => createSqliteStore({ path: freshPath() }));
+runStoreContracts('sqlite (:memory:)', async () => createSqliteStore({ path: ':memory:' }));
 
 const T0 = Date.UTC(2025, 2, 10, 8, 0, 0);
 const window = { since: T0 - 3_600_000, until: T0 + 10 * 3_600_000 };

@@ -5,7 +5,8 @@ import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../core/errors.js';
-import { contractDataset, runStoreContract } from '../contract.test-helpers.js';
+import { contractDataset } from '../contracts/contract-data.test-helpers.js';
+import { runStoreContracts } from '../contracts/run-store-contracts.test-helpers.js';
 import { typeScriptWorkerUrl } from '../../ts-worker.test-helpers.js';
 import { encodeRowBatch } from './row-batch.js';
 import { encodeRecordRows } from './sqlite-store.js';
@@ -45,9 +46,9 @@ await import(${JSON.stringify(workerUrl.href)});
 `,
 );
 
-runStoreContract('sqlite, writer in a worker (temp file)', () => createSqliteWorkerStore({ path: freshPath(), workerUrl }));
-runStoreContract('sqlite, writer in a worker (:memory:)', () => createSqliteWorkerStore({ path: ':memory:', workerUrl }));
-runStoreContract('sqlite, writer in a worker (records cloned)', () =>
+runStoreContracts('sqlite, writer in a worker (temp file)', () => createSqliteWorkerStore({ path: freshPath(), workerUrl }));
+runStoreContracts('sqlite, writer in a worker (:memory:)', () => createSqliteWorkerStore({ path: ':memory:', workerUrl }));
+runStoreContracts('sqlite, writer in a worker (records cloned)', () =>
   createSqliteWorkerStore({ path: freshPath(), workerUrl, encoding: 'clone' }),
 );
 

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../core/errors.js';
 import { runCapture, startCli, waitFor } from '../../cli/run-cli.test-helpers.js';
-import { CONTRACT_T0, contractDataset } from '../contract.test-helpers.js';
+import { CONTRACT_T0, contractDataset } from '../contracts/contract-data.test-helpers.js';
 import { createMemoryStore } from '../memory/memory-store.js';
 import { createSqliteStore } from './sqlite-store.js';
 

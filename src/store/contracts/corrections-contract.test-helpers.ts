@@ -1,11 +1,12 @@
 /**
- * The correction memory part of the Store contract (`runStoreContract` runs it for every
- * adapter): LIFO order per signature, moving a repeated recovery to the top, idempotent pushes
- * from the same trace, both caps, batches equal to one-by-one pushes, and validation.
+ * The correction memory contract: LIFO order per signature, moving a repeated recovery to the
+ * top, idempotent pushes from the same trace, both caps, batches equal to one-by-one pushes, and
+ * validation.
  */
 import { describe, expect, it } from 'vitest';
-import { hasCorrectionMemory } from './corrections.js';
-import type { CorrectionMemoryStore, NewCorrection, Store } from '../core/store-types.js';
+import { hasCorrectionMemory } from '../corrections.js';
+import type { CorrectionMemoryStore, NewCorrection, Store } from '../../core/store-types.js';
+import type { CapabilityContract } from './capabilities.test-helpers.js';
 
 const T0 = Date.UTC(2025, 2, 10, 8, 0, 0);
 
@@ -26,7 +27,13 @@ export function contractCorrection(n: number, fix: string, overrides: Partial<Ne
 
 const fixesOf = (entries: readonly { recovery: { params_delta?: Record<string, unknown> } }[]) => entries.map((e) => e.recovery.params_delta?.['unit']);
 
-export function correctionMemoryContract(current: () => Store): void {
+export const correctionsContract: CapabilityContract = {
+  capability: 'corrections',
+  observes: [],
+  register: correctionMemoryContract,
+};
+
+function correctionMemoryContract(current: () => Store): void {
   describe('correction memory', () => {
     const memory = (): Store & CorrectionMemoryStore => {
       const store = current();
