@@ -31,6 +31,8 @@ import { CliError } from '../cli-error.js';
 import { writeLine, type CliContext } from '../io.js';
 import { assertWritableFile } from '../output-paths.js';
 import { openReportStore } from '../report-options.js';
+import { optionDefaultShown } from '../help-format.js';
+import { DEFAULT_SQLITE_PATH } from '../../store/open-store.js';
 
 interface TrainOptions {
   input?: string[];
@@ -128,8 +130,8 @@ function trainCommand(ctx: CliContext): Command {
   const { io } = ctx;
   return new Command('train')
     .description('Fit the pre-flight failure predictor on predictor rows and write the model and its card')
-    .option('--input <files...>', 'predictor rows as JSONL (faultline export --format predictor); default: read --db')
-    .option('--db <store>', 'store to read when no --input: a SQLite path (default .faultline/faultline.db) or a postgres:// URL; its trajectories, else its records by trace')
+    .option('--input <files...>', 'predictor rows as JSONL (faultline export --format predictor); without it, --db is read')
+    .addOption(optionDefaultShown('--db <store>', 'store to read when no --input: a SQLite path or a postgres:// URL; its trajectories, else its records by trace', DEFAULT_SQLITE_PATH))
     .requiredOption('--out <file>', 'model file (JSON); the card goes to <file>.card.md')
     .option('--seed <n>', 'seed of the held-back split', String(DEFAULT_SEED))
     .option('--test-fraction <fraction>', 'share of trajectories held back to score the model, in (0, 1)', '0.2')
