@@ -35,6 +35,7 @@ import { createWireHost, type WireHost } from './transport/index.js';
 import { checkedTransport, runTransport, type Transport } from './transport/run-transport.js';
 import { BUDGET_START, budgetStep, RETRY_AFTER_START, retryAfterStep, type BudgetEvent } from './call-trace-reducers.js';
 import { checkScenario, createWorld, digest, type ScenarioWorld } from './world.js';
+import type { Capability } from './capabilities.js';
 
 /** Calls an agent may make per scenario when the scenario sets no budget. */
 export const DEFAULT_CALL_BUDGET = 30;
@@ -66,6 +67,8 @@ export interface RunScenarioOptions {
   traceId?: string;
   /** Servers shared by the runs of a suite over http or mcp (runSuite passes one); default: the run's own. */
   wires?: WireHost;
+  /** The runtime's optional checks to turn on (see capabilities.ts). Default none. */
+  capabilities?: readonly Capability[];
   /**
    * Cancels the run from outside (runSuite, once it stops): the agent's `task.signal` aborts, as
    * when the budget runs out, so a model request in flight ends at once.
@@ -98,6 +101,8 @@ export interface SuiteMeta {
   /** Repeats per (scenario, agent): the k of pass^k. */
   repeat: number;
   concurrency: number;
+  /** The runtime's optional checks the runs had on (capabilities.ts); absent when none. */
+  capabilities?: Capability[];
   agents: string[];
   /** Wall-clock times (ISO) of the suite, for the report; not part of the results. */
   startedAt: string;
@@ -126,6 +131,8 @@ export interface RunSuiteOptions {
   repeat?: number;
   /** Runs in flight at once. Default 1. */
   concurrency?: number;
+  /** The runtime's optional checks to turn on for every run (capabilities.ts). Default none. */
+  capabilities?: readonly Capability[];
   store?: Store;
   transport?: Transport;
   runId?: string;
@@ -318,6 +325,9 @@ function traceOf(tool: string, args: Record<string, unknown>, result: ExecuteRes
     if (result.error.retryAfterMs !== undefined) trace.retryAfterMs = result.error.retryAfterMs;
     // The runtime says verify_state exactly when a failure of a non-idempotent tool may have taken effect.
     if (result.feedback.action === 'verify_state') trace.ambiguous = true;
+    // A wrong 200 that the runtime's post-conditions turned into a failure was still received: the
+    // run is scored on what the agent did with it, as when it arrives as a 200.
+    if (effect?.shows === 'wrong_result' && result.error.stage === 'result_parse' && result.error.category === 'semantic') trace.wrongResult = true;
   } else if (effect?.shows === 'wrong_result') {
     trace.wrongResult = true;
     trace.met = [...faultClasses];
@@ -467,7 +477,13 @@ export async function runScenario(scenario: Scenario, agent: Agent, options: Run
   const { sink } = recording;
   const context = { failbench_run_id: runId, scenario_id: scenario.id, agent: agent.name, repeat, feedback_mode: feedback };
   // The runtime closes its recorder on close(); a shared one must outlive this run.
-  const world = createWorld(scenario, { feedback, seed: options.seed, repeat, ...transport.worldOptions(context, sink) });
+  const world = createWorld(scenario, {
+    feedback,
+    seed: options.seed,
+    repeat,
+    ...transport.worldOptions(context, sink),
+    ...(options.capabilities !== undefined && options.capabilities.length > 0 ? { capabilities: options.capabilities } : {}),
+  });
   try {
     await transport.connect(world, traceId, context, sink);
   } catch (error) {
@@ -637,6 +653,7 @@ export async function runSuite(options: RunSuiteOptions): Promise<SuiteResult> {
         transport,
         ...(recorder !== undefined ? { sink: recorder } : {}),
         ...(wires !== undefined ? { wires } : {}),
+        ...(options.capabilities !== undefined ? { capabilities: options.capabilities } : {}),
         signal: watch.signal,
       });
       results[index] = result;
@@ -665,6 +682,7 @@ export async function runSuite(options: RunSuiteOptions): Promise<SuiteResult> {
       transport,
       repeat,
       concurrency,
+      ...(options.capabilities !== undefined && options.capabilities.length > 0 ? { capabilities: [...options.capabilities] } : {}),
       agents: agentNames,
       startedAt,
       finishedAt: new Date(wallClock()).toISOString(),

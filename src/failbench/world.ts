@@ -12,6 +12,7 @@ import { defineTool, type Tool, type ToolContext } from '../runtime/define-tool.
 import type { RecordSink } from '../core/record-sink.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
 import { CATALOG_TOOL_NAMES, createToolCatalog, DEFAULT_CATALOG_NOW, type ToolCatalog } from '../tools/index.js';
+import { runtimeCapabilityOptions, toolCapabilitySpec, type Capability } from './capabilities.js';
 import type { AgentTool, FeedbackMode, Scenario } from './types.js';
 
 export interface WorldOptions {
@@ -33,6 +34,8 @@ export interface WorldOptions {
    * `remote`, and injects no faults itself: the proxy in front of the tools does, with `faults`.
    */
   remote?: RemoteExecute;
+  /** The runtime's optional checks to turn on (capabilities.ts). Default none: the runtime as it ships. */
+  capabilities?: readonly Capability[];
 }
 
 export interface ScenarioWorld {
@@ -69,8 +72,11 @@ export function scenarioStartMs(scenario: Scenario): number {
 /** Runs a tool somewhere other than in process: over HTTP or MCP (see transport/). */
 export type RemoteExecute = (tool: Tool, args: unknown, ctx: ToolContext) => Promise<unknown>;
 
-/** The same tool with another `execute`, with or without its own retry, breaker and fallback settings. */
-function redefine(tool: Tool, execute: Tool['execute'], keepRecovery: boolean): Tool {
+/**
+ * The same tool with another `execute`, with or without its own retry, breaker and fallback
+ * settings, and with what `capabilities` add to its definition.
+ */
+function redefine(tool: Tool, execute: Tool['execute'], keepRecovery: boolean, capabilities: readonly Capability[] = []): Tool {
   return defineTool({
     name: tool.name,
     description: tool.description,
@@ -81,7 +87,10 @@ function redefine(tool: Tool, execute: Tool['execute'], keepRecovery: boolean): 
     idempotencyKey: tool.idempotencyKey,
     ...(tool.feedback !== undefined ? { feedback: tool.feedback } : {}),
     ...(tool.annotations !== undefined ? { annotations: tool.annotations } : {}),
+    ...(tool.healthCheck !== undefined ? { healthCheck: tool.healthCheck } : {}),
+    ...(tool.adaptiveTimeout !== undefined ? { adaptiveTimeout: tool.adaptiveTimeout } : {}),
     ...(keepRecovery ? { retry: tool.retry, breaker: tool.breaker, ...(tool.fallback !== undefined ? { fallback: tool.fallback } : {}) } : {}),
+    ...toolCapabilitySpec(tool.name, capabilities),
     execute,
   });
 }
@@ -157,7 +166,9 @@ export function createWorld(scenario: Scenario, options: WorldOptions): Scenario
     const tool = byName.get(name);
     if (tool === undefined) throw new ConfigError(`scenario ${scenario.id}: unknown tool "${name}"`, 'tools');
     const remote = options.remote;
-    if (remote !== undefined) tools.push(redefine(tool, (args, ctx) => remote(tool, args, ctx), options.feedback !== 'raw'));
+    const capabilities = options.capabilities ?? [];
+    if (remote !== undefined) tools.push(redefine(tool, (args, ctx) => remote(tool, args, ctx), options.feedback !== 'raw', capabilities));
+    else if (capabilities.length > 0) tools.push(redefine(tool, tool.execute, options.feedback !== 'raw', capabilities));
     else tools.push(options.feedback === 'raw' ? withoutOwnRecovery(tool) : tool);
   }
   const clock = createVirtualClock({ startMs });
@@ -171,6 +182,7 @@ export function createWorld(scenario: Scenario, options: WorldOptions): Scenario
     ...(options.sink !== undefined ? { recorder: options.sink } : {}),
     ...(options.context !== undefined ? { context: options.context } : {}),
     ...(options.feedback === 'raw' ? { retry: { maxRetries: 0 }, breaker: { failureThreshold: Number.MAX_SAFE_INTEGER } } : {}),
+    ...runtimeCapabilityOptions(options.capabilities ?? []),
   });
   return { catalog, clock, faults, runtime, startMs, tools: tools.map(agentTool) };
 }

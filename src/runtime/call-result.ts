@@ -120,6 +120,7 @@ function failureFeedback(env: CallEnv, call: Call, d: FailureDetails, withOverri
       issues: d.issues,
       attempts: call.attempts.length,
       ambiguousWrite: isAmbiguousWrite(call, d),
+      mismatchedWrite: c.category === 'semantic' && c.stage === 'result_parse' && tool !== undefined && !tool.idempotent,
       canRefreshCredential: env.refreshCredential !== undefined,
       fallbackTool: d.fallbackTool ?? tool?.fallback,
       suggestions: d.suggestions ?? [],

@@ -29,6 +29,11 @@ export interface FeedbackContext {
   attempts: number;
   /** The runtime stopped retrying because of the idempotency rule. */
   ambiguousWrite: boolean;
+  /**
+   * A non-idempotent tool ran and its answer failed a post-condition: the write took effect, but
+   * what it did is in doubt, so the state comes before any other step.
+   */
+  mismatchedWrite?: boolean;
   /** A credential refresher is configured. */
   canRefreshCredential: boolean;
   fallbackTool: string | undefined;
@@ -217,10 +222,12 @@ const BY_CATEGORY: Record<FailureCategory, Entry> = {
           (c.fallbackTool !== undefined ? `. Use ${c.fallbackTool} instead.` : '. Skip this step or try again later.'),
   },
   semantic: {
-    action: always('try_alternative'),
+    action: (c) => (c.mismatchedWrite === true ? 'verify_state' : 'try_alternative'),
     retryable: always(true),
     hint: (c) =>
-      `${c.toolName} answered, but not what was asked: ${c.classification.message}. Do not use this result as the answer; check the arguments against the request and call again, or use another source.`,
+      c.mismatchedWrite === true
+        ? `${c.toolName} ran, but its answer does not match the request: ${c.classification.message}. Read the current state to see what was written before calling it again, so nothing happens twice.`
+        : `${c.toolName} answered, but not what was asked: ${c.classification.message}. Do not use this result as the answer; check the arguments against the request and call again, or use another source.`,
   },
   logic: BY_TYPE['loop_detected']!,
 };

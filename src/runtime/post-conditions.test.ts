@@ -131,6 +131,31 @@ describe('post-condition checks', () => {
     expect(seen).toEqual([START, START, START]);
   });
 
+  it('a write whose answer fails its check took effect: the feedback is verify_state, a read is try_alternative', async () => {
+    const orders: string[] = [];
+    const spec = (name: string, idempotent: boolean) =>
+      defineTool({
+        name,
+        description: 'places an order',
+        input: { type: 'object', properties: { customer: { type: 'string' } } },
+        idempotent,
+        execute: ({ customer }: { customer: string }) => {
+          orders.push(customer);
+          return { customer: 'CUS-999' };
+        },
+        verify: (args: { customer: string }, out: { customer: string }) => (out.customer === args.customer ? undefined : { field: 'customer', expected: args.customer, actual: out.customer }),
+      });
+    const rt = createRuntime({ tools: [spec('place_order', false), spec('find_order', true)], clock: createVirtualClock({ startMs: START }) });
+    const write = await rt.execute('place_order', { customer: 'CUS-1' });
+    const read = await rt.execute('find_order', { customer: 'CUS-1' });
+    if (write.ok || read.ok) throw new Error('expected failed checks');
+    expect(write.feedback).toMatchObject({ action: 'verify_state', retryable: true });
+    expect(write.feedback.hint).toMatch(/^place_order ran, but its answer does not match the request: .*Read the current state/);
+    expect(read.feedback.action).toBe('try_alternative');
+    // Neither is retried by the runtime: the write ran once.
+    expect(orders).toEqual(['CUS-1', 'CUS-1']);
+  });
+
   it('stores the failed checks in SQLite, where stats and the new-signature alert see them', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'faultline-post-'));
     dirs.push(dir);

@@ -11,6 +11,7 @@ export type { CalendarEvent, ListedEvent } from './calendar.js';
 export type { Payment, PaymentStatus, Refund, RefundReason } from './payments.js';
 export type { StoredFile } from './files.js';
 export type { StoredDocument, SearchHit, SearchResult } from './documents.js';
+export { findCity } from './weather.js';
 export type { DailyWeather } from './weather.js';
 export type { SalesReport, SalesRow } from './sales.js';
 export { startMockToolServer, DEFAULT_TIMEOUT_CAP_MS } from './http-server.js';
