@@ -46,6 +46,8 @@ export { defaultSuiteDir, loadSuite } from './failbench/default-suite.js';
 export { ScenarioError } from './failbench/scenario-loader.js';
 export type { LoadScenariosOptions } from './failbench/scenario-loader.js';
 export { runScenario, runSuite, SuiteStoppedError } from './failbench/runner.js';
+export { CAPABILITIES, parseCapabilities } from './failbench/capabilities.js';
+export type { Capability } from './failbench/capabilities.js';
 export type { RunScenarioOptions, RunSuiteOptions, ScenarioSummary, SuiteMeta, SuiteResult, Transport } from './failbench/runner.js';
 
 export { agentReport, MEASURES, NEEDLESS_CALL_COST, runCost, SCORE_WEIGHTS, scoreAgent, scoreSuite } from './failbench/score.js';

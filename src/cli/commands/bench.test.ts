@@ -211,6 +211,19 @@ describe('faultline bench', () => {
     expect(readFileSync(join(out, 'report.md'), 'utf8')).toContain('Assisted mode');
   });
 
+  it('--capabilities turns the runtime checks on for every run; an unknown one is refused before anything runs', async () => {
+    const out = join(dir, 'out-capabilities');
+    const run = await bench(['--agent', 'module:./hammer.mjs', '--filter', 'weather/outage', '--feedback', 'assisted', '--capabilities', 'loop-guard,breaker-probes', '--out', out]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('feedback assisted + loop-guard, breaker-probes');
+    const saved = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as ResultsFile;
+    expect(saved.suite.meta.capabilities).toEqual(['loop-guard', 'breaker-probes']);
+    const bad = await bench(['--capabilities', 'loop-guard,idempotence', '--out', join(dir, 'out-bad-capabilities')]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('invalid --capabilities "loop-guard,idempotence": unknown capability "idempotence"');
+    expect(existsSync(join(dir, 'out-bad-capabilities'))).toBe(false);
+  });
+
   it('--filter takes fault kinds, scenario kinds, dimensions and id globs', async () => {
     const ids = async (filter: string) => {
       const out = join(dir, `filter-${filter.replace(/[^\w]/g, '_')}`);

@@ -15,6 +15,7 @@ import { writeReport } from '../../failbench/report/write-report.js';
 import { loadStoredRun } from '../../failbench/stored-runs.js';
 import { runSuite, SuiteStoppedError, TRANSPORTS, type SuiteResult, type Transport } from '../../failbench/runner.js';
 import { defaultSuiteDir } from '../../failbench/default-suite.js';
+import { CAPABILITIES, parseCapabilities, type Capability } from '../../failbench/capabilities.js';
 import { loadScenarios, matchesFilter, SCENARIO_KINDS } from '../../failbench/scenario-loader.js';
 import { agentReport, MEASURES, scoreSuite, type AgentScore } from '../../failbench/score.js';
 import { DIMENSIONS, type Agent, type FeedbackMode, type Scenario } from '../../failbench/types.js';
@@ -41,6 +42,7 @@ interface BenchOptions {
   seed: string;
   transport: string;
   feedback: string;
+  capabilities?: string;
   db?: string;
   out?: string;
   json?: boolean;
@@ -62,6 +64,14 @@ function parseTransport(text: string): Transport {
   const transport = TRANSPORTS.find((t) => t === text);
   if (transport === undefined) throw new CliError(`invalid --transport ${JSON.stringify(text)}: expected ${TRANSPORTS.join(', ')}`);
   return transport;
+}
+
+function checkedCapabilities(text: string): Capability[] {
+  try {
+    return parseCapabilities(text);
+  } catch (error) {
+    throw new CliError(`invalid --capabilities ${JSON.stringify(text)}: ${(error as Error).message}`);
+  }
 }
 
 function parseFeedback(text: string): FeedbackMode {
@@ -108,6 +118,7 @@ async function runBench(io: CliIo, opts: BenchOptions, version: string): Promise
   const seed = parseSeed(opts.seed);
   const transport = parseTransport(opts.transport);
   const feedback = parseFeedback(opts.feedback);
+  const capabilities = opts.capabilities === undefined ? [] : checkedCapabilities(opts.capabilities);
   const fission = opts.fission === undefined ? undefined : parseFissionK(opts.fission);
   const specs = opts.agent.length === 0 ? DEFAULT_AGENTS : opts.agent;
   const suiteDir = opts.suite === 'default' ? defaultSuiteDir() : resolve(io.cwd, opts.suite);
@@ -117,6 +128,7 @@ async function runBench(io: CliIo, opts: BenchOptions, version: string): Promise
   const scenarios = suiteScenarios.filter((s) => terms.length === 0 || terms.some((t) => matchesFilter(s, t) || s.faults.some((f) => f.fault === t)));
   if (scenarios.length === 0) throw new CliError(`no scenario in ${opts.suite} matches --filter ${opts.filter.join(',')}; ${filterTerms(suiteScenarios)}`);
   if (fission !== undefined) {
+    if (capabilities.length > 0) throw new CliError('--capabilities does not apply to --fission runs');
     return runFissionBench(io, { k: fission, specs: opts.agent, scenarios, seed, feedback, concurrency, repeat, transport, db: opts.db, out: opts.out, json: opts.json === true });
   }
   const runId = uuidv7();
@@ -154,6 +166,7 @@ async function runBench(io: CliIo, opts: BenchOptions, version: string): Promise
         concurrency,
         store,
         transport,
+        ...(capabilities.length > 0 ? { capabilities } : {}),
         runId,
         version,
         onProgress: (p) => bar?.update(p.done, { agent: p.result.agent, scenario: p.result.scenarioId }),
@@ -186,7 +199,7 @@ async function runBench(io: CliIo, opts: BenchOptions, version: string): Promise
     }
     writeLine(
       io.stdout,
-      `FailBench ${runId}: ${scenarios.length} scenarios x ${agents.length} agent(s) x ${repeat} repeat(s), feedback ${feedback}, transport ${transport}, seed ${seed}`,
+      `FailBench ${runId}: ${scenarios.length} scenarios x ${agents.length} agent(s) x ${repeat} repeat(s), feedback ${feedback}${capabilities.length > 0 ? ` + ${capabilities.join(', ')}` : ''}, transport ${transport}, seed ${seed}`,
     );
     writeLine(io.stdout);
     writeLine(io.stdout, comparisonTable(scores, feedback === 'assisted'));
@@ -243,7 +256,7 @@ export function benchCommand(ctx: CliContext): Command {
   const { io } = ctx;
   const bench = new Command('bench')
     .description('Run FailBench: scenarios whose tools fail on purpose, scored on identification, recovery, loop avoidance, semantic verification and idempotency safety')
-    .addOption(new Option('--agent <spec>', 'agent under test: robust, naive, sampler, openai:<model>, anthropic:<model> or module:<path> (repeatable)').argParser(collect).default([], 'naive and robust, or sampler with --fission'))
+    .addOption(new Option('--agent <spec>', 'agent under test: robust, naive, sampler, follow-feedback, openai:<model>, anthropic:<model> or module:<path> (repeatable)').argParser(collect).default([], 'naive and robust, or sampler with --fission'))
     .option('--suite <suite>', '"default" or a directory of scenario YAML files', 'default')
     .option('--filter <term>', 'only scenarios matching a dimension, a scenario kind, a fault kind, or an id glob (repeatable, or comma-separated)', collect, [])
     .option('--repeat <k>', 'runs per scenario and agent (reports pass^1..pass^k)', '1')
@@ -251,6 +264,7 @@ export function benchCommand(ctx: CliContext): Command {
     .option('--seed <n>', 'seed of the fault plans and retry jitter (same seed, same run)', String(DEFAULT_SEED))
     .option('--transport <transport>', 'how agents reach the tools: inprocess, http (HTTP fault proxy and mock tool server on loopback) or mcp (MCP fault proxy over Streamable HTTP)', 'inprocess')
     .option('--feedback <mode>', 'raw: what a real API client sees; assisted: plus the runtime\'s classification, feedback and automatic retries', 'raw')
+    .addOption(optionDefaultShown('--capabilities <list>', `runtime checks to turn on, comma-separated: ${CAPABILITIES.join(', ')}, or all`, 'none, the runtime as it ships'))
     .addOption(storeOption('where to store the records'))
     .addOption(optionDefaultShown('--out <dir>', 'where to write report.md, report.html and results.json', '.faultline/bench/<run id>/'))
     .option('--json', 'print { run_id, agent, scenarios, dimensions, retry_after_compliance, score } per agent (an array for several agents)')
