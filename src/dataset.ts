@@ -212,4 +212,9 @@ export type {
   SplitCounts,
   TrajectoryExamples,
 } from './dataset/index.js';
+// The pre-flight failure predictor: what `faultline predictor train` runs, for code that trains its own.
+export { callFeatures } from './predict/call-features.js';
+export { modelCardMarkdown, type ModelCard } from './predict/model-card.js';
+export { FailurePredictor, parsePredictorModel, type PredictorModel } from './predict/predictor-model.js';
+export { trainPredictor, type TrainOptions as PredictorTrainOptions } from './predict/train-predictor.js';
 export { correctionsFromTrajectory } from './annotate/corrections-from-trajectory.js';

@@ -38,6 +38,7 @@ export { parseRetryAfter } from './runtime/retry-after.js';
 export type { ValidationIssue, ValidationIssueCode } from './runtime/validate.js';
 export type { FaultCallInfo, FaultInjector, PlannedFault } from './runtime/fault-injector.js';
 export type { LoopGuardOptions } from './runtime/loop-guard.js';
+export type { PredictorOptions } from './runtime/failure-prediction.js';
 export type { PostConditionIssue, Verify, VerifyContext } from './runtime/post-conditions.js';
 export type { AdaptiveTimeoutOptions } from './runtime/adaptive-timeout.js';
 
@@ -82,6 +83,7 @@ export type {
   FallbackLink,
   InjectedFault,
   LastRecovery,
+  PredictedFailure,
   RecordFeedback,
   RecoveryMode,
   ToolExecutionRecord,

@@ -61,6 +61,15 @@ export interface LastRecovery extends CorrectionRecovery {
   uses: number;
 }
 
+/**
+ * The pre-flight failure predictor's estimate for a call, made before it ran: the probability it
+ * fails, and the features that raised it most (their share of the score in log-odds).
+ */
+export interface PredictedFailure {
+  probability: number;
+  top_features: { feature: string; contribution: number }[];
+}
+
 /** Machine-readable feedback for the agent. */
 export interface RecordFeedback {
   action: FeedbackAction;
@@ -70,6 +79,8 @@ export interface RecordFeedback {
   retry_after_ms: number | null;
   /** Present when the correction memory knows a recovery that worked for this failure's signature. */
   last_recovery?: LastRecovery;
+  /** Present when the runtime runs a failure predictor (also in `context_snapshot`, for every call). */
+  predicted_failure?: PredictedFailure;
 }
 
 /**

@@ -78,6 +78,8 @@ export const FAILURE_TYPES = {
   cancelled: 'system',
   /** The runtime could not build a call's feedback or record (stage feedback): an override's hint threw, an output could not be read. */
   feedback_failed: 'system',
+  /** The pre-flight failure predictor scored the call above its `refuseAbove` (stage request_build): not run. */
+  predicted_failure: 'system',
   // semantic: a post-condition check failed (stage result_parse): the tool answered, but not what was asked.
   /** A response field does not echo the request field it must (another date, city, id). */
   result_mismatch: 'semantic',
@@ -106,7 +108,7 @@ export function categoryOfType(type: string): FailureCategory | undefined {
  * never of the caller's arguments or credentials (DESIGN.md, "Circuit breaker").
  */
 export function countsAgainstBreaker(category: FailureCategory, type: string): boolean {
-  if (type === 'cancelled' || type === 'circuit_open') return false;
+  if (type === 'cancelled' || type === 'circuit_open' || type === 'predicted_failure') return false;
   return category === 'network' || category === 'system' || category === 'rate_limit';
 }
 
@@ -157,7 +159,8 @@ export function toTrainingLabel(category: FailureCategory, type: string): Traini
     case 'rate_limit':
       return { failure_type: 'infrastructure', failure_subtype: 'rate_limit' };
     case 'system':
-      return type === 'cancelled' ? null : { failure_type: 'infrastructure', failure_subtype: '5xx' };
+      // A call the predictor refused never reached the tool: no failure of it to learn from.
+      return type === 'cancelled' || type === 'predicted_failure' ? null : { failure_type: 'infrastructure', failure_subtype: '5xx' };
     case 'parameter':
       return { failure_type: 'parameter', failure_subtype: type === 'boundary_violation' ? 'boundary' : 'syntactic' };
     case 'business':

@@ -4,6 +4,7 @@
  * before it runs (`loadPredictorModel`), written by `faultline predictor train`.
  */
 import { ConfigError } from '../core/errors.js';
+import type { PredictedFailure } from '../core/record-types.js';
 import type { CallFeatures } from './call-features.js';
 import { featureName, RowEncoder, type EncodedFeature, type FeatureRow } from './feature-encoding.js';
 import { sigmoid } from './logistic-regression.js';
@@ -24,16 +25,10 @@ export interface PredictorModel {
 }
 
 /** A feature's share of one call's score, in log-odds. */
-export interface FeatureContribution {
-  feature: string;
-  contribution: number;
-}
+export type FeatureContribution = PredictedFailure['top_features'][number];
 
-export interface FailurePrediction {
-  probability: number;
-  /** The features that pushed this call's score up most, largest first (at most 3). */
-  top_features: FeatureContribution[];
-}
+/** `top_features`: the features that pushed the call's score up most, largest first (at most 3). */
+export type FailurePrediction = PredictedFailure;
 
 const invalid = (message: string): ConfigError => new ConfigError(message, 'predictor.model');
 

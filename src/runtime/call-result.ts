@@ -75,6 +75,13 @@ export function finishSuccess(env: CallEnv, call: Call, entry: RegisteredTool, o
     record = feedbackStageRecord(env, call, { status: 'success', recovery: 'none', breaker: entry.breaker, idempotent: entry.tool.idempotent, endedAt }, error, undefined);
   }
   const result: ExecuteResult = { ok: true, output, record };
+  if (env.predictor !== undefined) {
+    env.predictor.observe(call, record);
+    if (call.prediction !== undefined) {
+      result.predictedFailure = call.prediction;
+      record.context_snapshot = { ...record.context_snapshot, predicted_failure: call.prediction };
+    }
+  }
   if (call.loopKey !== undefined) {
     env.loopGuard!.noteSuccess(call, endedAt, !entry.tool.idempotent, call.id);
     if (record.feedback !== null) result.notice = { action: record.feedback.action, hint: record.feedback.hint, retryable: false };
@@ -177,6 +184,13 @@ export async function finishFailure(env: CallEnv, call: Call, failure: FailureDe
   }
   if (found.length !== 0 && d.issues !== undefined) d.issues = redactor!.scrub(d.issues, found);
   const feedback = record.feedback!;
+  if (env.predictor !== undefined) {
+    env.predictor.observe(call, record);
+    if (call.prediction !== undefined) {
+      feedback.predicted_failure = call.prediction;
+      record.context_snapshot = { ...record.context_snapshot, predicted_failure: call.prediction };
+    }
+  }
   if (env.corrections !== undefined && record.failure_stage !== 'feedback') consultCorrections(env.corrections, call, d, feedback, record);
   // A failure the fallback answered is not one the agent will repeat.
   if (call.loopKey !== undefined && record.recovery !== 'auto_recovered') {
@@ -205,6 +219,7 @@ export async function finishFailure(env: CallEnv, call: Call, failure: FailureDe
   const callFeedback: CallFeedback = { action: feedback.action, hint: feedback.hint, retryable: feedback.retryable };
   if (feedback.retry_after_ms !== null) callFeedback.retryAfterMs = feedback.retry_after_ms;
   if (feedback.last_recovery !== undefined) callFeedback.lastRecovery = feedback.last_recovery;
+  if (feedback.predicted_failure !== undefined) callFeedback.predictedFailure = feedback.predicted_failure;
   const result: ExecuteResult & { ok: false } = { ok: false, error, feedback: callFeedback, record };
   if (c.partial !== undefined) result.partial = c.partial;
   return result;

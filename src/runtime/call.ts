@@ -4,13 +4,14 @@
  */
 import type { FaultInjector } from './fault-injector.js';
 import type { Redactor } from '../record/redact.js';
-import type { AttemptRecord, FallbackLink, InjectedFault, ToolExecutionRecord } from '../core/record-types.js';
+import type { AttemptRecord, FallbackLink, InjectedFault, PredictedFailure, ToolExecutionRecord } from '../core/record-types.js';
 import { uuidv7 } from '../record/uuid-v7.js';
 import type { Clock } from '../core/clock.js';
 import type { RuntimeCorrectionMemory } from './correction-memory.js';
 import type { FeedbackOverrides } from './feedback.js';
 import type { BreakerProber } from './breaker-probes.js';
 import type { LoopGuard } from './loop-guard.js';
+import type { PreflightPredictor } from './failure-prediction.js';
 import type { TraceSteps } from '../core/trace-steps.js';
 import type { CredentialRefresher, ExecuteOptions } from './types.js';
 
@@ -39,6 +40,8 @@ export interface CallEnv {
   prober: BreakerProber | undefined;
   /** Undefined when the loop guard is off. */
   loopGuard: LoopGuard | undefined;
+  /** Undefined when the failure predictor is off. */
+  predictor: PreflightPredictor | undefined;
 }
 
 export interface Call {
@@ -62,6 +65,8 @@ export interface Call {
   loopKey: string | undefined;
   /** What the loop guard flagged about a call it let run (a repeated write). */
   notice: string | undefined;
+  /** The failure predictor's estimate, made before the call ran. */
+  prediction: PredictedFailure | undefined;
 }
 
 export function newCall(
@@ -92,6 +97,7 @@ export function newCall(
     snapshot,
     loopKey: undefined,
     notice: undefined,
+    prediction: undefined,
   };
 }
 

@@ -12,6 +12,7 @@ import { finishFailure, finishSuccess, type FailureDetails } from './call-result
 import { rejection } from './classify.js';
 import type { RegisteredTool, ToolRegistry } from './registry.js';
 import { refusalOf } from './loop-guard.js';
+import { predictedRefusal } from './failure-prediction.js';
 import { closestNames } from './suggest.js';
 import type { TraceSteps } from '../core/trace-steps.js';
 import type { ExecuteOptions, ExecuteResult } from './types.js';
@@ -90,6 +91,15 @@ export async function executeCall(
       entry,
       stopReason: undefined,
     });
+  }
+
+  // After the checks that know for certain: an invalid call is told what to fix, not that it would fail.
+  const predictor = env.predictor;
+  if (predictor !== undefined && depth === 0) {
+    const prediction = (call.prediction = predictor.predict(call));
+    if (predictor.refuses(prediction)) {
+      return finishFailure(env, call, { status: 'rejected', classification: predictedRefusal(toolName, prediction, predictor.refuseAbove!), entry, stopReason: undefined });
+    }
   }
 
   const breaker = entry.breaker;

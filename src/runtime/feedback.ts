@@ -167,6 +167,12 @@ const BY_TYPE: Record<string, Entry> = {
     retryable: always(false),
     hint: (c) => c.classification.message,
   },
+  // The refusal's message says how likely the failure is and why, and what to change.
+  predicted_failure: {
+    action: (c) => (c.fallbackTool !== undefined ? 'use_fallback' : 'try_alternative'),
+    retryable: always(true),
+    hint: (c) => c.classification.message + (c.fallbackTool !== undefined ? ` ${c.fallbackTool} may serve instead.` : ''),
+  },
   duplicate_write: {
     action: always('verify_state'),
     retryable: always(false),

@@ -23,6 +23,7 @@ import { recordEmitter } from '../record/record-emitter.js';
 import { createCorrectionMemory, openRuntimeRecording } from './runtime-recording.js';
 import { BreakerProber } from './breaker-probes.js';
 import { LoopGuard } from './loop-guard.js';
+import { PreflightPredictor } from './failure-prediction.js';
 import { retentionFor } from '../store/retention.js';
 import { TraceSteps } from '../core/trace-steps.js';
 import type { ExecuteOptions, ExecuteResult, Runtime, RuntimeOptions } from './types.js';
@@ -78,6 +79,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     discloseAuthDetails: options.discloseAuthDetails === true,
     prober: options.breakerProbes === true ? new BreakerProber(options.clock ?? systemClock, reportListenerError) : undefined,
     loopGuard: options.loopGuard === undefined || options.loopGuard === false ? undefined : new LoopGuard(options.loopGuard === true ? {} : options.loopGuard),
+    predictor: options.predictor === undefined ? undefined : new PreflightPredictor(options.predictor),
   };
   const scope: CallScope = { env, registry, steps: new TraceSteps() };
   const adaptive = [...registry.names()].flatMap((name) => registry.get(name)?.adaptiveTimeout ?? []);

@@ -2,7 +2,7 @@
 import type { FaultInjector } from './fault-injector.js';
 import type { RedactOptions } from '../record/redact.js';
 import type { RecorderOptions, RecordingStats } from '../record/recorder.js';
-import type { AttemptTimeout, LastRecovery, ToolExecutionRecord } from '../core/record-types.js';
+import type { AttemptTimeout, LastRecovery, PredictedFailure, ToolExecutionRecord } from '../core/record-types.js';
 import type { RecordSink } from '../core/record-sink.js';
 import type { Store } from '../core/store-types.js';
 import type { FailureCategory, FailureStage, FeedbackAction } from '../core/taxonomy.js';
@@ -12,6 +12,7 @@ import type { CorrectionMemoryOptions, CorrectionMemoryView } from './correction
 import type { JsonSchema, Tool, ToolAnnotations } from './define-tool.js';
 import type { FeedbackOverrides } from './feedback.js';
 import type { LoopGuardOptions } from './loop-guard.js';
+import type { PredictorOptions } from './failure-prediction.js';
 import type { RetryOptions } from './retry-policy.js';
 import type { ValidationIssue } from './validate.js';
 
@@ -91,6 +92,13 @@ export interface RuntimeOptions {
    * closes the circuit on success. With Redis-shared breakers one process probes per cooldown.
    */
   breakerProbes?: boolean;
+  /**
+   * The pre-flight failure predictor (off by default): a model from `faultline predictor train`
+   * scores each call before it runs; the estimate is `predictedFailure` on the result (in the
+   * feedback of a failure) and `predicted_failure` in the record. With `refuseAbove`, a call at or
+   * above it is refused unrun (`rejected` / `system` / `predicted_failure`).
+   */
+  predictor?: PredictorOptions;
 }
 
 export interface ExecuteOptions {
@@ -131,6 +139,8 @@ export interface CallFeedback {
   retryAfterMs?: number;
   /** What fixed the same failure (same signature) the last time, from the correction memory. */
   lastRecovery?: LastRecovery;
+  /** The failure predictor's estimate for the call, made before it ran (when the runtime has a predictor). */
+  predictedFailure?: PredictedFailure;
 }
 
 export interface FallbackInfo {
@@ -140,7 +150,7 @@ export interface FallbackInfo {
 }
 
 export type ExecuteResult<Output = unknown> =
-  | { ok: true; output: Output; record: ToolExecutionRecord; fallbackFrom?: FallbackInfo; notice?: CallFeedback }
+  | { ok: true; output: Output; record: ToolExecutionRecord; fallbackFrom?: FallbackInfo; notice?: CallFeedback; predictedFailure?: PredictedFailure }
   | { ok: false; error: CallError; feedback: CallFeedback; record: ToolExecutionRecord; partial?: unknown; fallbackFrom?: FallbackInfo };
 
 /** What an agent needs to know about a tool to call it. */
