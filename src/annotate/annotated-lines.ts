@@ -5,13 +5,24 @@
  * renders its block and the main thread only adds what depends on file order (rare failures) with
  * {@link withRareLabels}.
  */
-import type { TrajectoryLabel } from '../core/trajectory-types.js';
+import type { FinalOutcome, OutcomeSource, Trajectory, TrajectoryLabel } from '../core/trajectory-types.js';
 
 /** One `--json` line: the same shape as `annotate --db --json`. */
 export interface AnnotateJsonLine {
   trajectory_id: string;
   source_id: string | null;
+  outcome: FinalOutcome;
+  /** Whether the log stated the outcome, the judge inferred it from the final answer, or neither knows it. */
+  outcome_source: OutcomeSource;
   labels: { name: string; step_index: number; confidence: number }[];
+}
+
+/** What a `--json` line and the tally read of an annotated trajectory. */
+export type AnnotatedTrajectory = Pick<Trajectory, 'trajectory_id' | 'source_id' | 'final_outcome' | 'outcome_basis'>;
+
+/** How a trajectory's outcome is known; one stored before bases were kept reads as stated unless unknown. */
+export function outcomeSourceOf(t: Pick<Trajectory, 'final_outcome' | 'outcome_basis'>): OutcomeSource {
+  return t.outcome_basis?.source ?? (t.final_outcome === 'unknown' ? 'unstated' : 'stated');
 }
 
 /** Which lines to render. */
@@ -28,8 +39,8 @@ export const byStepThenName = (a: Pick<TrajectoryLabel, 'step_index' | 'name'>, 
 
 const jsonLabel = (l: TrajectoryLabel) => ({ name: l.name, step_index: l.step_index, confidence: l.confidence });
 
-export function jsonLineOf(trajectoryId: string, sourceId: string | null, labels: readonly TrajectoryLabel[]): string {
-  const line: AnnotateJsonLine = { trajectory_id: trajectoryId, source_id: sourceId, labels: labels.map(jsonLabel) };
+export function jsonLineOf(t: AnnotatedTrajectory, labels: readonly TrajectoryLabel[]): string {
+  const line: AnnotateJsonLine = { trajectory_id: t.trajectory_id, source_id: t.source_id, outcome: t.final_outcome, outcome_source: outcomeSourceOf(t), labels: labels.map(jsonLabel) };
   return `${JSON.stringify(line)}\n`;
 }
 
@@ -64,9 +75,11 @@ export interface AnnotationTally {
   marks: number;
   /** Labels per name, names in order of first appearance. */
   counts: Map<string, number>;
+  /** Trajectories by how their outcome is known. */
+  outcomes: Record<OutcomeSource, number>;
 }
 
-export const emptyTally = (): AnnotationTally => ({ trajectories: 0, labelled: 0, marks: 0, counts: new Map() });
+export const emptyTally = (): AnnotationTally => ({ trajectories: 0, labelled: 0, marks: 0, counts: new Map(), outcomes: { stated: 0, inferred: 0, unstated: 0 } });
 
 export function addLabelCounts(tally: AnnotationTally, labels: readonly Pick<TrajectoryLabel, 'name'>[]): void {
   for (const label of labels) tally.counts.set(label.name, (tally.counts.get(label.name) ?? 0) + 1);
@@ -78,6 +91,9 @@ export function addTally(into: AnnotationTally, more: AnnotationTally): void {
   into.labelled += more.labelled;
   into.marks += more.marks;
   for (const [name, n] of more.counts) into.counts.set(name, (into.counts.get(name) ?? 0) + n);
+  into.outcomes.stated += more.outcomes.stated;
+  into.outcomes.inferred += more.outcomes.inferred;
+  into.outcomes.unstated += more.outcomes.unstated;
 }
 
 /**
@@ -97,15 +113,16 @@ export class AnnotatedLines {
     return this.tally.trajectories;
   }
 
-  /** Adds one trajectory: its id, its labels as stored, its marks, and its JSON when `--out` lines are rendered. */
-  add(trajectoryId: string, sourceId: string | null, labels: readonly TrajectoryLabel[], marks: number, trajectoryJson?: string): void {
+  /** Adds one trajectory: its ids and outcome, its labels as stored, its marks, and its JSON when `--out` lines are rendered. */
+  add(trajectory: AnnotatedTrajectory, labels: readonly TrajectoryLabel[], marks: number, trajectoryJson?: string): void {
     const t = this.tally;
     t.trajectories += 1;
     t.marks += marks;
+    t.outcomes[outcomeSourceOf(trajectory)] += 1;
     if (labels.length > 0) t.labelled += 1;
     addLabelCounts(t, labels);
     if (this.options.json) {
-      this.json += jsonLineOf(trajectoryId, sourceId, labels);
+      this.json += jsonLineOf(trajectory, labels);
       this.jsonEnds.push(this.json.length);
     }
     if (this.options.out) {

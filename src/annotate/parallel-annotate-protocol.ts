@@ -3,6 +3,7 @@
  * (parallel-annotate-worker.ts).
  */
 import type { FailureSignatureKey } from '../core/failure-signature.js';
+import type { OutcomeSource } from '../core/trajectory-types.js';
 
 /** Given to each worker when it starts. */
 export interface ParallelWorkerInit {
@@ -60,6 +61,7 @@ export interface LinesPart {
   marks: number;
   /** Labels per name, without rare failures, in order of first appearance. */
   counts: [string, number][];
+  outcomes: Record<OutcomeSource, number>;
   failed: FailureColumns;
 }
 

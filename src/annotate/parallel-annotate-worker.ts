@@ -92,6 +92,7 @@ function linesPart(rendered: AnnotatedLines, failed: FailureGatherer): LinesPart
     labelled: tally.labelled,
     marks: tally.marks,
     counts: [...tally.counts],
+    outcomes: { ...tally.outcomes },
     failed: failed.columns(),
   };
 }
@@ -119,7 +120,7 @@ function annotateBlock(request: BlockRequest): BlockResult {
     const t = result.trajectory;
     const failures = failureOccurrences(t);
     if (failures.length > 0) failed.add(rendered.length, t.trajectory_id, result.stored.length > 0, failures);
-    rendered.add(t.trajectory_id, t.source_id, result.stored, result.marks.length, init.out ? JSON.stringify(t) : undefined);
+    rendered.add(t, result.stored, result.marks.length, init.out ? JSON.stringify(t) : undefined);
   }
   if (rendered.length > 0) parts.push(linesPart(rendered, failed));
   return { seq: request.seq, lines: lines.length, parts };

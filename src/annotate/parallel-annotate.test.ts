@@ -76,7 +76,7 @@ async function singleThread(format: 'openai' | 'anthropic', path: string, judge:
   const options = { now, onSkip: skip, ...(judge === 'none' ? { judge: NO_SEMANTIC_JUDGE } : {}) };
   for await (const r of annotateFile(format, path, options)) {
     const lines = new AnnotatedLines({ json: true, out: true });
-    lines.add(r.trajectory.trajectory_id, r.trajectory.source_id, r.stored, r.marks.length, JSON.stringify(r.trajectory));
+    lines.add(r.trajectory, r.stored, r.marks.length, JSON.stringify(r.trajectory));
     chunk(lines);
   }
   return w;

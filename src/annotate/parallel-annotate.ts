@@ -112,7 +112,7 @@ function patchLines(text: string, ends: readonly number[], patched: ReadonlyMap<
 
 /** A run of a block's lines with the rare-failure labels (in file order) added. */
 function chunkOf(part: LinesPart, rare: RareFailureIndex): AnnotationChunk {
-  const tally: AnnotationTally = { trajectories: part.trajectories, labelled: part.labelled, marks: part.marks, counts: new Map(part.counts) };
+  const tally: AnnotationTally = { trajectories: part.trajectories, labelled: part.labelled, marks: part.marks, counts: new Map(part.counts), outcomes: part.outcomes };
   // Ascending positions: `failed` is in file order.
   const patched = new Map<number, TrajectoryLabel[]>();
   const f = part.failed;

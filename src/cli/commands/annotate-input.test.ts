@@ -69,22 +69,25 @@ const loopLabels = [
 
 describe('faultline annotate --input', () => {
   for (const [format, [name]] of Object.entries(files)) {
-    it(`streams a ${format} file: one { trajectory_id, source_id, labels } line per trajectory`, async () => {
+    it(`streams a ${format} file: one { trajectory_id, source_id, outcome, outcome_source, labels } line per trajectory`, async () => {
       const run = await runCapture(['annotate', '--input', name, '--format', format, '--json'], dir);
       expect(run.code).toBe(0);
       const lines = parse(run.stdout);
       for (const line of lines) {
-        expect(Object.keys(line)).toEqual(['trajectory_id', 'source_id', 'labels']);
+        expect(Object.keys(line)).toEqual(['trajectory_id', 'source_id', 'outcome', 'outcome_source', 'labels']);
         expect(line.trajectory_id).toMatch(/^traj_[0-9a-f]{24}$/);
         for (const label of line.labels) expect(Object.keys(label)).toEqual(['name', 'step_index', 'confidence']);
       }
       const loop = lines.find((l) => l.source_id === 'loop')!;
       expect(loop.labels.filter((l) => l.name === 'loop_failure')).toEqual(loopLabels);
+      const stderr = run.stderr.trimEnd().split('\n');
+      expect(stderr.at(-1)).toMatch(new RegExp(`^faultline annotate: outcomes of ${lines.length} trajectories: \\d+ inferred from the final answers, \\d+ stated by the log, \\d+ unknown`));
       if (format === 'openai') {
         expect(lines.map((l) => l.source_id)).toEqual(['loop', 'clean']);
-        expect(run.stderr).toMatch(/^chat\.jsonl:2: not JSON: .*\n$/);
+        expect(stderr).toHaveLength(2);
+        expect(stderr[0]).toMatch(/^chat\.jsonl:2: not JSON: /);
       } else {
-        expect(run.stderr).toBe('');
+        expect(stderr).toHaveLength(1);
       }
     });
   }
@@ -100,6 +103,27 @@ describe('faultline annotate --input', () => {
     expect(written.map((t) => t.source_id)).toEqual(['loop', 'clean']);
     expect(written[0]!.labels).toHaveLength(3); // loop_failure twice, rare_failure once
     expect(existsSync(join(dir, '.faultline'))).toBe(false);
+  });
+
+  it('counts the outcomes inferred, stated and unknown, on stderr and in each --json line', async () => {
+    const call = (id: string, content: string) => [
+      { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: 'book_table', arguments: '{"party":2}' } }] },
+      { role: 'tool', tool_call_id: id, content },
+    ];
+    const stated = { id: 'stated', reward: 1, messages: [{ role: 'user', content: 'Book a table for two tonight.' }, ...call('s1', '{"booking_id":"B-17","status":"confirmed"}'), { role: 'assistant', content: 'Your table for two is booked (B-17).' }] };
+    const plain = { id: 'plain', messages: [{ role: 'user', content: 'Book a table for two tonight.' }, ...call('p1', '{"error":{"code":503,"message":"Service Unavailable"}}'), { role: 'assistant', content: "I'm sorry, I couldn't book the table: the booking service is unavailable. Please try again later." }] };
+    writeFileSync(join(dir, 'outcomes.jsonl'), jsonl(stated, plain));
+    for (const json of [true, false]) {
+      const run = await runCapture(['annotate', '--input', 'outcomes.jsonl', '--format', 'openai', ...(json ? ['--json'] : [])], dir);
+      expect(run.code).toBe(0);
+      expect(run.stderr).toBe('faultline annotate: outcomes of 2 trajectories: 1 inferred from the final answers, 1 stated by the log, 0 unknown; export --exclude-inferred-outcomes leaves the inferred ones out\n');
+      if (json) {
+        const lines = parse(run.stdout);
+        expect(lines.map((l) => [l.source_id, l.outcome, l.outcome_source])).toEqual([['stated', 'success', 'stated'], ['plain', 'failure', 'inferred']]);
+      }
+    }
+    const none = await runCapture(['annotate', '--input', 'outcomes.jsonl', '--format', 'openai', '--judge', 'none'], dir);
+    expect(none.stderr).toBe('faultline annotate: outcomes of 2 trajectories: 0 inferred from the final answers, 1 stated by the log, 1 unknown\n');
   });
 
   it('prints a count per label without --json', async () => {
@@ -151,7 +175,8 @@ describe('faultline annotate --input', () => {
     expect(run.code).toBe(0);
     const warnings = run.stderr.trimEnd().split('\n');
     // chat.jsonl's own 'not json' line comes after its first trajectory: warned about as it comes.
-    expect(warnings).toHaveLength(1002);
+    expect(warnings).toHaveLength(1003);
+    expect(warnings[1002]).toMatch(/^faultline annotate: outcomes of 2 trajectories: /);
     expect(warnings[999]).toMatch(/^long-mixed\.jsonl:1000: /);
     expect(warnings[1000]).toBe('long-mixed.jsonl: 500 more lines skipped before the first trajectory (not shown)');
     expect(warnings[1001]).toMatch(/^long-mixed\.jsonl:1502: not JSON: /);

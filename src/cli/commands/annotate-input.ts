@@ -3,7 +3,7 @@
  * without a store, streaming (see `annotateFile`): one `--json` line per trajectory as it is
  * annotated, or a count per label at the end. Nothing is written but stdout, stderr (one
  * `file:LINE: reason` warning per skipped line, held back until the first trajectory: see
- * HeldWarnings) and `--out`.
+ * HeldWarnings; and at the end how many outcomes were inferred, stated or unknown) and `--out`.
  */
 import { statSync } from 'node:fs';
 import { once } from 'node:events';
@@ -74,7 +74,7 @@ function annotations(opts: AnnotateInputOptions, path: string, judge: SemanticJu
           for (const s of skips.splice(0)) onSkip(s);
         }
         const t = result.trajectory;
-        run.add(t.trajectory_id, t.source_id, result.stored, result.marks.length, lines.out ? JSON.stringify(t) : undefined);
+        run.add(t, result.stored, result.marks.length, lines.out ? JSON.stringify(t) : undefined);
         // The first trajectory goes out at once: the skipped lines held back until it are then
         // written before the ones after it (as the worker threads' chunks do).
         if (first || run.json.length + run.out.length >= RUN_CHARS) {
@@ -134,8 +134,10 @@ export async function annotateInput(io: CliIo, opts: AnnotateInputOptions, judge
   } finally {
     if (!done) await out?.discard();
   }
-  const { trajectories, labelled, marks, counts } = total;
+  const { trajectories, labelled, marks, counts, outcomes } = total;
   warnings.release();
+  // On stderr, so that `--json` output stays one line per trajectory (each line says its own `outcome_source`).
+  writeLine(io.stderr, `faultline annotate: outcomes of ${trajectories} trajectories: ${outcomes.inferred} inferred from the final answers, ${outcomes.stated} stated by the log, ${outcomes.unstated} unknown${outcomes.inferred > 0 ? '; export --exclude-inferred-outcomes leaves the inferred ones out' : ''}`);
   if (opts.json === true) return;
   const labels = [...counts.values()].reduce((a, b) => a + b, 0);
   writeLine(io.stdout, `faultline annotate: ${trajectories} trajectories from ${opts.input} (${opts.format}), ${labelled} with labels, ${labels} labels, ${marks} decisions marked by the backtrace, ${skipped} lines skipped`);

@@ -58,7 +58,7 @@ export function annotateCommand(ctx: CliContext): Command {
     .description('Label stored trajectories (or a log file, --input): rule annotators, a semantic judge (heuristic or an LLM), rare failures, and the outcome backtrace')
     .addOption(storeOption('store to read'))
     .addOption(new Option('--source <source>', 'only trajectories from this source').choices(TRAJECTORY_SOURCES))
-    .option('--json', 'print one JSON object per trajectory per line: { trajectory_id, source_id, labels }')
+    .option('--json', 'print one JSON object per trajectory per line: { trajectory_id, source_id, outcome, outcome_source, labels }')
     .option('--out <file>', 'also write the annotated trajectories (decisions filled in, labels alongside) as JSONL')
     .option('--judge <judge>', "semantic judge: 'heuristic' (offline), 'llm:<model>' (an OpenAI-compatible endpoint) or 'none' (rules and backtrace only)", 'heuristic')
     .addOption(optionDefaultShown('--base-url <url>', "the LLM judge's endpoint, including /v1", "$OPENAI_BASE_URL, then https://api.openai.com/v1"))
@@ -108,7 +108,7 @@ export function annotateCommand(ctx: CliContext): Command {
             if (basis?.source === 'inferred') inferredBy.set(basis.by ?? 'a judge', (inferredBy.get(basis.by ?? 'a judge') ?? 0) + 1);
             if (labels.length > 0) labelled++;
             for (const label of labels) counts.set(label.name, (counts.get(label.name) ?? 0) + 1);
-            if (opts.json === true) io.stdout.write(jsonLineOf(stored.trajectory_id, stored.source_id, labels));
+            if (opts.json === true) io.stdout.write(jsonLineOf(result.trajectory, labels));
             await out?.write(`${JSON.stringify({ ...result.trajectory, labels })}\n`);
           }
           await store.updateTrajectories(annotated);
