@@ -15,6 +15,7 @@
  * Hand-written: no library in package.json pools worker threads, and the reorder window and
  * line-aligned ranges are specific to this job.
  */
+import { notify, warnListenerError } from '../core/notify.js';
 import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
@@ -24,6 +25,8 @@ import type { TrajectoryLabel } from '../core/trajectory-types.js';
 import { addLabelCounts, withRareLabels, type AnnotationTally } from './annotated-lines.js';
 import type { BlockReply, BlockResult, LinesPart, ParallelWorkerInit } from './parallel-annotate-protocol.js';
 import { RareFailureIndex, type FailureOccurrence } from './rare-failure.js';
+
+const onSkipFailed = warnListenerError('onSkip');
 
 /** The formats whose lines can be annotated independently. */
 export const isParallelFormat = (format: ImportFormat): format is 'openai' | 'anthropic' => format === 'openai' || format === 'anthropic';
@@ -179,7 +182,7 @@ export async function* annotateFileParallel(path: string, options: ParallelAnnot
         }
         const line = lineBase + part.line;
         if (options.strict === true) throw new ImportInputError(path, line, part.reason);
-        options.onSkip?.({ line, reason: part.reason });
+        notify(options.onSkip, { line, reason: part.reason }, onSkipFailed);
       }
       lineBase += block.lines;
     }

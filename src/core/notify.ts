@@ -20,3 +20,11 @@ export function reportSafely(onError: (error: unknown) => void, error: unknown):
     // A failing error handler must not break the call either.
   }
 }
+
+/**
+ * The `onError` of a listener whose API offers none: a process warning naming the listener (the
+ * runtime's default for `onListenerError` too), so a broken listener is neither fatal nor silent.
+ */
+export function warnListenerError(where: string): (error: unknown) => void {
+  return (error) => process.emitWarning(`faultline: ${where} threw: ${error instanceof Error ? error.message : String(error)}`);
+}

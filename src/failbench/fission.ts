@@ -19,9 +19,10 @@
  * under an id that sorts with its group ({@link continuationTrajectoryId}), which
  * `faultline export --format grpo` turns back into groups.
  */
+import { notify, warnListenerError } from '../core/notify.js';
 import { ConfigError } from '../core/errors.js';
 import { canonicalJson } from '../core/params-hash.js';
-import { createRecorder } from '../record/recorder.js';
+import { openRecording } from '../record/open-recording.js';
 import type { ToolExecutionRecord } from '../core/record-types.js';
 import { uuidv7 } from '../record/uuid-v7.js';
 import type { RecordSink } from '../core/record-sink.js';
@@ -33,6 +34,8 @@ import { fissionReward } from './fission-reward.js';
 import { DEFAULT_ENDPOINT_FAILURE_LIMIT, runScenario, watchModelEndpoints, type EndpointWatch } from './runner.js';
 import type { Agent, Dimension, FeedbackMode, Scenario, ScenarioResult } from './types.js';
 import { checkScenario, derivedSeed, digest } from './world.js';
+
+const onProgressFailed = warnListenerError('onProgress');
 
 /** Branch points per base run when none is given: the first two faults that fired. */
 export const DEFAULT_MAX_BRANCH_POINTS = 2;
@@ -67,7 +70,7 @@ export interface FissionOptions {
   /** Branch points per base run, counted from the first fault. Default {@link DEFAULT_MAX_BRANCH_POINTS}. */
   maxBranchPoints?: number;
   runId?: string;
-  /** Called after every run; errors it throws are ignored. */
+  /** Called after every run; what it throws is a process warning, never the run's failure. */
   onProgress?: (progress: FissionProgress) => void;
   onRecordError?: (error: unknown) => void;
   /** As runSuite's: base runs or continuations in a row lost to an agent's model endpoint before the run stops. Default 3. */
@@ -211,7 +214,8 @@ export async function runFission(options: FissionOptions): Promise<FissionResult
   const signal = watch.signal;
   const runId = options.runId ?? uuidv7();
   const store = options.store;
-  const recorder = store === undefined ? undefined : createRecorder({ store, spool: false, ...(options.onRecordError !== undefined ? { onError: options.onRecordError } : {}) });
+  const recording = openRecording({ store, recording: { spool: false, ...(options.onRecordError !== undefined ? { onError: options.onRecordError } : {}) } });
+  const recorder = recording.sink;
   // Every record also stays in memory by trace: continuations become trajectories without reading them back.
   const byTrace = new Map<string, ToolExecutionRecord[]>();
   const sink: RecordSink = {
@@ -222,13 +226,8 @@ export async function runFission(options: FissionOptions): Promise<FissionResult
       return recorder?.enqueue(record);
     },
   };
-  const progress = (p: FissionProgress) => {
-    try {
-      options.onProgress?.(p);
-    } catch {
-      // A progress display must not break the run.
-    }
-  };
+  // A progress display must not break the run.
+  const progress = (p: FissionProgress) => notify(options.onProgress, p, onProgressFailed);
 
   const groups: FissionGroup[] = [];
   let diverged = 0;
@@ -289,7 +288,7 @@ export async function runFission(options: FissionOptions): Promise<FissionResult
       groups.push(buildGroup(runId, seed, k, jobs, results, byTrace));
     }
   } finally {
-    await recorder?.close();
+    await recording.close();
   }
   if (watch.stopped !== undefined) throw watch.stopped;
 

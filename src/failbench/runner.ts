@@ -3,6 +3,7 @@
  * records every call under one trace per run (with the injected fault as ground truth), and
  * turns what happened into a ScenarioResult. Scoring lives in score.ts; the world in world.ts.
  */
+import { notify, warnListenerError } from '../core/notify.js';
 import { setMaxListeners } from 'node:events';
 import { ConfigError, FaultlineError } from '../core/errors.js';
 import { canonicalJson } from '../core/params-hash.js';
@@ -38,6 +39,8 @@ import { checkScenario, createWorld, digest, type ScenarioWorld } from './world.
 import type { Capability } from './capabilities.js';
 
 /** Calls an agent may make per scenario when the scenario sets no budget. */
+const onProgressFailed = warnListenerError('onProgress');
+
 export const DEFAULT_CALL_BUDGET = 30;
 /** Virtual time per scenario when the scenario sets no budget: 10 minutes. */
 export const DEFAULT_VIRTUAL_BUDGET_MS = 600_000;
@@ -138,7 +141,7 @@ export interface RunSuiteOptions {
   runId?: string;
   /** faultline's version, for the report. */
   version?: string;
-  /** Called after every run; errors it throws are ignored. */
+  /** Called after every run; what it throws is a process warning, never the run's failure. */
   onProgress?: (progress: SuiteProgress) => void;
   onRecordError?: (error: unknown) => void;
   /** Wall clock for the start and end times in the metadata. Default Date.now. */
@@ -659,11 +662,8 @@ export async function runSuite(options: RunSuiteOptions): Promise<SuiteResult> {
       results[index] = result;
       done++;
       watch.observe(result);
-      try {
-        options.onProgress?.({ done, total: jobs.length, result });
-      } catch {
-        // A progress display must not break the run.
-      }
+      // A progress display must not break the run.
+      notify(options.onProgress, { done, total: jobs.length, result }, onProgressFailed);
     }
   };
   try {

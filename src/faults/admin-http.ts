@@ -6,11 +6,14 @@
  * `{ "error": { "code": "INVALID_PLAN", "message": "…" } }`, so a script that drives either one
  * reads answers and failures the same way.
  */
+import { notify, warnListenerError } from '../core/notify.js';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ConfigError } from '../core/errors.js';
 import type { FaultPlan, FaultPlanState } from './plan.js';
 import { parseFaultPlan } from './plan-validate.js';
+
+const onUpdateFailed = warnListenerError('onUpdate');
 
 /** Plan bodies larger than this are refused (413 PLAN_TOO_LARGE). */
 export const ADMIN_MAX_PLAN_BYTES = 1024 * 1024;
@@ -159,7 +162,8 @@ export async function serveAdminPlan(req: IncomingMessage, res: ServerResponse, 
       if (ConfigError.isInstance(error)) return sendAdminError(res, 400, 'INVALID_PLAN', error.message);
       throw error;
     }
-    options.onUpdate?.();
+    // The plan is in force already: a listener that throws must not turn that into an error answer.
+    if (options.onUpdate !== undefined) notify(options.onUpdate, undefined, onUpdateFailed);
   }
   sendAdminJson(res, 200, plan.spec);
 }

@@ -2,7 +2,10 @@
  * What the SDK integrations that answer a model's tool calls share (openai.ts, anthropic.ts):
  * where calls go, which tools are offered, and how one message's calls are run.
  */
+import { notify, warnListenerError } from '../core/notify.js';
 import type { ExecuteOptions, ExecuteResult, Runtime, Session, ToolInfo } from '../runtime/runtime.js';
+
+const onResultFailed = warnListenerError('onResult');
 
 /** Where calls go: the runtime (each call its own trace unless `traceId` is given) or a session. */
 export type ToolCallTarget = Runtime | Session;
@@ -49,7 +52,8 @@ export async function runToolCalls(target: ToolCallTarget, calls: readonly Pendi
   const runOne = async (call: PendingToolCall): Promise<ExecuteResult> => {
     const opts: ExecuteOptions = { ...rest, context: { ...rest.context, tool_call_id: call.id } };
     const result = 'json' in call.input ? await target.executeJson(call.name, call.input.json, opts) : await target.execute(call.name, call.input.value, opts);
-    onResult?.(result, { id: call.id, name: call.name });
+    // The call has run and is recorded: a listener that throws must not lose its result.
+    if (onResult !== undefined) notify((r: ExecuteResult) => onResult(r, { id: call.id, name: call.name }), result, onResultFailed);
     return result;
   };
   if (sequential !== true) return Promise.all(calls.map(runOne));

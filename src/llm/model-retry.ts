@@ -3,6 +3,7 @@
  * waits are real time, on the injected clock, and entirely separate from the tools: the scenario's
  * virtual clock and its tool trace never see them.
  */
+import { notify, warnListenerError } from '../core/notify.js';
 import { backoffDelay } from '../runtime/backoff.js';
 import type { Clock } from '../core/clock.js';
 import type { ModelAttemptResult, ModelFailure, ModelFailureKind } from './model-endpoint-error.js';
@@ -68,7 +69,8 @@ export async function withModelRetry<T>(attempt: () => Promise<ModelAttemptResul
     if (result.ok) return { ok: true, value: result.value, attempts: n };
     const delayMs = modelRetryDelay(result.failure, n, context.options, context.random);
     if (delayMs === undefined) return { ok: false, failure: result.failure, attempts: n };
-    notify(context, { provider: context.provider, attempt: n, failure: result.failure, delayMs });
+    // A listener that throws must not turn a recoverable hiccup into a failed scenario.
+    notify(context.onRetry, { provider: context.provider, attempt: n, failure: result.failure, delayMs }, onRetryFailed);
     try {
       await context.clock.sleep(delayMs, context.signal);
     } catch {
@@ -77,12 +79,4 @@ export async function withModelRetry<T>(attempt: () => Promise<ModelAttemptResul
   }
 }
 
-// A listener that throws must not turn a recoverable hiccup into a failed scenario.
-function notify(context: ModelRetryContext, event: ModelRetryEvent): void {
-  if (context.onRetry === undefined) return;
-  try {
-    context.onRetry(event);
-  } catch {
-    // swallowed on purpose, see above
-  }
-}
+const onRetryFailed = warnListenerError('onRetry');

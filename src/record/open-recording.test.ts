@@ -7,7 +7,7 @@ import { ConfigError } from '../core/errors.js';
 import type { ToolExecutionRecord } from '../core/record-types.js';
 import { createMemoryStore } from '../store/memory/memory-store.js';
 import { makeRecord } from './fixture.js';
-import { checkRecordingTarget, openRecording, openRecordingNow, type RecordingTarget } from './open-recording.js';
+import { checkRecordingTarget, openRecording, openRecordingNow, type Recording, type RecordingTarget } from './open-recording.js';
 
 const dirs: string[] = [];
 function tempDir(): string {
@@ -28,10 +28,10 @@ function storedCount(path: string): number {
   }
 }
 
-const opens = [
-  { name: 'openRecording (a spec opens on first use)', open: (t: RecordingTarget) => Promise.resolve(openRecording(t)) },
-  { name: 'openRecordingNow (a spec opens at once)', open: openRecordingNow },
-] as const;
+const opens: Array<{ name: string; open: (t: RecordingTarget) => Promise<Recording> }> = [
+  { name: 'openRecording (a spec opens on first use)', open: (t) => Promise.resolve(openRecording(t)) },
+  { name: 'openRecordingNow (a spec opens at once)', open: (t) => openRecordingNow(t) },
+];
 
 describe.each(opens)('$name', ({ open }) => {
   it('stores into a SQLite file it opened from a spec, and closes that store', async () => {

@@ -6,13 +6,14 @@
  */
 import { ConfigError } from '../core/errors.js';
 import type { RecordSink } from '../core/record-sink.js';
-import type { Store } from '../core/store-types.js';
+import type { RecordWriter, Store } from '../core/store-types.js';
 import { openStore, openStoreLazily, STORE_SPEC_FORMS, type OpenStoreOptions } from '../store/open-store.js';
 import { createRecorder, type Recorder, type RecorderOptions } from './recorder.js';
 
-export interface RecordingTarget {
-  /** A store spec (SQLite path, `postgres://` URL, `memory:`), opened and closed here; or a Store of the caller's. */
-  store?: string | Store | undefined;
+/** `S`: what the caller's own store can do (the runtime needs a whole Store; a recorder only a RecordWriter). */
+export interface RecordingTarget<S extends RecordWriter = Store> {
+  /** A store spec (SQLite path, `postgres://` URL, `memory:`), opened and closed here; or a store of the caller's. */
+  store?: string | S | undefined;
   /** A sink of the caller's, used instead of a store, and never closed here. */
   recorder?: RecordSink | undefined;
   /** Options of the recorder made in front of the store. */
@@ -21,11 +22,11 @@ export interface RecordingTarget {
   open?: Pick<OpenStoreOptions, 'cwd' | 'sqliteWriter'>;
 }
 
-export interface Recording {
+export interface Recording<S extends RecordWriter = Store> {
   /** Where records go; undefined when neither a store nor a sink was given. */
   sink: RecordSink | undefined;
   /** The store behind the recorder, whether opened here or the caller's. */
-  store: Store | undefined;
+  store: S | Store | undefined;
   /** The recorder made here in front of `store`; undefined with a sink of the caller's. */
   recorder: Recorder | undefined;
   /** Closes the recorder made here, then the store opened here; a caller's store or sink is left open. Safe to call twice. */
@@ -38,10 +39,10 @@ const kindOf = (value: unknown) => (value === null ? 'null' : typeof value);
  * Throws a ConfigError for a target that would lose records in silence: a store and a sink
  * together (one would be ignored), or either of a shape that cannot take records.
  */
-export function checkRecordingTarget(target: RecordingTarget): void {
+export function checkRecordingTarget<S extends RecordWriter>(target: RecordingTarget<S>): void {
   if (target.store !== undefined && target.recorder !== undefined) throw new ConfigError('pass either store or recorder, not both', 'store');
   const store = target.store as unknown;
-  const isStore = typeof store === 'object' && store !== null && typeof (store as Store).insert === 'function';
+  const isStore = typeof store === 'object' && store !== null && typeof (store as RecordWriter).insert === 'function';
   if (store !== undefined && typeof store !== 'string' && !isStore) {
     throw new ConfigError(`store must be a spec (${STORE_SPEC_FORMS}) or a Store with insert(), got ${kindOf(store)}`, 'store');
   }
@@ -51,7 +52,7 @@ export function checkRecordingTarget(target: RecordingTarget): void {
   }
 }
 
-function recordingOver(target: RecordingTarget, store: Store | undefined, owned: boolean): Recording {
+function recordingOver<S extends RecordWriter>(target: RecordingTarget<S>, store: S | Store | undefined, owned: boolean): Recording<S> {
   const recorder = target.recorder !== undefined || store === undefined ? undefined : createRecorder({ ...target.recording, store });
   let closing: Promise<void> | undefined;
   return {
@@ -78,7 +79,7 @@ function recordingOver(target: RecordingTarget, store: Store | undefined, owned:
  * recording.sink?.enqueue(record);
  * await recording.close();
  */
-export function openRecording(target: RecordingTarget): Recording {
+export function openRecording<S extends RecordWriter = Store>(target: RecordingTarget<S>): Recording<S> {
   checkRecordingTarget(target);
   if (typeof target.store === 'string') return recordingOver(target, openStoreLazily(target.store, target.open ?? {}), true);
   return recordingOver(target, target.store, false);
@@ -89,7 +90,7 @@ export function openRecording(target: RecordingTarget): Recording {
  * be opened is reported here, to a caller that has not started anything yet.
  * @throws ConfigError for a misused target, or when the store a spec names cannot be opened.
  */
-export async function openRecordingNow(target: RecordingTarget): Promise<Recording> {
+export async function openRecordingNow<S extends RecordWriter = Store>(target: RecordingTarget<S>): Promise<Recording<S>> {
   checkRecordingTarget(target);
   if (typeof target.store === 'string') return recordingOver(target, await openStore(target.store, target.open ?? {}), true);
   return recordingOver(target, target.store, false);

@@ -9,6 +9,7 @@
  * enqueue path itself, with synchronous spool writes: a caller that awaits tools answering in
  * microtasks never lets the event loop turn, so no timer or store reply would ever run.
  */
+import { reportSafely } from '../core/notify.js';
 import { ConfigError, FaultlineError } from '../core/errors.js';
 import type { BatchEncoding, RecordWriter } from '../core/store-types.js';
 import { spoolAtExit } from './spool-at-exit.js';
@@ -1218,12 +1219,7 @@ class BatchingRecorder implements Recorder {
   }
 
   private report(error: unknown): void {
-    if (this.onError === undefined) return;
-    try {
-      this.onError(error);
-    } catch {
-      // A failing error handler must not turn telemetry trouble into a crash of the caller.
-    }
+    if (this.onError !== undefined) reportSafely(this.onError, error);
   }
 }
 

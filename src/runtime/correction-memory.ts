@@ -10,6 +10,7 @@
  * write is in flight queue up and go in the next one, in one store call (`pushCorrections`).
  * Store errors go to `onError` and never reach a call.
  */
+import { reportSafely } from '../core/notify.js';
 import type { CorrectionRecovery, LastRecovery, ToolExecutionRecord } from '../core/record-types.js';
 import { CorrectionBuffer, correctionLimits } from '../store/corrections.js';
 import { cachedFailureSignature, effectiveFailureType } from '../core/failure-signature.js';
@@ -291,11 +292,7 @@ export class RuntimeCorrectionMemory implements CorrectionMemoryView {
   }
 
   #report(error: unknown): void {
-    try {
-      this.#onError(error);
-    } catch {
-      // A failing error handler must not break the runtime either.
-    }
+    reportSafely(this.#onError, error);
   }
 }
 

@@ -30,6 +30,7 @@
  * A success is reported only when the shared count or state needs resetting, so a healthy tool
  * costs no Redis traffic.
  */
+import { reportSafely } from '../core/notify.js';
 import { Redis, ReplyError, type RedisOptions } from 'ioredis';
 import { ConfigError, FaultlineError } from '../core/errors.js';
 import { maskUrlPassword } from '../core/mask-url-password.js';
@@ -493,7 +494,8 @@ export function createRedisBreakers(options: RedisBreakersOptions = {}): RedisBr
   let dropped = 0;
   let closed = false;
   const warning = outageWarning();
-  const onError = options.onError ?? warning.report;
+  const given = options.onError ?? warning.report;
+  const onError = (error: unknown) => reportSafely(given, error);
   reportOutagesOnce([client, subscriber], onError, warning);
 
   // Reports sent and not answered yet, and whether MAX_PENDING_REPORTS was reached since the last answer.

@@ -3,6 +3,7 @@
  * of the caller's, or a sink of the caller's), and how listener and store errors are reported.
  */
 import { ToolDefinitionError } from '../core/errors.js';
+import { reportSafely, warnListenerError } from '../core/notify.js';
 import { openRecording, type Recording } from '../record/open-recording.js';
 import { hasCorrectionMemory } from '../store/corrections.js';
 import type { Store } from '../core/store-types.js';
@@ -16,12 +17,11 @@ export interface RuntimeRecording extends Recording {
 
 /** Throws a ConfigError for a store or recorder option that would lose records in silence. */
 export function openRuntimeRecording(options: RuntimeOptions): RuntimeRecording {
-  const reportListenerError =
-    options.onListenerError ??
-    ((error: unknown, where: string) => {
-      process.emitWarning(`faultline: ${where} threw: ${error instanceof Error ? error.message : String(error)}`);
-    });
-  const reportStoreError = options.recording?.onError ?? storeErrorReporter(options.onListenerError);
+  // What these handlers throw in turn is dropped: they are called from inside tool calls.
+  const onListenerError = options.onListenerError ?? ((error: unknown, where: string) => warnListenerError(where)(error));
+  const reportListenerError = (error: unknown, where: string) => reportSafely((e) => onListenerError(e, where), error);
+  const onStoreError = options.recording?.onError ?? storeErrorReporter(options.onListenerError);
+  const reportStoreError = (error: unknown) => reportSafely(onStoreError, error);
   const recording = openRecording({
     store: options.store,
     recorder: options.recorder,

@@ -3,6 +3,7 @@
  * (`RecordRetention.prune`). `faultline prune` runs it once; a runtime or proxy given `retention` runs it
  * when it starts and then every hour, for as long as it runs.
  */
+import { reportSafely } from '../core/notify.js';
 import { parseDurationMs } from '../core/duration-text.js';
 import { ConfigError } from '../core/errors.js';
 import type { RecordRetention, StoreHandle } from '../core/store-types.js';
@@ -65,7 +66,7 @@ export function startRetention(store: MaybePrunable, options: RetentionOptions):
   const run = () => {
     if (stopped || running !== undefined) return;
     running = pruneBefore(store, now() - options.maxAgeMs, { stopped: () => stopped })
-      .then(() => undefined, options.onError)
+      .then(() => undefined, (error: unknown) => reportSafely(options.onError, error))
       .finally(() => {
         running = undefined;
       });

@@ -11,6 +11,7 @@
  * reading twice is what makes the guarantee hold on every store; it doubles the read time of
  * those imports only.
  */
+import { notify, warnListenerError } from '../core/notify.js';
 import { createReadStream } from 'node:fs';
 import { FaultlineError } from '../core/errors.js';
 import { defaultRedactor, type Redactor } from '../record/redact.js';
@@ -21,6 +22,8 @@ import type { ImportFormat, ImportOptions } from './importers/import-types.js';
 import { JsonArrayShapeError } from './importers/json-array-stream.js';
 import { redactTrajectory } from './redact-trajectory.js';
 import type { FinalOutcome, Trajectory } from '../core/trajectory-types.js';
+
+const onSkipFailed = warnListenerError('onSkip');
 
 const IMPORT_INPUT_MARKER = Symbol.for('faultline.error.ImportInputError');
 
@@ -76,7 +79,7 @@ export async function* readTrajectories(format: ImportFormat, path: string, opti
         continue;
       }
       if (options.strict === true) throw new ImportInputError(path, item.line, item.reason);
-      options.onSkip?.({ line: item.line, reason: item.reason });
+      notify(options.onSkip, { line: item.line, reason: item.reason }, onSkipFailed);
     }
   } catch (error) {
     if (error instanceof JsonArrayShapeError) throw new ImportInputError(path, error.line, error.message);

@@ -4,7 +4,7 @@
  * body when first needed, and once the client has its answer it is closed and recorded.
  */
 import { TraceSteps } from '../../core/trace-steps.js';
-import { recordEmitter } from '../../record/record-emitter.js';
+import { recordEmitter, type EmitFailureSite } from '../../record/record-emitter.js';
 import { truncateText } from '../../record/truncate.js';
 import type { RecordSink } from '../../core/record-sink.js';
 import type { ToolExecutionRecord } from '../../core/record-types.js';
@@ -59,6 +59,8 @@ export interface ExchangeBookOptions {
   record: ExchangeRecordOptions;
   sink: RecordSink | undefined;
   onRecord: ((record: ToolExecutionRecord) => void) | undefined;
+  /** What `onRecord` or a custom sink threw or rejected with, and which of them. */
+  onError: (error: unknown, where: EmitFailureSite) => void;
 }
 
 export interface ExchangeBook {
@@ -135,9 +137,8 @@ export function createExchangeBook(options: ExchangeBookOptions): ExchangeBook {
     return traceId === undefined ? 0 : steps.take(traceId);
   }
 
-  // The proxy has no channel for a listener's or a custom sink's errors, and the request is
-  // already answered: what they throw or reject is dropped.
-  const deliver = recordEmitter(options.onRecord, options.sink, () => undefined);
+  // The request is already answered: what a listener or a custom sink throws or rejects goes to onError.
+  const deliver = recordEmitter(options.onRecord, options.sink, options.onError);
   function emit(record: ToolExecutionRecord): void {
     counters.recorded++;
     void deliver(record);

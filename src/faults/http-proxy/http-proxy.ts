@@ -21,6 +21,7 @@ import { createServer, request as httpRequest, Agent as HttpAgent, type Incoming
 import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { ConfigError } from '../../core/errors.js';
+import { warnListenerError } from '../../core/notify.js';
 import { openRecording } from '../../record/open-recording.js';
 import type { RecorderOptions, RecordingStats } from '../../record/recorder.js';
 import { createRedactor, type RedactOptions } from '../../record/redact.js';
@@ -85,7 +86,7 @@ export interface HttpFaultProxyOptions {
   retention?: string | number;
   /** A sink used as is, instead of `store`. */
   recorder?: RecordSink;
-  /** Sees every record; errors it throws are swallowed. */
+  /** Sees every record; what it throws (or a custom `recorder` throws or rejects with) goes to `recording.onError`, else a process warning. */
   onRecord?: (record: ToolExecutionRecord) => void;
   /** Timestamps, durations, plan time and waits on the wire (latency, held requests). Default: real time. */
   clock?: Clock;
@@ -214,6 +215,7 @@ export async function startHttpFaultProxy(options: HttpFaultProxyOptions): Promi
     },
     sink: recording.sink,
     onRecord: options.onRecord,
+    onError: (error, where) => (options.recording?.onError ?? warnListenerError(where))(error),
   });
   const { counters } = book;
 

@@ -19,6 +19,7 @@
  * and stylesheet, and requests naming another host are refused, so a web page cannot read the
  * dashboard through DNS rebinding.
  */
+import { reportSafely } from '../../core/notify.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ConfigError } from '../../core/errors.js';
 import { adminTokenDigest, bearerTokenMatches, readAdminBody } from '../../faults/admin-http.js';
@@ -354,7 +355,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       if (error instanceof PageError) [status, message] = [error.status, error.message];
       else if (ConfigError.isInstance(error)) [status, message] = [400, error.message];
       else {
-        options.onError?.(error, path);
+        if (options.onError !== undefined) reportSafely((e) => options.onError?.(e, path), error);
         [status, message] = [503, `the store could not be read: ${error instanceof Error ? error.message : String(error)}`];
       }
       const extra: Record<string, string> = status === 405 ? { allow: path === '/api/review/decisions' && reviewDigest !== null ? 'POST' : 'GET, HEAD' } : status === 401 ? { 'www-authenticate': 'Bearer realm="faultline"' } : {};
