@@ -58,6 +58,8 @@ function categoryOf(column: string, cell: Cell | undefined): string | undefined 
     if (!PARAM_CATEGORICAL.has(suffix) || cell === null) return undefined;
     // CSV rows carry `present: false` for an argument the call did not send: absent, not a category.
     if (suffix === 'present' && cell !== true) return undefined;
+    // Every argument that is no date is `date_invalid: false` too: only `true` says something.
+    if (suffix === 'date_invalid' && cell !== true) return undefined;
     return String(cell);
   }
   if (!(CATEGORICAL_COLUMNS as readonly string[]).includes(column)) return undefined;
