@@ -31,7 +31,8 @@ import { checkRetention, openRecordingAndUpstream } from './proxy-recording.js';
 import { mirroredCapabilities, serverFor, type DownstreamScope, type Session } from './downstream-server.js';
 import type { CallSession, RecordSink } from './tool-call.js';
 import { DEFAULT_HANDSHAKE_TIMEOUT_MS, describeUpstream, McpUpstreamError, reconnectable, type McpUpstream, type UpstreamConnection } from './upstream.js';
-import { UpstreamLink, type LinkDownstream, type RestartPolicy } from './upstream-link.js';
+import { UpstreamLink, type LinkDownstream } from './upstream-link.js';
+import type { RestartPolicy } from './upstream-state.js';
 import type { UpstreamLoss } from './upstream-loss.js';
 
 export interface McpProxyOptions {

@@ -26,13 +26,19 @@ import type { Clock } from '../../core/clock.js';
 import { ToolCatalog } from './tool-catalog.js';
 import { DEFAULT_HANDSHAKE_TIMEOUT_MS, describeUpstream, openUpstream, sessionGone, type McpUpstream, type UpstreamConnection } from './upstream.js';
 import { describeLoss, isConnectionClosed, type UpstreamLoss } from './upstream-loss.js';
-
-/** How a stdio server that exited is started again; see `McpRestartOptions`. */
-export interface RestartPolicy {
-  maxRestarts: number;
-  initialDelayMs: number;
-  maxDelayMs: number;
-}
+import {
+  closed,
+  connectedTo,
+  connectionLost,
+  lossOf,
+  nextRestart,
+  reconnected,
+  restartAttempted,
+  restartsExhausted,
+  serverAnswered,
+  type RestartPolicy,
+  type UpstreamState,
+} from './upstream-state.js';
 
 /** Where the server's own requests and notifications for its client go: the session's client. */
 export interface LinkDownstream {
@@ -77,16 +83,15 @@ export class UpstreamLink {
   /** Resolves when the connection ends for good: the server exited and is not started again, or the link closed. */
   readonly ended: Promise<void>;
 
-  #connection: UpstreamConnection;
-  #loss: UpstreamLoss | undefined;
+  /** Connected, restarting, lost or closed, with the connection requests go to (see upstream-state.ts). */
+  #state: UpstreamState;
   /** How each connection that ended ended: a call answered late by an old connection still reads its own loss. */
   readonly #losses = new WeakMap<Client, UpstreamLoss>();
-  #closing: Promise<void> | undefined;
   #end!: () => void;
   readonly #restarter = new AbortController();
+  // The work in flight that close() waits for.
+  #closing: Promise<void> | undefined;
   #restarting: Promise<void> | undefined;
-  /** Attempts made in this outage; a restarted server that answers starts the next outage's count at 0. */
-  #attempts = 0;
   #renewing: Promise<boolean> | undefined;
   #logLevel: LoggingLevel | undefined;
   readonly #subscriptions = new Set<string>();
@@ -95,13 +100,13 @@ export class UpstreamLink {
     private readonly options: UpstreamLinkOptions,
     connection: UpstreamConnection,
   ) {
-    this.#connection = connection;
+    this.#state = connectedTo(connection);
     this.ended = new Promise<void>((resolve) => (this.#end = resolve));
     this.serverCapabilities = connection.client.getServerCapabilities() ?? {};
     this.catalog = new ToolCatalog(
       () => listAllTools(this.client, options.timeoutMs),
       (error) => {
-        if (this.#loss === undefined) options.log(`listing upstream tools failed: ${errorText(error)}`);
+        if (this.loss === undefined) options.log(`listing upstream tools failed: ${errorText(error)}`);
       },
     );
     this.#attach(connection);
@@ -131,25 +136,25 @@ export class UpstreamLink {
 
   /** The connection requests go to now. */
   get client(): Client {
-    return this.#connection.client;
+    return this.#state.connection.client;
   }
 
   get serverInfo() {
-    return this.#connection.client.getServerVersion();
+    return this.client.getServerVersion();
   }
 
   get instructions(): string | undefined {
-    return this.#connection.client.getInstructions();
+    return this.client.getInstructions();
   }
 
   /** Set while the current connection is gone (until a restart is up). */
   get loss(): UpstreamLoss | undefined {
-    return this.#loss;
+    return lossOf(this.#state);
   }
 
   /** The stdio server's process id while it runs. */
   get pid(): number | undefined {
-    return this.#loss === undefined ? this.#connection.pid : undefined;
+    return this.loss === undefined ? this.#state.connection.pid : undefined;
   }
 
   /** How `client` ended, if it did (a connection replaced since then included). */
@@ -193,12 +198,13 @@ export class UpstreamLink {
 
   /** Passes a notification from the client on (roots changed, and whatever else it sends). */
   notify(notification: Notification): void {
-    if (this.#loss !== undefined) return;
+    if (this.loss !== undefined) return;
     this.client.notification(notification as ClientNotification).catch((error: unknown) => this.options.log(`passing ${notification.method} upstream failed: ${errorText(error)}`));
   }
 
   /** Stops the server (a child) or ends the session; a restart waiting is cancelled. Idempotent. */
   close(): Promise<void> {
+    this.#state = closed(this.#state);
     this.#closing ??= (async () => {
       this.#restarter.abort();
       await this.#restarting;
@@ -228,18 +234,19 @@ export class UpstreamLink {
     // The SDK calls this before it fails the requests still waiting, so they see the loss set.
     watched.onclose = () => {
       if (watched !== this.client) return;
-      if (this.#closing !== undefined) {
+      if (this.#state.kind === 'closed') {
         this.#end();
         return;
       }
-      this.#loss = { exit: connection.exit(), at: this.options.clock.now() };
-      this.#losses.set(watched, this.#loss);
-      this.catalog.settle();
-      const name = `${this.#describe()} ${describeLoss(this.#loss)}`;
+      const loss: UpstreamLoss = { exit: connection.exit(), at: this.options.clock.now() };
       const policy = this.options.restart;
-      if (policy !== undefined && policy.maxRestarts > 0) {
+      this.#state = connectionLost(this.#state, loss, policy);
+      this.#losses.set(watched, loss);
+      this.catalog.settle();
+      const name = `${this.#describe()} ${describeLoss(loss)}`;
+      if (this.#state.kind === 'restarting') {
         log(`${name}; restarting it (tools/call fails with -32000 until it is back)`);
-        this.#restarting ??= this.#restart(policy).finally(() => (this.#restarting = undefined));
+        this.#restarting ??= this.#restart(policy!).finally(() => (this.#restarting = undefined));
         return;
       }
       log(`${name}; tools/call now fails with -32000 and tools/list answers from the last list`);
@@ -249,7 +256,7 @@ export class UpstreamLink {
       // A write that raced the server's exit: the exit itself is reported, once, when the connection closes.
       if ((error as { code?: unknown }).code === 'EPIPE') return;
       // Once closing, an answer to a request the server sent meanwhile has nowhere to go.
-      if (this.#closing !== undefined) return;
+      if (this.#state.kind === 'closed') return;
       // A session the server forgot: the request that met it starts a new one and says so.
       if (sessionGone(watched, error)) return;
       log(`upstream: ${error.message}`);
@@ -264,36 +271,38 @@ export class UpstreamLink {
    */
   async #restart(policy: RestartPolicy): Promise<void> {
     const { log, clock } = this.options;
-    while (this.#loss !== undefined && this.#closing === undefined) {
-      if (this.#attempts >= policy.maxRestarts) {
-        log(`giving up after ${this.#attempts} restart attempt(s); tools/call now fails with -32000 and tools/list answers from the last list`);
+    for (let state = this.#state; state.kind === 'restarting'; state = this.#state) {
+      const next = nextRestart(state, policy);
+      if (next.giveUp) {
+        log(`giving up after ${state.attempts} restart attempt(s); tools/call now fails with -32000 and tools/list answers from the last list`);
+        this.#state = restartsExhausted(state);
         this.#end();
         return;
       }
-      const delayMs = Math.min(policy.initialDelayMs * 2 ** this.#attempts, policy.maxDelayMs);
       try {
-        await clock.sleep(delayMs, this.#restarter.signal);
+        await clock.sleep(next.delayMs, this.#restarter.signal);
       } catch {
         return; // closing
       }
-      this.#attempts++;
-      let next: UpstreamConnection;
+      this.#state = restartAttempted(this.#state);
+      const attempt = state.attempts + 1;
+      let started: UpstreamConnection;
       try {
-        next = await UpstreamLink.#connect(this.options);
+        started = await UpstreamLink.#connect(this.options);
       } catch (error) {
-        log(`restart ${this.#attempts} of ${policy.maxRestarts} failed: ${errorText(error)}`);
+        log(`restart ${attempt} of ${policy.maxRestarts} failed: ${errorText(error)}`);
         continue;
       }
-      if (this.#closing !== undefined) {
-        next.discardStderr();
-        await next.client.close().catch(() => undefined);
+      if (this.#state.kind === 'closed') {
+        started.discardStderr();
+        await started.client.close().catch(() => undefined);
         return;
       }
       const before = JSON.stringify(this.catalog.snapshot());
-      this.#switchTo(next);
+      this.#switchTo(started);
       this.restarts++;
-      log(`restarted the upstream MCP server (attempt ${this.#attempts} of ${policy.maxRestarts})`);
-      if (await this.#catchUp(next, before)) this.#attempts = 0;
+      log(`restarted the upstream MCP server (attempt ${attempt} of ${policy.maxRestarts})`);
+      if (await this.#catchUp(started, before)) this.#state = serverAnswered(this.#state);
     }
   }
 
@@ -311,7 +320,7 @@ export class UpstreamLink {
         this.options.log(`the upstream MCP server no longer knows the proxy's session, and a new one failed: ${errorText(error)}`);
         return false;
       }
-      if (this.#closing !== undefined) {
+      if (this.#state.kind === 'closed') {
         await next.client.close().catch(() => undefined);
         return false;
       }
@@ -326,9 +335,8 @@ export class UpstreamLink {
   }
 
   #switchTo(next: UpstreamConnection): void {
-    this.#connection = next;
+    this.#state = reconnected(this.#state, next);
     this.#attach(next);
-    this.#loss = undefined;
     next.releaseStderr();
   }
 
@@ -348,7 +356,7 @@ export class UpstreamLink {
     if (this.serverCapabilities.tools !== undefined) {
       this.catalog.resume();
       answered = await this.catalog.refresh();
-      if (this.#loss === undefined && JSON.stringify(this.catalog.snapshot()) !== toolsBefore) this.options.downstream.toolsChanged();
+      if (this.loss === undefined && JSON.stringify(this.catalog.snapshot()) !== toolsBefore) this.options.downstream.toolsChanged();
     }
     // Subscriptions lived in the old server or session; the client still holds them.
     for (const uri of this.#subscriptions) {
@@ -356,6 +364,6 @@ export class UpstreamLink {
         .request({ method: 'resources/subscribe', params: { uri } }, EmptyResultSchema, { timeout: timeoutMs })
         .catch((error: unknown) => log(`renewing the subscription to ${uri} failed: ${errorText(error)}`));
     }
-    return answered && this.#loss === undefined;
+    return answered && this.loss === undefined;
   }
 }
