@@ -1,6 +1,6 @@
 /**
  * The batching recorder (DESIGN.md "The recorder"): the processor of a processor / exporter
- * split, the Store its exporter. The hot path only enqueues onto a bounded queue; batches go to
+ * split, the Store its exporter. The hot path only enqueues onto a bounded queue (batch-queue.ts); batches go to
  * the store asynchronously, and what it cannot take yet goes to the spool (spool-failover.ts),
  * replayed once it answers (store-health.ts probes it). Replays may repeat safely because
  * `Store.insert` is idempotent by `execution_id`.
@@ -10,6 +10,7 @@
  * microtasks never lets the event loop turn, so no timer or store reply would ever run.
  */
 import { reportSafely } from '../core/notify.js';
+import { acknowledge, BatchQueue } from './batch-queue.js';
 import { ConfigError, FaultlineError } from '../core/errors.js';
 import type { BatchEncoding, RecordWriter } from '../core/store-types.js';
 import { spoolAtExit } from './spool-at-exit.js';
@@ -240,22 +241,6 @@ interface Waiter {
   since: number;
 }
 
-/**
- * Queued records, at most one batch: the queue is a list of these, so a batch leaves it whole (no
- * copying of a long array) and carries the age of its oldest record for `maxUnsavedMs`.
- */
-interface Chunk {
-  records: ToolExecutionRecord[];
-  /** Durable mode only: one resolver per record, parallel to `records`. */
-  acks: Array<() => void> | null;
-  /** `performance.now()` when its first record was queued. */
-  since: number;
-  /** Success records in it: what a failure may take the place of when nothing else can make room. */
-  successes: number;
-  /** -1 for records not sent yet; a batch put back after a failed write keeps its number, which orders it. */
-  seq: number;
-}
-
 interface Segment {
   path: string;
   /** Written by this recorder (its records count in `spooled` until replayed), or claimed leftovers. */
@@ -347,10 +332,8 @@ class BatchingRecorder implements Recorder {
   private readonly interval: NodeJS.Timeout;
   private readonly ready: Promise<void>;
 
-  private chunks: Chunk[] = [];
-  /** Records in `chunks`, and the successes among them. */
-  private queuedCount = 0;
-  private queuedSuccesses = 0;
+  /** The records in memory, not yet in a write. */
+  private readonly queue: BatchQueue;
   private readonly waiters: Waiter[] = [];
   /** Drops waiters older than `maxBlockMs`; armed while any wait. */
   private waiterTimer: NodeJS.Timeout | null = null;
@@ -411,6 +394,7 @@ class BatchingRecorder implements Recorder {
     this.maxQueue = positiveInteger(options.maxQueue, 'maxQueue', 10_000);
     // A batch larger than the queue could never fill, so the queue size wins (as in OpenTelemetry).
     this.batchSize = Math.min(positiveInteger(options.batchSize, 'batchSize', 512), this.maxQueue);
+    this.queue = new BatchQueue(this.batchSize, this.durable);
     this.maxRecordsInFlight = Math.max(this.batchSize, Math.floor(this.maxQueue / 2));
     this.maxUnsavedMs = positiveNumber(options.maxUnsavedMs, 'maxUnsavedMs', 1000);
     this.encoding = typeof options.store.insertEncoded === 'function' ? options.store.batchEncoding : undefined;
@@ -479,7 +463,7 @@ class BatchingRecorder implements Recorder {
     }
     const stored = this.summarize ? summarizeSuccess(record) : record;
     if (--this.untilCheck <= 0) this.checkOnEnqueue();
-    if (this.waiters.length > 0 || this.queuedCount + this.unsavedInFlight >= this.maxQueue) {
+    if (this.waiters.length > 0 || this.queue.count + this.unsavedInFlight >= this.maxQueue) {
       const made = this.overflow(stored);
       if (made !== 'room') return made;
     }
@@ -508,7 +492,7 @@ class BatchingRecorder implements Recorder {
       dropped: this.dropped,
       spooled: this.spooled,
       replayed: this.replayed,
-      queued: this.queuedCount + this.unsavedInFlight,
+      queued: this.queue.count + this.unsavedInFlight,
       failedFlushes: this.failedFlushes,
       rejected: this.rejected,
       storeHealthy: this.health.healthy,
@@ -523,7 +507,7 @@ class BatchingRecorder implements Recorder {
       offered: this.enqueued,
       stored: this.written + this.replayedOwn,
       spooled: this.spoolPending,
-      inMemory: this.queuedCount + this.unsavedInFlight + this.waiters.length,
+      inMemory: this.queue.count + this.unsavedInFlight + this.waiters.length,
       dropped: this.dropped,
       rejected: this.rejectedOwn,
       recovered: this.replayed - this.replayedOwn,
@@ -531,38 +515,19 @@ class BatchingRecorder implements Recorder {
     };
   }
 
-  /** Queues a record in the tail chunk; `ack` is a durable waiter's resolver (else one is made). */
+  /** Queues a record; `ack` is a durable waiter's resolver (else a promise is made for the caller). */
   private push(record: ToolExecutionRecord, ack: (() => void) | undefined): Promise<void> | undefined {
-    let tail = this.chunks[this.chunks.length - 1];
-    if (tail === undefined || tail.seq >= 0 || tail.records.length >= this.batchSize) {
-      tail = { records: [], acks: this.durable ? [] : null, since: performance.now(), successes: 0, seq: -1 };
-      this.chunks.push(tail);
-    }
-    tail.records.push(record);
-    if (record.status === 'success') {
-      tail.successes++;
-      this.queuedSuccesses++;
-    }
-    this.queuedCount++;
+    const acknowledged = this.queue.push(record, ack);
     this.accepted++;
-    const acks = tail.acks;
-    if (acks !== null) {
+    if (this.durable) {
       this.scheduleFlush();
-      if (ack !== undefined) {
-        acks.push(ack);
-        return undefined;
-      }
-      return new Promise<void>((resolve) => {
-        acks.push(resolve);
-      });
-    }
-    if (tail.records.length >= this.batchSize) {
+    } else if (this.queue.tailFull()) {
       // A batch is due: take the answers to earlier writes first, so that a store whose replies
       // can only be polled (a caller that never yields) has room for it.
       this.store.poll?.();
       this.scheduleFlush();
     }
-    return undefined;
+    return acknowledged;
   }
 
   /**
@@ -582,8 +547,8 @@ class BatchingRecorder implements Recorder {
     if (record.status !== 'success') {
       // Failures are the data this product exists for: they may fill memory up to twice maxQueue,
       // and then a queued success makes way for each.
-      if (this.queuedCount + this.unsavedInFlight < 2 * this.maxQueue) return 'room';
-      if (this.queuedSuccesses > 0) {
+      if (this.queue.count + this.unsavedInFlight < 2 * this.maxQueue) return 'room';
+      if (this.queue.successes > 0) {
         this.evictSuccess();
         return 'room';
       }
@@ -594,21 +559,9 @@ class BatchingRecorder implements Recorder {
 
   /** Drops the newest queued success (never one a durable caller waits on: durable mode never drops to make room). */
   private evictSuccess(): void {
-    for (let c = this.chunks.length - 1; c >= 0; c--) {
-      const chunk = this.chunks[c]!;
-      if (chunk.successes === 0) continue;
-      for (let i = chunk.records.length - 1; i >= 0; i--) {
-        if (chunk.records[i]!.status !== 'success') continue;
-        chunk.records.splice(i, 1);
-        chunk.successes--;
-        this.queuedSuccesses--;
-        this.queuedCount--;
-        this.settled++;
-        if (chunk.records.length === 0) this.chunks.splice(c, 1);
-        this.noteDropped(1);
-        return;
-      }
-    }
+    if (!this.queue.evictNewestSuccess()) return;
+    this.settled++;
+    this.noteDropped(1);
   }
 
   private noteDropped(count: number): void {
@@ -625,17 +578,15 @@ class BatchingRecorder implements Recorder {
    * memory is in a write), copies the oldest write instead. False when the spool cannot take it.
    */
   private spillOldest(): boolean {
-    if (this.chunks.length > 0) return this.spillChunk(0);
+    if (this.queue.head !== undefined) return this.spillHead();
     for (const out of this.outgoing) if (!out.insured) return this.insure(out);
     return false;
   }
 
-  private spillChunk(index: number): boolean {
-    const chunk = this.chunks[index]!;
+  private spillHead(): boolean {
+    const chunk = this.queue.head!;
     if (!this.spill(chunk.records)) return false;
-    this.chunks.splice(index, 1);
-    this.queuedCount -= chunk.records.length;
-    this.queuedSuccesses -= chunk.successes;
+    this.queue.shift();
     this.settle(chunk.records.length, chunk.acks);
     return true;
   }
@@ -701,9 +652,9 @@ class BatchingRecorder implements Recorder {
         const origin = out.origin;
         if (typeof origin === 'object' && origin.since <= bound && !this.insure(out)) break;
       }
-      while (this.chunks.length > 0 && this.chunks[0]!.since <= bound) if (!this.spillChunk(0)) break;
+      while (this.queue.head !== undefined && this.queue.head.since <= bound) if (!this.spillHead()) break;
     }
-    const head = this.chunks[0];
+    const head = this.queue.head;
     if (head !== undefined && now - head.since >= this.flushIntervalMs && this.flushing === null && this.canPersist()) void this.startDrain();
   }
 
@@ -739,7 +690,7 @@ class BatchingRecorder implements Recorder {
   private spoolAtExit(spool: Spool): void {
     const records: ToolExecutionRecord[] = [];
     for (const batch of this.outgoing) if (!batch.insured) for (const record of batch.records) records.push(record);
-    for (const chunk of this.chunks) for (const record of chunk.records) records.push(record);
+    for (const chunk of this.queue.chunks) for (const record of chunk.records) records.push(record);
     for (const waiter of this.waiters) records.push(waiter.record);
     if (records.length === 0) {
       if (this.failover?.unsynced === true) spool.syncSpilled();
@@ -784,7 +735,7 @@ class BatchingRecorder implements Recorder {
       this.admitWaiters();
       const drained = await (this.flushing ?? this.startDrain());
       if (!drained) return;
-      if (this.chunks.length === 0 && this.waiters.length === 0 && this.inFlight === 0) return;
+      if (this.queue.head === undefined && this.waiters.length === 0 && this.inFlight === 0) return;
     }
   }
 
@@ -792,16 +743,11 @@ class BatchingRecorder implements Recorder {
     this.checkWindow(performance.now());
     this.failover?.syncIfUnsynced();
     if (!this.health.healthy && this.health.probeDue()) void this.recover();
-    if (this.chunks.length > 0 && this.flushing === null && this.canPersist()) void this.startDrain();
+    if (this.queue.head !== undefined && this.flushing === null && this.canPersist()) void this.startDrain();
   }
 
   private canPersist(): boolean {
     return this.health.healthy || this.probeArmed || (this.failover !== null && this.failover.canTake());
-  }
-
-  /** Whether the head of the queue is a batch that grows no more: full, or followed by another. */
-  private hasFullBatch(): boolean {
-    return this.chunks.length > 1 || (this.chunks[0]?.records.length ?? 0) >= this.batchSize;
   }
 
   private scheduleFlush(): void {
@@ -826,7 +772,7 @@ class BatchingRecorder implements Recorder {
   private startDrain(all = true): Promise<boolean> {
     const run = this.drain(all).then((drained) => {
       this.flushing = null;
-      if (drained && this.chunks.length > 0 && (this.durable || this.hasFullBatch())) this.scheduleFlush();
+      if (drained && this.queue.head !== undefined && (this.durable || this.queue.hasFullBatch())) this.scheduleFlush();
       return drained;
     });
     this.flushing = run;
@@ -852,10 +798,10 @@ class BatchingRecorder implements Recorder {
    * batches go one at a time (probe, spool).
    */
   private startBatches(all: boolean): void {
-    while (!this.stuck && this.running < this.maxInFlight && this.chunks.length > 0) {
-      const full = this.hasFullBatch();
+    while (!this.stuck && this.running < this.maxInFlight && this.queue.head !== undefined) {
+      const full = this.queue.hasFullBatch();
       if (!full && !all && !this.durable) return;
-      if (this.running > 0 && (!full || !this.health.healthy || this.inFlight + this.chunks[0]!.records.length > this.maxRecordsInFlight)) return;
+      if (this.running > 0 && (!full || !this.health.healthy || this.inFlight + this.queue.head.records.length > this.maxRecordsInFlight)) return;
       this.running++;
       void this.persistNextBatch().then((persisted) => {
         this.running--;
@@ -868,10 +814,8 @@ class BatchingRecorder implements Recorder {
   }
 
   private async persistNextBatch(): Promise<boolean> {
-    const chunk = this.chunks.shift()!;
+    const chunk = this.queue.shift()!;
     const count = chunk.records.length;
-    this.queuedCount -= count;
-    this.queuedSuccesses -= chunk.successes;
     const seq = chunk.seq >= 0 ? chunk.seq : this.batchSeq++;
     const batch = new Outgoing(chunk.records, this.encoding, { acks: chunk.acks, since: chunk.since, seq, successes: chunk.successes });
     this.outgoing.add(batch);
@@ -908,35 +852,22 @@ class BatchingRecorder implements Recorder {
       } else {
         this.unsavedInFlight -= count;
         if (persisted) this.settle(count, chunk.acks);
-        else this.putBack(seq, batch.records, chunk);
+        else this.queue.putBack(seq, batch.records, chunk);
       }
     }
     return persisted;
   }
 
-  /**
-   * Nowhere to put the batch: keep it, in order, ahead of newer records, until a probe finds the
-   * store. Batches written concurrently fail in the order they were sent (the stores that pipeline
-   * apply writes in order), so each goes after the ones put back before it.
-   */
-  private putBack(seq: number, records: ToolExecutionRecord[], chunk: Chunk): void {
-    let at = 0;
-    while (at < this.chunks.length && this.chunks[at]!.seq >= 0 && this.chunks[at]!.seq < seq) at++;
-    this.chunks.splice(at, 0, { records, acks: chunk.acks, since: chunk.since, successes: chunk.successes, seq });
-    this.queuedCount += records.length;
-    this.queuedSuccesses += chunk.successes;
-  }
-
   private settle(count: number, acks: Array<() => void> | null): void {
     this.settled += count;
-    if (acks !== null) for (const ack of acks) ack();
-    if (this.dropReported && this.queuedCount + this.unsavedInFlight <= this.maxQueue / 2) this.dropReported = false;
+    acknowledge(acks);
+    if (this.dropReported && this.queue.count + this.unsavedInFlight <= this.maxQueue / 2) this.dropReported = false;
     this.admitWaiters();
   }
 
   private admitWaiters(): void {
     let admitted = false;
-    while (this.queuedCount + this.unsavedInFlight < this.maxQueue) {
+    while (this.queue.count + this.unsavedInFlight < this.maxQueue) {
       const waiter = this.waiters.shift();
       if (waiter === undefined) break;
       admitted = true;
@@ -947,19 +878,11 @@ class BatchingRecorder implements Recorder {
         waiter.resolve();
       }
     }
-    if (admitted && (this.durable || this.hasFullBatch())) this.scheduleFlush();
+    if (admitted && (this.durable || this.queue.hasFullBatch())) this.scheduleFlush();
   }
 
   private dropRemaining(): void {
-    const chunks = this.chunks;
-    this.chunks = [];
-    let count = 0;
-    for (const chunk of chunks) {
-      count += chunk.records.length;
-      if (chunk.acks !== null) for (const ack of chunk.acks) ack();
-    }
-    this.queuedCount = 0;
-    this.queuedSuccesses = 0;
+    const count = this.queue.clear();
     this.settled += count;
     const waiting = this.waiters.length;
     for (const waiter of this.waiters.splice(0)) waiter.resolve();
@@ -1107,7 +1030,7 @@ class BatchingRecorder implements Recorder {
     this.blockTimeoutReported = false;
     this.dropReported = false;
     this.failover?.retryNow();
-    if (this.chunks.length > 0) this.scheduleFlush();
+    if (this.queue.head !== undefined) this.scheduleFlush();
   }
 
   /** Probes the store and replays the spool; one run at a time, never rejects. */
@@ -1157,7 +1080,7 @@ class BatchingRecorder implements Recorder {
       } while (this.health.healthy && this.spool?.hasSpilled === true);
 
       if (!this.health.healthy && !probed) {
-        if (this.chunks.length > 0) {
+        if (this.queue.head !== undefined) {
           this.probeArmed = true;
           await (this.flushing ?? this.startDrain());
           this.probeArmed = false;
