@@ -135,6 +135,19 @@ const ASIDE = /\([^()]*\)|（[^（）]*）/g;
 // one: "the status of ticket OPS-4412" asks for data the agent must be able to read.
 const STATE_QUESTION = /\b(?:is|are|was|were)\b[^?.]*\b(?:up|down|reachable|available|online|offline|running|working|responding|healthy)\b|\bwhether\b[^.]*\b(?:up|down|reachable|available|online|running|working|responding)\b|\b(?:check|ping|probe)\b[^.]*\b(?:up|down|reachable|available|alive|health|uptime)\b|prüfe? den (?:status|zustand)|(?:服务|系统|接口|网站)(?:是否|有没有)(?:正常|可用|在线|挂)|能否访问|是否可以访问/i;
 
+// Tasks repeat across a log as answers do: each distinct one is tested once (bounded).
+const stateQuestions = new Map<string, boolean>();
+
+function asksAboutState(task: string): boolean {
+  let asks = stateQuestions.get(task);
+  if (asks === undefined) {
+    asks = STATE_QUESTION.test(task);
+    if (stateQuestions.size >= 4096) stateQuestions.clear();
+    stateQuestions.set(task, asks);
+  }
+  return asks;
+}
+
 /** The agent's closing answer: its last assistant turn after the last call's result, if it wrote one. */
 export function closingAnswer(trajectory: Trajectory): string | null {
   const closing = trajectory.closing_turns ?? [];
@@ -179,7 +192,7 @@ export function inferOutcomeFromConversation(trajectory: Trajectory): InferredOu
   const signals = answerSignals(answer).map((s) => ({ ...s }));
   // A task that asks whether something is up is answered by reporting that it is down, too:
   // errors reported then, and a call that met them, are the answer.
-  const aboutState = STATE_QUESTION.test(trajectory.task_description ?? '');
+  const aboutState = asksAboutState(trajectory.task_description ?? '');
   if (aboutState) {
     for (const s of signals) if (s.act === 'error_report') s.weight = 0;
   }

@@ -353,11 +353,11 @@ export function readJson(value: unknown, sink: Signal[], found: JsonFindings = {
       sink.push({ evidence: `field:${path}=${v}`, confidence: 0.85, fails: true });
     }
   }
-  if (depth === 0 && !sink.slice(start).some((s) => s.fails)) {
+  if (depth === 0 && !failsFrom(sink, start)) {
     readZeroStatus(obj, keys, nkeys, sink, found);
     readMutationErrors(obj['data'], sink, found);
   }
-  const failedHere = inError || sink.slice(start).some((s) => s.fails);
+  const failedHere = inError || failsFrom(sink, start);
   if (failedHere || envelope) {
     // The message says why (or, in a bare envelope such as GitHub's `{"message": "Not Found"}`, whether).
     for (let i = 0; i < keys.length; i++) {
@@ -437,6 +437,12 @@ function readMutationErrors(data: unknown, sink: Signal[], found: JsonFindings):
       readContainer(errors, path, sink, found);
     }
   }
+}
+
+/** Whether a signal from `start` on fails the result (without copying the sink). */
+function failsFrom(sink: readonly Signal[], start: number): boolean {
+  for (let i = start; i < sink.length; i++) if (sink[i]!.fails) return true;
+  return false;
 }
 
 function later(found: JsonFindings, text: string, inError: boolean): void {

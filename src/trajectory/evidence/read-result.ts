@@ -118,8 +118,8 @@ function isErrorList(value: unknown[]): boolean {
 }
 
 function looksLikeJson(text: string): boolean {
-  const trimmed = text.trimStart();
-  return trimmed.startsWith('{') || trimmed.startsWith('[');
+  const first = text.charCodeAt(firstNonSpace(text));
+  return first === 123 || first === 91; // '{', '['
 }
 
 /**
