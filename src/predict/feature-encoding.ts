@@ -121,27 +121,34 @@ export interface EncodedRow {
 
 /** Turns rows into the indexes of an encoding; built once per model. */
 export class RowEncoder {
-  private readonly numeric: { index: number; feature: NumericFeature }[] = [];
+  private readonly numeric = new Map<string, { index: number; feature: NumericFeature }>();
   private readonly categories = new Map<string, number>();
 
   constructor(readonly features: readonly EncodedFeature[]) {
     features.forEach((feature, index) => {
-      if (feature.kind === 'numeric') this.numeric.push({ index, feature });
+      if (feature.kind === 'numeric') this.numeric.set(feature.column, { index, feature });
       else this.categories.set(categoryKey(feature.column, feature.value), index);
     });
   }
 
-  /** Unseen categories and missing numbers contribute nothing (a standardised 0 is the training mean). */
+  /**
+   * Unseen categories and missing numbers contribute nothing (a standardised 0 is the training
+   * mean). One pass over the row's own cells: a model knows hundreds of argument columns, a call
+   * has a few dozen.
+   */
   encode(row: FeatureRow): EncodedRow {
     const indexes: number[] = [];
     const values: number[] = [];
-    for (const { index, feature } of this.numeric) {
-      const cell = row[feature.column];
-      if (typeof cell !== 'number' || !Number.isFinite(cell)) continue;
-      indexes.push(index);
-      values.push((signedLog(cell) - feature.mean) / feature.std);
-    }
-    for (const [column, cell] of Object.entries(row)) {
+    for (const column in row) {
+      const cell = row[column];
+      if (typeof cell === 'number') {
+        const numeric = this.numeric.get(column);
+        if (numeric !== undefined && Number.isFinite(cell)) {
+          indexes.push(numeric.index);
+          values.push((signedLog(cell) - numeric.feature.mean) / numeric.feature.std);
+          continue;
+        }
+      }
       const value = categoryOf(column, cell);
       if (value === undefined) continue;
       const index = this.categories.get(categoryKey(column, value));
