@@ -122,12 +122,17 @@ export interface EncodedRow {
 /** Turns rows into the indexes of an encoding; built once per model. */
 export class RowEncoder {
   private readonly numeric = new Map<string, { index: number; feature: NumericFeature }>();
-  private readonly categories = new Map<string, number>();
+  /** Column, then value, to the feature's index: no key string is built per cell. */
+  private readonly categories = new Map<string, Map<string, number>>();
 
   constructor(readonly features: readonly EncodedFeature[]) {
     features.forEach((feature, index) => {
       if (feature.kind === 'numeric') this.numeric.set(feature.column, { index, feature });
-      else this.categories.set(categoryKey(feature.column, feature.value), index);
+      else {
+        let values = this.categories.get(feature.column);
+        if (values === undefined) this.categories.set(feature.column, (values = new Map()));
+        values.set(feature.value, index);
+      }
     });
   }
 
@@ -149,9 +154,11 @@ export class RowEncoder {
           continue;
         }
       }
+      const known = this.categories.get(column);
+      if (known === undefined) continue;
       const value = categoryOf(column, cell);
       if (value === undefined) continue;
-      const index = this.categories.get(categoryKey(column, value));
+      const index = known.get(value);
       if (index === undefined) continue;
       indexes.push(index);
       values.push(1);
