@@ -337,12 +337,27 @@ function idKindOfKey(key: string): string {
 const KIND_BEFORE = /([A-Za-z]+|[\u4e00-\u9fff]{1,4})(?:\s*(?:id|ID|number|no\.?|#|号|编号))?\s*[:：#]?\s*$/;
 const ZH_KINDS: Record<string, string> = { 订单: 'order', 用户: 'user', 账号: 'account', 账户: 'account', 预订: 'reservation', 预约: 'reservation', 航班: 'flight', 支付: 'payment', 付款: 'payment', 发票: 'invoice', 工单: 'ticket' };
 
+// Every step with a candidate id asks for the kinds of the same trajectory and intent, and each
+// answer reads all the steps' arguments: the last answer is kept (keyed by the steps array, which
+// annotators never change in place, and the intent, which gives the named ids).
+let lastKindsSteps: readonly TrajectoryStep[] | undefined;
+let lastKindsIntent: string | undefined;
+let lastKinds: ReadonlyMap<string, string> = new Map();
+
+function idKindsIn(intent: string, named: readonly string[], trajectory: Trajectory): ReadonlyMap<string, string> {
+  if (trajectory.steps === lastKindsSteps && intent === lastKindsIntent) return lastKinds;
+  lastKinds = findIdKinds(intent, named, trajectory);
+  lastKindsSteps = trajectory.steps;
+  lastKindsIntent = intent;
+  return lastKinds;
+}
+
 /**
  * The kind of each id the intent names, when something says it: an argument of the trajectory
  * that carries it (`user_id: "mia_li_3668"` → user), else the noun written before it ("order
  * W123"). Unknown kinds are left out.
  */
-function idKindsIn(intent: string, named: readonly string[], trajectory: Trajectory): Map<string, string> {
+function findIdKinds(intent: string, named: readonly string[], trajectory: Trajectory): Map<string, string> {
   const kinds = new Map<string, string>();
   const wanted = new Set(named.map((n) => n.toLowerCase()));
   for (const s of trajectory.steps) {
@@ -395,7 +410,7 @@ function idChecks(intent: string, trajectory: Trajectory, step: TrajectoryStep, 
   const named = idsIn(intent);
   if (named.length === 0) return;
   const lowerNamed = new Set(named.map((n) => n.toLowerCase()));
-  let kinds: Map<string, string> | undefined;
+  let kinds: ReadonlyMap<string, string> | undefined;
   for (const { key, value } of args.scalars) {
     if (!ID_KEY.test(key) || lowerNamed.has(value.toLowerCase())) continue;
     const shape = shapeOf(value);
