@@ -130,6 +130,28 @@ export function readResult(text: string, options: ReadOptions = {}, body?: unkno
   const isError = options.isError === true;
   const json = looksLikeJson(text);
   if (json && !isError && !(options.screened ?? mayShowFailure(text))) return OK;
+  if (text.length > MAX_KEPT_TEXT) return readScreened(text, isError, json, body);
+  const kept = isError ? keptInError : keptReadings;
+  let reading = kept.get(text);
+  if (reading === undefined) {
+    reading = readScreened(text, isError, json, body);
+    if (kept.size >= MAX_KEPT) kept.clear();
+    kept.set(text, reading);
+  }
+  return reading;
+}
+
+// A log repeats its error bodies (the same 429 envelope, the same "Error: not found") far more
+// than its successes, which the screen above mostly answers: a reading depends on nothing but
+// the text and the error flag, so the readings of short texts are kept (bounded) and each
+// distinct one is read once. Readings are shared between steps, which never change them.
+const MAX_KEPT = 4096;
+const MAX_KEPT_TEXT = 2048;
+const keptReadings = new Map<string, ResultReading>();
+const keptInError = new Map<string, ResultReading>();
+
+/** {@link readResult} of a text the screen let through (or flagged as an error). */
+function readScreened(text: string, isError: boolean, json: boolean, body: unknown): ResultReading {
   const sink: Signal[] = [];
   if (isError) sink.push({ evidence: 'flag:is_error', confidence: 0.9, fails: true });
   let found: JsonFindings = {};
