@@ -109,4 +109,15 @@ describe('heuristicJudge on deferred values', () => {
     }
     expect(found).toBeGreaterThanOrEqual(6);
   });
+  it('reads a count written as a zero, a negative zero or an underflow as the parsed body does', () => {
+    const texts = ['{"total": 0.0, "q": 1}', '{"count":-0}', '{"total_count": 1e-400}', '{"Results" : [ ], "total": 0}', '{"rows": [], "total": 12}', '{"total": 412}', '{"total": "0"}'];
+    const flagged = texts.map((text) => {
+      const t = trajectory([{ tool: 'search_orders', params: { a: 1, b: 2, c: 3 }, body: JSON.parse(text) }], { task: 'find orders' });
+      const step = t.steps[0]!;
+      const lazy: Trajectory = { ...t, steps: [{ ...step, response: { ...step.response, body: new DeferredJson(text, JSON.parse) } }] };
+      expect(heuristicJudge(lazy), text).toEqual(heuristicJudge(t));
+      return heuristicJudge(t).length;
+    });
+    expect(flagged).toEqual([1, 1, 1, 1, 0, 0, 0]);
+  });
 });

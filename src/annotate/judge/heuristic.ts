@@ -447,8 +447,12 @@ function isEmptyResult(body: unknown): boolean {
   return total === 0;
 }
 
-// The keys `isEmptyResult` looks for; a deferred body without any of them is not empty, unparsed.
-const EMPTY_RESULT_KEY = /"(?:results|items|data|records|rows|hits|list|orders|documents|entries|total|count|total_count)"\s*:/i;
+// What a body `isEmptyResult` answers true for must hold: a list key with an empty list, or a
+// count key with a number that parses to 0 (written from 0 or -0, or one that underflows:
+// `1e-400`). A deferred body with neither (and no escape that could spell a key) is not empty,
+// unparsed; most bodies with a `total` or `rows` are not empty, and parsing them costs.
+const EMPTY_LIST = /"(?:results|items|data|records|rows|hits|list|orders|documents|entries)"\s*:\s*\[\s*\]/i;
+const ZERO_COUNT = /"(?:total|count|total_count)"\s*:\s*-?(?:0|[1-9]\d*(?:\.\d*)?[eE]-)/i;
 
 /** `isEmptyResult` of a step's body; a deferred body that cannot be empty is not parsed for it. */
 function hasEmptyResult(step: TrajectoryStep): boolean {
@@ -456,7 +460,7 @@ function hasEmptyResult(step: TrajectoryStep): boolean {
   if (body instanceof DeferredJson) {
     const text = body.text.trim();
     // Deferred bodies are JSON-looking text; one that does not parse stays text, empty only as "[]".
-    const maybe = text.startsWith('[') ? /^\[\s*\]$/.test(text) : text.includes('\\u') || EMPTY_RESULT_KEY.test(text);
+    const maybe = text.startsWith('[') ? /^\[\s*\]$/.test(text) : text.includes('\\u') || EMPTY_LIST.test(text) || ZERO_COUNT.test(text);
     if (!maybe) return false;
   }
   return isEmptyResult(jsonValue(body));
