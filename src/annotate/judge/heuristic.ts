@@ -292,17 +292,45 @@ function cityChecks(intent: string, step: TrajectoryStep, args: StepArgs, findin
   if (off !== undefined) findings.push({ check: 'city', reason: `intent names ${[...wanted].join(', ')}, but the result is for ${off.key}=${JSON.stringify(off.value)}` });
 }
 
-/** Letters → a, digit runs → 9: `mia_li_3668` → `a_a_9`, `ZFA04Y` → `a9a`. */
-const shapeOf = (id: string): string => id.replace(/[A-Za-z]+/g, 'a').replace(/\d+/g, '9');
+/**
+ * Letter runs → a, digit runs → 9 (ASCII ones; anything else kept): `mia_li_3668` → `a_a_9`,
+ * `ZFA04Y` → `a9a`. A loop rather than two replaces: it runs on every id argument of a log.
+ */
+function shapeOf(id: string): string {
+  let out = '';
+  let run = 0; // 1 in a letter run, 2 in a digit run
+  for (let i = 0; i < id.length; i++) {
+    const c = id.charCodeAt(i);
+    if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) {
+      if (run !== 1) out += 'a';
+      run = 1;
+    } else if (c >= 48 && c <= 57) {
+      if (run !== 2) out += '9';
+      run = 2;
+    } else {
+      out += id[i];
+      run = 0;
+    }
+  }
+  return out;
+}
+
+/** The ids an intent names, with their lower-case spellings and shapes. */
+interface NamedIds {
+  ids: string[];
+  lower: ReadonlySet<string>;
+  shapes: readonly string[];
+}
 
 // As with cities: every step of a trajectory asks about the same intent.
 let lastIdsText: string | undefined;
-let lastIds: string[] = [];
+let lastIds: NamedIds = { ids: [], lower: new Set(), shapes: [] };
 
 /** Identifier-like tokens in an intent: 5+ characters with a digit, not a date or a plain small number. */
-function idsIn(intent: string): string[] {
+function idsIn(intent: string): NamedIds {
   if (intent === lastIdsText) return lastIds;
-  lastIds = findIds(intent);
+  const ids = findIds(intent);
+  lastIds = { ids, lower: new Set(ids.map((n) => n.toLowerCase())), shapes: ids.map(shapeOf) };
   lastIdsText = intent;
   return lastIds;
 }
@@ -328,8 +356,21 @@ function editDistance(a: string, b: string): number {
 
 const ID_KEY = /(?:^|_|[a-z])(?:id|Id|ID)$|^id$/;
 
+// Argument keys are few and repeat on every step: each one's kind is worked out once (bounded).
+const kindsOfKeys = new Map<string, string>();
+
 /** The kind of thing an id key names: `payment_id` → `payment`, `userId` → `user`; '' for a bare `id`. */
 function idKindOfKey(key: string): string {
+  let kind = kindsOfKeys.get(key);
+  if (kind === undefined) {
+    kind = kindOfKey(key);
+    if (kindsOfKeys.size >= 4096) kindsOfKeys.clear();
+    kindsOfKeys.set(key, kind);
+  }
+  return kind;
+}
+
+function kindOfKey(key: string): string {
   return key.replace(/(?:_?id|Id|ID)$/, '').replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase().replace(/[^a-z_]/g, '').replace(/^_+|_+$/g, '');
 }
 
@@ -407,20 +448,19 @@ const sameKind = (keyKind: string, namedKind: string | undefined): boolean => ke
  * other ids are left alone: looking up the user's other reservations is exploration, not a mistake.
  */
 function idChecks(intent: string, trajectory: Trajectory, step: TrajectoryStep, args: StepArgs, findings: JudgeFinding[]): void {
-  const named = idsIn(intent);
+  const { ids: named, lower: lowerNamed, shapes } = idsIn(intent);
   if (named.length === 0) return;
-  const lowerNamed = new Set(named.map((n) => n.toLowerCase()));
   let kinds: ReadonlyMap<string, string> | undefined;
   for (const { key, value } of args.scalars) {
     if (!ID_KEY.test(key) || lowerNamed.has(value.toLowerCase())) continue;
     const shape = shapeOf(value);
-    if (!named.some((n) => shapeOf(n) === shape)) continue;
+    if (!shapes.includes(shape)) continue;
     // An id an earlier result gave the agent (a payment method on the user's profile) was read,
     // not mis-copied from the intent.
     if (shownEarlier(trajectory, step, value)) continue;
     kinds ??= idKindsIn(intent, named, trajectory);
     const keyKind = idKindOfKey(key);
-    const sameShape = named.filter((n) => shapeOf(n) === shape && sameKind(keyKind, kinds!.get(n.toLowerCase())));
+    const sameShape = named.filter((n, i) => shapes[i] === shape && sameKind(keyKind, kinds!.get(n.toLowerCase())));
     const near = sameShape.find((n) => n.length === value.length && editDistance(n.toLowerCase(), value.toLowerCase()) <= 2);
     if (near !== undefined) {
       findings.push({ check: 'id_typo', reason: `intent names ${near}, but the call passed ${key}=${JSON.stringify(value)} (a near miss)` });
