@@ -41,11 +41,16 @@ async function openRecording(options: McpProxyOptions, log: (line: string) => vo
   const recording = await openRecordingNow(recordingTarget(options, log));
   const { store } = recording;
   const retention = retentionFor(options.retention, store, { onError: (error) => log(`retention: ${errorText(error)}`), now: () => clock.now() });
-  return Object.assign(recording, { sink: recording.sink!, ...(retention === undefined ? {} : { retention }) });
+  if (retention === undefined) return { ...recording, sink: recording.sink! };
+  // The schedule stops before the store closes, so no prune runs against a closed store.
+  const close = async () => {
+    await retention.stop();
+    await recording.close();
+  };
+  return { ...recording, sink: recording.sink!, retention, close };
 }
 
 async function closeRecording(r: ProxyRecording | undefined): Promise<void> {
-  await r?.retention?.stop();
   await r?.close();
 }
 
