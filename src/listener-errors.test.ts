@@ -19,6 +19,7 @@ import { startDashboard } from './monitor/dashboard/dashboard.test-helpers.js';
 import { makeRecord } from './record/fixture.js';
 import { createRecorder } from './record/recorder.js';
 import { defineTool } from './runtime/define-tool.js';
+import { createRedisBreakers } from './runtime/redis-breakers.js';
 import { createRuntime } from './runtime/runtime.js';
 import { HttpError } from './runtime/tool-errors.js';
 import { createMemoryStore } from './store/memory/memory-store.js';
@@ -242,5 +243,42 @@ describe('model retries: onRetry', () => {
     });
     expect(result).toEqual({ ok: true, value: 'yes', attempts: 2 });
     expect(warnings).toEqual(['faultline: onRetry threw: the listener broke']);
+  });
+});
+
+describe('shared circuit breakers: onError', () => {
+  it('keep breaking locally when onError throws on a Redis that is down', async () => {
+    let heard = 0;
+    const breakers = createRedisBreakers({
+      url: 'redis://127.0.0.1:1',
+      prefix: 'faultline-test-listener',
+      onError: () => {
+        heard++;
+        fails();
+      },
+      redis: { retryStrategy: () => null },
+    });
+    let calls = 0;
+    const failing = defineTool({
+      name: 'inventory',
+      description: 'always down',
+      input: { type: 'object' },
+      idempotent: true,
+      retry: { maxRetries: 0 },
+      breaker: { failureThreshold: 2 },
+      execute: () => {
+        calls++;
+        throw new HttpError(503, 'down');
+      },
+    });
+    const rt = createRuntime({ tools: [failing], breakers });
+    await expect(breakers.ready()).rejects.toThrow(/could not connect to Redis/);
+    for (let i = 0; i < 3; i++) await rt.execute('inventory', {});
+    // The circuit opened after two failures although every report of the outage threw.
+    expect(calls).toBe(2);
+    expect(rt.breakers.state('inventory')!.state).toBe('open');
+    expect(heard).toBeGreaterThan(0);
+    await rt.close();
+    await breakers.close();
   });
 });
