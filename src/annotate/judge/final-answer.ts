@@ -189,19 +189,35 @@ const clamp = (n: number): number => Math.round(Math.min(0.95, Math.max(0.5, n))
 export function inferOutcomeFromConversation(trajectory: Trajectory): InferredOutcome | null {
   const answer = closingAnswer(trajectory);
   if (answer === null || answer.trim() === '') return null;
-  const signals = answerSignals(answer).map((s) => ({ ...s }));
   // A task that asks whether something is up is answered by reporting that it is down, too:
   // errors reported then, and a call that met them, are the answer.
   const aboutState = asksAboutState(trajectory.task_description ?? '');
-  if (aboutState) {
-    for (const s of signals) if (s.act === 'error_report') s.weight = 0;
-  }
   const steps = trajectory.steps;
   const lastFailed = steps.length > 0 && isFailed(steps[steps.length - 1]!);
   const unrecovered = steps.some((s, i) => isFailed(s) && recoveryOf(trajectory, i) === undefined);
-  if (lastFailed) signals.push({ act: 'last_call', weight: aboutState ? 0 : -1.5, text: `${steps[steps.length - 1]!.tool_name} failed` });
+  const lastTool = steps.length > 0 ? steps[steps.length - 1]!.tool_name : undefined;
+  // The inference depends on the answer, these three facts and the last tool's name only, and
+  // all of them repeat across a log: each combination is weighed once (bounded).
+  const key = `${aboutState ? 1 : 0}${lastFailed ? 1 : 0}${unrecovered ? 1 : 0}${lastTool === undefined ? '' : `${lastTool.length}:${lastTool}`}\u0000${answer}`;
+  let inferred = inferences.get(key);
+  if (inferred === undefined) {
+    inferred = weigh(answer, aboutState, lastFailed, unrecovered, lastTool);
+    if (inferences.size >= 4096) inferences.clear();
+    inferences.set(key, inferred);
+  }
+  return inferred === null ? null : { ...inferred };
+}
+
+const inferences = new Map<string, Readonly<InferredOutcome> | null>();
+
+function weigh(answer: string, aboutState: boolean, lastFailed: boolean, unrecovered: boolean, lastTool: string | undefined): InferredOutcome | null {
+  const signals = answerSignals(answer).map((s) => ({ ...s }));
+  if (aboutState) {
+    for (const s of signals) if (s.act === 'error_report') s.weight = 0;
+  }
+  if (lastFailed) signals.push({ act: 'last_call', weight: aboutState ? 0 : -1.5, text: `${lastTool!} failed` });
   else if (unrecovered) signals.push({ act: 'unrecovered_call', weight: -0.5, text: 'a failed call was never recovered' });
-  else if (steps.length > 0) signals.push({ act: 'last_call', weight: 0.5, text: `${steps[steps.length - 1]!.tool_name} succeeded` });
+  else if (lastTool !== undefined) signals.push({ act: 'last_call', weight: 0.5, text: `${lastTool} succeeded` });
   const said = signals.filter((s) => s.weight !== 0 && s.act !== 'last_call' && s.act !== 'unrecovered_call' && !s.act.startsWith('aside_'));
   // A substantive answer that reports no trouble reads as the task done: after calls that
   // worked, or, for a question about a state, whatever the calls met.
