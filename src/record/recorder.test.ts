@@ -1423,10 +1423,14 @@ function sqliteFixtures(): { stores: Store[]; lockHolder(path: string): { lock()
   });
   return {
     stores,
-    /** A second connection that takes the write lock and keeps it past the store's busy_timeout. */
+    /**
+     * A second connection that takes the write lock and keeps it past the store's busy_timeout.
+     * Taking it waits for a write the store has in flight (a writer thread can be mid-transaction
+     * at that moment, the more often on a loaded machine) instead of failing the test.
+     */
     lockHolder(path) {
       const holder = new Database(path);
-      holder.pragma('busy_timeout = 0');
+      holder.pragma('busy_timeout = 10000');
       holders.push(holder);
       return {
         lock: () => holder.exec('BEGIN EXCLUSIVE'),
