@@ -139,6 +139,8 @@ export class KeyCursor {
       // `https://token:…@host` is a URL's user and password, not a pair: the url-credentials rule
       // masks the password alone and keeps the host; as a pair the value would run over the host.
       if (sep === 58 && quote === '' && keyStart >= 3 && s.startsWith('://', keyStart - 3)) continue;
+      // `arn:aws:secretsmanager:us-east-1:…:secret:prod-db` names a stored secret; its parts are no keys.
+      if (sep === 58 && quote === '' && insideArn(s, keyStart)) continue;
       while (valueStart < s.length && (s.charCodeAt(valueStart) === 32 || s.charCodeAt(valueStart) === 9)) {
         valueStart++;
       }
@@ -150,6 +152,18 @@ export class KeyCursor {
       return true;
     }
   }
+}
+
+const ARN_PREFIX = /^arn:aws[a-z-]{0,12}:/;
+const MAX_ARN = 2048;
+
+/** Whether `keyStart` is inside an AWS resource name (`arn:aws:secretsmanager:…:secret:prod-db`). */
+function insideArn(s: string, keyStart: number): boolean {
+  if (s.charCodeAt(keyStart - 1) !== 58) return false;
+  let k = keyStart - 1;
+  const limit = Math.max(0, keyStart - MAX_ARN);
+  while (k > limit && !isSpace(s.charCodeAt(k - 1)) && s.charCodeAt(k - 1) !== 34 && s.charCodeAt(k - 1) !== 39) k--;
+  return ARN_PREFIX.test(s.slice(k, k + 20));
 }
 
 export function nextIsEquals(s: string, at: number): boolean {

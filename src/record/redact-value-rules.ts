@@ -10,17 +10,25 @@ interface RuleRunner {
   replacer: (match: string) => string;
 }
 
+interface BuiltinRunner extends RuleRunner {
+  needs: number;
+  contains: string | undefined;
+  replaceIn: ((s: string, replacer: (match: string) => string) => string) | undefined;
+}
+
 /** Rules for personal data: a match is no credential to scrub elsewhere, nor a token with filler. */
 const PERSONAL_DATA_RULES = new Set(['email', 'cn-resident-id', 'payment-card', 'cn-mobile', 'fullwidth-digits', 'private-key']);
 
-const BUILTIN_RUNNERS: readonly (RuleRunner & { needs: number })[] = BUILTIN_RULES.map((rule) => {
+const BUILTIN_RUNNERS: readonly BuiltinRunner[] = BUILTIN_RULES.map((rule) => {
   const { validate, mask } = rule;
+  const how = { pattern: rule.pattern, needs: rule.needs, contains: rule.contains, replaceIn: rule.replaceIn };
   if (PERSONAL_DATA_RULES.has(rule.id)) {
-    return { pattern: rule.pattern, needs: rule.needs, replacer: validate === undefined ? mask : (match: string) => (validate(match) ? mask(match) : match) };
+    return { ...how, replacer: validate === undefined ? mask : (match: string) => (validate(match) ? mask(match) : match) };
   }
+  // textAfter reads the arguments `replace` passes, which replaceIn does not.
+  if (rule.replaceIn !== undefined) throw new Error(`${rule.id}: replaceIn is for personal-data rules`);
   return {
-    pattern: rule.pattern,
-    needs: rule.needs,
+    ...how,
     replacer: (match: string, ...rest: unknown[]) => {
       if ((validate !== undefined && !validate(match)) || isPlaceholderToken(match, textAfter(match, rest))) return match;
       const masked = mask(match);
@@ -82,7 +90,8 @@ export class ValueRules {
     let out = s;
     if (flags !== 0) {
       for (const rule of BUILTIN_RUNNERS) {
-        if ((rule.needs & flags) !== 0) out = out.replace(rule.pattern, rule.replacer);
+        if ((rule.needs & flags) === 0 || (rule.contains !== undefined && !out.includes(rule.contains))) continue;
+        out = rule.replaceIn === undefined ? out.replace(rule.pattern, rule.replacer) : rule.replaceIn(out, rule.replacer);
       }
     }
     if (this.hasUserRules) for (const rule of this.userRules) out = out.replace(rule.pattern, rule.replacer);

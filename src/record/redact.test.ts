@@ -387,6 +387,20 @@ describe('value rules', () => {
     }
   });
 
+  it('finds from each @ exactly what the rule regex finds', () => {
+    // Random texts over the characters the email regex and its lookarounds care about.
+    const alphabet = 'ab.-_%+@@//: \n9Z';
+    let seed = 0x2545f491;
+    const rand = (n: number) => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return (seed >>> 8) % n;
+    };
+    const texts = ['ann@example.com', 'git@github.com:org/repo.git', 'ssh://git@host.io/x', 'a@b.co_x@c.io', `${'x'.repeat(64)}@long.io ${'y'.repeat(65)}@long.io`, 'a.b@c.d.museum.'];
+    for (let i = 0; i < 5000; i++) texts.push(Array.from({ length: 4 + rand(40) }, () => alphabet[rand(alphabet.length)]).join('') + ['', 'x@y.com', '@q.org'][rand(3)]!);
+    const rule = BUILTIN_RULES.find((r) => r.id === 'email')!;
+    for (const text of texts) expect(rule.replaceIn!(text, rule.mask), text).toBe(text.replace(rule.pattern, rule.mask));
+  });
+
   it('is idempotent', () => {
     for (const secret of SECRETS) {
       const once = defaultRedactor.text(`a ${secret.text} b`);
@@ -640,6 +654,34 @@ describe('key rules', () => {
       at_password: '[REDACTED]',
       secret_count_value: '[REDACTED]',
     });
+  });
+
+  it('keeps when a secret changed, how it is made and where it is kept', () => {
+    const meta = {
+      password_last_changed: '2024-01-01T00:00:00Z',
+      api_key_created: 1700000000,
+      password_hash_algorithm: 'argon2id',
+      token_ttl: '15m',
+      key_format: 'pem',
+      secretKeyRef: { name: 'db-secret', key: 'password' },
+      credential_source: 'Ec2InstanceMetadata',
+      secret_arn: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:prod-db',
+    };
+    expect(r.value(meta)).toBe(meta);
+    expect(r.value({ created_token: 'Zq8vR2mK7xT4pL9w', secret_source_value: 'Zq8vR2mK7xT4pL9w' })).toEqual({ created_token: '[REDACTED]', secret_source_value: '[REDACTED]' });
+  });
+
+  it('keeps dependency versions under package names that say token, secret or jwt', () => {
+    const manifest = { dependencies: { jsonwebtoken: '^9.0.2', 'passport-jwt': '4.0.1', 'secret-sauce': '~1.2.3', '@google-cloud/secret-manager': '>=5.6.0-beta.1' } };
+    expect(r.value(manifest)).toBe(manifest);
+    expect(r.text(JSON.stringify(manifest, null, 2))).toBe(JSON.stringify(manifest, null, 2));
+    for (const text of ["implementation 'io.jsonwebtoken:jjwt-api:0.11.5'", 'notes = "Maven - io.jsonwebtoken:jjwt-jackson-0.11.2"', 'token: 0.11.2', 'auth_token = lodash@4.17.21']) {
+      expect(r.text(text)).toBe(text);
+    }
+    // Fewer than three dotted numbers is no version, and a password may be built from one.
+    expect(r.text('token: 2024.1')).toBe('token: [REDACTED]');
+    expect(r.text('password: hunter-2024.1.2')).toBe('password: [REDACTED]');
+    expect(r.value({ db_password: '1.2.3', pin: '1.2.3' })).toEqual({ db_password: '[REDACTED]', pin: '[REDACTED]' });
   });
 
   it('keeps null and undefined under secret keys (nothing to hide, and useful to see)', () => {

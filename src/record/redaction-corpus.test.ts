@@ -45,7 +45,7 @@ describe('redaction corpus', () => {
 
   // The goals are at most 2% of true positives leaked and at most 10% of false positives changed.
   // Leaks meet theirs on both slices, and so do the false positives whose text is not also a true
-  // positive of the corpus. Counting every false positive, the rates stand at 11% tuned and 12-13%
+  // positive of the corpus. Counting every false positive, the rates stand at 11% tuned and 12%
   // held out, bounded there: most of those left are real formats (published Google keys, keys of
   // another rule's format) or typed examples (`sk_abcdefgh…`) that the project's own tests use as
   // secrets (corpora/secrets/README.md).
@@ -58,6 +58,6 @@ describe('redaction corpus', () => {
   it('on the held-out rules, leaks at most 2% and changes at most a tenth of the false positives not also true ones', async () => {
     const rates = await measureCorpus(heldOut, trueTexts);
     console.log(describeRates('held-out', rates));
-    check(rates, { leak: 0.02, changed: 0.14, changedAlone: 0.05, changedDistinct: 0.1 });
+    check(rates, { leak: 0.02, changed: 0.13, changedAlone: 0.05, changedDistinct: 0.1 });
   }, 240_000);
 });
