@@ -15,6 +15,7 @@ import { defineTool } from './define-tool.js';
 import { createRedisBreakers, MAX_PENDING_REPORTS, type RedisBreakers } from './redis-breakers.js';
 import { createRuntime, type Runtime } from './runtime.js';
 import { HttpError } from './tool-errors.js';
+import { refusedPort } from '../refused-port.test-helpers.js';
 
 
 const available = await redisForTests();
@@ -266,15 +267,6 @@ describeRedis('shared circuit breakers before the first connection (a short scri
   });
 });
 
-/** A free loopback port, with nothing listening on it yet. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
 /** Opens a connection to the test Redis for `client`; both sockets are kept in `sockets` while open. */
 function connectToRedis(client: Socket, sockets: Set<Socket>): Socket {
   const target = new URL(REDIS_URL);
@@ -303,7 +295,7 @@ async function redisComesUpAt(port: number): Promise<Server> {
 describeRedis('shared circuit breakers when Redis comes up after the process started', () => {
   it('once ioredis gets through, the process hears the circuits other processes open (the subscription is made then)', async () => {
     const prefix = `faultline-test-early-${randomUUID()}`;
-    const port = await freePort();
+    const port = await refusedPort();
     const late = createRedisBreakers({ url: `redis://127.0.0.1:${port}`, prefix, onError: () => undefined, redis: { retryStrategy: () => 20 } });
     const clock = createVirtualClock({ autoAdvance: false });
     const upstream: Upstream = { failing: true, calls: 0 };

@@ -12,6 +12,7 @@ import { runCli } from '../run-cli.js';
 import { captureIo, runCapture, waitFor, writeStoreFile } from '../run-cli.test-helpers.js';
 import { compileCli } from './compiled-cli.test-helpers.js';
 import { YAML_ALIAS_BOMB } from '../../io/yaml-alias-bomb.test-helpers.js';
+import { refusedPort } from '../../refused-port.test-helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'faultline-proxy-cli-'));
 let upstream: MockToolServer;
@@ -172,11 +173,7 @@ describe('faultline proxy', () => {
   });
 
   it('refuses an unreachable --target with one line and exit 2, creating nothing', async () => {
-    // A port that was free a moment ago: nothing listens there, so connecting is refused.
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const port = (closed.address() as { port: number }).port;
-    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const port = await refusedPort();
     const db = join(dir, 'unreachable.db');
     await expectUsageError(['proxy', '--target', `http://127.0.0.1:${port}`, '--port', '0', '--db', db], new RegExp(`^faultline: cannot reach --target http://127\\.0\\.0\\.1:${port}/: ECONNREFUSED`));
     await expectUsageError(['proxy', '--target', 'http://no-such-host.invalid:8787', '--port', '0', '--db', db], /^faultline: cannot reach --target http:\/\/no-such-host\.invalid:8787\/: (ENOTFOUND|EAI_AGAIN)/);

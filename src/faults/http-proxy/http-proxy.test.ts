@@ -14,6 +14,7 @@ import type { FaultRule } from '../plan-spec.js';
 import { createFaultPlan, type FaultPlan } from '../plan.js';
 import { PROXY_RECORDER_BATCH_SIZE, startHttpFaultProxy, type HttpFaultProxy, type HttpFaultProxyOptions } from './http-proxy.js';
 import { until } from './loopback.test-helpers.js';
+import { refusedPort } from '../../refused-port.test-helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'faultline-http-proxy-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -260,10 +261,7 @@ for (const fastPath of [true, false]) {
     });
 
     it('answers 502 naming the errno code when the upstream refuses, and records a network failure with no fault', async () => {
-      const closed = createServer();
-      await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-      const port = (closed.address() as AddressInfo).port;
-      await new Promise<void>((resolve) => closed.close(() => resolve()));
+      const port = await refusedPort();
       const r = await rig([], { target: `http://127.0.0.1:${port}` });
       const res = await call(r, 'get_weather', { city: 'Paris' });
       expect(res.status).toBe(502);
@@ -708,10 +706,7 @@ describe('http fault proxy: plan effects on the wire', () => {
   });
 
   it('a fault after the write passes a refused upstream connection through as the 502 the proxy sends for it, with no fault', async () => {
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const port = (closed.address() as AddressInfo).port;
-    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const port = await refusedPort();
     const r = await rig([{ id: 'lost-ack', tool: 'create_order', fault: 'commit_then_drop' }], { target: `http://127.0.0.1:${port}` });
     const res = await call(r, 'create_order', order, {}, { signal: AbortSignal.timeout(3000) });
     expect(res.status).toBe(502);

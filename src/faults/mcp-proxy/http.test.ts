@@ -18,6 +18,7 @@ import { serveMcpOverHttp, type McpHttpServer } from './http-downstream.js';
 import { freePort, logsAtWarning, readRecords, rpcError, startEverythingHttp, startTestProxy, tempDir } from './mcp-proxy.test-helpers.js';
 import { startMcpProxy, type McpProxy } from './proxy.js';
 import { connectUpstream, McpUpstreamError } from './upstream.js';
+import { refusedPort } from '../../refused-port.test-helpers.js';
 
 /** An order-lookup MCP server: one tool without annotations, one that rejects bad arguments with a JSON-RPC error, one that reports failure in its result. */
 function orderServer(): Server {
@@ -219,10 +220,7 @@ describe('MCP proxy over Streamable HTTP', () => {
 
 describe('an unreachable --upstream', () => {
   it('fails with one line naming the errno', async () => {
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const port = (closed.address() as AddressInfo).port;
-    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const port = await refusedPort();
     const error = await connectUpstream({ url: `http://127.0.0.1:${port}/mcp` }).catch((e: unknown) => e);
     expect(McpUpstreamError.isInstance(error)).toBe(true);
     expect((error as Error).message).toBe(`cannot connect to the upstream MCP server (http://127.0.0.1:${port}/mcp): ECONNREFUSED`);

@@ -4,7 +4,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +16,7 @@ import { createFaultPlan, type FaultPlan } from '../plan.js';
 import type { FaultPlanSpec } from '../plan-spec.js';
 import { startMcpProxy, type McpProxy, type McpProxyOptions } from './proxy.js';
 import type { McpUpstream } from './upstream.js';
+import { refusedPort } from '../../refused-port.test-helpers.js';
 
 const modules = (path: string) => fileURLToPath(new URL(`../../../node_modules/${path}`, import.meta.url));
 
@@ -154,11 +154,8 @@ export async function startEverythingHttp(port: number): Promise<ChildProcess> {
 
 /** A port nothing listens on now. */
 export async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const port = (probe.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
+  // Not a port a server on port 0 just gave back: the next listen(0) may take it before the test does.
+  return refusedPort();
 }
 
 /** The JSON-RPC error a request was answered with (fails the test if it succeeded or failed otherwise). */
