@@ -2,7 +2,7 @@
  * The pre-filter of redaction (DESIGN.md, "Redaction"): one pass over a string's bytes says which
  * rules might match it, so clean text costs one scan and no regex.
  */
-import { F_AT, F_DIGITS, F_HEX_RUN, F_KEY, F_MORE, F_WIDE_DIGITS, SECOND_LOOK_FLAGS, SECRET_KEY_PARTS, TRIGGER_TRIGRAMS } from './redact-rules.js';
+import { F_AT, F_DIGITS, F_HEX_RUN, F_KEY, F_LONG_TOKEN, F_MORE, F_WIDE_DIGITS, SECOND_LOOK_FLAGS, SECRET_KEY_PARTS, TRIGGER_TRIGRAMS } from './redact-rules.js';
 
 /** Built-in rules never match fewer characters than this, so shorter strings skip the scan. */
 export const MIN_SCAN_LENGTH = 6;
@@ -124,6 +124,7 @@ export function scan(s: string, trigrams: Uint16Array): number {
     if (single >= 0 ? hasDigitRunInBuffer(single) : hasDigitRun(s)) flags |= F_DIGITS;
     if (n >= MIN_HEX_PAIR && hasHexRun(s)) flags |= F_HEX_RUN;
   }
+  if (n >= MIN_PREFIXED_TOKEN && hasLongTokenRun(s)) flags |= F_LONG_TOKEN;
   if (wide && NON_ASCII_HINT.test(s)) {
     if ((flags & F_KEY) === 0 && NON_ASCII_KEY_HINT.test(s)) flags |= F_KEY;
     if (WIDE_DIGIT_RUN.test(s)) flags |= F_WIDE_DIGITS;
@@ -227,6 +228,50 @@ function hasHexRun(s: string): boolean {
     let end = i + 1;
     while (end < n && isHex(s.charCodeAt(end))) end++;
     if (end - start >= HEX_RUN) return true;
+  }
+  return false;
+}
+
+/** The shortest prefixed token: two letters, a separator and 32 characters. */
+const MIN_PREFIXED_TOKEN = 35;
+const TOKEN_RUN = 32;
+const IS_TOKEN_CHAR = new Uint8Array(128);
+for (let c = 48; c <= 57; c++) IS_TOKEN_CHAR[c] = 1;
+for (let c = 65; c <= 90; c++) IS_TOKEN_CHAR[c] = 1;
+for (let c = 97; c <= 122; c++) IS_TOKEN_CHAR[c] = 1;
+IS_TOKEN_CHAR[45] = 2;
+IS_TOKEN_CHAR[95] = 2;
+
+function tokenChar(c: number): number {
+  return c < 128 ? IS_TOKEN_CHAR[c]! : 0;
+}
+
+/**
+ * Whether some run of 35 or more letters, digits, `_` and `-` holds a `_` or `-` (see
+ * F_LONG_TOKEN). Any run of 32 covers every 32nd character, so only those are probed, and a run
+ * is walked once: the next probe starts past its end.
+ */
+function hasLongTokenRun(s: string): boolean {
+  const n = s.length;
+  for (let i = TOKEN_RUN - 1; i < n; i += TOKEN_RUN) {
+    if (tokenChar(s.charCodeAt(i)) === 0) continue;
+    let start = i;
+    let separator = 0;
+    while (start > 0) {
+      const k = tokenChar(s.charCodeAt(start - 1));
+      if (k === 0) break;
+      separator |= k;
+      start--;
+    }
+    let end = i;
+    while (end < n) {
+      const k = tokenChar(s.charCodeAt(end));
+      if (k === 0) break;
+      separator |= k;
+      end++;
+    }
+    if (end - start >= MIN_PREFIXED_TOKEN && (separator & 2) !== 0) return true;
+    while (i + TOKEN_RUN < end) i += TOKEN_RUN;
   }
   return false;
 }

@@ -125,6 +125,12 @@ export const F_WIDE_DIGITS = 1 << 23;
  * more that has three digits in a row, as all but one in 130 such runs do.
  */
 export const F_HEX_RUN = 1 << 24;
+/**
+ * A run of 32 or more token characters (letters, digits, `_`, `-`) with a `_` or `-` in it: where
+ * a prefixed token (`gsk_…`, `dckr_pat_…`, `tskey-auth-…`) may sit, looked for only in strings of
+ * 35 characters or more.
+ */
+export const F_LONG_TOKEN = 1 << 25;
 
 /** A built-in rule plus the pre-filter flags that can make it match. */
 export interface BuiltinRule extends RedactionRule {
@@ -407,6 +413,9 @@ export const METADATA_KEY_QUALIFIERS: ReadonlySet<string> = new Set([
 export const METADATA_KEY_PREFIXES: ReadonlySet<string> = new Set(['has', 'is', 'invalid', 'fake', 'dummy', 'mock', 'example', 'sample', 'non', 'wrong', 'bogus']);
 
 const KEY_WORD_BREAK = /[-_\s.]+|(?<=[a-z0-9])(?=[A-Z])/;
+const KEY_PREPOSITIONS: ReadonlySet<string> = new Set(['to', 'for', 'of', 'from', 'in', 'into', 'with', 'by']);
+/** Where secrets are kept, as the head of a phrase (`keyVaultToStoreSecrets`). */
+const SECRET_PLACES: ReadonlySet<string> = new Set(['vault', 'store', 'storage', 'manager', 'location', 'folder', 'directory', 'bucket']);
 
 /** Whether a key names metadata about a secret (see {@link METADATA_KEY_QUALIFIERS}). */
 export function isSecretMetadataKey(raw: string): boolean {
@@ -414,6 +423,14 @@ export function isSecretMetadataKey(raw: string): boolean {
   if (words.length < 2) return false;
   const last = words[words.length - 1]!.toLowerCase();
   if (METADATA_KEY_QUALIFIERS.has(last) || METADATA_KEY_PREFIXES.has(words[0]!.toLowerCase())) return true;
+  // A phrase whose head, the word before its preposition, names metadata or a place names that:
+  // `pathToPrivateKey` is a path, `keyVaultToStoreSecrets` a vault. Any other head may be a verb
+  // (`BindToParentToken` holds a token) or the secret itself (`passwordForAdmin`).
+  const preposition = words.findIndex((word, i) => i > 0 && i < words.length - 1 && KEY_PREPOSITIONS.has(word.toLowerCase()));
+  if (preposition > 0) {
+    const head = words[preposition - 1]!.toLowerCase();
+    if (METADATA_KEY_QUALIFIERS.has(head) || SECRET_PLACES.has(head)) return true;
+  }
   // `user_secrets_id`, `client_secret_id`: the id of a stored secret. A secret word and `id` alone
   // (Vault's `secret_id`) is the credential, and a session's id is its cookie.
   return last === 'id' && words.length >= 3 && !/^sess(?:ion)?$/i.test(words[words.length - 2]!);
@@ -538,6 +555,30 @@ export function looksRandom(token: string): boolean {
   }
   if (digit === 1 && lower + upper >= 1) return true;
   return token.length >= 20 && lower + upper === 2;
+}
+
+/** The prefix of a {@link F_LONG_TOKEN} match: its lowercase words and the separator after them. */
+const TOKEN_PREFIX = /^[a-z][a-z0-9]{1,9}(?:[_-][a-z0-9]{1,9}){0,2}[_-]/;
+function tokenPrefixLength(match: string): number {
+  return TOKEN_PREFIX.exec(match)![0].length;
+}
+
+/** Capitalised or lowercase words and numbers, nothing else: an identifier, not random characters. */
+const WORDS = /^(?:[A-Z]?[a-z]{2,16}(?![a-z])|[A-Z]+(?![a-z])|\d+)+$/;
+/** Hex digits only, in either case: a digest or an id (`resp_67cc…`), or a format with a rule of its own. */
+const HEX_ONLY = /^[0-9A-Fa-f]+$/;
+/** A digest named by its algorithm (`sha512-…`, an npm integrity). */
+const DIGEST_PREFIX = /^(?:sha\d*|md5|blake\d*[a-z]?|xxh\d*|crc\d*)[_-]/i;
+
+/**
+ * Whether the part of a prefixed token after its prefix is random enough to be the secret: 32
+ * or more letters and digits with upper case, lower case and a digit (a random base-62 string of
+ * that length lacks one in under 1% of cases), not hex alone, and not made of words.
+ */
+function isRandomTokenBody(body: string): boolean {
+  const chars = body.replace(/[_-]/g, '');
+  if (chars.length < 32 || !/[a-z]/.test(chars) || !/[A-Z]/.test(chars) || !/\d/.test(chars) || HEX_ONLY.test(chars)) return false;
+  return !body.split(/[_-]/).every((part) => part === '' || WORDS.test(part));
 }
 
 /**
@@ -698,6 +739,26 @@ function isLocalPartChar(c: number): boolean {
  * would let it start, and the rest of the regex runs sticky from there; so the matches are the
  * regex's own.
  */
+/**
+ * Whether a run of local-part characters starting at `start` is a URL's user info rather than an
+ * address: right after `//` (`ssh://git@github.com`), or after the user and `:` there
+ * (`https://YOUR_USERNAME:YOUR_PASSWORD@api…`, a password the URL rule kept as a stand-in, or
+ * GitHub's `https://<token>:x-oauth-basic@github.com` once the token is masked).
+ */
+function afterUrlScheme(s: string, start: number): boolean {
+  let i = start;
+  if (i >= 1 && s.charCodeAt(i - 1) === 58) {
+    i--;
+    while (i > 0 && i > start - 130 && isUserInfoChar(s.charCodeAt(i - 1))) i--;
+  }
+  return i >= 2 && s.charCodeAt(i - 1) === 47 && s.charCodeAt(i - 2) === 47;
+}
+
+/** A character of a URL's user info as the email rule's lookbehind reads it (a mask's brackets too). */
+function isUserInfoChar(c: number): boolean {
+  return !(c <= 32 || c === 47 || c === 34 || c === 39 || c === 60 || c === 62 || c === 64);
+}
+
 function replaceEmails(s: string, replacer: (match: string) => string): string {
   let out = '';
   let last = 0;
@@ -706,7 +767,7 @@ function replaceEmails(s: string, replacer: (match: string) => string): string {
     let start = at;
     while (start > last && at - start <= 64 && isLocalPartChar(s.charCodeAt(start - 1))) start--;
     const runStarts = start === 0 || !isLocalPartChar(s.charCodeAt(start - 1));
-    if (start < at && at - start <= 64 && runStarts && !(start >= 2 && s.charCodeAt(start - 1) === 47 && s.charCodeAt(start - 2) === 47)) {
+    if (start < at && at - start <= 64 && runStarts && !afterUrlScheme(s, start)) {
       EMAIL_FROM_START.lastIndex = start;
       const m = EMAIL_FROM_START.exec(s);
       if (m !== null) {
@@ -719,6 +780,20 @@ function replaceEmails(s: string, replacer: (match: string) => string): string {
     at = s.indexOf('@', at + 1);
   }
   return last === 0 ? s : out + s.slice(last);
+}
+
+/**
+ * A private key block with no key in it: nothing or one word between BEGIN and END, or, with an
+ * END line, a stand-in (`***`, `...`). Without an END line the block may be a real key cut short.
+ */
+export function isPrivateKeyStandIn(block: string): boolean {
+  const body = block
+    .replace(/-----(?:BEGIN|END)[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----/g, '')
+    .replace(/\\[nr]/g, '')
+    .replace(/\s+/g, '');
+  if (body.length === 0 || LOWERCASE_WORD.test(body)) return true;
+  const ended = /-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----(?:\\n|\s)*$/.test(block);
+  return ended && isStandInShape(body);
 }
 
 /** The built-in value rules, applied before any user rules. */
@@ -736,10 +811,7 @@ export const BUILTIN_RULES: readonly BuiltinRule[] = [
       return `${begin}${ELLIPSIS}${REDACTED}${end === null ? '' : end[0]}`;
     },
     // A block with no key material in it (`anything`, nothing between BEGIN and END): an example.
-    validate: (match) => {
-      const body = match.replace(/-----(?:BEGIN|END)[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----/g, '').replace(/\s+/g, '');
-      return body.length > 0 && !LOWERCASE_WORD.test(body);
-    },
+    validate: (match) => !isPrivateKeyStandIn(match),
   },
   {
     id: 'url-credentials',
@@ -747,7 +819,16 @@ export const BUILTIN_RULES: readonly BuiltinRule[] = [
     // The password runs to the last `@` before the path, so an unescaped `@` inside it is covered.
     pattern: /\b[a-zA-Z][a-zA-Z0-9+.-]{1,19}:\/\/[^\s:@/?#"'<>\\]*:[^\s/?#"'<>\\]+@/g,
     contains: '://',
-    mask: (match) => `${match.slice(0, match.indexOf(':', match.indexOf('://') + 3) + 1)}${REDACTED}@`,
+    // A template or stand-in (`${password}`, `{{pass}}`, `$(PGPASSWORD)`, `YOUR_PASSWORD`, `xxxx`)
+    // shows where the password goes; a plain word (`user:password@`) may be the real one.
+    // GitHub's token-as-user form (`https://<token>:x-oauth-basic@github.com`) has the secret first.
+    validate: (match) => !isStandInShape(urlPassword(match)),
+    mask: (match) => {
+      const user = match.indexOf('://') + 3;
+      const colon = match.indexOf(':', user);
+      if (match.slice(colon + 1, -1) === 'x-oauth-basic') return `${match.slice(0, user)}${REDACTED}${match.slice(colon)}`;
+      return `${match.slice(0, colon + 1)}${REDACTED}@`;
+    },
   },
   {
     id: 'bearer-token',
@@ -766,7 +847,9 @@ export const BUILTIN_RULES: readonly BuiltinRule[] = [
   {
     id: 'jwt',
     needs: F_JWT,
-    pattern: /\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g,
+    // After any non-alphanumeric character, `_` included: GitHub's app installation tokens put one
+    // after `ghs_<id>_`, where `\b` sees no word boundary.
+    pattern: /(?<![A-Za-z0-9])eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g,
     mask: () => `eyJ${ELLIPSIS}${REDACTED}`,
   },
   {
@@ -832,7 +915,8 @@ export const BUILTIN_RULES: readonly BuiltinRule[] = [
     // Every Slack token type numbers its first part (a team or user id, or a version) and runs
     // past twenty characters after it: `xoxb-12345-abcd`, `xoxo-indieweb` in a file name, and
     // `xoxp-1234567890` with nothing after the id are not tokens.
-    pattern: /\b(?:xox[abeoprs]-\d+-[A-Za-z0-9-]{20,}|xapp-\d-[A-Za-z0-9-]{10,})/g,
+    // The older tokens are two long numbers alone (`xoxa-23984754863-2348975623111`).
+    pattern: /\b(?:xox[abeoprs]-\d+-[A-Za-z0-9-]{20,}|xox[abeoprs]-\d{8,}-\d{8,}(?![A-Za-z0-9])|xapp-\d-[A-Za-z0-9-]{10,})/g,
     mask: keepPrefix(/^x[a-z]{3}-/),
   },
   {
@@ -900,7 +984,8 @@ export const BUILTIN_RULES: readonly BuiltinRule[] = [
   {
     id: 'sendgrid-api-key',
     needs: F_TOKEN_MORE,
-    pattern: /\bSG\.[A-Za-z0-9_-]{20,24}\.[A-Za-z0-9_-]{39,50}/g,
+    // Found glued to other text too (`somSG.…`): no other word ends in `SG.` and 22 characters.
+    pattern: /SG\.[A-Za-z0-9_-]{20,24}\.[A-Za-z0-9_-]{39,50}/g,
     mask: keepPrefix(/^SG\./),
   },
   {
@@ -962,7 +1047,7 @@ export const BUILTIN_RULES: readonly BuiltinRule[] = [
   {
     id: 'databricks-token',
     needs: F_DATABRICKS,
-    pattern: /\bdapi[a-f0-9]{32}(?:-\d)?(?![A-Za-z0-9])/g,
+    pattern: /\bdapi[a-fA-F0-9]{32}(?:-\d)?(?![A-Za-z0-9])/g,
     validate: (match) => looksRandom(match.slice(4, 36)),
     mask: keepPrefix(/^dapi/),
   },
@@ -1051,6 +1136,35 @@ export const BUILTIN_RULES: readonly BuiltinRule[] = [
     mask: (match) => `${match.slice(0, match.indexOf(':') + 1)}${REDACTED}`,
   },
   {
+    id: 'docker-token',
+    needs: F_LONG_TOKEN,
+    // Docker Hub personal and organization access tokens: 27 characters, shorter than the
+    // prefixed-token rule's 32.
+    pattern: /\bdckr_(?:pat|oat)_[A-Za-z0-9_-]{27}(?![A-Za-z0-9_-])/g,
+    validate: (match) => looksRandom(match.slice(9)),
+    mask: keepPrefix(/^dckr_[a-z]+_/),
+  },
+  {
+    id: 'tailscale-key',
+    needs: F_LONG_TOKEN,
+    // `tskey-auth-`, `-api-`, `-client-`, `-scim-`, `-webhook-` and kinds still to come: an id,
+    // `-`, and the secret.
+    pattern: /\btskey-[a-z]+-[A-Za-z0-9]{6,}-[A-Za-z0-9]{16,}(?![A-Za-z0-9_-])/g,
+    mask: keepPrefix(/^tskey-[a-z]+-/),
+  },
+  {
+    id: 'prefixed-token',
+    needs: F_LONG_TOKEN,
+    // The convention most providers now follow for their credentials, so it also covers formats
+    // with no rule of their own: a short lowercase prefix naming the issuer and kind (`gsk_`,
+    // `dckr_pat_`, `lin_api_`, `tskey-auth-`), then 32 or more random characters. Ids that share
+    // the shape are shorter (Stripe's `cus_…` and `evt_…`, OpenAI's `call_…`, Anthropic's
+    // `toolu_…`: 24) or hex (`resp_67cc…`), and a body of words is code (`get_UserProfile…`).
+    pattern: /(?<![A-Za-z0-9_.+-])[a-z][a-z0-9]{1,9}(?:[_-][a-z0-9]{1,9}){0,2}[_-][A-Za-z0-9][A-Za-z0-9_-]{31,}(?![A-Za-z0-9_+/=-]|\.[A-Za-z0-9])/g,
+    validate: (match) => !DIGEST_PREFIX.test(match) && isRandomTokenBody(match.slice(tokenPrefixLength(match))),
+    mask: (match) => `${match.slice(0, tokenPrefixLength(match))}${ELLIPSIS}${REDACTED}`,
+  },
+  {
     id: 'oauth-code',
     needs: F_GOOGLE,
     // The authorization code in a redirect URL (`/callback?code=…&state=…`, `#code=` in fragment
@@ -1131,11 +1245,12 @@ export const BUILTIN_RULES: readonly BuiltinRule[] = [
     id: 'email',
     needs: F_AT,
     // The lookbehind pins each attempt to the start of a run, which keeps long `@`-less runs linear.
-    // Not an address: a URL's user (`ssh://git@github.com/…`) or an SSH remote's host followed by
+    // Not an address: a URL's user or password (`ssh://git@github.com/…`,
+    // `https://user:YOUR_PASSWORD@host`) or an SSH remote's host followed by
     // `:path` (`git@github.com:org/repo.git`); the domain must end where the match does, so a
     // shorter domain (`git@gitlab.example`) is no way around that.
     pattern:
-      /(?<![A-Za-z0-9._%+-])(?<!\/\/)[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9-]{1,63}\.)+[A-Za-z]{2,24}(?![A-Za-z0-9-]|\.[A-Za-z0-9-]|:[\w~/.-])/g,
+      /(?<![A-Za-z0-9._%+-])(?<!\/\/)(?<!\/\/[^\x00-\x20\/"'<>@]{0,128}:)[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9-]{1,63}\.)+[A-Za-z]{2,24}(?![A-Za-z0-9-]|\.[A-Za-z0-9-]|:[\w~/.-])/g,
     mask: (match) => `[EMAIL]@${match.slice(match.indexOf('@') + 1)}`,
     replaceIn: replaceEmails,
   },
@@ -1213,8 +1328,12 @@ const MAX_PLACEHOLDER_WORD = 16;
 const PLACEHOLDER_SHAPE =
   /^(?:\$(?:[A-Z_][A-Z0-9_]*|[a-z_][a-z0-9_]*|\d|\{[^{}]*\}?|\{\{[\s\S]*\}\}|\([^()]*\)?)|\{\{[\s\S]*\}\}|\{%[\s\S]*%\}|\{[A-Za-z_][\w.-]*\}|%[A-Za-z_]\w*%|%\([\w.-]+\)s|#\{[^{}]*\}|<[^<>\n]{1,80}>|\[[A-Za-z_ .-]{1,40}\]|@[A-Za-z_]\w*@|(?:var|local|data|module|each|self|process\.env|os\.environ|settings|secrets|vars|env|ENV)[.[][\w.[\]'"-]*|[\w.]*(?:getenv|get_env|environ\.get|getProperty|getSecret|get_secret|env)\([^)]*\)?|[xX*.#•…_-]{3,}|ENC\[[\s\S]*|new [\w.]+\([\s\S]*|`[^`]*`?|\{[A-Za-z_][\w.]*\([^{}\"\n]{0,80}\)?\}?)$/;
 
-/** Words inside a value that mark it as a stand-in: `<your-api-key>`, `PUT_YOUR_TOKEN_HERE`, `AKIA…EXAMPLE`. */
-const PLACEHOLDER_PHRASE = /\[redacted\]|your[-_ ]?(?:own[-_ ]?)?(?:api[-_ ]?|access[-_ ]?|secret[-_ ]?|auth[-_ ]?)?(?:key|token|secret|password|pass|pwd)|_here(?![a-z])|replace[-_ ]?(?:me|this|with)|change[-_ ]?me|placeholder|example|insert[-_ ](?:your|key|token)|x{5,}|X{5,}|\*{4,}|#{4,}|(?:token|key|secret|string|password)[-_ ]?here(?![a-z])|random[-_ ]?string|(?<![a-z])my[-_](?:[a-z]+[-_])?(?:token|key|secret)(?![a-z])/i;
+/**
+ * Words inside a value that mark it as a stand-in: `<your-api-key>`, `PUT_YOUR_TOKEN_HERE`,
+ * `AKIA…EXAMPLE`, `ops_DUMMY…`, `not_a_real_token`. Not `fake`: random tokens hold it
+ * (`…lFaKe`) and so do typed ones that gitleaks counts as secrets (`…abc12fake…`).
+ */
+const PLACEHOLDER_PHRASE = /\[redacted\]|your[-_ ]?(?:own[-_ ]?)?(?:api[-_ ]?|access[-_ ]?|secret[-_ ]?|auth[-_ ]?)?(?:key|token|secret|password|pass|pwd)|_here(?![a-z])|replace[-_ ]?(?:me|this|with)|change[-_ ]?me|placeholder|example|insert[-_ ](?:your|key|token)|x{5,}|X{5,}|\*{4,}|#{4,}|(?:token|key|secret|string|password)[-_ ]?here(?![a-z])|random[-_ ]?string|(?<![a-z])my[-_](?:[a-z]+[-_])?(?:token|key|secret)(?![a-z])|dummy|not[-_ ]?(?:a[-_ ]?)?real/i;
 
 const MARKUP_OR_LABEL = /^<[A-Za-z][\w:.-]*(?:\s|\/?>|$)|^[A-Za-z_][\w.-]*:$/;
 
@@ -1250,6 +1369,8 @@ export function isPlaceholder(value: string, key?: string): boolean {
   }
   if (key !== undefined && Math.abs(v.length - key.length) <= 4 && alphanumeric(v) === alphanumeric(key)) return true;
   if ((SHAPE_START.test(v) && PLACEHOLDER_SHAPE.test(v)) || PLACEHOLDER_PHRASE.test(v) || ENV_NAME.test(v)) return true;
+  if (v.includes('://') && CONNECTION_URL.test(v) && !QUERY_SECRET.test(v)) return true;
+  if (v.startsWith('-----BEGIN') && isPrivateKeyStandIn(v)) return true;
   // A version, a dependency with its version, or a resource name: what a manifest holds under a
   // package named for tokens or secrets (`"jsonwebtoken": "^9.0.2"`, `jjwt-api:0.11.5`).
   // Not under a password's key: people build passwords from a word and a date (`hunter2-2024.1.2`).
@@ -1266,6 +1387,28 @@ export function isPlaceholder(value: string, key?: string): boolean {
 }
 
 const REPEATED_LETTER = /^([A-Za-z])\1{2,}$/;
+
+/** A template, reference, mask or placeholder phrase: a value that cannot be a secret whatever its key. */
+export function isStandInShape(value: string): boolean {
+  const v = value.trim();
+  return v === '' || (SHAPE_START.test(v) && PLACEHOLDER_SHAPE.test(v)) || PLACEHOLDER_PHRASE.test(v) || ENV_NAME.test(v);
+}
+
+/** The password of a `scheme://user:password@` match of the URL rule. */
+function urlPassword(match: string): string {
+  return match.slice(match.indexOf(':', match.indexOf('://') + 3) + 1, -1);
+}
+
+/**
+ * A database or service connection string (`mongodb://localhost:27017/app`,
+ * `postgres://app:…@db/app`) with no parameter that names a secret: its one secret is the password
+ * in its user info, which the URL rule masks, so under a secret key (`MONGO_NO_AUTH`,
+ * `DB_CREDENTIALS`) the rest says where, not what, and stays. Web URLs are not included: a
+ * webhook's URL is its secret.
+ */
+const CONNECTION_URL =
+  /^(?:jdbc:)?(?:mongodb(?:\+srv)?|postgres(?:ql)?|mysql|mariadb|redis|rediss|amqps?|mssql|sqlserver|clickhouse|cockroachdb|couchdb|neo4j|nats|memcached|ldaps?|s?ftp|smtps?):\/\/\S*$/i;
+const QUERY_SECRET = /[?&;][^=&;\s]*(?:pass|pwd|secret|token|key)[^=&;\s]*=/i;
 /**
  * A semantic version, perhaps a range (`^9.0.2`, `>=1.4.0`, `v5.2.0-rc.1`), perhaps after a
  * lowercase package name (`jjwt-jackson-0.11.2`, `jjwt-api:0.11.5`, `lodash@4.17.21`); or an
@@ -1295,9 +1438,9 @@ function alphanumeric(s: string): string {
 }
 
 /**
- * Whether a match of a token format is a stand-in (`ghp_xxxx…`, `sk-…EXAMPLE`, `glc_1111…`): a
- * placeholder phrase, or a tail of one filler character or two (`xxxx`, `XXXX-XXXX`, `1111`) where
- * a real token is random. Sequences such as `abcdefgh` or `Zx9Zx9…` are not taken for examples:
+ * Whether a match of a token format is a stand-in (`ghp_xxxx…`, `sk-…EXAMPLE`, `xoxp-…-####`): a
+ * placeholder phrase, or a tail of one filler character or two, one of them `x`, `*` or `#`
+ * (`xxxx`, `XXXX-XXXX`), where a real token is random. Sequences such as `abcdefgh` or `Zx9Zx9…` are not taken for examples:
  * test suites and docs write real-shaped fixtures that way, and a record must not keep one.
  */
 export function isPlaceholderToken(match: string, after = ''): boolean {
@@ -1306,8 +1449,15 @@ export function isPlaceholderToken(match: string, after = ''): boolean {
   // or a value shown cut short.
   if (after !== '' && FILLER_AFTER.test(after)) return true;
   const tail = match.slice(-16);
-  return tail.length >= 8 && distinctChars(tail, 2) <= 2;
+  return tail.length >= 8 && distinctChars(tail, 2) <= 2 && STAND_IN_FILLER.test(tail);
 }
+
+/**
+ * The characters people type to blank a token out. A tail of some other letter (`sk_live_AAAA…`,
+ * `AGE-SECRET-KEY-1QQQ…`) is kept for a secret: test suites write real-shaped secrets that way,
+ * and gitleaks and secretlint both count such tails as secrets.
+ */
+const STAND_IN_FILLER = /[xX*#•]/;
 
 /** Text right after a token that makes it a stand-in: a run of filler, or an ellipsis. */
 const FILLER_AFTER = /^(?:[#*xX]{4,}|\.{2,}|…)/;

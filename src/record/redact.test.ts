@@ -102,6 +102,12 @@ const SECRETS: Secret[] = [
     secretParts: [Buffer.from(j('alice:', basicPassword)).toString('base64')],
   },
   { rule: 'jwt', text: jwt, secretParts: [jwt.split('.')[1]!, jwt.split('.')[2]!] },
+  // Formats with no rule of their own, caught by the shape most providers now give their tokens.
+  { rule: 'prefixed-token', text: j('gsk_', body40, 'Xq2'), secretParts: [body40] },
+  { rule: 'prefixed-token', text: j('lin_api_', body40.slice(0, 27), 'Zz9w8v7'), secretParts: [body40.slice(0, 27)] },
+  { rule: 'docker-token', text: j('dckr_pat_', body40.slice(0, 27)), secretParts: [body40.slice(0, 27)] },
+  { rule: 'tailscale-key', text: j('tskey-auth-', 'kXGGbs6CNTRL-', body40.slice(0, 24)), secretParts: ['kXGGbs6CNTRL', body40.slice(0, 24)] },
+  { rule: 'prefixed-token', text: j('vcp_', body40.slice(0, 34)), secretParts: [body40.slice(0, 34)] },
   // The same JWT base64-encoded again, as a Kubernetes secret or a config blob holds it.
   { rule: 'jwt-base64', text: Buffer.from(jwt).toString('base64'), secretParts: [Buffer.from(jwt).toString('base64').slice(8, 60)] },
   {
@@ -1292,5 +1298,94 @@ describe('what stands for a secret without being one', () => {
     expect(defaultRedactor.text('-----BEGIN EC PRIVATE KEY-----\nMHcCAQEE\n-----END EC PRIVATE KEY-----')).toBe('-----BEGIN EC PRIVATE KEY-----…[REDACTED]-----END EC PRIVATE KEY-----');
     expect(defaultRedactor.text('telegram bot 7123456789:AAHQm7xK2pL9vR4tY8nB3cW6zH1sD5fJ0gA')).toBe('telegram bot 7123456789:[REDACTED]');
     expect(defaultRedactor.text('https://api.telegram.org/bot7123456789:AAHQm7xK2pL9vR4tY8nB3cW6zH1sD5fJ0gA/getMe')).not.toContain('AAHQm7xK2pL9');
+  });
+});
+
+describe('tokens with a provider prefix and no rule of their own', () => {
+  it.each([
+    ['groq', j('gsk_', body40, 'aB3d9QwErT')],
+    ['docker', j('dckr_pat_', 'Qm7xK2pL9vR4tY8nB3cW6zH1sD5')],
+    ['groq-style, with no rule of its own', j('zq_live_', body40)],
+    ['vercel', j('vcp_', body40)],
+    ['cloudflare', j('cfat_', body40, '03fa099b')],
+    ['tailscale', j('tskey-client-', 'kXGGbs6CNTRL', '-', body40.slice(0, 32))],
+  ])('masks a %s token, keeping its prefix, in text, JSON and after a key', (_name, token) => {
+    const prefix = /^[a-z]+(?:[_-][a-z]+)*[_-]/.exec(token)![0];
+    const secret = token.slice(prefix.length);
+    expect(defaultRedactor.text(`deploy failed with ${token}.`)).toBe(`deploy failed with ${prefix}…${REDACTED}.`);
+    expect(defaultRedactor.text(JSON.stringify({ note: `token ${token}` }))).not.toContain(secret.slice(0, 12));
+    expect(defaultRedactor.text(`GET /v1/me?auth=${token}`)).not.toContain(secret.slice(0, 12));
+  });
+
+  it.each([
+    ['an OpenAI tool call id', 'call_Qm7xK2pL9vR4tY8nB3cW6zH1'],
+    ['an Anthropic message id', 'msg_01XFDUDYJgAACzvnptvVoYEL'],
+    ['a Responses API id (hex)', j('resp_', '67ccd2bed1ec8190b14f964abc0542670bb6a6b452d3795b')],
+    ['an npm integrity', j('sha512-', 'WUxqd1hXdnRDaVU0OTc3NEczN0VXZHVCQTZvRXdwMlRSRmhxZTIzNEVVUHltcWh2')],
+    ['an identifier made of words', 'desktop-rhf_SponsoredProductsRemoteRHFSearchEXPSubsK2ClickPagination'],
+    ['a stand-in of x', j('gsk_', 'x'.repeat(52))],
+    ['a file name', 'release-notes_2026-12-07_final-draft-for-review-v2.md'],
+  ])('keeps %s', (_name, text) => {
+    expect(defaultRedactor.text(`see ${text} here`)).toBe(`see ${text} here`);
+  });
+
+  it('masks a token whose tail is a run of one letter, or a sequence, as test suites write real-shaped secrets', () => {
+    expect(defaultRedactor.text(j('key sk_live_', 'A'.repeat(24)))).toBe(`key sk_live_…${REDACTED}`);
+    expect(defaultRedactor.text(j('tskey-api-', 'A'.repeat(12), '-', 'B'.repeat(24)))).toBe(`tskey-api-…${REDACTED}`);
+    expect(defaultRedactor.text(j('gsk_', '0123456789', 'abcdefghijklmnopqrstuvwxyz', 'ABCDEFGHIJKLMNOP'))).toBe(`gsk_…${REDACTED}`);
+    expect(defaultRedactor.text(j('ghp_', 'x'.repeat(36)))).toBe(j('ghp_', 'x'.repeat(36)));
+  });
+
+  it('masks a JWT glued after an underscore (a GitHub app installation token)', () => {
+    expect(defaultRedactor.text(j('ghs_12345_', jwt))).toBe(`ghs_12345_eyJ…${REDACTED}`);
+  });
+
+  it('masks Slack legacy tokens of two long numbers and upper-case Databricks tokens', () => {
+    expect(defaultRedactor.text(j('xoxa-', '23984754863-2348975623111'))).toBe(`xoxa-…${REDACTED}`);
+    expect(defaultRedactor.text(j('xoxp-', '1234567890'))).toBe(j('xoxp-', '1234567890'));
+    expect(defaultRedactor.text(j('dapi', 'FEDCBA9876543210FEDCBA9876543210'))).toBe(`dapi…${REDACTED}`);
+  });
+});
+
+describe('URLs with credentials', () => {
+  it.each([
+    'https://${username}:${password}@api.example.com/v1',
+    'https://{{user}}:{{pass}}@config.example.com',
+    'postgres://$(PGUSER):$(PGPASSWORD)@$(PGHOST)/$(PGDATABASE)',
+    'https://YOUR_USERNAME:YOUR_PASSWORD@api.service.com',
+    'mysql://user:${PASSWORD}@example.com:3306/db',
+  ])('keeps a password that is a template or stand-in, and reads no e-mail in it: %s', (url) => {
+    expect(defaultRedactor.text(`const URL = "${url}";`)).toBe(`const URL = "${url}";`);
+  });
+
+  it('masks a plain password, and the token of GitHub\'s token-as-user form', () => {
+    expect(defaultRedactor.text('postgres://user:password@localhost/mydb')).toBe(`postgres://user:${REDACTED}@localhost/mydb`);
+    const token = j('111da111qqqq309bqq', '562159952c2c2a11111a1');
+    expect(defaultRedactor.text(`"resolved": "https://${token}:x-oauth-basic@github.com/o/r.git"`)).toBe(`"resolved": "https://${REDACTED}:x-oauth-basic@github.com/o/r.git"`);
+  });
+
+  it('keeps a connection string under a secret key but its password', () => {
+    expect(defaultRedactor.text('MONGO_NO_AUTH = "mongodb://localhost:27017/database"')).toBe('MONGO_NO_AUTH = "mongodb://localhost:27017/database"');
+    expect(defaultRedactor.text(j('DB_CREDENTIALS=postgres://app:', 'S3cr3tPassw0rd', '@db.internal:5432/app'))).toBe(`DB_CREDENTIALS=postgres://app:${REDACTED}@db.internal:5432/app`);
+    expect(defaultRedactor.text(j('DB_CREDENTIALS=postgres://db.internal/app?password=', 'S3cr3tPassw0rd'))).toBe(`DB_CREDENTIALS=${REDACTED}`);
+    expect(defaultRedactor.text(j('WEBHOOK_SECRET=https://hooks.acme-corp.io/h/', body40))).toBe(`WEBHOOK_SECRET=${REDACTED}`);
+  });
+});
+
+describe('stand-ins and names that only point at a secret', () => {
+  it.each([
+    '-----BEGIN PRIVATE KEY-----\n***\n-----END PRIVATE KEY-----',
+    '{"private_key":"-----BEGIN PRIVATE KEY-----\\n...\\n-----END PRIVATE KEY-----\\n"}',
+    'DOCKER_TOKEN=not_a_real_token',
+    j('OP_TOKEN=ops_DUMMY', 'WFpbCI6ImVqd2U2NHFtbHhocmlAMXBhc3N3b3Jk'),
+    'pathToPrivateKey: /etc/ssl/private/server.key',
+    'keyVaultToStoreSecrets: cmp2-qat-1208358310',
+  ])('keeps %s', (text) => {
+    expect(defaultRedactor.text(text)).toBe(text);
+  });
+
+  it('masks a phrase whose head is not a place or metadata', () => {
+    expect(defaultRedactor.text(j('"BindToParentToken": "', body40, '"'))).toBe(`"BindToParentToken": "${REDACTED}"`);
+    expect(defaultRedactor.text(j('passwordForAdmin = ', 'hunter2hunter'))).toBe(`passwordForAdmin = ${REDACTED}`);
   });
 });

@@ -41,6 +41,11 @@ export function loadCorpus(): CorpusSample[] {
   return samples;
 }
 
+/** Whether a sample comes from secretlint's snapshot tests (corpora/secrets/secretlint.jsonl). */
+export function isSecretlint(sample: CorpusSample): boolean {
+  return sample.source.startsWith('secretlint@');
+}
+
 /**
  * The held-out slice: a fifth of the rules, fixed by a seeded hash of the rule id before any
  * tuning, so rates on it say how the redactor does on formats it was not tuned on.
