@@ -124,7 +124,7 @@ export function scan(s: string, trigrams: Uint16Array): number {
     if (single >= 0 ? hasDigitRunInBuffer(single) : hasDigitRun(s)) flags |= F_DIGITS;
     if (n >= MIN_HEX_PAIR && hasHexRun(s)) flags |= F_HEX_RUN;
   }
-  if (n >= MIN_PREFIXED_TOKEN && hasLongTokenRun(s)) flags |= F_LONG_TOKEN;
+  if (n >= MIN_PREFIXED_TOKEN && (single >= 0 ? hasLongTokenRunInBuffer(single) : hasLongTokenRun(s))) flags |= F_LONG_TOKEN;
   if (wide && NON_ASCII_HINT.test(s)) {
     if ((flags & F_KEY) === 0 && NON_ASCII_KEY_HINT.test(s)) flags |= F_KEY;
     if (WIDE_DIGIT_RUN.test(s)) flags |= F_WIDE_DIGITS;
@@ -242,8 +242,36 @@ for (let c = 97; c <= 122; c++) IS_TOKEN_CHAR[c] = 1;
 IS_TOKEN_CHAR[45] = 2;
 IS_TOKEN_CHAR[95] = 2;
 
+const TOKEN_BYTE = new Uint8Array(256);
+TOKEN_BYTE.set(IS_TOKEN_CHAR);
+
 function tokenChar(c: number): number {
   return c < 128 ? IS_TOKEN_CHAR[c]! : 0;
+}
+
+/** {@link hasLongTokenRun} over the bytes still in the scan buffer. */
+function hasLongTokenRunInBuffer(length: number): boolean {
+  for (let i = TOKEN_RUN - 1; i < length; i += TOKEN_RUN) {
+    if (TOKEN_BYTE[SCAN_BUFFER[i]!] === 0) continue;
+    let start = i;
+    let separator = 0;
+    while (start > 0) {
+      const k = TOKEN_BYTE[SCAN_BUFFER[start - 1]!]!;
+      if (k === 0) break;
+      separator |= k;
+      start--;
+    }
+    let end = i;
+    while (end < length) {
+      const k = TOKEN_BYTE[SCAN_BUFFER[end]!]!;
+      if (k === 0) break;
+      separator |= k;
+      end++;
+    }
+    if (end - start >= MIN_PREFIXED_TOKEN && (separator & 2) !== 0) return true;
+    while (i + TOKEN_RUN < end) i += TOKEN_RUN;
+  }
+  return false;
 }
 
 /**

@@ -1336,6 +1336,16 @@ describe('tokens with a provider prefix and no rule of their own', () => {
     expect(defaultRedactor.text(j('ghp_', 'x'.repeat(36)))).toBe(j('ghp_', 'x'.repeat(36)));
   });
 
+  it('finds such a token at any offset, in text past the scan buffer and in non-ASCII text', () => {
+    const token = j('gsk_', body40, 'aB3d9QwErT');
+    for (const filler of ['word '.repeat(1_300), 'ü'.repeat(2_500) + ' ', 'x'.repeat(31) + '\n', '']) {
+      for (const at of [0, 7, 31, 32, 33]) {
+        const text = `${filler}${' '.repeat(at)}${token} end`;
+        expect(defaultRedactor.text(text)).toBe(`${filler}${' '.repeat(at)}gsk_…${REDACTED} end`);
+      }
+    }
+  });
+
   it('masks a JWT glued after an underscore (a GitHub app installation token)', () => {
     expect(defaultRedactor.text(j('ghs_12345_', jwt))).toBe(`ghs_12345_eyJ…${REDACTED}`);
   });
