@@ -1157,7 +1157,7 @@ export const BUILTIN_RULES: readonly BuiltinRule[] = [
     needs: F_LONG_TOKEN,
     // The convention most providers now follow for their credentials, so it also covers formats
     // with no rule of their own: a short lowercase prefix naming the issuer and kind (`gsk_`,
-    // `dckr_pat_`, `lin_api_`, `tskey-auth-`), then 32 or more random characters. Ids that share
+    // `vcp_`, `cfat_`, `lin_api_`), then 32 or more random characters. Ids that share
     // the shape are shorter (Stripe's `cus_…` and `evt_…`, OpenAI's `call_…`, Anthropic's
     // `toolu_…`: 24) or hex (`resp_67cc…`), and a body of words is code (`get_UserProfile…`).
     pattern: /(?<![A-Za-z0-9_.+-])[a-z][a-z0-9]{1,9}(?:[_-][a-z0-9]{1,9}){0,2}[_-][A-Za-z0-9][A-Za-z0-9_-]{31,}(?![A-Za-z0-9_+/=-]|\.[A-Za-z0-9])/g,
@@ -1440,8 +1440,9 @@ function alphanumeric(s: string): string {
 /**
  * Whether a match of a token format is a stand-in (`ghp_xxxx…`, `sk-…EXAMPLE`, `xoxp-…-####`): a
  * placeholder phrase, or a tail of one filler character or two, one of them `x`, `*` or `#`
- * (`xxxx`, `XXXX-XXXX`), where a real token is random. Sequences such as `abcdefgh` or `Zx9Zx9…` are not taken for examples:
- * test suites and docs write real-shaped fixtures that way, and a record must not keep one.
+ * (`xxxx`, `XXXX-XXXX`), where a real token is random. Sequences such as `abcdefgh` or `Zx9Zx9…`
+ * are not taken for examples: test suites and docs write real-shaped fixtures that way, and a
+ * record must not keep one.
  */
 export function isPlaceholderToken(match: string, after = ''): boolean {
   if (PLACEHOLDER_PHRASE.test(match)) return true;
@@ -1454,8 +1455,8 @@ export function isPlaceholderToken(match: string, after = ''): boolean {
 
 /**
  * The characters people type to blank a token out. A tail of some other letter (`sk_live_AAAA…`,
- * `AGE-SECRET-KEY-1QQQ…`) is kept for a secret: test suites write real-shaped secrets that way,
- * and gitleaks and secretlint both count such tails as secrets.
+ * `AGE-SECRET-KEY-1QQQ…`) is taken for a secret: test suites write real-shaped secrets that way,
+ * secretlint's tests count such tails as secrets, and so does gitleaks for `AGE-SECRET-KEY-1QQQ…`.
  */
 const STAND_IN_FILLER = /[xX*#•]/;
 
