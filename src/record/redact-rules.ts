@@ -1368,7 +1368,7 @@ export function isPlaceholder(value: string, key?: string): boolean {
     if (PLACEHOLDER_WORDS.has(lower) || PLACEHOLDER_WORDS.has(lower.replace(/[-_ ]/g, ''))) return true;
   }
   if (key !== undefined && Math.abs(v.length - key.length) <= 4 && alphanumeric(v) === alphanumeric(key)) return true;
-  if ((SHAPE_START.test(v) && PLACEHOLDER_SHAPE.test(v)) || PLACEHOLDER_PHRASE.test(v) || ENV_NAME.test(v)) return true;
+  if (isStandInShape(v)) return true;
   if (v.includes('://') && CONNECTION_URL.test(v) && !QUERY_SECRET.test(v)) return true;
   if (v.startsWith('-----BEGIN') && isPrivateKeyStandIn(v)) return true;
   // A version, a dependency with its version, or a resource name: what a manifest holds under a
