@@ -235,18 +235,16 @@ function hasHexRun(s: string): boolean {
 /** The shortest prefixed token: two letters, a separator and 32 characters. */
 const MIN_PREFIXED_TOKEN = 35;
 const TOKEN_RUN = 32;
-const IS_TOKEN_CHAR = new Uint8Array(128);
-for (let c = 48; c <= 57; c++) IS_TOKEN_CHAR[c] = 1;
-for (let c = 65; c <= 90; c++) IS_TOKEN_CHAR[c] = 1;
-for (let c = 97; c <= 122; c++) IS_TOKEN_CHAR[c] = 1;
-IS_TOKEN_CHAR[45] = 2;
-IS_TOKEN_CHAR[95] = 2;
-
+/** 1 for a letter or digit, 2 for `_` or `-`, else 0; indexed by byte or by character code below 256. */
 const TOKEN_BYTE = new Uint8Array(256);
-TOKEN_BYTE.set(IS_TOKEN_CHAR);
+for (let c = 48; c <= 57; c++) TOKEN_BYTE[c] = 1;
+for (let c = 65; c <= 90; c++) TOKEN_BYTE[c] = 1;
+for (let c = 97; c <= 122; c++) TOKEN_BYTE[c] = 1;
+TOKEN_BYTE[45] = 2;
+TOKEN_BYTE[95] = 2;
 
 function tokenChar(c: number): number {
-  return c < 128 ? IS_TOKEN_CHAR[c]! : 0;
+  return c < 256 ? TOKEN_BYTE[c]! : 0;
 }
 
 /**
